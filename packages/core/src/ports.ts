@@ -1,0 +1,556 @@
+/**
+ * Every port of the core in one place. Adapters implement these; the core imports no adapter.
+ *
+ * Conventions for every storage method:
+ * - All ids are public ids (`prf_…`, `cmp_…`, `whk_…`, `key_…`, `org_…`, `lst_…`, UUID v7 for
+ *   messages, events and deliveries). Every read and write is scoped by `organizationId`;
+ *   a record of another organization is "not found" (`null` / `false`), never returned.
+ * - Timestamps are ISO 8601 UTC strings with milliseconds and `Z`, supplied by the core's
+ *   `Clock`; storage never reads the time itself unless a method says so.
+ * - "Not found" is `null` for single reads and `false` for writes, never an exception.
+ *   Exceptions mean the storage itself failed (I/O, corruption) and become 500s.
+ */
+
+// ---------------------------------------------------------------------------------------------
+// Time and ids
+// ---------------------------------------------------------------------------------------------
+
+/** The source of time, so every rule can be tested with a fixed or manual clock. */
+export interface Clock {
+  /** Milliseconds since the Unix epoch. */
+  now(): number;
+}
+
+/** The source of ids. */
+export interface Ids {
+  /** A fresh UUID v7 (RFC 9562), strictly increasing within one process. */
+  uuidv7(): string;
+  /** A fresh time-ordered public id such as `prf_01jd…`: prefix, `_`, 26 Crockford base32 chars. */
+  prefixed(prefix: IdPrefix): string;
+}
+
+export type IdPrefix = "prf" | "cmp" | "whk" | "key" | "org" | "lst";
+
+// ---------------------------------------------------------------------------------------------
+// Records (what storage keeps)
+// ---------------------------------------------------------------------------------------------
+
+export type ProfileSource = "api" | "import" | "shopify" | "woocommerce";
+export type AttributeValue = string | number | boolean;
+export type Attributes = Record<string, AttributeValue>;
+export type ConsentChannel = "viber" | "sms";
+
+export interface OrganizationRecord {
+  id: string;
+  name: string;
+  createdAt: string;
+}
+
+export interface ProfileRecord {
+  id: string;
+  organizationId: string;
+  /** Internal insertion order; the cursor of list pages. Assigned by storage on insert. */
+  seq: number;
+  phoneNumber: string;
+  email: string | null;
+  firstName: string | null;
+  lastName: string | null;
+  viberMarketingConsent: boolean;
+  smsMarketingConsent: boolean;
+  attributes: Attributes;
+  source: ProfileSource;
+  status: "active" | "inactive";
+  createdAt: string;
+  updatedAt: string;
+  deletedAt: string | null;
+}
+
+/** A profile as handed to `insert`: storage assigns `seq`. */
+export type NewProfile = Omit<ProfileRecord, "seq">;
+
+export interface ConsentChangeRecord {
+  id: string;
+  organizationId: string;
+  profileId: string;
+  channel: ConsentChannel;
+  /** `null` when the profile was created with the flag. */
+  oldValue: boolean | null;
+  newValue: boolean;
+  apiKeyId: string | null;
+  changedAt: string;
+}
+
+export interface ContactListRecord {
+  id: string;
+  organizationId: string;
+  name: string;
+  createdAt: string;
+}
+
+export interface MembershipRecord {
+  listId: string;
+  profileId: string;
+  organizationId: string;
+  addedAt: string;
+}
+
+export type Channel = "viber" | "sms";
+export type Category = "otp" | "transactional" | "promotional";
+
+export interface CampaignRecord {
+  id: string;
+  organizationId: string;
+  name: string;
+  channel: Channel;
+  /** Only meaningful for Viber campaigns; always false for SMS. */
+  smsFallback: boolean;
+  category: Category;
+  sender: string;
+  template: string;
+  ttlSeconds: number;
+  status: "active" | "inactive";
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type Scope = "profiles:read" | "profiles:write" | "messages:send" | "webhooks:manage";
+
+export interface ApiKeyRecord {
+  id: string;
+  organizationId: string;
+  /** scrypt hash of the key secret, `scrypt$N$r$p$salt$hash` (base64url parts). */
+  secretHash: string;
+  /** The webhook signing secret, sealed by the `SecretBox`. */
+  webhookSigningSecretSealed: string;
+  scopes: Scope[];
+  expiresAt: string | null;
+  revokedAt: string | null;
+  createdAt: string;
+}
+
+export type MessageStatus = "sent" | "delivered" | "seen" | "clicked" | "failed" | "expired";
+export type Topic =
+  | "message.sent"
+  | "message.delivered"
+  | "message.seen"
+  | "message.clicked"
+  | "message.failed"
+  | "message.expired";
+
+export interface MessageError {
+  code: string;
+  message: string;
+}
+
+export interface MessageRecord {
+  id: string;
+  organizationId: string;
+  apiKeyId: string;
+  campaignId: string;
+  profileId: string;
+  phoneNumber: string;
+  category: Category;
+  /** The channel that carries (or last tried to carry) the message. */
+  channel: Channel;
+  /** Whether falling back to SMS is allowed for this message (campaign setting and consent). */
+  smsFallbackAllowed: boolean;
+  sender: string;
+  body: string;
+  clientReference: string | null;
+  /** Per-message webhook destination; when set, every event goes only there. */
+  webhookUrl: string | null;
+  status: MessageStatus;
+  error: MessageError | null;
+  /** When the message expires if it is not delivered by then. */
+  expiresAt: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface MessageEventRecord {
+  id: string;
+  organizationId: string;
+  messageId: string;
+  topic: Topic;
+  channel: Channel;
+  error: MessageError | null;
+  createdAt: string;
+}
+
+export type WebhookTopic = Topic;
+
+export interface WebhookSubscriptionRecord {
+  id: string;
+  organizationId: string;
+  url: string;
+  topics: WebhookTopic[];
+  status: "active" | "inactive";
+  description: string | null;
+  /** The signing secret, sealed by the `SecretBox`. */
+  secretSealed: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Where one delivery goes: an organization subscription, or a message's own `webhook_url`. */
+export type DeliveryDestination =
+  | { kind: "subscription"; webhookId: string }
+  | { kind: "message"; url: string; apiKeyId: string };
+
+export type DeliveryStatus = "pending" | "delivered" | "failed" | "cancelled";
+
+export interface DeliveryRecord {
+  /** UUID v7, the `X-Service-Delivery-Id`, the same on every retry. */
+  id: string;
+  organizationId: string;
+  eventId: string;
+  messageId: string | null;
+  topic: string;
+  destination: DeliveryDestination;
+  /** The exact JSON body posted, fixed when the delivery is created. */
+  payload: string;
+  status: DeliveryStatus;
+  /** Attempts made so far; the next attempt's `X-Service-Retry-Attempt` equals this. */
+  attempts: number;
+  nextAttemptAt: string;
+  firstAttemptAt: string | null;
+  leaseOwner: string | null;
+  leaseExpiresAt: string | null;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface DeliveryAttemptRecord {
+  deliveryId: string;
+  organizationId: string;
+  /** 0 for the first attempt. */
+  attempt: number;
+  startedAt: string;
+  durationMs: number;
+  statusCode: number | null;
+  error: string | null;
+  /** The first 4 KiB of the response body. */
+  responseBody: string | null;
+}
+
+export interface IdempotencyRecord {
+  /** The API key that made the request. */
+  apiKeyId: string;
+  /** Method and path, e.g. `POST /v1/messages/send`. */
+  endpoint: string;
+  key: string;
+  /** A hash of the request body, to refuse a reuse with a different body. */
+  requestHash: string;
+  state: "in_progress" | "completed";
+  response: StoredResponse | null;
+  createdAt: string;
+  expiresAt: string;
+}
+
+export interface StoredResponse {
+  status: number;
+  body: string;
+  headers: Record<string, string>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Storage
+// ---------------------------------------------------------------------------------------------
+
+export interface OrganizationRepository {
+  insert(org: OrganizationRecord): Promise<void>;
+  /** `null` when unknown. */
+  get(id: string): Promise<OrganizationRecord | null>;
+}
+
+export interface ProfileListQuery {
+  organizationId: string;
+  /** Exact E.164 match. */
+  phoneNumber?: string | undefined;
+  /** Case-insensitive exact match. */
+  email?: string | undefined;
+  /** Only rows with `seq` greater than this. */
+  afterSeq?: number | undefined;
+  /** How many rows to return at most (the core asks for one more than the page size). */
+  limit: number;
+}
+
+export interface ProfileRepository {
+  /**
+   * Inserts an active profile and returns it with its `seq`. Atomic with the uniqueness of
+   * `phoneNumber` among the organization's active profiles: when another active profile holds
+   * the number, nothing is written and `"phone_number_taken"` is returned.
+   */
+  insert(profile: NewProfile): Promise<ProfileRecord | "phone_number_taken">;
+  /** The active profile, or `null` (unknown, another organization's or inactive). */
+  get(organizationId: string, id: string): Promise<ProfileRecord | null>;
+  /** The active profile holding this E.164 number, or `null`. */
+  findByPhone(organizationId: string, phoneNumber: string): Promise<ProfileRecord | null>;
+  /** Active profiles whose email matches case-insensitively, oldest first, at most `limit`. */
+  findByEmail(organizationId: string, email: string, limit: number): Promise<ProfileRecord[]>;
+  /** Active profiles in `seq` order, filtered and paged as the query says. */
+  list(query: ProfileListQuery): Promise<ProfileRecord[]>;
+  /**
+   * Replaces every mutable field of an active profile with `profile`'s. `false` when it is not
+   * an active profile of the organization; `"phone_number_taken"` (nothing written) when the
+   * new number is held by another active profile.
+   */
+  update(profile: ProfileRecord): Promise<boolean | "phone_number_taken">;
+  /**
+   * Marks an active profile inactive (status, `deletedAt`, `updatedAt`) and removes all its
+   * contact list memberships, atomically. `false` when it is not an active profile.
+   */
+  softDelete(organizationId: string, id: string, at: string): Promise<boolean>;
+}
+
+export interface ConsentHistoryRepository {
+  insert(change: ConsentChangeRecord): Promise<void>;
+  /** A profile's consent changes, oldest first. */
+  listForProfile(organizationId: string, profileId: string): Promise<ConsentChangeRecord[]>;
+}
+
+export interface ContactListRepository {
+  /** `"name_taken"` when the organization already has a list with this name. */
+  insert(list: ContactListRecord): Promise<void | "name_taken">;
+  get(organizationId: string, id: string): Promise<ContactListRecord | null>;
+  findByName(organizationId: string, name: string): Promise<ContactListRecord | null>;
+  /** The organization's lists, oldest first. */
+  list(organizationId: string): Promise<ContactListRecord[]>;
+  /** Adds a membership; adding an existing one is a no-op that returns `false`. */
+  addMember(membership: MembershipRecord): Promise<boolean>;
+  /** `false` when there was no such membership. */
+  removeMember(organizationId: string, listId: string, profileId: string): Promise<boolean>;
+  /** Ids of the active profiles in a list, in the order they were added. */
+  listMembers(organizationId: string, listId: string): Promise<string[]>;
+  /** Ids of the lists a profile belongs to, oldest membership first. */
+  listsOfProfile(organizationId: string, profileId: string): Promise<string[]>;
+}
+
+export interface CampaignRepository {
+  insert(campaign: CampaignRecord): Promise<void>;
+  get(organizationId: string, id: string): Promise<CampaignRecord | null>;
+  /** The organization's campaigns, oldest first. */
+  list(organizationId: string): Promise<CampaignRecord[]>;
+  /** Replaces the mutable fields; `false` when unknown. */
+  update(campaign: CampaignRecord): Promise<boolean>;
+}
+
+export interface ApiKeyRepository {
+  insert(key: ApiKeyRecord): Promise<void>;
+  /** By key id alone (authentication does not know the organization yet); `null` when unknown. */
+  get(id: string): Promise<ApiKeyRecord | null>;
+  /** The organization's keys, oldest first, revoked ones included. */
+  list(organizationId: string): Promise<ApiKeyRecord[]>;
+  /** Sets `revokedAt` once; `false` when unknown or already revoked. */
+  revoke(id: string, at: string): Promise<boolean>;
+}
+
+export interface MessageRepository {
+  insert(message: MessageRecord): Promise<void>;
+  get(organizationId: string, id: string): Promise<MessageRecord | null>;
+  /** By id alone, for provider reports and the expiry sweep. */
+  getById(id: string): Promise<MessageRecord | null>;
+  /**
+   * Compare-and-set of the lifecycle: writes `changes` only while the stored status is still
+   * `expectedStatus`. `false` when another writer moved it first (the caller re-reads).
+   */
+  transition(
+    id: string,
+    expectedStatus: MessageStatus,
+    changes: Pick<MessageRecord, "status" | "channel" | "error" | "updatedAt">,
+  ): Promise<boolean>;
+  /** Ids of messages still `sent` whose `expiresAt` is at or before `now`, oldest first. */
+  listExpired(now: string, limit: number): Promise<string[]>;
+  insertEvent(event: MessageEventRecord): Promise<void>;
+  /** A message's events in the order they happened. */
+  listEvents(organizationId: string, messageId: string): Promise<MessageEventRecord[]>;
+}
+
+export interface WebhookSubscriptionRepository {
+  insert(subscription: WebhookSubscriptionRecord): Promise<void>;
+  get(organizationId: string, id: string): Promise<WebhookSubscriptionRecord | null>;
+  /** By id alone, for the delivery engine. */
+  getById(id: string): Promise<WebhookSubscriptionRecord | null>;
+  /** The organization's subscriptions, oldest first. */
+  list(organizationId: string): Promise<WebhookSubscriptionRecord[]>;
+  /** Replaces the mutable fields; `false` when unknown. */
+  update(subscription: WebhookSubscriptionRecord): Promise<boolean>;
+  /** `false` when unknown. */
+  delete(organizationId: string, id: string): Promise<boolean>;
+  /**
+   * Serializes the organization's subscription rule checks: inside a transaction, a second
+   * caller for the same organization waits until the first commits (`SELECT … FOR UPDATE` on
+   * the organization row in PostgreSQL; the single writer in SQLite and in memory).
+   */
+  lockOrganization(organizationId: string): Promise<void>;
+}
+
+export interface AttemptOutcome {
+  attempt: DeliveryAttemptRecord;
+  /** What becomes of the delivery after this attempt. */
+  next:
+    | { status: "delivered" }
+    | { status: "failed" }
+    | { status: "pending"; nextAttemptAt: string };
+}
+
+export interface DeliveryRepository {
+  insert(delivery: DeliveryRecord): Promise<void>;
+  get(organizationId: string, id: string): Promise<DeliveryRecord | null>;
+  /** A message's deliveries, oldest first. */
+  listForMessage(organizationId: string, messageId: string): Promise<DeliveryRecord[]>;
+  /**
+   * Atomically leases up to `limit` pending deliveries whose `nextAttemptAt` is at or before
+   * `now` and whose lease is free or expired, oldest `nextAttemptAt` first: sets `leaseOwner`
+   * and `leaseExpiresAt = now + leaseMs`. Two concurrent callers never receive the same row.
+   */
+  claimDue(now: string, limit: number, owner: string, leaseMs: number): Promise<DeliveryRecord[]>;
+  /**
+   * Records an attempt and applies its outcome, releasing the lease, only while `owner` still
+   * holds the lease; `false` (nothing written) when the lease was lost.
+   */
+  completeAttempt(id: string, owner: string, outcome: AttemptOutcome): Promise<boolean>;
+  /** Cancels the pending deliveries to one subscription; returns how many. */
+  cancelForSubscription(organizationId: string, webhookId: string, at: string): Promise<number>;
+  /** Makes a failed delivery pending again, due at `at`; `false` unless it was `failed`. */
+  redeliver(organizationId: string, id: string, at: string): Promise<boolean>;
+  /** A delivery's attempts, in order. */
+  listAttempts(organizationId: string, deliveryId: string): Promise<DeliveryAttemptRecord[]>;
+  /** The earliest `nextAttemptAt` among pending deliveries, or `null`; lets an idle engine sleep. */
+  nextDueAt(): Promise<string | null>;
+}
+
+export interface RateLimitDecision {
+  allowed: boolean;
+  limit: number;
+  /** Hits left in the window after this one. */
+  remaining: number;
+  /** Milliseconds until the window has room for one more hit (0 when it has room now). */
+  resetMs: number;
+}
+
+export interface RateLimitRepository {
+  /**
+   * Sliding-log rate limit: counts the hits on `key` in `(now - windowMs, now]`; when fewer than
+   * `limit`, records this hit and allows it. Atomic: concurrent callers never both take the
+   * last slot. Old hits may be pruned.
+   */
+  hit(key: string, now: number, windowMs: number, limit: number): Promise<RateLimitDecision>;
+}
+
+export interface IdempotencyRepository {
+  /**
+   * Atomically starts a request: when no unexpired record exists for
+   * (apiKeyId, endpoint, key), stores `record` (state `in_progress`) and returns `"started"`;
+   * otherwise returns the existing record and writes nothing. An expired record is replaced.
+   */
+  begin(record: IdempotencyRecord, now: string): Promise<"started" | IdempotencyRecord>;
+  /** Stores the response of a started request. */
+  complete(apiKeyId: string, endpoint: string, key: string, response: StoredResponse): Promise<void>;
+  /** Forgets a started request (its answer is not to be replayed, e.g. a 5xx). */
+  release(apiKeyId: string, endpoint: string, key: string): Promise<void>;
+}
+
+/** The repositories, as seen inside or outside a transaction. */
+export interface Repositories {
+  organizations: OrganizationRepository;
+  profiles: ProfileRepository;
+  consent: ConsentHistoryRepository;
+  contactLists: ContactListRepository;
+  campaigns: CampaignRepository;
+  apiKeys: ApiKeyRepository;
+  messages: MessageRepository;
+  webhooks: WebhookSubscriptionRepository;
+  deliveries: DeliveryRepository;
+  rateLimits: RateLimitRepository;
+  idempotency: IdempotencyRepository;
+}
+
+export interface Storage extends Repositories {
+  /**
+   * Runs `fn` in one transaction: everything it writes through `tx` commits together when the
+   * returned promise resolves, and nothing is written when it rejects. Safe with an async `fn`:
+   * concurrent transactions never see each other's uncommitted writes, and on a single
+   * connection they run one after another.
+   */
+  transaction<T>(fn: (tx: Repositories) => Promise<T>): Promise<T>;
+  /** Cheap liveness check for `/readyz`; rejects when storage is unusable. */
+  ping(): Promise<void>;
+  /** Releases connections; the storage is unusable afterwards. */
+  close(): Promise<void>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The outside world
+// ---------------------------------------------------------------------------------------------
+
+/** A rendered message handed to the Viber or SMS upstream. */
+export interface OutboundMessage {
+  messageId: string;
+  channel: Channel;
+  sender: string;
+  phoneNumber: string;
+  body: string;
+  category: Category;
+  ttlSeconds: number;
+}
+
+export type DispatchResult =
+  | { status: "accepted" }
+  | { status: "rejected"; error: MessageError }
+  /** Viber only: the recipient is not reachable on Viber (the core may fall back to SMS). */
+  | { status: "not_on_channel"; error: MessageError };
+
+/** A lifecycle report from the upstream, fed back through `recordProviderReport`. */
+export type ProviderReport = "delivered" | "seen" | "clicked" | "failed" | "expired";
+
+/** The seam to the Viber and SMS gateways. */
+export interface ChannelProvider {
+  readonly name: string;
+  /** Hands one message to the upstream. Rejects only on a transport failure. */
+  dispatch(message: OutboundMessage): Promise<DispatchResult>;
+  /** Called once with the sink for the provider's asynchronous lifecycle reports. */
+  onReport?(sink: (messageId: string, report: ProviderReport) => Promise<void>): void;
+  /** Stops timers; pending reports are dropped. */
+  close?(): Promise<void>;
+}
+
+export interface WebhookRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  /** Hard deadline for the whole exchange, in milliseconds. */
+  timeoutMs: number;
+}
+
+export type WebhookResponse =
+  | {
+      kind: "response";
+      status: number;
+      headers: Record<string, string>;
+      /** At most the first 4 KiB of the body, as text. */
+      body: string;
+      durationMs: number;
+    }
+  | { kind: "error"; error: string; durationMs: number };
+
+/** One signed HTTP POST to a receiver. Never follows redirects; never rejects. */
+export interface WebhookTransport {
+  post(request: WebhookRequest): Promise<WebhookResponse>;
+  close?(): Promise<void>;
+}
+
+/** Whether a URL may receive webhooks; checked on create, update and send. */
+export interface UrlPolicy {
+  /** `null` when allowed, otherwise the reason it is refused. */
+  check(url: string): Promise<string | null>;
+}
+
+/** Encrypts secrets at rest. */
+export interface SecretBox {
+  seal(plaintext: string): string;
+  /** Throws when the sealed text was tampered with or sealed under another key. */
+  open(sealed: string): string;
+}

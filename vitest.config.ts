@@ -1,0 +1,26 @@
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vitest/config";
+
+const src = (pkg: string, file = "index.ts") =>
+  fileURLToPath(new URL(`./packages/${pkg}/src/${file}`, import.meta.url));
+
+// Workspace packages resolve each other's sources, so `pnpm test` needs no build first.
+export default defineConfig({
+  resolve: {
+    alias: [
+      { find: /^@tidings\/core\/testing$/, replacement: src("core", "testing/index.ts") },
+      { find: /^@tidings\/core$/, replacement: src("core") },
+      { find: /^@tidings\/adapter-http$/, replacement: src("adapter-http") },
+      { find: /^@tidings\/adapter-sqlite$/, replacement: src("adapter-sqlite") },
+      { find: /^@tidings\/adapter-postgres$/, replacement: src("adapter-postgres") },
+      { find: /^@tidings\/server$/, replacement: src("server") },
+    ],
+  },
+  test: {
+    include: ["packages/*/src/**/*.test.ts", "examples/**/*.test.ts", "bench/**/*.test.ts"],
+    exclude: ["**/node_modules/**", "**/dist/**"],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    typecheck: { enabled: true, include: ["packages/*/src/**/*.test-d.ts"] },
+  },
+});
