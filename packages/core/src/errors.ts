@@ -23,7 +23,15 @@ export interface ValidationError {
 /** The thing does not exist for this organization (unknown, another org's, deleted, malformed). */
 export interface NotFoundError {
   type: "not_found";
-  code: "profile_not_found" | "campaign_not_found" | "webhook_not_found" | "message_not_found" | "contact_list_not_found" | "delivery_not_found" | "organization_not_found" | "api_key_not_found";
+  code:
+    | "profile_not_found"
+    | "campaign_not_found"
+    | "webhook_not_found"
+    | "message_not_found"
+    | "contact_list_not_found"
+    | "delivery_not_found"
+    | "organization_not_found"
+    | "api_key_not_found";
   message: string;
   resource: string;
   id: string;

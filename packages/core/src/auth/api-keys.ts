@@ -1,0 +1,119 @@
+import { err, ok, type ResultAsync } from "neverthrow";
+import * as v from "valibot";
+import type { Deps } from "../deps.js";
+import { type DomainError, notFound, validationError } from "../errors.js";
+import type { ApiKeyRecord, Scope } from "../ports.js";
+import { isoAt } from "../shared/clock.js";
+import { parseInput } from "../shared/parse.js";
+import { useCase } from "../shared/result.js";
+import { hashKeySecret, randomSecret } from "./key-secret.js";
+import { SCOPES } from "./scopes.js";
+
+const createApiKeyInput = v.strictObject({
+  organization_id: v.string(),
+  scopes: v.pipe(
+    v.array(v.picklist(SCOPES, `must be one of ${SCOPES.join(", ")}.`)),
+    v.minLength(1, "must name at least one scope."),
+  ),
+  expires_at: v.optional(
+    v.nullable(v.pipe(v.string(), v.isoTimestamp("must be an ISO 8601 timestamp."))),
+  ),
+});
+
+/** A new key as answered once: the secret and the webhook signing secret are never shown again. */
+export interface CreatedApiKey {
+  key_id: string;
+  key_secret: string;
+  token: string;
+  webhook_signing_secret: string;
+  scopes: Scope[];
+  expires_at: string | null;
+}
+
+/** A stored key without its secrets. */
+export interface ApiKeyView {
+  key_id: string;
+  organization_id: string;
+  scopes: Scope[];
+  expires_at: string | null;
+  revoked_at: string | null;
+  created_at: string;
+}
+
+export const toApiKeyView = (key: ApiKeyRecord): ApiKeyView => ({
+  key_id: key.id,
+  organization_id: key.organizationId,
+  scopes: key.scopes,
+  expires_at: key.expiresAt,
+  revoked_at: key.revokedAt,
+  created_at: key.createdAt,
+});
+
+/** Creates an API key for an organization (CLI). The secret is stored only as a hash. */
+export function createApiKey(
+  deps: Pick<Deps, "storage" | "ids" | "clock" | "secretBox">,
+  input: unknown,
+): ResultAsync<CreatedApiKey, DomainError> {
+  return useCase(async () => {
+    const parsed = parseInput(createApiKeyInput, input);
+    if (parsed.isErr()) return err(parsed.error);
+    const { organization_id, scopes, expires_at } = parsed.value;
+    if (!(await deps.storage.organizations.get(organization_id))) {
+      return err(notFound("organization", organization_id, "organization_not_found"));
+    }
+    const now = deps.clock.now();
+    const expiresAt = expires_at ? isoAt(Date.parse(expires_at)) : null;
+    if (expiresAt !== null && Date.parse(expiresAt) <= now) {
+      return err(validationError([{ path: "expires_at", message: "must be in the future." }]));
+    }
+    const keySecret = randomSecret(32);
+    const webhookSigningSecret = `whsec_${randomSecret(32)}`;
+    const uniqueScopes = [...new Set(scopes)];
+    const key: ApiKeyRecord = {
+      id: deps.ids.prefixed("key"),
+      organizationId: organization_id,
+      secretHash: await hashKeySecret(keySecret),
+      webhookSigningSecretSealed: deps.secretBox.seal(webhookSigningSecret),
+      scopes: uniqueScopes,
+      expiresAt,
+      revokedAt: null,
+      createdAt: isoAt(now),
+    };
+    await deps.storage.apiKeys.insert(key);
+    return ok({
+      key_id: key.id,
+      key_secret: keySecret,
+      token: `${key.id}:${keySecret}`,
+      webhook_signing_secret: webhookSigningSecret,
+      scopes: uniqueScopes,
+      expires_at: expiresAt,
+    });
+  });
+}
+
+/** The organization's keys, without secrets. */
+export function listApiKeys(
+  deps: Pick<Deps, "storage">,
+  organizationId: string,
+): ResultAsync<ApiKeyView[], DomainError> {
+  return useCase(async () =>
+    ok((await deps.storage.apiKeys.list(organizationId)).map(toApiKeyView)),
+  );
+}
+
+/** Revokes a key at once: requests made with it stop being accepted. */
+export function revokeApiKey(
+  deps: Pick<Deps, "storage" | "clock">,
+  keyId: string,
+): ResultAsync<ApiKeyView, DomainError> {
+  return useCase(async () => {
+    const key = await deps.storage.apiKeys.get(keyId);
+    if (!key) return err(notFound("api key", keyId, "api_key_not_found"));
+    if (key.revokedAt === null) {
+      const at = isoAt(deps.clock.now());
+      await deps.storage.apiKeys.revoke(keyId, at);
+      key.revokedAt = at;
+    }
+    return ok(toApiKeyView(key));
+  });
+}

@@ -1,0 +1,22 @@
+import type { ForbiddenError } from "../errors.js";
+import type { Scope } from "../ports.js";
+
+export const SCOPES: readonly Scope[] = [
+  "profiles:read",
+  "profiles:write",
+  "messages:send",
+  "webhooks:manage",
+];
+
+export const isScope = (value: string): value is Scope =>
+  (SCOPES as readonly string[]).includes(value);
+
+/** `null` when the key has the scope, else a 403 naming it. */
+export function requireScope(scopes: readonly Scope[], scope: Scope): ForbiddenError | null {
+  if (scopes.includes(scope)) return null;
+  return {
+    type: "forbidden",
+    code: "missing_scope",
+    message: `The API key lacks the scope ${scope}.`,
+  };
+}

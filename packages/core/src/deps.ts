@@ -1,0 +1,56 @@
+import type {
+  ChannelProvider,
+  Clock,
+  Ids,
+  SecretBox,
+  Storage,
+  UrlPolicy,
+  WebhookTransport,
+} from "./ports.js";
+
+/** Who is acting: every use case is scoped to one organization. */
+export interface Actor {
+  organizationId: string;
+  /** The API key making the request; `null` for the CLI and other trusted callers. */
+  apiKeyId: string | null;
+}
+
+/** Tunable numbers, each with the default of DESIGN.md. */
+export interface TidingsConfig {
+  /** Sends allowed per API key per window (100). */
+  sendRateLimit: number;
+  /** The sliding window of the send rate limit, in ms (60 000). */
+  sendRateWindowMs: number;
+  /** How long an Idempotency-Key is remembered, in ms (24 h). */
+  idempotencyTtlMs: number;
+  /** First retry delay of a webhook delivery, in ms (30 000). */
+  webhookBackoffBaseMs: number;
+  /** Longest retry delay, in ms (6 h). */
+  webhookBackoffCapMs: number;
+  /** How long after the first attempt a delivery is retried, in ms (72 h). */
+  webhookRetryWindowMs: number;
+  /** Hard deadline of one webhook POST, in ms (15 000). */
+  webhookTimeoutMs: number;
+}
+
+export const defaultConfig: TidingsConfig = {
+  sendRateLimit: 100,
+  sendRateWindowMs: 60_000,
+  idempotencyTtlMs: 24 * 60 * 60 * 1000,
+  webhookBackoffBaseMs: 30_000,
+  webhookBackoffCapMs: 6 * 60 * 60 * 1000,
+  webhookRetryWindowMs: 72 * 60 * 60 * 1000,
+  webhookTimeoutMs: 15_000,
+};
+
+/** Everything a use case may touch. */
+export interface Deps {
+  storage: Storage;
+  clock: Clock;
+  ids: Ids;
+  secretBox: SecretBox;
+  provider: ChannelProvider;
+  transport: WebhookTransport;
+  urlPolicy: UrlPolicy;
+  config: TidingsConfig;
+}

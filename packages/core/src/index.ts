@@ -1,0 +1,44 @@
+// @tidings/core: the domain and its ports. No I/O, no framework.
+// Each line re-exports one module's public names explicitly.
+
+export type { ApiKeyView, CreatedApiKey } from "./auth/api-keys.js";
+export { createApiKey, listApiKeys, revokeApiKey, toApiKeyView } from "./auth/api-keys.js";
+export type { Principal } from "./auth/authenticate.js";
+export { authenticate } from "./auth/authenticate.js";
+export { createOrganization } from "./auth/organizations.js";
+export { isScope, requireScope, SCOPES } from "./auth/scopes.js";
+export type { Actor, Deps, TidingsConfig } from "./deps.js";
+export { defaultConfig } from "./deps.js";
+export type * from "./errors.js";
+export { notFound, validationError } from "./errors.js";
+export type * from "./ports.js";
+export type { ConsentChangeView } from "./profiles/consent-history.js";
+export { getConsentHistory } from "./profiles/consent-history.js";
+export type { ContactListView } from "./profiles/contact-lists.js";
+export {
+  addProfilesToList,
+  listContactListMembers,
+  listContactLists,
+  listProfileContactLists,
+  removeProfileFromList,
+} from "./profiles/contact-lists.js";
+export { createProfile } from "./profiles/create-profile.js";
+export { deleteProfile } from "./profiles/delete-profile.js";
+export { findOrCreateProfileByPhone } from "./profiles/ensure-profile.js";
+export { getProfile } from "./profiles/get-profile.js";
+export type { Page } from "./profiles/list-profiles.js";
+export {
+  DEFAULT_PAGE_SIZE,
+  listProfiles,
+  listProfilesQuery,
+  MAX_PAGE_SIZE,
+} from "./profiles/list-profiles.js";
+export { normalizePhone } from "./profiles/phone.js";
+export { createProfileInput, updateProfileInput } from "./profiles/profile-input.js";
+export type { ProfileView } from "./profiles/profile-view.js";
+export { toProfileView } from "./profiles/profile-view.js";
+export { updateProfile } from "./profiles/update-profile.js";
+export type { ManualClock } from "./shared/clock.js";
+export { isoAt, manualClock, systemClock } from "./shared/clock.js";
+export { createIds, isPrefixedId, isUuidV7 } from "./shared/ids.js";
+export { parseInput, toIssues } from "./shared/parse.js";

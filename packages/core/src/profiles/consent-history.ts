@@ -1,0 +1,70 @@
+import { err, ok, type ResultAsync } from "neverthrow";
+import type { Actor, Deps } from "../deps.js";
+import { type DomainError, notFound } from "../errors.js";
+import type { ConsentChangeRecord, ConsentChannel, ProfileRecord, Repositories } from "../ports.js";
+import { useCase } from "../shared/result.js";
+
+const FLAGS: ReadonlyArray<[ConsentChannel, "viberMarketingConsent" | "smsMarketingConsent"]> = [
+  ["viber", "viberMarketingConsent"],
+  ["sms", "smsMarketingConsent"],
+];
+
+/**
+ * Records every consent flag that `after` changes relative to `before` (DESIGN.md "Consent
+ * history"). A new profile (`before` null) records the flags it was created with set to true,
+ * with `oldValue: null`; false is the default and needs no entry.
+ */
+export async function recordConsentChanges(
+  tx: Repositories,
+  deps: Pick<Deps, "ids">,
+  actor: Actor,
+  before: ProfileRecord | null,
+  after: ProfileRecord,
+): Promise<void> {
+  for (const [channel, field] of FLAGS) {
+    const oldValue = before === null ? null : before[field];
+    const newValue = after[field];
+    if (before === null ? !newValue : oldValue === newValue) continue;
+    await tx.consent.insert({
+      id: deps.ids.uuidv7(),
+      organizationId: after.organizationId,
+      profileId: after.id,
+      channel,
+      oldValue,
+      newValue,
+      apiKeyId: actor.apiKeyId,
+      changedAt: after.updatedAt,
+    });
+  }
+}
+
+/** A consent change as the core API shows it. */
+export interface ConsentChangeView {
+  channel: ConsentChannel;
+  old_value: boolean | null;
+  new_value: boolean;
+  api_key_id: string | null;
+  changed_at: string;
+}
+
+const toView = (change: ConsentChangeRecord): ConsentChangeView => ({
+  channel: change.channel,
+  old_value: change.oldValue,
+  new_value: change.newValue,
+  api_key_id: change.apiKeyId,
+  changed_at: change.changedAt,
+});
+
+/** A profile's consent history, oldest first; 404 when the profile is not active. */
+export function getConsentHistory(
+  deps: Pick<Deps, "storage">,
+  actor: Actor,
+  profileId: string,
+): ResultAsync<ConsentChangeView[], DomainError> {
+  return useCase(async () => {
+    const profile = await deps.storage.profiles.get(actor.organizationId, profileId);
+    if (!profile) return err(notFound("profile", profileId, "profile_not_found"));
+    const changes = await deps.storage.consent.listForProfile(actor.organizationId, profileId);
+    return ok(changes.map(toView));
+  });
+}

@@ -1,0 +1,140 @@
+import { err, ok, type ResultAsync } from "neverthrow";
+import * as v from "valibot";
+import type { Actor, Deps } from "../deps.js";
+import { type DomainError, notFound } from "../errors.js";
+import type { ContactListRecord } from "../ports.js";
+import { isoAt } from "../shared/clock.js";
+import { parseInput } from "../shared/parse.js";
+import { useCase } from "../shared/result.js";
+
+/** A contact list as the core API shows it. Lists are not exposed over HTTP (SPEC.md). */
+export interface ContactListView {
+  list_id: string;
+  name: string;
+  created_at: string;
+}
+
+const toView = (list: ContactListRecord): ContactListView => ({
+  list_id: list.id,
+  name: list.name,
+  created_at: list.createdAt,
+});
+
+const listName = v.pipe(
+  v.string("must be a string."),
+  v.trim(),
+  v.nonEmpty("must not be empty."),
+  v.maxLength(100, "must be at most 100 characters long."),
+);
+
+const addMembersInput = v.strictObject({
+  list: listName,
+  profile_ids: v.pipe(
+    v.array(v.string(), "must be an array of profile ids."),
+    v.minLength(1, "must name at least one profile."),
+    v.maxLength(10_000, "must name at most 10000 profiles."),
+  ),
+});
+
+/**
+ * Adds active profiles to the list with this name, creating the list when the organization has
+ * none by that name. All or nothing: an unknown profile id is 404 and nothing is added.
+ */
+export function addProfilesToList(
+  deps: Pick<Deps, "storage" | "ids" | "clock">,
+  actor: Actor,
+  input: unknown,
+): ResultAsync<{ list: ContactListView; added: number }, DomainError> {
+  return useCase(async () => {
+    const parsed = parseInput(addMembersInput, input);
+    if (parsed.isErr()) return err(parsed.error);
+    const { list: name, profile_ids } = parsed.value;
+    const now = isoAt(deps.clock.now());
+    return deps.storage.transaction(async (tx) => {
+      for (const profileId of profile_ids) {
+        if (!(await tx.profiles.get(actor.organizationId, profileId))) {
+          return err(notFound("profile", profileId, "profile_not_found"));
+        }
+      }
+      let list = await tx.contactLists.findByName(actor.organizationId, name);
+      if (!list) {
+        list = {
+          id: deps.ids.prefixed("lst"),
+          organizationId: actor.organizationId,
+          name,
+          createdAt: now,
+        };
+        await tx.contactLists.insert(list);
+      }
+      let added = 0;
+      for (const profileId of new Set(profile_ids)) {
+        const membership = {
+          listId: list.id,
+          profileId,
+          organizationId: actor.organizationId,
+          addedAt: now,
+        };
+        if (await tx.contactLists.addMember(membership)) added += 1;
+      }
+      return ok({ list: toView(list), added });
+    });
+  });
+}
+
+/** Removes a profile from a list; 404 when either is unknown or it was not a member. */
+export function removeProfileFromList(
+  deps: Pick<Deps, "storage">,
+  actor: Actor,
+  listId: string,
+  profileId: string,
+): ResultAsync<void, DomainError> {
+  return useCase(async () => {
+    const removed = await deps.storage.contactLists.removeMember(
+      actor.organizationId,
+      listId,
+      profileId,
+    );
+    if (!removed)
+      return err(
+        notFound("contact list membership", `${listId}/${profileId}`, "contact_list_not_found"),
+      );
+    return ok(undefined);
+  });
+}
+
+/** The organization's contact lists, oldest first. */
+export function listContactLists(
+  deps: Pick<Deps, "storage">,
+  actor: Actor,
+): ResultAsync<ContactListView[], DomainError> {
+  return useCase(async () =>
+    ok((await deps.storage.contactLists.list(actor.organizationId)).map(toView)),
+  );
+}
+
+/** The public ids of the active profiles in a list, in the order they were added. */
+export function listContactListMembers(
+  deps: Pick<Deps, "storage">,
+  actor: Actor,
+  listId: string,
+): ResultAsync<string[], DomainError> {
+  return useCase(async () => {
+    const list = await deps.storage.contactLists.get(actor.organizationId, listId);
+    if (!list) return err(notFound("contact list", listId, "contact_list_not_found"));
+    return ok(await deps.storage.contactLists.listMembers(actor.organizationId, listId));
+  });
+}
+
+/** The ids of the lists an active profile belongs to. */
+export function listProfileContactLists(
+  deps: Pick<Deps, "storage">,
+  actor: Actor,
+  profileId: string,
+): ResultAsync<string[], DomainError> {
+  return useCase(async () => {
+    if (!(await deps.storage.profiles.get(actor.organizationId, profileId))) {
+      return err(notFound("profile", profileId, "profile_not_found"));
+    }
+    return ok(await deps.storage.contactLists.listsOfProfile(actor.organizationId, profileId));
+  });
+}

@@ -1,0 +1,57 @@
+import { err, ok, type ResultAsync } from "neverthrow";
+import type { Actor, Deps } from "../deps.js";
+import type { ConflictError, DomainError } from "../errors.js";
+import type { Attributes, ProfileSource } from "../ports.js";
+import { isoAt } from "../shared/clock.js";
+import { parseInput } from "../shared/parse.js";
+import { useCase } from "../shared/result.js";
+import { mergeAttributes } from "./attributes.js";
+import { recordConsentChanges } from "./consent-history.js";
+import { createProfileInput } from "./profile-input.js";
+import { type ProfileView, toProfileView } from "./profile-view.js";
+
+export const phoneTaken = (phoneNumber: string): ConflictError => ({
+  type: "conflict",
+  code: "phone_number_taken",
+  message: `Another profile already has the phone number ${phoneNumber}.`,
+  issues: [
+    { path: "phone_number", message: "is already used by another profile.", rule: "unique" },
+  ],
+});
+
+/** Creates a profile (POST /v1/profiles); `source` is set by trusted callers such as imports. */
+export function createProfile(
+  deps: Pick<Deps, "storage" | "ids" | "clock">,
+  actor: Actor,
+  input: unknown,
+  options: { source?: ProfileSource | undefined } = {},
+): ResultAsync<ProfileView, DomainError> {
+  return useCase(async () => {
+    const parsed = parseInput(createProfileInput, input);
+    if (parsed.isErr()) return err(parsed.error);
+    const body = parsed.value;
+    const now = isoAt(deps.clock.now());
+    const attributes: Attributes = mergeAttributes({}, body.attributes);
+    return deps.storage.transaction(async (tx) => {
+      const inserted = await tx.profiles.insert({
+        id: deps.ids.prefixed("prf"),
+        organizationId: actor.organizationId,
+        phoneNumber: body.phone_number,
+        email: body.email ?? null,
+        firstName: body.first_name ?? null,
+        lastName: body.last_name ?? null,
+        viberMarketingConsent: body.viber_marketing_consent ?? false,
+        smsMarketingConsent: body.sms_marketing_consent ?? false,
+        attributes,
+        source: options.source ?? "api",
+        status: "active",
+        createdAt: now,
+        updatedAt: now,
+        deletedAt: null,
+      });
+      if (inserted === "phone_number_taken") return err(phoneTaken(body.phone_number));
+      await recordConsentChanges(tx, deps, actor, null, inserted);
+      return ok(toProfileView(inserted));
+    });
+  });
+}

@@ -1,0 +1,32 @@
+import { err, ok, type ResultAsync } from "neverthrow";
+import type { Actor, Deps } from "../deps.js";
+import { type DomainError, notFound } from "../errors.js";
+import { isoAt } from "../shared/clock.js";
+import { useCase } from "../shared/result.js";
+import { assertModifiable } from "./protected-profile.js";
+
+/**
+ * Soft-deletes a profile: it becomes inactive, leaves every contact list, disappears from every
+ * read and recipient lookup, and its phone number is free again (SPEC.md States).
+ */
+export function deleteProfile(
+  deps: Pick<Deps, "storage" | "clock">,
+  actor: Actor,
+  profileId: string,
+): ResultAsync<void, DomainError> {
+  return useCase(() =>
+    deps.storage.transaction(async (tx) => {
+      const current = await tx.profiles.get(actor.organizationId, profileId);
+      if (!current) return err(notFound("profile", profileId, "profile_not_found"));
+      const protectedError = assertModifiable(current);
+      if (protectedError) return err(protectedError);
+      const deleted = await tx.profiles.softDelete(
+        actor.organizationId,
+        profileId,
+        isoAt(deps.clock.now()),
+      );
+      if (!deleted) return err(notFound("profile", profileId, "profile_not_found"));
+      return ok(undefined);
+    }),
+  );
+}

@@ -1,0 +1,40 @@
+import type { Actor, Deps } from "../deps.js";
+import type { ProfileRecord, Repositories } from "../ports.js";
+import { isoAt } from "../shared/clock.js";
+
+/**
+ * The active profile holding an (already normalized) E.164 number, created with defaults
+ * (`source: "api"`, no consent) when there is none. Used for OTP and Transactional recipients.
+ * Call inside a transaction: a concurrent creator of the same number makes the insert report
+ * `phone_number_taken`, and the winner's profile is read back instead.
+ */
+export async function findOrCreateProfileByPhone(
+  tx: Repositories,
+  deps: Pick<Deps, "ids" | "clock">,
+  actor: Actor,
+  phoneNumber: string,
+): Promise<ProfileRecord> {
+  const existing = await tx.profiles.findByPhone(actor.organizationId, phoneNumber);
+  if (existing) return existing;
+  const now = isoAt(deps.clock.now());
+  const inserted = await tx.profiles.insert({
+    id: deps.ids.prefixed("prf"),
+    organizationId: actor.organizationId,
+    phoneNumber,
+    email: null,
+    firstName: null,
+    lastName: null,
+    viberMarketingConsent: false,
+    smsMarketingConsent: false,
+    attributes: {},
+    source: "api",
+    status: "active",
+    createdAt: now,
+    updatedAt: now,
+    deletedAt: null,
+  });
+  if (inserted !== "phone_number_taken") return inserted;
+  const winner = await tx.profiles.findByPhone(actor.organizationId, phoneNumber);
+  if (!winner) throw new Error(`profile for ${phoneNumber} vanished while it was being created`);
+  return winner;
+}

@@ -1,0 +1,99 @@
+import * as v from "valibot";
+import { normalizePhone } from "./phone.js";
+
+/** Unicode code points, so an emoji or a CJK character counts once. */
+export const codePointLength = (text: string): number => {
+  let count = 0;
+  for (const _ of text) count += 1;
+  return count;
+};
+
+const NAME_MESSAGE = "must be 2 to 100 characters long.";
+
+/** A first or last name: trimmed, 2–100 code points. */
+const name = v.pipe(
+  v.string("must be a string."),
+  v.trim(),
+  v.check((text) => {
+    const length = codePointLength(text);
+    return length >= 2 && length <= 100;
+  }, NAME_MESSAGE),
+);
+
+/** A phone number, normalized to E.164 (DESIGN.md "Phone numbers"). */
+export const phoneNumber = (nullMessage: string) =>
+  v.pipe(
+    v.string(nullMessage),
+    v.rawTransform(({ dataset, addIssue, NEVER }) => {
+      const normalized = normalizePhone(dataset.value);
+      if (normalized.isOk()) return normalized.value;
+      addIssue({ message: normalized.error });
+      return NEVER;
+    }),
+  );
+
+const email = v.pipe(
+  v.string("must be a string."),
+  v.trim(),
+  v.maxLength(254, "must be at most 254 characters long."),
+  v.email("must be a valid email address."),
+);
+
+const consent = (field: string) => v.boolean(`must be true or false; ${field} cannot be null.`);
+
+const ATTRIBUTE_KEY = /^[A-Za-z0-9_]{1,64}$/;
+
+const attributeValue = v.union(
+  [
+    v.pipe(v.string(), v.maxLength(1000, "must be at most 1000 characters long.")),
+    v.pipe(v.number(), v.finite("must be a finite number.")),
+    v.boolean(),
+  ],
+  "must be a string (at most 1000 characters), a number or a boolean.",
+);
+
+/** Custom attributes as sent: values may be null, which removes the key on update. */
+export const attributesPatch = v.pipe(
+  // valibot's record accepts arrays; attributes are a JSON object only.
+  v.custom<Record<string, unknown>>(
+    (input) => typeof input === "object" && input !== null && !Array.isArray(input),
+    "must be an object.",
+  ),
+  v.record(
+    v.pipe(v.string(), v.regex(ATTRIBUTE_KEY, "keys must be 1 to 64 letters, digits or _.")),
+    v.nullable(attributeValue),
+    "must be an object.",
+  ),
+  v.check((record) => Object.keys(record).length <= 50, "must have at most 50 keys."),
+);
+
+/** POST /v1/profiles body. */
+export const createProfileInput = v.strictObject(
+  {
+    phone_number: phoneNumber("is required and must be a string."),
+    email: v.optional(v.nullable(email)),
+    first_name: v.optional(v.nullable(name)),
+    last_name: v.optional(v.nullable(name)),
+    viber_marketing_consent: v.optional(consent("viber_marketing_consent")),
+    sms_marketing_consent: v.optional(consent("sms_marketing_consent")),
+    attributes: v.optional(attributesPatch),
+  },
+  "must be an object with known fields only.",
+);
+
+/** PATCH /v1/profiles/{public_id} body: any subset; the phone and consent flags never null. */
+export const updateProfileInput = v.strictObject(
+  {
+    phone_number: v.optional(phoneNumber("must be a string; phone_number cannot be null.")),
+    email: v.optional(v.nullable(email)),
+    first_name: v.optional(v.nullable(name)),
+    last_name: v.optional(v.nullable(name)),
+    viber_marketing_consent: v.optional(consent("viber_marketing_consent")),
+    sms_marketing_consent: v.optional(consent("sms_marketing_consent")),
+    attributes: v.optional(attributesPatch),
+  },
+  "must be an object with known fields only.",
+);
+
+export type CreateProfileInput = v.InferOutput<typeof createProfileInput>;
+export type UpdateProfileInput = v.InferOutput<typeof updateProfileInput>;

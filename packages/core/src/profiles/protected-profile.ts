@@ -1,0 +1,15 @@
+import type { ConflictError } from "../errors.js";
+import type { ProfileRecord } from "../ports.js";
+
+/**
+ * A profile synchronized from a connected Shopify or WooCommerce store is owned by that store:
+ * the API may not change or delete it (SPEC.md Errors, 409).
+ */
+export function assertModifiable(profile: ProfileRecord): ConflictError | null {
+  if (profile.source !== "shopify" && profile.source !== "woocommerce") return null;
+  return {
+    type: "conflict",
+    code: "profile_protected",
+    message: `The profile originates from a connected ${profile.source === "shopify" ? "Shopify" : "WooCommerce"} store and cannot be modified through the API.`,
+  };
+}

@@ -1,0 +1,74 @@
+import { err, ok, type ResultAsync } from "neverthrow";
+import type { Actor, Deps } from "../deps.js";
+import { type DomainError, notFound, validationError } from "../errors.js";
+import type { ProfileRecord } from "../ports.js";
+import { isoAt } from "../shared/clock.js";
+import { parseInput } from "../shared/parse.js";
+import { useCase } from "../shared/result.js";
+import { mergeAttributes, withinAttributeLimit } from "./attributes.js";
+import { recordConsentChanges } from "./consent-history.js";
+import { phoneTaken } from "./create-profile.js";
+import { updateProfileInput } from "./profile-input.js";
+import { type ProfileView, toProfileView } from "./profile-view.js";
+import { assertModifiable } from "./protected-profile.js";
+
+const MUTABLE: ReadonlyArray<keyof ProfileRecord> = [
+  "phoneNumber",
+  "email",
+  "firstName",
+  "lastName",
+  "viberMarketingConsent",
+  "smsMarketingConsent",
+];
+
+/**
+ * Partially updates a profile (PATCH): omitted fields keep their values, `email` and names may
+ * be cleared with null, attributes merge. `updated_at` moves only when something changed.
+ */
+export function updateProfile(
+  deps: Pick<Deps, "storage" | "ids" | "clock">,
+  actor: Actor,
+  profileId: string,
+  input: unknown,
+): ResultAsync<ProfileView, DomainError> {
+  return useCase(async () => {
+    const parsed = parseInput(updateProfileInput, input);
+    if (parsed.isErr()) return err(parsed.error);
+    const patch = parsed.value;
+    return deps.storage.transaction(async (tx) => {
+      const current = await tx.profiles.get(actor.organizationId, profileId);
+      if (!current) return err(notFound("profile", profileId, "profile_not_found"));
+      const protectedError = assertModifiable(current);
+      if (protectedError) return err(protectedError);
+
+      const next: ProfileRecord = {
+        ...current,
+        phoneNumber: patch.phone_number ?? current.phoneNumber,
+        email: patch.email === undefined ? current.email : patch.email,
+        firstName: patch.first_name === undefined ? current.firstName : patch.first_name,
+        lastName: patch.last_name === undefined ? current.lastName : patch.last_name,
+        viberMarketingConsent: patch.viber_marketing_consent ?? current.viberMarketingConsent,
+        smsMarketingConsent: patch.sms_marketing_consent ?? current.smsMarketingConsent,
+        attributes: mergeAttributes(current.attributes, patch.attributes),
+      };
+      if (!withinAttributeLimit(next.attributes)) {
+        return err(
+          validationError([
+            { path: "attributes", message: "would have more than 50 keys.", rule: "max_keys" },
+          ]),
+        );
+      }
+      const changed =
+        MUTABLE.some((field) => next[field] !== current[field]) ||
+        JSON.stringify(next.attributes) !== JSON.stringify(current.attributes);
+      if (!changed) return ok(toProfileView(current));
+
+      next.updatedAt = isoAt(deps.clock.now());
+      const updated = await tx.profiles.update(next);
+      if (updated === "phone_number_taken") return err(phoneTaken(next.phoneNumber));
+      if (!updated) return err(notFound("profile", profileId, "profile_not_found"));
+      await recordConsentChanges(tx, deps, actor, current, next);
+      return ok(toProfileView(next));
+    });
+  });
+}
