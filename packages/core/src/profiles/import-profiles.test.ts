@@ -1,0 +1,79 @@
+import { describe, expect, it } from "vitest";
+import type { Actor } from "../deps.js";
+import { manualClock } from "../shared/clock.js";
+import { createIds } from "../shared/ids.js";
+import { memoryStorage } from "../testing/memory/index.js";
+import { getConsentHistory } from "./consent-history.js";
+import { importProfiles } from "./import-profiles.js";
+import { listProfiles } from "./list-profiles.js";
+
+const actor: Actor = { organizationId: "org_a", apiKeyId: null };
+
+function setup() {
+  const clock = manualClock();
+  const storage = memoryStorage();
+  return { storage, clock, deps: { storage, clock, ids: createIds(clock) } };
+}
+
+const rows = (...data: unknown[]) => data.map((item, i) => ({ row: i + 2, data: item }));
+
+describe("importing profiles (CLI profiles import)", () => {
+  it("creates valid rows with the import's source and reports every bad row with its number", async () => {
+    const { deps } = setup();
+    const summary = (
+      await importProfiles(
+        deps,
+        actor,
+        rows(
+          { phone_number: "+14155552671", first_name: "Ann", sms_marketing_consent: true },
+          { phone_number: "nope" },
+          { phone_number: "+14155552672", first_name: "J" },
+          { phone_number: "+14155552673", email: "c@d.co" },
+        ),
+        { source: "shopify" },
+      )
+    )._unsafeUnwrap();
+    expect(summary).toMatchObject({ created: 2, updated: 0, unchanged: 0 });
+    expect(summary.rejected.map((bad) => [bad.row, bad.issues[0]?.path])).toEqual([
+      [3, "phone_number"],
+      [4, "first_name"],
+    ]);
+    const page = (await listProfiles(deps, actor, {}))._unsafeUnwrap();
+    expect(page.data.map((profile) => [profile.phone_number, profile.source])).toEqual([
+      ["+14155552671", "shopify"],
+      ["+14155552673", "shopify"],
+    ]);
+  });
+
+  it("a re-run updates by phone number instead of duplicating, and records consent changes", async () => {
+    const { deps, clock } = setup();
+    await importProfiles(deps, actor, rows({ phone_number: "+14155552671", first_name: "Ann" }), { source: "import" });
+    clock.advance(1000);
+    const again = (
+      await importProfiles(
+        deps,
+        actor,
+        rows({ phone_number: "+1 415 555 2671", last_name: "Lee", viber_marketing_consent: true }, { phone_number: "+14155552671", last_name: "Lee", viber_marketing_consent: true }),
+        { source: "import" },
+      )
+    )._unsafeUnwrap();
+    expect(again).toMatchObject({ created: 0, updated: 1, unchanged: 1, rejected: [] });
+    const [profile] = (await listProfiles(deps, actor, {}))._unsafeUnwrap().data;
+    expect(profile).toMatchObject({ first_name: "Ann", last_name: "Lee", viber_marketing_consent: true });
+    expect((await getConsentHistory(deps, actor, profile!.public_id))._unsafeUnwrap()).toHaveLength(1);
+  });
+
+  it("an import that fails midway leaves nothing half-imported", async () => {
+    const { deps, storage } = setup();
+    // The first row's profile is written, then recording its consent fails: the whole import rolls back.
+    storage.failNext("consent.insert");
+    const result = importProfiles(
+      deps,
+      actor,
+      rows({ phone_number: "+14155552671", sms_marketing_consent: true }, { phone_number: "+14155552672" }),
+      { source: "import" },
+    );
+    await expect(result).rejects.toThrow();
+    expect((await listProfiles(deps, actor, {}))._unsafeUnwrap().data).toEqual([]);
+  });
+});

@@ -1,0 +1,107 @@
+import { ok, type ResultAsync } from "neverthrow";
+import * as v from "valibot";
+import type { Actor, Deps } from "../deps.js";
+import type { DomainError, Issue } from "../errors.js";
+import type { ProfileRecord, ProfileSource } from "../ports.js";
+import { isoAt } from "../shared/clock.js";
+import { toIssues } from "../shared/parse.js";
+import { useCase } from "../shared/result.js";
+import { mergeAttributes, withinAttributeLimit } from "./attributes.js";
+import { recordConsentChanges } from "./consent-history.js";
+import { createProfileInput } from "./profile-input.js";
+
+/** What an import did; rows are numbered by the caller (e.g. the file's line numbers). */
+export interface ImportSummary {
+  created: number;
+  updated: number;
+  unchanged: number;
+  rejected: Array<{ row: number; issues: Issue[] }>;
+}
+
+export interface ImportRow {
+  /** Where the row came from, reported back with its issues (a line number). */
+  row: number;
+  data: unknown;
+}
+
+/**
+ * Imports profiles from a connected store or a file (CLI `profiles import`): each valid row
+ * creates the profile or, when an active profile already has its phone number, updates it, so
+ * a re-run updates rather than duplicates. Invalid rows are reported and skipped. Everything
+ * valid is written in one transaction: an interrupted import leaves nothing half-imported.
+ * The store owns what it imports, so imported profiles take the import's `source`.
+ */
+export function importProfiles(
+  deps: Pick<Deps, "storage" | "ids" | "clock">,
+  actor: Actor,
+  rows: Iterable<ImportRow>,
+  options: { source: ProfileSource },
+): ResultAsync<ImportSummary, DomainError> {
+  return useCase(async () => {
+    const summary: ImportSummary = { created: 0, updated: 0, unchanged: 0, rejected: [] };
+    const valid: Array<{ row: number; input: v.InferOutput<typeof createProfileInput> }> = [];
+    for (const { row, data } of rows) {
+      const parsed = v.safeParse(createProfileInput, data, { abortEarly: false });
+      if (!parsed.success) {
+        summary.rejected.push({ row, issues: toIssues(parsed.issues) });
+        continue;
+      }
+      valid.push({ row, input: parsed.output });
+    }
+    const now = isoAt(deps.clock.now());
+    await deps.storage.transaction(async (tx) => {
+      for (const { row, input } of valid) {
+        const existing = await tx.profiles.findByPhone(actor.organizationId, input.phone_number);
+        if (!existing) {
+          const inserted = await tx.profiles.insert({
+            id: deps.ids.prefixed("prf"),
+            organizationId: actor.organizationId,
+            phoneNumber: input.phone_number,
+            email: input.email ?? null,
+            firstName: input.first_name ?? null,
+            lastName: input.last_name ?? null,
+            viberMarketingConsent: input.viber_marketing_consent ?? false,
+            smsMarketingConsent: input.sms_marketing_consent ?? false,
+            attributes: mergeAttributes({}, input.attributes),
+            source: options.source,
+            status: "active",
+            createdAt: now,
+            updatedAt: now,
+            deletedAt: null,
+          });
+          if (inserted === "phone_number_taken") throw new Error("phone taken inside the import transaction");
+          await recordConsentChanges(tx, deps, actor, null, inserted);
+          summary.created += 1;
+          continue;
+        }
+        const next: ProfileRecord = {
+          ...existing,
+          email: input.email === undefined ? existing.email : input.email,
+          firstName: input.first_name === undefined ? existing.firstName : input.first_name,
+          lastName: input.last_name === undefined ? existing.lastName : input.last_name,
+          viberMarketingConsent: input.viber_marketing_consent ?? existing.viberMarketingConsent,
+          smsMarketingConsent: input.sms_marketing_consent ?? existing.smsMarketingConsent,
+          attributes: mergeAttributes(existing.attributes, input.attributes),
+          source: options.source,
+        };
+        if (!withinAttributeLimit(next.attributes)) {
+          summary.rejected.push({
+            row,
+            issues: [{ path: "attributes", message: "would have more than 50 keys.", rule: "max_keys" }],
+          });
+          continue;
+        }
+        if (JSON.stringify({ ...next, updatedAt: "" }) === JSON.stringify({ ...existing, updatedAt: "" })) {
+          summary.unchanged += 1;
+          continue;
+        }
+        next.updatedAt = now;
+        await tx.profiles.update(next);
+        await recordConsentChanges(tx, deps, actor, existing, next);
+        summary.updated += 1;
+      }
+    });
+    summary.rejected.sort((a, b) => a.row - b.row);
+    return ok(summary);
+  });
+}

@@ -1,0 +1,109 @@
+import { describe, expect, it } from "vitest";
+import type { CampaignRecord } from "../../ports.js";
+import { aCampaign, anApiKey, anOrganization, at } from "./fixtures.js";
+import { anOrganizationIn } from "./profiles-contract.js";
+import type { StorageHarness } from "./raw.js";
+
+/** Organizations, campaigns and API keys. */
+export function accountsContract(harness: () => StorageHarness): void {
+  describe("organizations", () => {
+    it("insert stores an organization; get reads it and is null when unknown", async () => {
+      const { storage } = harness();
+      const org = anOrganization({ name: "Globex", createdAt: at(3) });
+      await storage.organizations.insert(org);
+      expect(await storage.organizations.get(org.id)).toEqual(org);
+      expect(await storage.organizations.get("org_0000000000000000000000000")).toBeNull();
+    });
+  });
+
+  describe("campaigns", () => {
+    it("insert stores a campaign; get reads it only in its organization", async () => {
+      const { storage, raw } = harness();
+      const orgA = await anOrganizationIn(storage);
+      const orgB = await anOrganizationIn(storage);
+      const campaign = aCampaign({ organizationId: orgA, channel: "viber", smsFallback: true });
+      await storage.campaigns.insert(campaign);
+      expect(await raw.campaign(campaign.id)).toEqual(campaign);
+      expect(await storage.campaigns.get(orgA, campaign.id)).toEqual(campaign);
+      expect(await storage.campaigns.get(orgB, campaign.id)).toBeNull();
+      expect(await storage.campaigns.get(orgA, "cmp_0000000000000000000000000")).toBeNull();
+    });
+
+    it("list returns the organization's campaigns oldest first", async () => {
+      const { storage } = harness();
+      const orgA = await anOrganizationIn(storage);
+      const orgB = await anOrganizationIn(storage);
+      const later = aCampaign({ organizationId: orgA, createdAt: at(2) });
+      const earlier = aCampaign({ organizationId: orgA, createdAt: at(1) });
+      await storage.campaigns.insert(later);
+      await storage.campaigns.insert(earlier);
+      await storage.campaigns.insert(aCampaign({ organizationId: orgB }));
+      expect(await storage.campaigns.list(orgA)).toEqual([earlier, later]);
+    });
+
+    it("update replaces the mutable fields; false (nothing written) when unknown or foreign", async () => {
+      const { storage, raw } = harness();
+      const orgA = await anOrganizationIn(storage);
+      const orgB = await anOrganizationIn(storage);
+      const campaign = aCampaign({ organizationId: orgA });
+      await storage.campaigns.insert(campaign);
+      const changed: CampaignRecord = {
+        ...campaign,
+        name: "Promo",
+        channel: "viber",
+        smsFallback: true,
+        category: "promotional",
+        sender: "AcmeShop",
+        template: "Sale {{pct}}",
+        ttlSeconds: 3600,
+        status: "inactive",
+        updatedAt: at(7),
+      };
+      expect(await storage.campaigns.update(changed)).toBe(true);
+      expect(await raw.campaign(campaign.id)).toEqual(changed);
+      expect(await storage.campaigns.update({ ...changed, organizationId: orgB, name: "X" })).toBe(
+        false,
+      );
+      const unknown = { ...changed, id: "cmp_0000000000000000000000000" };
+      expect(await storage.campaigns.update(unknown)).toBe(false);
+      expect(await raw.campaign(campaign.id)).toEqual(changed);
+      expect(await raw.campaign(unknown.id)).toBeNull();
+    });
+  });
+
+  describe("apiKeys", () => {
+    it("insert stores a key; get reads it by id alone and is null when unknown", async () => {
+      const { storage, raw } = harness();
+      const organizationId = await anOrganizationIn(storage);
+      const key = anApiKey({ organizationId, scopes: ["profiles:read"], expiresAt: at(1000) });
+      await storage.apiKeys.insert(key);
+      expect(await raw.apiKey(key.id)).toEqual(key);
+      expect(await storage.apiKeys.get(key.id)).toEqual(key);
+      expect(await storage.apiKeys.get("key_0000000000000000000000000")).toBeNull();
+    });
+
+    it("list returns the organization's keys oldest first, revoked ones included", async () => {
+      const { storage } = harness();
+      const orgA = await anOrganizationIn(storage);
+      const orgB = await anOrganizationIn(storage);
+      const later = anApiKey({ organizationId: orgA, createdAt: at(2) });
+      const earlier = anApiKey({ organizationId: orgA, createdAt: at(1), revokedAt: at(1.5) });
+      await storage.apiKeys.insert(later);
+      await storage.apiKeys.insert(earlier);
+      await storage.apiKeys.insert(anApiKey({ organizationId: orgB }));
+      expect(await storage.apiKeys.list(orgA)).toEqual([earlier, later]);
+    });
+
+    it("revoke sets revokedAt once; false when unknown or already revoked", async () => {
+      const { storage, raw } = harness();
+      const organizationId = await anOrganizationIn(storage);
+      const key = anApiKey({ organizationId });
+      await storage.apiKeys.insert(key);
+      expect(await storage.apiKeys.revoke(key.id, at(5))).toBe(true);
+      expect(await raw.apiKey(key.id)).toEqual({ ...key, revokedAt: at(5) });
+      expect(await storage.apiKeys.revoke(key.id, at(9))).toBe(false);
+      expect((await raw.apiKey(key.id))?.revokedAt).toBe(at(5));
+      expect(await storage.apiKeys.revoke("key_0000000000000000000000000", at(9))).toBe(false);
+    });
+  });
+}

@@ -1,0 +1,254 @@
+import { describe, expect, it } from "vitest";
+import type { AttemptOutcome } from "../../ports.js";
+import { anAttempt, at } from "./fixtures.js";
+import type { StorageHarness } from "./raw.js";
+import { seedDelivery, seedOrganization, seedWebhook } from "./seed.js";
+
+const LEASE_MS = 30_000;
+
+/** Deliveries: attempts, outcomes, cancel and redeliver. */
+export function deliveryOutcomesContract(harness: () => StorageHarness): void {
+  const claimed = async (h: StorageHarness) => {
+    const org = await seedOrganization(h.storage);
+    const delivery = await seedDelivery(h.storage, org);
+    await h.storage.deliveries.claimDue(at(1), 1, "engine-1", LEASE_MS);
+    const outcome = (next: AttemptOutcome["next"], attempt = 0): AttemptOutcome => ({
+      attempt: anAttempt({
+        organizationId: org.organization.id,
+        deliveryId: delivery.id,
+        attempt,
+        startedAt: at(1 + attempt),
+      }),
+      next,
+    });
+    return { org, delivery, outcome };
+  };
+
+  describe("deliveries.completeAttempt", () => {
+    it("delivered: records the attempt, counts it, releases the lease and ends the delivery", async () => {
+      const h = harness();
+      const { delivery, outcome } = await claimed(h);
+      const result = outcome({ status: "delivered" });
+      const attempt = { ...result.attempt, statusCode: 204, error: null, responseBody: "" };
+      expect(
+        await h.storage.deliveries.completeAttempt(delivery.id, "engine-1", { ...result, attempt }),
+      ).toBe(true);
+      expect(await h.raw.delivery(delivery.id)).toMatchObject({
+        status: "delivered",
+        attempts: 1,
+        firstAttemptAt: attempt.startedAt,
+        leaseOwner: null,
+        leaseExpiresAt: null,
+        lastStatusCode: 204,
+        lastError: null,
+        nextAttemptAt: delivery.nextAttemptAt,
+      });
+      expect(await h.raw.attempts(delivery.id)).toEqual([attempt]);
+    });
+
+    it("pending: schedules the next attempt and keeps the first attempt's time", async () => {
+      const h = harness();
+      const { delivery, outcome } = await claimed(h);
+      const first = outcome({ status: "pending", nextAttemptAt: at(31) });
+      expect(await h.storage.deliveries.completeAttempt(delivery.id, "engine-1", first)).toBe(true);
+      expect(await h.raw.delivery(delivery.id)).toMatchObject({
+        status: "pending",
+        attempts: 1,
+        nextAttemptAt: at(31),
+        firstAttemptAt: at(1),
+        leaseOwner: null,
+        leaseExpiresAt: null,
+        lastStatusCode: 500,
+      });
+      await h.storage.deliveries.claimDue(at(31), 1, "engine-2", LEASE_MS);
+      const second = outcome({ status: "pending", nextAttemptAt: at(91) }, 1);
+      const timeout = { ...second.attempt, statusCode: null, error: "timeout", responseBody: null };
+      expect(
+        await h.storage.deliveries.completeAttempt(delivery.id, "engine-2", {
+          ...second,
+          attempt: timeout,
+        }),
+      ).toBe(true);
+      expect(await h.raw.delivery(delivery.id)).toMatchObject({
+        attempts: 2,
+        nextAttemptAt: at(91),
+        firstAttemptAt: at(1),
+        lastStatusCode: null,
+        lastError: "timeout",
+      });
+      expect(await h.raw.attempts(delivery.id)).toEqual([first.attempt, timeout]);
+    });
+
+    it("failed: ends the delivery as failed", async () => {
+      const h = harness();
+      const { delivery, outcome } = await claimed(h);
+      expect(
+        await h.storage.deliveries.completeAttempt(
+          delivery.id,
+          "engine-1",
+          outcome({ status: "failed" }),
+        ),
+      ).toBe(true);
+      expect(await h.raw.delivery(delivery.id)).toMatchObject({
+        status: "failed",
+        attempts: 1,
+        leaseOwner: null,
+      });
+      expect(await h.storage.deliveries.claimDue(at(1000), 10, "engine-1", LEASE_MS)).toEqual([]);
+    });
+
+    it("is false and writes nothing when the caller does not hold the lease", async () => {
+      const h = harness();
+      const { delivery, outcome } = await claimed(h);
+      const before = await h.raw.delivery(delivery.id);
+      expect(
+        await h.storage.deliveries.completeAttempt(
+          delivery.id,
+          "engine-2",
+          outcome({ status: "delivered" }),
+        ),
+      ).toBe(false);
+      expect(await h.raw.delivery(delivery.id)).toEqual(before);
+      expect(await h.raw.attempts(delivery.id)).toEqual([]);
+    });
+
+    it("is false once the lease expired and another engine claimed the delivery", async () => {
+      const h = harness();
+      const { delivery, outcome } = await claimed(h);
+      await h.storage.deliveries.claimDue(at(100), 1, "engine-2", LEASE_MS);
+      const before = await h.raw.delivery(delivery.id);
+      expect(
+        await h.storage.deliveries.completeAttempt(
+          delivery.id,
+          "engine-1",
+          outcome({ status: "delivered" }),
+        ),
+      ).toBe(false);
+      expect(await h.raw.delivery(delivery.id)).toEqual(before);
+      expect(await h.raw.attempts(delivery.id)).toEqual([]);
+    });
+
+    it("is false for an unclaimed or unknown delivery", async () => {
+      const h = harness();
+      const org = await seedOrganization(h.storage);
+      const delivery = await seedDelivery(h.storage, org);
+      const outcome: AttemptOutcome = {
+        attempt: anAttempt({ organizationId: org.organization.id, deliveryId: delivery.id }),
+        next: { status: "delivered" },
+      };
+      expect(await h.storage.deliveries.completeAttempt(delivery.id, "engine-1", outcome)).toBe(
+        false,
+      );
+      expect(await h.raw.delivery(delivery.id)).toEqual(delivery);
+      const unknown = "01890000-0000-7000-8000-000000000000";
+      expect(await h.storage.deliveries.completeAttempt(unknown, "engine-1", outcome)).toBe(false);
+    });
+
+    it("listAttempts returns a delivery's attempts in order, in its organization only", async () => {
+      const h = harness();
+      const other = await seedOrganization(h.storage);
+      const { org, delivery, outcome } = await claimed(h);
+      const first = outcome({ status: "pending", nextAttemptAt: at(2) });
+      await h.storage.deliveries.completeAttempt(delivery.id, "engine-1", first);
+      await h.storage.deliveries.claimDue(at(2), 1, "engine-1", LEASE_MS);
+      const second = outcome({ status: "delivered" }, 1);
+      await h.storage.deliveries.completeAttempt(delivery.id, "engine-1", second);
+      const orgId = org.organization.id;
+      expect(await h.storage.deliveries.listAttempts(orgId, delivery.id)).toEqual([
+        first.attempt,
+        second.attempt,
+      ]);
+      expect(await h.storage.deliveries.listAttempts(other.organization.id, delivery.id)).toEqual(
+        [],
+      );
+    });
+  });
+
+  describe("deliveries.cancelForSubscription", () => {
+    it("cancels only the pending deliveries to that subscription and counts them", async () => {
+      const { storage, raw } = harness();
+      const org = await seedOrganization(storage);
+      const hook = await seedWebhook(storage, org);
+      const otherHook = await seedWebhook(storage, org);
+      const p1 = await seedDelivery(storage, org, {}, hook);
+      const p2 = await seedDelivery(storage, org, { nextAttemptAt: at(60) }, hook);
+      const done = await seedDelivery(storage, org, { status: "delivered" }, hook);
+      const failed = await seedDelivery(storage, org, { status: "failed" }, hook);
+      const elsewhere = await seedDelivery(storage, org, {}, otherHook);
+      expect(
+        await storage.deliveries.cancelForSubscription(org.organization.id, hook.id, at(9)),
+      ).toBe(2);
+      for (const d of [p1, p2]) {
+        expect(await raw.delivery(d.id)).toMatchObject({ status: "cancelled", updatedAt: at(9) });
+      }
+      for (const d of [done, failed, elsewhere]) expect(await raw.delivery(d.id)).toEqual(d);
+      expect(await storage.deliveries.claimDue(at(100), 10, "engine-1", LEASE_MS)).toHaveLength(1);
+    });
+
+    it("an attempt in flight when its delivery is cancelled cannot revive it", async () => {
+      const h = harness();
+      const { org, delivery, outcome } = await claimed(h);
+      const webhookId =
+        delivery.destination.kind === "subscription" ? delivery.destination.webhookId : "";
+      expect(
+        await h.storage.deliveries.cancelForSubscription(org.organization.id, webhookId, at(2)),
+      ).toBe(1);
+      await h.storage.deliveries.completeAttempt(
+        delivery.id,
+        "engine-1",
+        outcome({ status: "pending", nextAttemptAt: at(40) }),
+      );
+      expect(await h.raw.delivery(delivery.id)).toMatchObject({
+        status: "cancelled",
+        updatedAt: at(2),
+      });
+      expect(await h.storage.deliveries.claimDue(at(100), 10, "engine-2", LEASE_MS)).toEqual([]);
+    });
+
+    it("does nothing for another organization", async () => {
+      const { storage, raw } = harness();
+      const org = await seedOrganization(storage);
+      const other = await seedOrganization(storage);
+      const hook = await seedWebhook(storage, org);
+      const delivery = await seedDelivery(storage, org, {}, hook);
+      expect(
+        await storage.deliveries.cancelForSubscription(other.organization.id, hook.id, at(9)),
+      ).toBe(0);
+      expect(await raw.delivery(delivery.id)).toEqual(delivery);
+    });
+  });
+
+  describe("deliveries.redeliver", () => {
+    it("makes a failed delivery pending again, due at the given time", async () => {
+      const { storage, raw } = harness();
+      const org = await seedOrganization(storage);
+      const delivery = await seedDelivery(storage, org, { status: "failed", attempts: 3 });
+      expect(await storage.deliveries.redeliver(org.organization.id, delivery.id, at(500))).toBe(
+        true,
+      );
+      expect(await raw.delivery(delivery.id)).toMatchObject({
+        status: "pending",
+        nextAttemptAt: at(500),
+        updatedAt: at(500),
+      });
+      const claimed = await storage.deliveries.claimDue(at(500), 10, "engine-1", LEASE_MS);
+      expect(claimed.map((d) => d.id)).toEqual([delivery.id]);
+    });
+
+    it("is false (nothing written) unless the delivery is failed and in the organization", async () => {
+      const { storage, raw } = harness();
+      const org = await seedOrganization(storage);
+      const other = await seedOrganization(storage);
+      const failed = await seedDelivery(storage, org, { status: "failed" });
+      expect(await storage.deliveries.redeliver(other.organization.id, failed.id, at(5))).toBe(
+        false,
+      );
+      expect(await raw.delivery(failed.id)).toEqual(failed);
+      for (const status of ["pending", "delivered", "cancelled"] as const) {
+        const d = await seedDelivery(storage, org, { status });
+        expect(await storage.deliveries.redeliver(org.organization.id, d.id, at(5))).toBe(false);
+        expect(await raw.delivery(d.id)).toEqual(d);
+      }
+    });
+  });
+}

@@ -1,0 +1,133 @@
+import { describe, expect, it } from "vitest";
+import { anEvent, at } from "./fixtures.js";
+import type { StorageHarness } from "./raw.js";
+import { seedMessage, seedOrganization } from "./seed.js";
+
+/** Messages: reads, the lifecycle compare-and-set, expiry and events. */
+export function messagesContract(harness: () => StorageHarness): void {
+  describe("messages", () => {
+    it("insert stores a message; get reads it only in its organization, getById by id alone", async () => {
+      const { storage, raw } = harness();
+      const org = await seedOrganization(storage);
+      const other = await seedOrganization(storage);
+      const { message } = await seedMessage(storage, org, {
+        clientReference: "order-42",
+        webhookUrl: "https://example.com/hook",
+        channel: "viber",
+        smsFallbackAllowed: true,
+      });
+      expect(await raw.message(message.id)).toEqual(message);
+      expect(await storage.messages.get(org.organization.id, message.id)).toEqual(message);
+      expect(await storage.messages.get(other.organization.id, message.id)).toBeNull();
+      expect(await storage.messages.getById(message.id)).toEqual(message);
+      const unknown = "01890000-0000-7000-8000-000000000000";
+      expect(await storage.messages.get(org.organization.id, unknown)).toBeNull();
+      expect(await storage.messages.getById(unknown)).toBeNull();
+    });
+
+    it("transition writes the changes while the status is still the expected one", async () => {
+      const { storage, raw } = harness();
+      const org = await seedOrganization(storage);
+      const { message } = await seedMessage(storage, org, { channel: "viber" });
+      const changes = {
+        status: "failed" as const,
+        channel: "sms" as const,
+        error: { code: "undeliverable", message: "No route" },
+        updatedAt: at(30),
+      };
+      expect(await storage.messages.transition(message.id, "sent", changes)).toBe(true);
+      expect(await raw.message(message.id)).toEqual({ ...message, ...changes });
+    });
+
+    it("transition is false and writes nothing when another writer moved the status first", async () => {
+      const { storage, raw } = harness();
+      const org = await seedOrganization(storage);
+      const { message } = await seedMessage(storage, org);
+      const delivered = {
+        status: "delivered" as const,
+        channel: "sms" as const,
+        error: null,
+        updatedAt: at(5),
+      };
+      expect(await storage.messages.transition(message.id, "sent", delivered)).toBe(true);
+      const expired = {
+        status: "expired" as const,
+        channel: "sms" as const,
+        error: null,
+        updatedAt: at(9),
+      };
+      expect(await storage.messages.transition(message.id, "sent", expired)).toBe(false);
+      expect(await raw.message(message.id)).toEqual({ ...message, ...delivered });
+      const unknown = "01890000-0000-7000-8000-000000000000";
+      expect(await storage.messages.transition(unknown, "sent", expired)).toBe(false);
+    });
+
+    it("concurrent transitions from the same status: exactly one wins", async () => {
+      const { storage, raw } = harness();
+      const org = await seedOrganization(storage);
+      const { message } = await seedMessage(storage, org);
+      const results = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          storage.messages.transition(message.id, "sent", {
+            status: "delivered",
+            channel: "sms",
+            error: null,
+            updatedAt: at(10 + i),
+          }),
+        ),
+      );
+      expect(results.filter(Boolean)).toHaveLength(1);
+      const winner = results.indexOf(true);
+      expect((await raw.message(message.id))?.updatedAt).toBe(at(10 + winner));
+    });
+
+    it("listExpired lists only sent messages due at or before now, oldest first, at most limit, in every organization", async () => {
+      const { storage } = harness();
+      const orgA = await seedOrganization(storage);
+      const orgB = await seedOrganization(storage);
+      const a = (await seedMessage(storage, orgA, { createdAt: at(0), expiresAt: at(100) }))
+        .message;
+      const b = (await seedMessage(storage, orgB, { createdAt: at(1), expiresAt: at(200) }))
+        .message;
+      const c = (await seedMessage(storage, orgA, { createdAt: at(2), expiresAt: at(300) }))
+        .message;
+      await seedMessage(storage, orgA, { createdAt: at(3), expiresAt: at(301) });
+      const done = (await seedMessage(storage, orgA, { createdAt: at(0.5), expiresAt: at(150) }))
+        .message;
+      await storage.messages.transition(done.id, "sent", {
+        status: "delivered",
+        channel: "sms",
+        error: null,
+        updatedAt: at(50),
+      });
+      expect(await storage.messages.listExpired(at(300), 10)).toEqual([a.id, b.id, c.id]);
+      expect(await storage.messages.listExpired(at(300), 2)).toEqual([a.id, b.id]);
+      expect(await storage.messages.listExpired(at(99.999), 10)).toEqual([]);
+    });
+
+    it("listEvents returns a message's events in the order they happened, in its organization only", async () => {
+      const { storage, raw } = harness();
+      const org = await seedOrganization(storage);
+      const other = await seedOrganization(storage);
+      const { message, event: sent } = await seedMessage(storage, org, { createdAt: at(0) });
+      await seedMessage(storage, org);
+      const base = { organizationId: org.organization.id, messageId: message.id };
+      const seen = anEvent({ ...base, topic: "message.seen", createdAt: at(20) });
+      const delivered = anEvent({ ...base, topic: "message.delivered", createdAt: at(10) });
+      const failed = anEvent({
+        ...base,
+        topic: "message.failed",
+        channel: "viber",
+        error: { code: "blocked", message: "User blocked" },
+        createdAt: at(30),
+      });
+      await storage.messages.insertEvent(seen);
+      await storage.messages.insertEvent(delivered);
+      await storage.messages.insertEvent(failed);
+      const expected = [sent, delivered, seen, failed];
+      expect(await storage.messages.listEvents(org.organization.id, message.id)).toEqual(expected);
+      expect(await storage.messages.listEvents(other.organization.id, message.id)).toEqual([]);
+      expect(await raw.events(message.id)).toEqual(expected);
+    });
+  });
+}

@@ -1,0 +1,69 @@
+import { describe, expect, it } from "vitest";
+import { T0 } from "./fixtures.js";
+import type { StorageHarness } from "./raw.js";
+
+const WINDOW = 60_000;
+
+/** The sliding-log rate limit. */
+export function rateLimitsContract(harness: () => StorageHarness): void {
+  describe("rateLimits.hit", () => {
+    it("allows exactly limit hits in the window, then refuses, with remaining counting down", async () => {
+      const { storage } = harness();
+      const decisions = [];
+      for (let i = 0; i < 4; i++)
+        decisions.push(await storage.rateLimits.hit("key_a", T0 + i * 1000, WINDOW, 3));
+      expect(decisions).toEqual([
+        { allowed: true, limit: 3, remaining: 2, resetMs: 0 },
+        { allowed: true, limit: 3, remaining: 1, resetMs: 0 },
+        { allowed: true, limit: 3, remaining: 0, resetMs: WINDOW - 2000 },
+        { allowed: false, limit: 3, remaining: 0, resetMs: WINDOW - 3000 },
+      ]);
+    });
+
+    it("a hit leaves the window exactly windowMs after it was made", async () => {
+      const { storage } = harness();
+      await storage.rateLimits.hit("key_a", T0, WINDOW, 2);
+      await storage.rateLimits.hit("key_a", T0 + 10_000, WINDOW, 2);
+      expect((await storage.rateLimits.hit("key_a", T0 + WINDOW - 1, WINDOW, 2)).allowed).toBe(
+        false,
+      );
+      // The window is (now - windowMs, now]: at T0 + windowMs the first hit no longer counts.
+      expect(await storage.rateLimits.hit("key_a", T0 + WINDOW, WINDOW, 2)).toEqual({
+        allowed: true,
+        limit: 2,
+        remaining: 0,
+        resetMs: 10_000,
+      });
+      expect((await storage.rateLimits.hit("key_a", T0 + WINDOW + 9_999, WINDOW, 2)).allowed).toBe(
+        false,
+      );
+      expect((await storage.rateLimits.hit("key_a", T0 + WINDOW + 10_000, WINDOW, 2)).allowed).toBe(
+        true,
+      );
+    });
+
+    it("refused hits are not recorded", async () => {
+      const { storage } = harness();
+      await storage.rateLimits.hit("key_a", T0, WINDOW, 1);
+      for (let i = 1; i <= 5; i++)
+        await storage.rateLimits.hit("key_a", T0 + i * 10_000, WINDOW, 1);
+      expect((await storage.rateLimits.hit("key_a", T0 + WINDOW, WINDOW, 1)).allowed).toBe(true);
+    });
+
+    it("keys are counted apart", async () => {
+      const { storage } = harness();
+      expect((await storage.rateLimits.hit("key_a", T0, WINDOW, 1)).allowed).toBe(true);
+      expect((await storage.rateLimits.hit("key_b", T0, WINDOW, 1)).allowed).toBe(true);
+      expect((await storage.rateLimits.hit("key_a", T0 + 1, WINDOW, 1)).allowed).toBe(false);
+    });
+
+    it("50 concurrent hits on a limit of 10 allow exactly 10", async () => {
+      const { storage } = harness();
+      const decisions = await Promise.all(
+        Array.from({ length: 50 }, () => storage.rateLimits.hit("key_a", T0, WINDOW, 10)),
+      );
+      expect(decisions.filter((d) => d.allowed)).toHaveLength(10);
+      expect(decisions.every((d) => d.limit === 10 && d.remaining >= 0)).toBe(true);
+    });
+  });
+}

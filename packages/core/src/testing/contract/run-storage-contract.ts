@@ -1,0 +1,38 @@
+import { describe } from "vitest";
+import { accountsContract } from "./accounts-contract.js";
+import { concurrencyContract } from "./concurrency-contract.js";
+import { contactListsContract } from "./contact-lists-contract.js";
+import { deliveryClaimsContract } from "./delivery-claims-contract.js";
+import { deliveryOutcomesContract } from "./delivery-outcomes-contract.js";
+import type { HarnessFactory } from "./harness.js";
+import { useHarness } from "./harness.js";
+import { idempotencyContract } from "./idempotency-contract.js";
+import { messagesContract } from "./messages-contract.js";
+import { profileListContract } from "./profile-list-contract.js";
+import { profilesContract } from "./profiles-contract.js";
+import { rateLimitsContract } from "./rate-limits-contract.js";
+import { transactionsContract } from "./transactions-contract.js";
+import { webhooksContract } from "./webhooks-contract.js";
+
+/**
+ * The storage contract every adapter runs: registers vitest suites that check each guarantee
+ * written in `ports.ts`, reading stored state through the harness's raw readers. Every test gets
+ * a fresh harness from `makeHarness` and disposes it afterwards.
+ */
+export function runStorageContract(name: string, makeHarness: HarnessFactory): void {
+  describe(`storage contract: ${name}`, () => {
+    const harness = useHarness(makeHarness);
+    accountsContract(harness);
+    profilesContract(harness);
+    profileListContract(harness);
+    contactListsContract(harness);
+    messagesContract(harness);
+    webhooksContract(harness);
+    deliveryClaimsContract(harness);
+    deliveryOutcomesContract(harness);
+    rateLimitsContract(harness);
+    idempotencyContract(harness);
+    transactionsContract(harness);
+    concurrencyContract(harness);
+  });
+}

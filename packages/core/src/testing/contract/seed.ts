@@ -1,0 +1,100 @@
+import type {
+  ApiKeyRecord,
+  CampaignRecord,
+  DeliveryRecord,
+  MessageEventRecord,
+  MessageRecord,
+  OrganizationRecord,
+  ProfileRecord,
+  Repositories,
+  WebhookSubscriptionRecord,
+} from "../../ports.js";
+import {
+  aCampaign,
+  aDelivery,
+  aMessage,
+  anApiKey,
+  anEvent,
+  anOrganization,
+  aProfile,
+  aWebhook,
+} from "./fixtures.js";
+
+/** An organization with one API key, one campaign and one profile, all stored. */
+export interface SeededOrganization {
+  organization: OrganizationRecord;
+  apiKey: ApiKeyRecord;
+  campaign: CampaignRecord;
+  profile: ProfileRecord;
+}
+
+/** Stores an organization and the records a message needs, so foreign keys hold. */
+export async function seedOrganization(repos: Repositories): Promise<SeededOrganization> {
+  const organization = anOrganization();
+  await repos.organizations.insert(organization);
+  const organizationId = organization.id;
+  const apiKey = anApiKey({ organizationId });
+  await repos.apiKeys.insert(apiKey);
+  const campaign = aCampaign({ organizationId });
+  await repos.campaigns.insert(campaign);
+  const profile = await repos.profiles.insert(aProfile({ organizationId }));
+  if (profile === "phone_number_taken") throw new Error("seed: fresh phone number was taken");
+  return { organization, apiKey, campaign, profile };
+}
+
+/** Stores a message of the seeded organization with its `message.sent` event. */
+export async function seedMessage(
+  repos: Repositories,
+  org: SeededOrganization,
+  overrides: Partial<MessageRecord> = {},
+): Promise<{ message: MessageRecord; event: MessageEventRecord }> {
+  const message = aMessage({
+    organizationId: org.organization.id,
+    apiKeyId: org.apiKey.id,
+    campaignId: org.campaign.id,
+    profileId: org.profile.id,
+    phoneNumber: org.profile.phoneNumber,
+    ...overrides,
+  });
+  await repos.messages.insert(message);
+  const event = anEvent({
+    organizationId: message.organizationId,
+    messageId: message.id,
+    createdAt: message.createdAt,
+  });
+  await repos.messages.insertEvent(event);
+  return { message, event };
+}
+
+/** Stores a subscription of the seeded organization. */
+export async function seedWebhook(
+  repos: Repositories,
+  org: SeededOrganization,
+  overrides: Partial<WebhookSubscriptionRecord> = {},
+): Promise<WebhookSubscriptionRecord> {
+  const webhook = aWebhook({ organizationId: org.organization.id, ...overrides });
+  await repos.webhooks.insert(webhook);
+  return webhook;
+}
+
+/**
+ * Stores a delivery of a fresh message's event to `webhook` (a new subscription when omitted).
+ */
+export async function seedDelivery(
+  repos: Repositories,
+  org: SeededOrganization,
+  overrides: Partial<DeliveryRecord> = {},
+  webhook?: WebhookSubscriptionRecord,
+): Promise<DeliveryRecord> {
+  const { message, event } = await seedMessage(repos, org);
+  const target = webhook ?? (await seedWebhook(repos, org));
+  const delivery = aDelivery({
+    organizationId: org.organization.id,
+    eventId: event.id,
+    messageId: message.id,
+    destination: { kind: "subscription", webhookId: target.id },
+    ...overrides,
+  });
+  await repos.deliveries.insert(delivery);
+  return delivery;
+}

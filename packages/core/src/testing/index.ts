@@ -1,0 +1,3 @@
+// The public face of `@tidings/core/testing`. Each area adds its own exports here.
+export * from "./contract/index.js";
+export * from "./memory/index.js";

@@ -1,0 +1,124 @@
+import type { DeliveryRecord, DeliveryRepository } from "../../ports.js";
+import { isoAt } from "../../shared/clock.js";
+import type { MemoryScope } from "./scope.js";
+import { assertNew, clone, ms, oldestFirst } from "./state.js";
+
+const leaseFree = (d: DeliveryRecord, now: number): boolean =>
+  d.leaseOwner === null || d.leaseExpiresAt === null || ms(d.leaseExpiresAt) <= now;
+
+/** Webhook deliveries and their attempts in memory; claims are leases. */
+export function memoryDeliveries(scope: MemoryScope): DeliveryRepository {
+  return {
+    insert: (delivery) =>
+      scope.write("deliveries.insert", (s) => {
+        assertNew(s.deliveries, delivery.id, "delivery");
+        s.deliveries.set(delivery.id, clone(delivery));
+      }),
+    get: (organizationId, id) =>
+      scope.read("deliveries.get", (s) => {
+        const delivery = s.deliveries.get(id);
+        return delivery?.organizationId === organizationId ? delivery : null;
+      }),
+    listForMessage: (organizationId, messageId) =>
+      scope.read("deliveries.listForMessage", (s) =>
+        oldestFirst(
+          [...s.deliveries.values()].filter(
+            (d) => d.organizationId === organizationId && d.messageId === messageId,
+          ),
+          (d) => d.createdAt,
+          (d) => d.id,
+        ),
+      ),
+    claimDue: (now, limit, owner, leaseMs) =>
+      scope.write("deliveries.claimDue", (s) => {
+        const at = ms(now);
+        const due = oldestFirst(
+          [...s.deliveries.values()].filter(
+            (d) => d.status === "pending" && ms(d.nextAttemptAt) <= at && leaseFree(d, at),
+          ),
+          (d) => d.nextAttemptAt,
+          (d) => d.id,
+        ).slice(0, limit);
+        return due.map((d) => {
+          const leased = { ...d, leaseOwner: owner, leaseExpiresAt: isoAt(at + leaseMs) };
+          s.deliveries.set(d.id, leased);
+          return leased;
+        });
+      }),
+    completeAttempt: (id, owner, outcome) =>
+      scope.write("deliveries.completeAttempt", (s) => {
+        const stored = s.deliveries.get(id);
+        if (stored?.status !== "pending" || stored.leaseOwner !== owner) return false;
+        const { attempt, next } = outcome;
+        s.attempts.push({
+          ...clone(attempt),
+          deliveryId: id,
+          organizationId: stored.organizationId,
+        });
+        s.deliveries.set(id, {
+          ...stored,
+          status: next.status,
+          attempts: stored.attempts + 1,
+          nextAttemptAt: next.status === "pending" ? next.nextAttemptAt : stored.nextAttemptAt,
+          firstAttemptAt: stored.firstAttemptAt ?? attempt.startedAt,
+          leaseOwner: null,
+          leaseExpiresAt: null,
+          lastStatusCode: attempt.statusCode,
+          lastError: attempt.error,
+          // Storage reads no clock: the delivery changed when the attempt ended.
+          updatedAt: isoAt(ms(attempt.startedAt) + attempt.durationMs),
+        });
+        return true;
+      }),
+    cancelForSubscription: (organizationId, webhookId, at) =>
+      scope.write("deliveries.cancelForSubscription", (s) => {
+        let cancelled = 0;
+        for (const d of s.deliveries.values()) {
+          const toSubscription =
+            d.destination.kind === "subscription" && d.destination.webhookId === webhookId;
+          if (d.organizationId !== organizationId || d.status !== "pending" || !toSubscription) {
+            continue;
+          }
+          // Dropping the lease makes an in-flight attempt's completion a no-op.
+          s.deliveries.set(d.id, {
+            ...d,
+            status: "cancelled",
+            leaseOwner: null,
+            leaseExpiresAt: null,
+            updatedAt: at,
+          });
+          cancelled += 1;
+        }
+        return cancelled;
+      }),
+    redeliver: (organizationId, id, at) =>
+      scope.write("deliveries.redeliver", (s) => {
+        const stored = s.deliveries.get(id);
+        if (stored?.organizationId !== organizationId || stored.status !== "failed") return false;
+        s.deliveries.set(id, {
+          ...stored,
+          status: "pending",
+          nextAttemptAt: at,
+          leaseOwner: null,
+          leaseExpiresAt: null,
+          updatedAt: at,
+        });
+        return true;
+      }),
+    listAttempts: (organizationId, deliveryId) =>
+      scope.read("deliveries.listAttempts", (s) =>
+        s.attempts
+          .filter((a) => a.organizationId === organizationId && a.deliveryId === deliveryId)
+          .sort((a, b) => a.attempt - b.attempt),
+      ),
+    nextDueAt: () =>
+      scope.read("deliveries.nextDueAt", (s) => {
+        let earliest: string | null = null;
+        for (const d of s.deliveries.values()) {
+          if (d.status !== "pending") continue;
+          if (earliest === null || ms(d.nextAttemptAt) < ms(earliest)) earliest = d.nextAttemptAt;
+        }
+        return earliest;
+      }),
+  };
+}

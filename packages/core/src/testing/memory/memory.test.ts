@@ -1,0 +1,7 @@
+import { runStorageContract } from "../contract/index.js";
+import { memoryStorage } from "./index.js";
+
+runStorageContract("memory", async () => {
+  const storage = memoryStorage();
+  return { storage, raw: storage.raw, dispose: () => storage.close() };
+});

@@ -1,0 +1,58 @@
+import type { MessageRepository } from "../../ports.js";
+import type { MemoryScope } from "./scope.js";
+import { assertNew, clone, ms, oldestFirst } from "./state.js";
+
+/** Messages and their lifecycle events in memory. */
+export function memoryMessages(scope: MemoryScope): MessageRepository {
+  return {
+    insert: (message) =>
+      scope.write("messages.insert", (s) => {
+        assertNew(s.messages, message.id, "message");
+        s.messages.set(message.id, clone(message));
+      }),
+    get: (organizationId, id) =>
+      scope.read("messages.get", (s) => {
+        const message = s.messages.get(id);
+        return message?.organizationId === organizationId ? message : null;
+      }),
+    getById: (id) => scope.read("messages.getById", (s) => s.messages.get(id) ?? null),
+    transition: (id, expectedStatus, changes) =>
+      scope.write("messages.transition", (s) => {
+        const stored = s.messages.get(id);
+        if (stored === undefined || stored.status !== expectedStatus) return false;
+        s.messages.set(id, {
+          ...stored,
+          status: changes.status,
+          channel: changes.channel,
+          error: clone(changes.error),
+          updatedAt: changes.updatedAt,
+        });
+        return true;
+      }),
+    listExpired: (now, limit) =>
+      scope.read("messages.listExpired", (s) =>
+        oldestFirst(
+          [...s.messages.values()].filter((m) => m.status === "sent" && ms(m.expiresAt) <= ms(now)),
+          (m) => m.expiresAt,
+          (m) => m.id,
+        )
+          .slice(0, limit)
+          .map((m) => m.id),
+      ),
+    insertEvent: (event) =>
+      scope.write("messages.insertEvent", (s) => {
+        if (s.events.some((e) => e.id === event.id)) {
+          throw new Error(`memory storage: duplicate event id ${event.id}`);
+        }
+        s.events.push(clone(event));
+      }),
+    listEvents: (organizationId, messageId) =>
+      scope.read("messages.listEvents", (s) =>
+        oldestFirst(
+          s.events.filter((e) => e.organizationId === organizationId && e.messageId === messageId),
+          (e) => e.createdAt,
+          (e) => e.id,
+        ),
+      ),
+  };
+}

@@ -1,0 +1,30 @@
+import type { Repositories } from "../../ports.js";
+import { memoryApiKeys } from "./api-keys.js";
+import { memoryCampaigns } from "./campaigns.js";
+import { memoryConsent } from "./consent.js";
+import { memoryContactLists } from "./contact-lists.js";
+import { memoryDeliveries } from "./deliveries.js";
+import { memoryIdempotency } from "./idempotency.js";
+import { memoryMessages } from "./messages.js";
+import { memoryOrganizations } from "./organizations.js";
+import { memoryProfiles } from "./profiles.js";
+import { memoryRateLimits } from "./rate-limits.js";
+import type { MemoryScope } from "./scope.js";
+import { memoryWebhooks } from "./webhooks.js";
+
+/** Every repository over one scope (the committed state, or a transaction's draft). */
+export function memoryRepositories(scope: MemoryScope): Repositories {
+  return {
+    organizations: memoryOrganizations(scope),
+    profiles: memoryProfiles(scope),
+    consent: memoryConsent(scope),
+    contactLists: memoryContactLists(scope),
+    campaigns: memoryCampaigns(scope),
+    apiKeys: memoryApiKeys(scope),
+    messages: memoryMessages(scope),
+    webhooks: memoryWebhooks(scope),
+    deliveries: memoryDeliveries(scope),
+    rateLimits: memoryRateLimits(scope),
+    idempotency: memoryIdempotency(scope),
+  };
+}

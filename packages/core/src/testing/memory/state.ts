@@ -1,0 +1,95 @@
+import type {
+  ApiKeyRecord,
+  CampaignRecord,
+  ConsentChangeRecord,
+  ContactListRecord,
+  DeliveryAttemptRecord,
+  DeliveryRecord,
+  IdempotencyRecord,
+  MembershipRecord,
+  MessageEventRecord,
+  MessageRecord,
+  OrganizationRecord,
+  ProfileRecord,
+  WebhookSubscriptionRecord,
+} from "../../ports.js";
+
+/**
+ * Everything the in-memory storage keeps. Maps and arrays keep insertion order, which is the
+ * tiebreak wherever two records carry the same timestamp.
+ */
+export interface MemoryState {
+  organizations: Map<string, OrganizationRecord>;
+  profiles: Map<string, ProfileRecord>;
+  /** The last `seq` handed out; profiles get `lastProfileSeq + 1`. */
+  lastProfileSeq: number;
+  consentChanges: ConsentChangeRecord[];
+  contactLists: Map<string, ContactListRecord>;
+  /** In the order they were added. */
+  memberships: MembershipRecord[];
+  campaigns: Map<string, CampaignRecord>;
+  apiKeys: Map<string, ApiKeyRecord>;
+  messages: Map<string, MessageRecord>;
+  events: MessageEventRecord[];
+  webhooks: Map<string, WebhookSubscriptionRecord>;
+  deliveries: Map<string, DeliveryRecord>;
+  attempts: DeliveryAttemptRecord[];
+  /** Hit times (ms) per rate-limit key, ascending. */
+  rateLimitHits: Map<string, number[]>;
+  /** Keyed by `idempotencyKey(apiKeyId, endpoint, key)`. */
+  idempotency: Map<string, IdempotencyRecord>;
+}
+
+/** A fresh, empty state. */
+export function emptyState(): MemoryState {
+  return {
+    organizations: new Map(),
+    profiles: new Map(),
+    lastProfileSeq: 0,
+    consentChanges: [],
+    contactLists: new Map(),
+    memberships: [],
+    campaigns: new Map(),
+    apiKeys: new Map(),
+    messages: new Map(),
+    events: [],
+    webhooks: new Map(),
+    deliveries: new Map(),
+    attempts: [],
+    rateLimitHits: new Map(),
+    idempotency: new Map(),
+  };
+}
+
+/** A deep copy, so a transaction can work on a draft and callers never share stored objects. */
+export const clone = <T>(value: T): T => structuredClone(value);
+
+/** The map key of an idempotency record. */
+export const idempotencyKey = (apiKeyId: string, endpoint: string, key: string): string =>
+  JSON.stringify([apiKeyId, endpoint, key]);
+
+/** Milliseconds of an ISO timestamp, for comparisons that must not depend on string form. */
+export const ms = (iso: string): number => Date.parse(iso);
+
+/**
+ * Orders records oldest first by a timestamp, then by id; `Array.prototype.sort` is stable, so
+ * records equal on both keep their insertion order.
+ */
+export function oldestFirst<T>(
+  records: T[],
+  at: (record: T) => string,
+  id?: (record: T) => string,
+): T[] {
+  return [...records].sort((a, b) => {
+    const byTime = ms(at(a)) - ms(at(b));
+    if (byTime !== 0 || id === undefined) return byTime;
+    const ia = id(a);
+    const ib = id(b);
+    return ia < ib ? -1 : ia > ib ? 1 : 0;
+  });
+}
+
+/** Throws like a primary-key constraint would. */
+export function assertNew(map: Map<string, unknown>, id: string, what: string): void {
+  if (map.has(id)) throw new Error(`memory storage: duplicate ${what} id ${id}`);
+}

@@ -1,0 +1,50 @@
+import type { WebhookSubscriptionRepository } from "../../ports.js";
+import type { MemoryScope } from "./scope.js";
+import { assertNew, clone, oldestFirst } from "./state.js";
+
+/** Webhook subscriptions in memory. */
+export function memoryWebhooks(scope: MemoryScope): WebhookSubscriptionRepository {
+  return {
+    insert: (subscription) =>
+      scope.write("webhooks.insert", (s) => {
+        assertNew(s.webhooks, subscription.id, "webhook subscription");
+        s.webhooks.set(subscription.id, clone(subscription));
+      }),
+    get: (organizationId, id) =>
+      scope.read("webhooks.get", (s) => {
+        const subscription = s.webhooks.get(id);
+        return subscription?.organizationId === organizationId ? subscription : null;
+      }),
+    getById: (id) => scope.read("webhooks.getById", (s) => s.webhooks.get(id) ?? null),
+    list: (organizationId) =>
+      scope.read("webhooks.list", (s) =>
+        oldestFirst(
+          [...s.webhooks.values()].filter((w) => w.organizationId === organizationId),
+          (w) => w.createdAt,
+          (w) => w.id,
+        ),
+      ),
+    update: (subscription) =>
+      scope.write("webhooks.update", (s) => {
+        const stored = s.webhooks.get(subscription.id);
+        if (stored?.organizationId !== subscription.organizationId) return false;
+        s.webhooks.set(subscription.id, {
+          ...clone(subscription),
+          id: stored.id,
+          organizationId: stored.organizationId,
+          createdAt: stored.createdAt,
+        });
+        return true;
+      }),
+    delete: (organizationId, id) =>
+      scope.write("webhooks.delete", (s) => {
+        const stored = s.webhooks.get(id);
+        if (stored?.organizationId !== organizationId) return false;
+        s.webhooks.delete(id);
+        return true;
+      }),
+    // Transactions already run one at a time in memory, so holding the lock is all it takes.
+    lockOrganization: (_organizationId) =>
+      scope.write("webhooks.lockOrganization", () => undefined),
+  };
+}
