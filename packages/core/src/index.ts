@@ -7,6 +7,11 @@ export type { Principal } from "./auth/authenticate.js";
 export { authenticate } from "./auth/authenticate.js";
 export { createOrganization } from "./auth/organizations.js";
 export { isScope, requireScope, SCOPES } from "./auth/scopes.js";
+export type { FoundLink, LinkKind } from "./campaigns/link-detection.js";
+export { findLink, KNOWN_SCHEMES, normalizeForLinkDetection } from "./campaigns/link-detection.js";
+export { MAX_PLACEHOLDERS, parseTemplate, renderTemplate } from "./campaigns/template.js";
+export type { ParamsCampaign } from "./campaigns/viber-params.js";
+export { VIBER_MAX_PARAM_LENGTH, validateParams } from "./campaigns/viber-params.js";
 export type { Actor, Deps, TidingsConfig } from "./deps.js";
 export { defaultConfig } from "./deps.js";
 export type * from "./errors.js";
@@ -26,6 +31,8 @@ export { createProfile } from "./profiles/create-profile.js";
 export { deleteProfile } from "./profiles/delete-profile.js";
 export { findOrCreateProfileByPhone } from "./profiles/ensure-profile.js";
 export { getProfile } from "./profiles/get-profile.js";
+export type { ImportRow, ImportSummary } from "./profiles/import-profiles.js";
+export { importProfiles } from "./profiles/import-profiles.js";
 export type { Page } from "./profiles/list-profiles.js";
 export {
   DEFAULT_PAGE_SIZE,

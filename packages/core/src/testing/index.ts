@@ -1,3 +1,5 @@
 // The public face of `@tidings/core/testing`. Each area adds its own exports here.
+
+export * from "./arbitraries/params.js";
 export * from "./contract/index.js";
 export * from "./memory/index.js";
