@@ -1,0 +1,5 @@
+export type { MigrateOptions, MigrateResult, Migration } from "./migrations.js";
+export { latestSchemaVersion, migrate, migrations, SchemaTooNewError } from "./migrations.js";
+export type { SqliteDatabase, SqliteRunResult, SqliteStatement } from "./sqlite-database.js";
+export type { SqliteStorageOptions } from "./sqlite-storage.js";
+export { sqliteStorage } from "./sqlite-storage.js";

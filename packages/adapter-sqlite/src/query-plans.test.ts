@@ -1,0 +1,209 @@
+import type { Repositories } from "@tidings/core";
+import {
+  aConsentChange,
+  aContactList,
+  aMembership,
+  anAttempt,
+  anIdempotencyRecord,
+  at,
+  seedDelivery,
+  seedOrganization,
+} from "@tidings/core/testing";
+import Database from "better-sqlite3";
+import { describe, expect, it } from "vitest";
+import type { RecordedCall } from "./recording-database.js";
+import { recordingDatabase } from "./recording-database.js";
+import { sqliteStorage } from "./sqlite-storage.js";
+
+type PlanRow = { detail: string };
+
+const planOf = (db: Database.Database, sql: string, params: unknown[]): string[] =>
+  (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as PlanRow[]).map((row) => row.detail);
+
+/** A full table scan: `SCAN profiles`, as opposed to `SEARCH …` or a scan of an index. */
+const fullScan = (detail: string): boolean => /^SCAN \w+$/.test(detail);
+
+/** Calls every repository method once, labelling the statements each one runs. */
+async function exerciseEveryLookup(repos: Repositories, label: (name: string) => void) {
+  const org = await seedOrganization(repos);
+  const organizationId = org.organization.id;
+  const { profile } = org;
+  const list = aContactList({ organizationId });
+  const step = async (name: string, call: () => Promise<unknown>) => {
+    label(name);
+    await call();
+  };
+  await step("organizations.get", () => repos.organizations.get(organizationId));
+  await step("profiles.get", () => repos.profiles.get(organizationId, profile.id));
+  await step("profiles.findByPhone", () =>
+    repos.profiles.findByPhone(organizationId, profile.phoneNumber),
+  );
+  await step("profiles.findByEmail", () => repos.profiles.findByEmail(organizationId, "a@b.c", 2));
+  await step("profiles.list", () => repos.profiles.list({ organizationId, afterSeq: 1, limit: 3 }));
+  await step("profiles.list+phone", () =>
+    repos.profiles.list({ organizationId, phoneNumber: profile.phoneNumber, limit: 3 }),
+  );
+  await step("profiles.list+email", () =>
+    repos.profiles.list({ organizationId, email: "A@b.c", afterSeq: 1, limit: 3 }),
+  );
+  await step("profiles.update", () => repos.profiles.update({ ...profile, firstName: "Bo" }));
+  await step("consent.insert", () =>
+    repos.consent.insert(aConsentChange({ organizationId, profileId: profile.id })),
+  );
+  await step("consent.listForProfile", () =>
+    repos.consent.listForProfile(organizationId, profile.id),
+  );
+  await step("contactLists.insert", () => repos.contactLists.insert(list));
+  await step("contactLists.get", () => repos.contactLists.get(organizationId, list.id));
+  await step("contactLists.findByName", () =>
+    repos.contactLists.findByName(organizationId, list.name),
+  );
+  await step("contactLists.list", () => repos.contactLists.list(organizationId));
+  await step("contactLists.addMember", () =>
+    repos.contactLists.addMember(
+      aMembership({ organizationId, listId: list.id, profileId: profile.id }),
+    ),
+  );
+  await step("contactLists.listMembers", () =>
+    repos.contactLists.listMembers(organizationId, list.id),
+  );
+  await step("contactLists.listsOfProfile", () =>
+    repos.contactLists.listsOfProfile(organizationId, profile.id),
+  );
+  await step("contactLists.removeMember", () =>
+    repos.contactLists.removeMember(organizationId, list.id, profile.id),
+  );
+  await step("campaigns.get", () => repos.campaigns.get(organizationId, org.campaign.id));
+  await step("campaigns.list", () => repos.campaigns.list(organizationId));
+  await step("campaigns.update", () => repos.campaigns.update({ ...org.campaign, name: "New" }));
+  await step("apiKeys.get", () => repos.apiKeys.get(org.apiKey.id));
+  await step("apiKeys.list", () => repos.apiKeys.list(organizationId));
+  label("seed");
+  const delivery = await seedDelivery(repos, org);
+  const messageId = delivery.messageId ?? "";
+  const webhookId =
+    delivery.destination.kind === "subscription" ? delivery.destination.webhookId : "";
+  await step("messages.get", () => repos.messages.get(organizationId, messageId));
+  await step("messages.getById", () => repos.messages.getById(messageId));
+  await step("messages.listExpired", () => repos.messages.listExpired(at(100), 10));
+  await step("messages.listEvents", () => repos.messages.listEvents(organizationId, messageId));
+  await step("messages.transition", () =>
+    repos.messages.transition(messageId, "sent", {
+      status: "delivered",
+      channel: "sms",
+      error: null,
+      updatedAt: at(1),
+    }),
+  );
+  await step("webhooks.get", () => repos.webhooks.get(organizationId, webhookId));
+  await step("webhooks.getById", () => repos.webhooks.getById(webhookId));
+  await step("webhooks.list", () => repos.webhooks.list(organizationId));
+  await step("deliveries.get", () => repos.deliveries.get(organizationId, delivery.id));
+  await step("deliveries.listForMessage", () =>
+    repos.deliveries.listForMessage(organizationId, messageId),
+  );
+  await step("deliveries.nextDueAt", () => repos.deliveries.nextDueAt());
+  await step("deliveries.claimDue", () => repos.deliveries.claimDue(at(5), 10, "engine", 30_000));
+  await step("deliveries.completeAttempt", () =>
+    repos.deliveries.completeAttempt(delivery.id, "engine", {
+      attempt: anAttempt({ organizationId, deliveryId: delivery.id }),
+      next: { status: "failed" },
+    }),
+  );
+  await step("deliveries.listAttempts", () =>
+    repos.deliveries.listAttempts(organizationId, delivery.id),
+  );
+  await step("deliveries.redeliver", () =>
+    repos.deliveries.redeliver(organizationId, delivery.id, at(9)),
+  );
+  await step("deliveries.cancelForSubscription", () =>
+    repos.deliveries.cancelForSubscription(organizationId, webhookId, at(10)),
+  );
+  await step("rateLimits.hit", async () => {
+    for (let i = 0; i < 3; i++) await repos.rateLimits.hit("key", 1000 + i, 60_000, 2);
+  });
+  const record = anIdempotencyRecord({ apiKeyId: org.apiKey.id });
+  await step("idempotency.begin", async () => {
+    await repos.idempotency.begin(record, at(0));
+    await repos.idempotency.begin(record, at(0));
+  });
+  await step("idempotency.complete", () =>
+    repos.idempotency.complete(record.apiKeyId, record.endpoint, record.key, {
+      status: 201,
+      body: "{}",
+      headers: {},
+    }),
+  );
+  await step("idempotency.release", () =>
+    repos.idempotency.release(record.apiKeyId, record.endpoint, record.key),
+  );
+  await step("webhooks.delete", () => repos.webhooks.delete(organizationId, webhookId));
+  await step("profiles.softDelete", () =>
+    repos.profiles.softDelete(organizationId, profile.id, at(11)),
+  );
+  label("");
+}
+
+/** The first recorded statement of a step whose SQL matches `pattern`. */
+const statementOf = (calls: RecordedCall[], label: string, pattern: RegExp): RecordedCall => {
+  const call = calls.find((c) => c.label === label && pattern.test(c.sql));
+  if (call === undefined) throw new Error(`no statement recorded for ${label}`);
+  return call;
+};
+
+describe("query plans", () => {
+  it("no statement any repository method runs scans a whole table", async () => {
+    const raw = new Database(":memory:");
+    const recording = recordingDatabase(raw);
+    const storage = sqliteStorage(recording.db);
+    await exerciseEveryLookup(storage, recording.label);
+    const labelled = recording.calls.filter((call) => call.label !== "" && call.label !== "seed");
+    expect(new Set(labelled.map((call) => call.label)).size).toBeGreaterThan(40);
+    const scans = labelled.flatMap((call) =>
+      planOf(raw, call.sql, call.params)
+        .filter(fullScan)
+        .map((detail) => `${call.label}: ${detail}`),
+    );
+    expect(scans).toEqual([]);
+    await storage.close();
+    raw.close();
+  });
+
+  it("each core lookup searches the index made for it", async () => {
+    const raw = new Database(":memory:");
+    const recording = recordingDatabase(raw);
+    const storage = sqliteStorage(recording.db);
+    await exerciseEveryLookup(storage, recording.label);
+    const expectations: Array<[string, RegExp, string]> = [
+      ["profiles.findByPhone", /^SELECT/, "profiles_active_phone"],
+      ["profiles.findByEmail", /^SELECT/, "profiles_active_email"],
+      ["profiles.list", /^SELECT/, "profiles_active_seq"],
+      ["profiles.list+phone", /^SELECT/, "profiles_active_phone"],
+      ["profiles.list+email", /^SELECT/, "profiles_active_email"],
+      ["deliveries.claimDue", /^UPDATE/, "deliveries_due"],
+      ["deliveries.nextDueAt", /^SELECT/, "deliveries_due"],
+      ["deliveries.cancelForSubscription", /^UPDATE/, "deliveries_subscription"],
+      ["deliveries.listAttempts", /^SELECT/, "delivery_attempts_delivery"],
+      ["deliveries.listForMessage", /^SELECT/, "deliveries_message"],
+      ["messages.listExpired", /^SELECT/, "messages_expiry"],
+      ["messages.listEvents", /^SELECT/, "message_events_message"],
+      ["rateLimits.hit", /^SELECT COUNT/, "rate_limit_hits_key"],
+      ["rateLimits.hit", /^DELETE/, "rate_limit_hits_key"],
+      ["consent.listForProfile", /^SELECT/, "consent_changes_profile"],
+      ["contactLists.listMembers", /^SELECT/, "list_memberships_list"],
+      ["contactLists.listsOfProfile", /^SELECT/, "list_memberships_profile"],
+      ["campaigns.list", /^SELECT/, "campaigns_organization"],
+      ["apiKeys.list", /^SELECT/, "api_keys_organization"],
+      ["webhooks.list", /^SELECT/, "webhook_subscriptions_organization"],
+    ];
+    for (const [label, pattern, index] of expectations) {
+      const call = statementOf(recording.calls, label, pattern);
+      const plan = planOf(raw, call.sql, call.params).join("\n");
+      expect(plan, label).toContain(`INDEX ${index} `);
+      // Lists come out of the index in order; only claimDue re-sorts its few RETURNING rows.
+      expect(plan, label).not.toContain("TEMP B-TREE");
+    }
+    await storage.close();
+    raw.close();
+  });
+});

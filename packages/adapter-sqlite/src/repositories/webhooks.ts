@@ -1,0 +1,85 @@
+import type {
+  WebhookSubscriptionRecord,
+  WebhookSubscriptionRepository,
+  WebhookTopic,
+} from "@tidings/core";
+import { fromJson, toJson } from "../columns.js";
+import type { Sql } from "../sqlite-database.js";
+import type { SyncOf } from "../sync-repository.js";
+
+export interface WebhookRow {
+  id: string;
+  organization_id: string;
+  url: string;
+  topics: string;
+  status: string;
+  description: string | null;
+  secret_sealed: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export const webhookColumns =
+  "id, organization_id, url, topics, status, description, secret_sealed, created_at, updated_at";
+
+export const toWebhook = (row: WebhookRow): WebhookSubscriptionRecord => ({
+  id: row.id,
+  organizationId: row.organization_id,
+  url: row.url,
+  topics: fromJson<WebhookTopic[]>(row.topics),
+  status: row.status === "active" ? "active" : "inactive",
+  description: row.description,
+  secretSealed: row.secret_sealed,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+/** Webhook subscriptions. */
+export function webhookRepository(sql: Sql): SyncOf<WebhookSubscriptionRepository> {
+  const one = (row: unknown) => (row === undefined ? null : toWebhook(row as WebhookRow));
+  return {
+    insert(subscription) {
+      sql(
+        `INSERT INTO webhook_subscriptions (${webhookColumns})
+         VALUES (@id, @organizationId, @url, @topics, @status, @description, @secretSealed,
+           @createdAt, @updatedAt)`,
+      ).run({ ...subscription, topics: toJson(subscription.topics) });
+    },
+    get(organizationId, id) {
+      return one(
+        sql(
+          `SELECT ${webhookColumns} FROM webhook_subscriptions
+           WHERE id = ? AND organization_id = ?`,
+        ).get(id, organizationId),
+      );
+    },
+    getById(id) {
+      return one(sql(`SELECT ${webhookColumns} FROM webhook_subscriptions WHERE id = ?`).get(id));
+    },
+    list(organizationId) {
+      const rows = sql(
+        `SELECT ${webhookColumns} FROM webhook_subscriptions WHERE organization_id = ?
+         ORDER BY created_at, id`,
+      ).all(organizationId) as WebhookRow[];
+      return rows.map(toWebhook);
+    },
+    update(subscription) {
+      const result = sql(
+        `UPDATE webhook_subscriptions SET url = @url, topics = @topics, status = @status,
+           description = @description, secret_sealed = @secretSealed, updated_at = @updatedAt
+         WHERE id = @id AND organization_id = @organizationId`,
+      ).run({ ...subscription, topics: toJson(subscription.topics) });
+      return result.changes === 1;
+    },
+    delete(organizationId, id) {
+      const result = sql(
+        "DELETE FROM webhook_subscriptions WHERE id = ? AND organization_id = ?",
+      ).run(id, organizationId);
+      return result.changes === 1;
+    },
+    lockOrganization() {
+      // Nothing to do: every transaction on this connection holds SQLite's single write lock
+      // (BEGIN IMMEDIATE) and the storage's mutex, so rule checks are already serialized.
+    },
+  };
+}

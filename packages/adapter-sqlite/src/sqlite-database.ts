@@ -1,0 +1,44 @@
+/**
+ * The small subset of better-sqlite3 this adapter uses, declared here so the public API never
+ * depends on better-sqlite3's types (as Kysely's SQLite dialect does). A better-sqlite3
+ * `Database` satisfies it, and so can a test double.
+ */
+
+/** What running a write statement reports. */
+export interface SqliteRunResult {
+  changes: number;
+  lastInsertRowid: number | bigint;
+}
+
+/** A prepared statement; parameters are positional values or one object of named values. */
+export interface SqliteStatement {
+  run(...params: unknown[]): SqliteRunResult;
+  get(...params: unknown[]): unknown;
+  all(...params: unknown[]): unknown[];
+}
+
+/** A synchronous SQLite connection, such as a better-sqlite3 `Database`. */
+export interface SqliteDatabase {
+  prepare(sql: string): SqliteStatement;
+  /** Runs one or more statements, ignoring their results. */
+  exec(sql: string): unknown;
+  /** Whether a transaction is open on this connection. */
+  readonly inTransaction: boolean;
+  close(): unknown;
+}
+
+/** Prepares a statement once per SQL text and hands back the same one afterwards. */
+export type Sql = (text: string) => SqliteStatement;
+
+/** A statement cache over `db`: every distinct SQL text is prepared once and reused. */
+export function statementCache(db: SqliteDatabase): Sql {
+  const prepared = new Map<string, SqliteStatement>();
+  return (text) => {
+    let statement = prepared.get(text);
+    if (statement === undefined) {
+      statement = db.prepare(text);
+      prepared.set(text, statement);
+    }
+    return statement;
+  };
+}

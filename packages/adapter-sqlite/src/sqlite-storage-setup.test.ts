@@ -1,0 +1,74 @@
+import Database from "better-sqlite3";
+import { describe, expect, it } from "vitest";
+import { latestSchemaVersion } from "./migrations.js";
+import { recordingDatabase } from "./recording-database.js";
+import { sqliteStorage } from "./sqlite-storage.js";
+import { tempDatabaseFile } from "./temp-database.js";
+
+const pragma = (db: Database.Database, name: string): unknown => db.pragma(name, { simple: true });
+
+describe("sqliteStorage setup", () => {
+  it("configures WAL, a busy timeout, foreign keys and synchronous NORMAL by default", async () => {
+    const file = tempDatabaseFile();
+    const db = new Database(file.path);
+    const storage = sqliteStorage(db);
+    expect(pragma(db, "journal_mode")).toBe("wal");
+    expect(pragma(db, "busy_timeout")).toBe(5000);
+    expect(pragma(db, "foreign_keys")).toBe(1);
+    expect(pragma(db, "synchronous")).toBe(1);
+    await storage.close();
+    db.close();
+    file.remove();
+  });
+
+  it("honours the busy timeout and synchronous FULL options", async () => {
+    const db = new Database(":memory:");
+    const storage = sqliteStorage(db, { busyTimeoutMs: 250, synchronous: "full" });
+    expect(pragma(db, "busy_timeout")).toBe(250);
+    expect(pragma(db, "synchronous")).toBe(2);
+    await storage.close();
+    db.close();
+  });
+
+  it("migrates on open unless told not to", async () => {
+    const migrated = new Database(":memory:");
+    await sqliteStorage(migrated).close();
+    expect(pragma(migrated, "user_version")).toBe(0);
+    const version = migrated.prepare("SELECT MAX(version) AS v FROM schema_migrations").get();
+    expect(version).toEqual({ v: latestSchemaVersion });
+    const untouched = new Database(":memory:");
+    await sqliteStorage(untouched, { migrate: false }).close();
+    expect(untouched.prepare("SELECT name FROM sqlite_master").all()).toEqual([]);
+    migrated.close();
+    untouched.close();
+  });
+
+  it("prepares each statement once and reuses it", async () => {
+    const recording = recordingDatabase(new Database(":memory:"));
+    const storage = sqliteStorage(recording.db);
+    for (let i = 0; i < 5; i++) {
+      await storage.profiles.findByPhone("org_a", "+306900000000");
+      await storage.rateLimits.hit("key", i, 1000, 10);
+    }
+    const repeated = [...recording.prepares].filter(([, count]) => count > 1);
+    expect(repeated).toEqual([]);
+    expect(recording.calls.length).toBeGreaterThan(recording.prepares.size);
+    await storage.close();
+    recording.db.close();
+  });
+
+  it("closes a database it opened itself, and leaves a handed-in one open", async () => {
+    const file = tempDatabaseFile();
+    const owned = sqliteStorage(file.path);
+    await owned.ping();
+    await owned.close();
+    await expect(owned.ping()).rejects.toThrow(/closed/);
+
+    const db = new Database(file.path);
+    const borrowed = sqliteStorage(db);
+    await borrowed.close();
+    expect(db.open).toBe(true);
+    db.close();
+    file.remove();
+  });
+});

@@ -1,0 +1,141 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { Repositories, Storage } from "@tidings/core";
+import Database from "better-sqlite3";
+import { createAsyncMutex } from "./async-mutex.js";
+import { migrate } from "./migrations.js";
+import { asyncRepositories, syncRepositories } from "./repositories.js";
+import type { SqliteDatabase } from "./sqlite-database.js";
+import type { CallRunner } from "./sync-repository.js";
+
+export interface SqliteStorageOptions {
+  /** Apply pending migrations on open (default `true`); `false` when the caller runs `migrate`. */
+  migrate?: boolean | undefined;
+  /** How long a statement waits for another process's write lock, in ms (default 5000). */
+  busyTimeoutMs?: number | undefined;
+  /**
+   * `"normal"` (default) is durable against a crash of the process; `"full"` also against
+   * power loss or an OS crash, at the cost of an fsync on every commit.
+   */
+  synchronous?: "normal" | "full" | undefined;
+}
+
+/**
+ * Tidings storage on one SQLite connection (better-sqlite3): pass an open database handle or a
+ * file path (`":memory:"` works too). Configures the connection (WAL, busy timeout, foreign
+ * keys), applies pending migrations, and serializes transactions with an async mutex.
+ * `close()` closes the database only when this function opened it.
+ *
+ * Make one storage per database file per process and share it (HTTP server and delivery
+ * engines alike): a second connection in the same process would block the event loop on
+ * SQLite's write lock while the first holds it across an `await`. Separate processes are fine.
+ */
+export function sqliteStorage(
+  dbOrPath: SqliteDatabase | string,
+  options: SqliteStorageOptions = {},
+): Storage {
+  const ownsDatabase = typeof dbOrPath === "string";
+  const db: SqliteDatabase = typeof dbOrPath === "string" ? new Database(dbOrPath) : dbOrPath;
+  try {
+    configure(db, options);
+    if (options.migrate !== false) migrate(db);
+  } catch (error) {
+    if (ownsDatabase) db.close();
+    throw error;
+  }
+
+  const sync = syncRepositories(db);
+  const mutex = createAsyncMutex();
+  // Marks the async context of a transaction callback while it runs, to catch calls that would
+  // otherwise wait for the very transaction they run in. Work the callback leaves behind (a
+  // timer firing after the commit) inherits the context but sees `open` false and may proceed.
+  const insideTransaction = new AsyncLocalStorage<{ open: boolean }>();
+  const ping = db.prepare("SELECT 1");
+  let closed = false;
+
+  const assertUsable = (): void => {
+    if (closed) throw new Error("The SQLite storage is closed.");
+    if (insideTransaction.getStore()?.open === true) {
+      throw new Error(
+        "Called the storage from inside one of its own transactions, which would wait for " +
+          "itself forever; use the `tx` repositories handed to the transaction callback.",
+      );
+    }
+  };
+
+  // Outside a transaction every call waits its turn, so it never runs inside someone else's
+  // open transaction (they share the one connection).
+  const queued: CallRunner = (call) => {
+    try {
+      assertUsable();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return mutex.run(call);
+  };
+
+  const transaction = <T>(fn: (tx: Repositories) => Promise<T>): Promise<T> => {
+    try {
+      assertUsable();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return mutex.run(async () => {
+      const scope = { open: true };
+      const direct: CallRunner = (call) => {
+        if (!scope.open) return Promise.reject(new Error("The transaction has already ended."));
+        // SQLite rolls back on its own after some errors (disk full, I/O); going on would
+        // write outside any transaction.
+        if (!db.inTransaction) {
+          return Promise.reject(new Error("The transaction was rolled back by SQLite."));
+        }
+        try {
+          return Promise.resolve(call());
+        } catch (error) {
+          return Promise.reject(error);
+        }
+      };
+      db.exec("BEGIN IMMEDIATE");
+      try {
+        const result = await insideTransaction.run(scope, () =>
+          fn(asyncRepositories(sync, direct)),
+        );
+        scope.open = false;
+        db.exec("COMMIT");
+        return result;
+      } catch (error) {
+        scope.open = false;
+        if (db.inTransaction) db.exec("ROLLBACK");
+        throw error;
+      }
+    });
+  };
+
+  return {
+    ...asyncRepositories(sync, queued),
+    transaction,
+    async ping() {
+      if (closed) throw new Error("The SQLite storage is closed.");
+      ping.get();
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      // Let queued calls and the running transaction finish before the handle goes away.
+      await mutex.run(() => {
+        if (ownsDatabase) db.close();
+      });
+    },
+  };
+}
+
+/** Connection settings; PRAGMAs that cannot change inside a transaction, so set first. */
+function configure(db: SqliteDatabase, options: SqliteStorageOptions): void {
+  // WAL: readers never block the writer, and a commit is one append to the log.
+  db.exec("PRAGMA journal_mode = WAL");
+  db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000))}`);
+  db.exec("PRAGMA foreign_keys = ON");
+  // In WAL mode NORMAL syncs at checkpoints, not at every commit: a commit survives a crash or
+  // SIGKILL of the process (it is in the OS's page cache), and only power loss can lose the
+  // last commits. FULL closes that gap too, for callers who need it.
+  db.exec(`PRAGMA synchronous = ${options.synchronous === "full" ? "FULL" : "NORMAL"}`);
+}
