@@ -46,7 +46,8 @@ export interface ConflictError {
     | "webhook_limit_reached"
     | "webhook_topic_overlap"
     | "webhook_subscription_limit"
-    | "idempotency_in_progress";
+    | "idempotency_in_progress"
+    | "delivery_not_failed";
   message: string;
   /** The other records involved, e.g. the conflicting webhooks' ids. */
   conflicts?: ReadonlyArray<{ id: string; reason: string }> | undefined;

@@ -1,0 +1,170 @@
+import type { Deps } from "../deps.js";
+import type {
+  AttemptOutcome,
+  DeliveryAttemptRecord,
+  DeliveryRecord,
+  WebhookResponse,
+} from "../ports.js";
+import { isoAt } from "../shared/clock.js";
+import { resolveDestination } from "./delivery-destination.js";
+import { nextAttemptAt, parseRetryAfter } from "./retry-schedule.js";
+import { webhookHeaders } from "./signing.js";
+
+/** The most of a receiver's answer kept on an attempt. */
+export const RESPONSE_BODY_LIMIT = 4096;
+
+/** What one attempt did, for the engine's log. */
+export interface AttemptReport {
+  deliveryId: string;
+  attempt: number;
+  url: string | null;
+  statusCode: number | null;
+  durationMs: number;
+  error: string | null;
+  outcome: AttemptOutcome["next"]["status"];
+  /** `false` when the lease was lost before the attempt was recorded (another worker owns it). */
+  recorded: boolean;
+}
+
+export type AttemptDeps = Pick<Deps, "storage" | "clock" | "secretBox" | "transport" | "config">;
+
+/**
+ * Makes one attempt of a leased delivery: resolves the current URL and secret, signs with this
+ * attempt's timestamp, posts, and records the attempt with the delivery's next state (delivered,
+ * pending at the schedule's next time, or failed once the retry window is over).
+ */
+export async function attemptDelivery(
+  deps: AttemptDeps,
+  delivery: DeliveryRecord,
+  owner: string,
+  random: () => number = Math.random,
+): Promise<AttemptReport> {
+  const startedMs = deps.clock.now();
+  let url: string | null = null;
+  let response: WebhookResponse;
+  let gone = false;
+  try {
+    const destination = await resolveDestination(
+      deps.storage,
+      deps.secretBox,
+      delivery.destination,
+    );
+    if (destination.kind === "gone") {
+      gone = true;
+      response = { kind: "error", error: destination.reason, durationMs: 0 };
+    } else {
+      url = destination.url;
+      const headers = webhookHeaders({
+        secret: destination.secret,
+        timestamp: Math.floor(startedMs / 1000),
+        body: delivery.payload,
+        topic: delivery.topic,
+        deliveryId: delivery.id,
+        attempt: delivery.attempts,
+      });
+      response = await deps.transport.post({
+        url,
+        headers,
+        body: delivery.payload,
+        timeoutMs: deps.config.webhookTimeoutMs,
+      });
+    }
+  } catch (cause) {
+    // The transport never rejects; this is a sealed secret that does not open or a failed read.
+    // It counts as a failed attempt, so the schedule retries it rather than losing the event.
+    response = { kind: "error", error: `Not sent: ${describe(cause)}`, durationMs: 0 };
+  }
+
+  const attempt = toAttempt(delivery, startedMs, response);
+  const next = gone
+    ? ({ status: "failed" } as const)
+    : nextState(deps, delivery, startedMs, response, random);
+  const recorded = await deps.storage.deliveries.completeAttempt(delivery.id, owner, {
+    attempt,
+    next,
+  });
+  return {
+    deliveryId: delivery.id,
+    attempt: attempt.attempt,
+    url,
+    statusCode: attempt.statusCode,
+    durationMs: attempt.durationMs,
+    error: attempt.error,
+    outcome: next.status,
+    recorded,
+  };
+}
+
+const isSuccess = (response: WebhookResponse): boolean =>
+  response.kind === "response" && response.status >= 200 && response.status < 300;
+
+function nextState(
+  deps: AttemptDeps,
+  delivery: DeliveryRecord,
+  startedMs: number,
+  response: WebhookResponse,
+  random: () => number,
+): AttemptOutcome["next"] {
+  if (isSuccess(response)) return { status: "delivered" };
+  const now = startedMs + response.durationMs;
+  const retryAfterMs =
+    response.kind === "response" && response.status === 429
+      ? parseRetryAfter(headerValue(response.headers, "retry-after"), now)
+      : undefined;
+  const at = nextAttemptAt(
+    {
+      attempts: delivery.attempts + 1,
+      firstAttemptAt:
+        delivery.firstAttemptAt === null ? startedMs : Date.parse(delivery.firstAttemptAt),
+      now,
+      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+      random,
+    },
+    deps.config,
+  );
+  return at === null ? { status: "failed" } : { status: "pending", nextAttemptAt: isoAt(at) };
+}
+
+function toAttempt(
+  delivery: DeliveryRecord,
+  startedMs: number,
+  response: WebhookResponse,
+): DeliveryAttemptRecord {
+  const base = {
+    deliveryId: delivery.id,
+    organizationId: delivery.organizationId,
+    attempt: delivery.attempts,
+    startedAt: isoAt(startedMs),
+    durationMs: Math.max(0, Math.round(response.durationMs)),
+  };
+  if (response.kind === "error") {
+    return { ...base, statusCode: null, error: response.error, responseBody: null };
+  }
+  return {
+    ...base,
+    statusCode: response.status,
+    error: isSuccess(response) ? null : `The receiver answered HTTP ${response.status}.`,
+    responseBody: firstBytes(response.body, RESPONSE_BODY_LIMIT),
+  };
+}
+
+/** A header by case-insensitive name. */
+function headerValue(headers: Record<string, string>, name: string): string | undefined {
+  for (const [key, value] of Object.entries(headers)) {
+    if (key.toLowerCase() === name) return value;
+  }
+  return undefined;
+}
+
+/** At most `limit` UTF-8 bytes of `text`, never splitting a character. */
+export function firstBytes(text: string, limit: number): string {
+  const bytes = new TextEncoder().encode(text);
+  if (bytes.length <= limit) return text;
+  let end = limit;
+  // Back up to the start of a character: continuation bytes are 0b10xxxxxx.
+  while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end -= 1;
+  return new TextDecoder().decode(bytes.subarray(0, end));
+}
+
+const describe = (cause: unknown): string =>
+  cause instanceof Error ? cause.message : String(cause);

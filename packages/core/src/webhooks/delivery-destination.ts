@@ -1,0 +1,51 @@
+import type { DeliveryDestination, Repositories, SecretBox } from "../ports.js";
+
+/** Where and with what secret one attempt goes, read fresh at the attempt. */
+export type ResolvedDestination =
+  | { kind: "ready"; url: string; secret: string }
+  /** The destination no longer takes deliveries; the reason is logged on the attempt. */
+  | { kind: "gone"; reason: string };
+
+/**
+ * Resolves a delivery's destination to its current URL and signing secret, so a retry follows
+ * a changed URL and a rotated secret. A subscription that was deleted or deactivated is gone;
+ * a revoked API key is not: deliveries already owed to its messages still go out.
+ */
+export async function resolveDestination(
+  repositories: Pick<Repositories, "webhooks" | "apiKeys">,
+  secretBox: SecretBox,
+  destination: DeliveryDestination,
+): Promise<ResolvedDestination> {
+  if (destination.kind === "subscription") {
+    const subscription = await repositories.webhooks.getById(destination.webhookId);
+    if (!subscription) return { kind: "gone", reason: "The webhook subscription was deleted." };
+    if (subscription.status !== "active") {
+      return { kind: "gone", reason: "The webhook subscription is inactive." };
+    }
+    return {
+      kind: "ready",
+      url: subscription.url,
+      secret: secretBox.open(subscription.secretSealed),
+    };
+  }
+  const key = await repositories.apiKeys.get(destination.apiKeyId);
+  if (!key) return { kind: "gone", reason: "The API key that sent the message no longer exists." };
+  return {
+    kind: "ready",
+    url: destination.url,
+    secret: secretBox.open(key.webhookSigningSecretSealed),
+  };
+}
+
+/**
+ * The key that per-destination concurrency is counted by: the subscription, or the host of a
+ * message's own `webhook_url`, so many messages to one slow host share its slots.
+ */
+export function destinationKey(destination: DeliveryDestination): string {
+  if (destination.kind === "subscription") return `webhook:${destination.webhookId}`;
+  try {
+    return `host:${new URL(destination.url).host}`;
+  } catch {
+    return `url:${destination.url}`;
+  }
+}

@@ -1,0 +1,266 @@
+import { createHmac } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import type { DeliveryRecord, WebhookRequest, WebhookResponse } from "../ports.js";
+import { isoAt } from "../shared/clock.js";
+import { aDelivery, aUuid } from "../testing/contract/fixtures.js";
+import { createDeliveryEngine } from "./delivery-engine.js";
+import { recordEvent } from "./outbox.js";
+import { verifyWebhook } from "./signing.js";
+import { createWebhook, rotateWebhookSecret } from "./subscriptions.js";
+import { type Answer, fakeTransport, status, webhookWorld } from "./test-kit.js";
+import { updateWebhook } from "./update-webhook.js";
+
+const HOUR = 60 * 60 * 1000;
+
+/** A header by case-insensitive name. */
+const header = (request: WebhookRequest, name: string): string | undefined =>
+  Object.entries(request.headers).find(([k]) => k.toLowerCase() === name.toLowerCase())?.[1];
+
+/** The signature DESIGN.md "Signed bytes" prescribes, computed independently of signing.ts. */
+const expectedSignature = (secret: string, request: WebhookRequest): string =>
+  `sha256=${createHmac("sha256", Buffer.from(secret, "utf8"))
+    .update(`${header(request, "x-service-timestamp")}.${request.body}`)
+    .digest("hex")}`;
+
+/** A promise with its resolver, to hold a receiver's answer. */
+function gate<T = void>() {
+  let open: (value: T) => void = () => undefined;
+  const promise = new Promise<T>((resolve) => {
+    open = resolve;
+  });
+  return { promise, open };
+}
+
+/** A world with one subscription to message.sent and one pending delivery to it. */
+async function subscribedWorld(answer: Answer) {
+  const transport = fakeTransport(answer);
+  const w = await webhookWorld(transport);
+  const webhook = (
+    await createWebhook(w.deps, w.actor, {
+      url: "https://hooks.example.com/in",
+      topics: ["message.sent"],
+    })
+  )._unsafeUnwrap();
+  const message = await w.message();
+  await w.storage.transaction((tx) => recordEvent(tx, w.deps, message, "message.sent", null));
+  const [delivery] = await w.storage.raw.deliveries();
+  if (!delivery) throw new Error("expected one delivery");
+  const engine = createDeliveryEngine(w.deps, { owner: "engine-a", random: () => 0.5 });
+  return { ...w, transport, webhook, message, delivery, engine };
+}
+
+/** Runs the engine at each due time until the delivery is no longer pending. */
+async function runToEnd(w: Awaited<ReturnType<typeof subscribedWorld>>): Promise<DeliveryRecord> {
+  for (let i = 0; i < 100; i++) {
+    await w.engine.runOnce();
+    const current = await w.storage.raw.delivery(w.delivery.id);
+    if (current?.status !== "pending") return current as DeliveryRecord;
+    w.clock.set(Date.parse(current.nextAttemptAt));
+  }
+  throw new Error("delivery never settled");
+}
+
+describe("the delivery engine (DESIGN.md 'Delivery', 'Retries')", () => {
+  it("retries keep the delivery id, count X-Service-Retry-Attempt up, and sign every attempt", async () => {
+    const answers = [500, 503, 200];
+    const w = await subscribedWorld(() => status(answers.shift() ?? 200));
+    const final = await runToEnd(w);
+    expect(final.status).toBe("delivered");
+    expect(w.transport.requests.map((r) => header(r, "x-service-retry-attempt"))).toEqual([
+      "0",
+      "1",
+      "2",
+    ]);
+    for (const request of w.transport.requests) {
+      expect(header(request, "x-service-delivery-id")).toBe(w.delivery.id);
+      expect(header(request, "x-service-topic")).toBe("message.sent");
+      expect(header(request, "x-service-signature")).toBe(
+        expectedSignature(w.webhook.signing_secret, request),
+      );
+      expect(request.body).toBe(w.delivery.payload);
+      expect(request.timeoutMs).toBe(15_000);
+      const sentAt = Number(header(request, "x-service-timestamp")) * 1000;
+      expect(
+        verifyWebhook(request.body, request.headers, w.webhook.signing_secret, { now: sentAt }),
+      ).toMatchObject({ ok: true, deliveryId: w.delivery.id, topic: "message.sent" });
+    }
+    // The timestamp is the attempt's own second, not the event's.
+    const stamps = w.transport.requests.map((r) => Number(header(r, "x-service-timestamp")));
+    expect(stamps[0]).toBe(Math.floor(Date.UTC(2026, 4, 1, 12) / 1000));
+    expect(stamps[2]).toBeGreaterThan(stamps[1] ?? 0);
+  });
+
+  it("every attempt is logged: number, status, duration, error and the first 4 KiB of the answer", async () => {
+    const answers: WebhookResponse[] = [
+      { kind: "error", error: "timed out after 15000 ms", durationMs: 15_000 },
+      { kind: "response", status: 500, headers: {}, body: "é".repeat(5000), durationMs: 12 },
+      { kind: "response", status: 204, headers: {}, body: "", durationMs: 3 },
+    ];
+    const w = await subscribedWorld(() => answers.shift() ?? status(200));
+    await runToEnd(w);
+    const attempts = await w.storage.raw.attempts(w.delivery.id);
+    expect(attempts.map((a) => [a.attempt, a.statusCode, a.durationMs])).toEqual([
+      [0, null, 15_000],
+      [1, 500, 12],
+      [2, 204, 3],
+    ]);
+    expect(attempts[0]?.error).toBe("timed out after 15000 ms");
+    expect(attempts[1]?.error).toContain("500");
+    expect(Buffer.byteLength(attempts[1]?.responseBody ?? "")).toBe(4096);
+    expect(attempts[2]?.error).toBeNull();
+  });
+
+  it("a 429's Retry-After pushes the next attempt back", async () => {
+    const w = await subscribedWorld(() => status(429, { "retry-after": "600" }));
+    await w.engine.runOnce();
+    const after429 = await w.storage.raw.delivery(w.delivery.id);
+    expect(after429?.status).toBe("pending");
+    expect(Date.parse(after429?.nextAttemptAt ?? "")).toBeGreaterThanOrEqual(
+      Date.UTC(2026, 4, 1, 12) + 600_000,
+    );
+  });
+
+  it("a receiver that never answers 2xx is given up 72 h after the first attempt: failed", async () => {
+    const w = await subscribedWorld(() => status(500));
+    const start = w.clock.now();
+    const final = await runToEnd(w);
+    expect(final.status).toBe("failed");
+    const attempts = await w.storage.raw.attempts(w.delivery.id);
+    expect(attempts.length).toBeGreaterThan(5);
+    for (const a of attempts)
+      expect(Date.parse(a.startedAt)).toBeLessThanOrEqual(start + 72 * HOUR);
+    expect(w.transport.requests).toHaveLength(attempts.length);
+  });
+
+  it("a retry goes to the subscription's current URL, signed with its current secret", async () => {
+    const answers = [500, 200];
+    const w = await subscribedWorld(() => status(answers.shift() ?? 200));
+    await w.engine.runOnce();
+    await updateWebhook(w.deps, w.actor, w.webhook.webhook_id, {
+      url: "https://new.example.com/in",
+    });
+    const rotated = (
+      await rotateWebhookSecret(w.deps, w.actor, w.webhook.webhook_id)
+    )._unsafeUnwrap();
+    await runToEnd(w);
+    const retry = w.transport.requests[1];
+    if (!retry) throw new Error("expected a retry");
+    expect(retry.url).toBe("https://new.example.com/in");
+    expect(header(retry, "x-service-signature")).toBe(
+      expectedSignature(rotated.signing_secret, retry),
+    );
+    const sentAt = Number(header(retry, "x-service-timestamp")) * 1000;
+    expect(
+      verifyWebhook(retry.body, retry.headers, w.webhook.signing_secret, { now: sentAt }),
+    ).toMatchObject({ ok: false, reason: "signature_mismatch" });
+  });
+
+  it("a message's own webhook_url is signed with the API key's webhook signing secret", async () => {
+    const transport = fakeTransport();
+    const w = await webhookWorld(transport);
+    const message = await w.message({ webhookUrl: "https://own.example.com/hook" });
+    await w.storage.transaction((tx) => recordEvent(tx, w.deps, message, "message.sent", null));
+    await createDeliveryEngine(w.deps).runOnce();
+    const [request] = transport.requests;
+    if (!request) throw new Error("expected a request");
+    expect(request.url).toBe("https://own.example.com/hook");
+    // The seeded key's secret is sealed as "sealed:key-secret".
+    expect(header(request, "x-service-signature")).toBe(expectedSignature("key-secret", request));
+  });
+
+  it("a delivery whose subscription is gone is failed without a request", async () => {
+    const transport = fakeTransport();
+    const w = await webhookWorld(transport);
+    const orphan = aDelivery({
+      organizationId: w.org.organization.id,
+      eventId: aUuid(),
+      destination: { kind: "subscription", webhookId: "whk_00000000000000000000000000" },
+      nextAttemptAt: isoAt(w.clock.now()),
+    });
+    await w.storage.deliveries.insert(orphan);
+    await createDeliveryEngine(w.deps).runOnce();
+    expect(transport.requests).toEqual([]);
+    expect((await w.storage.raw.delivery(orphan.id))?.status).toBe("failed");
+    expect((await w.storage.raw.attempts(orphan.id))[0]?.error).toMatch(/deleted/);
+  });
+
+  it("a claim is a lease: a dead worker's delivery is picked up by another after the lease ends", async () => {
+    const w = await subscribedWorld(() => status(200));
+    const claimed = await w.storage.deliveries.claimDue(isoAt(w.clock.now()), 10, "dead", 60_000);
+    expect(claimed.map((d) => d.id)).toEqual([w.delivery.id]);
+    const engineB = createDeliveryEngine(w.deps, { owner: "engine-b" });
+    expect(await engineB.runOnce()).toBe(0);
+    w.clock.advance(60_000);
+    expect(await engineB.runOnce()).toBe(1);
+    expect((await w.storage.raw.delivery(w.delivery.id))?.status).toBe("delivered");
+    expect(w.transport.requests).toHaveLength(1);
+  });
+
+  it("stop() stops claiming and resolves only once the attempt in flight is recorded", async () => {
+    const hold = gate();
+    const arrived = gate();
+    const w = await subscribedWorld(async () => {
+      arrived.open();
+      await hold.promise;
+      return status(200);
+    });
+    w.engine.start();
+    w.engine.wake();
+    await arrived.promise;
+    let stopped = false;
+    const stopping = w.engine.stop().then(() => {
+      stopped = true;
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(stopped).toBe(false);
+    hold.open();
+    await stopping;
+    expect((await w.storage.raw.delivery(w.delivery.id))?.status).toBe("delivered");
+  });
+
+  it("a slow destination does not block a fast one: per-destination slots, then the rest later", async () => {
+    const slow = gate();
+    const fastSeen = gate();
+    let slowInFlight = 0;
+    let maxSlowInFlight = 0;
+    let slowInFlightWhenFastArrived = -1;
+    const transport = fakeTransport(async (request) => {
+      if (request.url.startsWith("https://fast.")) {
+        slowInFlightWhenFastArrived = slowInFlight;
+        fastSeen.open();
+        return status(200);
+      }
+      slowInFlight += 1;
+      maxSlowInFlight = Math.max(maxSlowInFlight, slowInFlight);
+      await slow.promise;
+      slowInFlight -= 1;
+      return status(200);
+    });
+    const w = await webhookWorld(transport);
+    const emitTo = async (url: string) => {
+      const message = await w.message({ webhookUrl: url });
+      await w.storage.transaction((tx) => recordEvent(tx, w.deps, message, "message.sent", null));
+    };
+    for (let i = 0; i < 10; i++) await emitTo(`https://slow.example.com/${i}`);
+    await emitTo("https://fast.example.com/in");
+    const engine = createDeliveryEngine(w.deps, { concurrency: 4, perDestination: 2 });
+
+    const run = engine.runOnce();
+    await fastSeen.promise;
+    expect(slowInFlightWhenFastArrived).toBe(2);
+    slow.open();
+    await run;
+    expect(maxSlowInFlight).toBe(2);
+    // The slow backlog left unstarted is still owed: it is delivered once its lease ends.
+    w.clock.advance(60_000);
+    while ((await engine.runOnce()) > 0) w.clock.advance(60_000);
+    const deliveries = await w.storage.raw.deliveries();
+    expect(deliveries.filter((d) => d.status === "delivered")).toHaveLength(11);
+    expect(transport.requests).toHaveLength(11);
+  });
+
+  it("refuses a lease that does not outlast the webhook timeout", async () => {
+    const w = await webhookWorld();
+    expect(() => createDeliveryEngine(w.deps, { leaseMs: 15_000 })).toThrow(RangeError);
+  });
+});

@@ -1,0 +1,43 @@
+// The webhook part of @tidings/core, named one by one for the package's index.
+// signing.ts and retry-schedule.ts export their own names beside these.
+
+export type { AttemptReport } from "./attempt-delivery.js";
+export { attemptDelivery, RESPONSE_BODY_LIMIT } from "./attempt-delivery.js";
+export type { DeliveryAttemptView, DeliveryList, DeliveryView } from "./deliveries.js";
+export { listMessageDeliveries, redeliverDelivery, toDeliveryView } from "./deliveries.js";
+export type { ResolvedDestination } from "./delivery-destination.js";
+export { destinationKey, resolveDestination } from "./delivery-destination.js";
+export type {
+  DeliveryEngine,
+  DeliveryEngineOptions,
+  DeliveryLogEntry,
+} from "./delivery-engine.js";
+export { createDeliveryEngine } from "./delivery-engine.js";
+export type { EventBody, EventData, TestEventData } from "./event-body.js";
+export { messageEventBody, testEventBody } from "./event-body.js";
+export { recordEvent, routeEvent } from "./outbox.js";
+export {
+  assertCanActivate,
+  MAX_ACTIVE_WEBHOOKS,
+  MAX_WEBHOOK_SUBSCRIPTIONS,
+} from "./subscription-rules.js";
+export type { WebhookList } from "./subscriptions.js";
+export {
+  createWebhook,
+  deleteWebhook,
+  getWebhook,
+  listWebhooks,
+  rotateWebhookSecret,
+} from "./subscriptions.js";
+export type { WebhookTestResult } from "./test-webhook.js";
+export { testWebhook } from "./test-webhook.js";
+export { updateWebhook } from "./update-webhook.js";
+export type { CreateWebhookInput, UpdateWebhookInput } from "./webhook-input.js";
+export {
+  createWebhookInput,
+  TOPICS,
+  testWebhookInput,
+  updateWebhookInput,
+} from "./webhook-input.js";
+export type { WebhookView, WebhookWithSecret } from "./webhook-view.js";
+export { toWebhookView } from "./webhook-view.js";

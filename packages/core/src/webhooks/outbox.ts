@@ -1,0 +1,79 @@
+import type { Deps } from "../deps.js";
+import type {
+  DeliveryDestination,
+  DeliveryRecord,
+  MessageError,
+  MessageEventRecord,
+  MessageRecord,
+  Repositories,
+  Topic,
+} from "../ports.js";
+import { isoAt } from "../shared/clock.js";
+import { messageEventBody } from "./event-body.js";
+
+/**
+ * Where an event of this message goes, decided now: the message's own `webhook_url` strictly
+ * wins; otherwise every active subscription of the organization whose topics include it.
+ */
+export async function routeEvent(
+  tx: Repositories,
+  message: MessageRecord,
+  topic: Topic,
+): Promise<DeliveryDestination[]> {
+  if (message.webhookUrl !== null) {
+    return [{ kind: "message", url: message.webhookUrl, apiKeyId: message.apiKeyId }];
+  }
+  const subscriptions = await tx.webhooks.list(message.organizationId);
+  return subscriptions
+    .filter((s) => s.status === "active" && s.topics.includes(topic))
+    .map((s) => ({ kind: "subscription", webhookId: s.id }));
+}
+
+/**
+ * Records a message event and its outbox rows: one pending delivery per destination, due now.
+ * Call it inside the transaction that changes the message, so the event and its deliveries
+ * commit together with the change or not at all.
+ */
+export async function recordEvent(
+  tx: Repositories,
+  deps: Pick<Deps, "ids" | "clock">,
+  message: MessageRecord,
+  topic: Topic,
+  error: MessageError | null,
+): Promise<MessageEventRecord> {
+  const now = isoAt(deps.clock.now());
+  const event: MessageEventRecord = {
+    id: deps.ids.uuidv7(),
+    organizationId: message.organizationId,
+    messageId: message.id,
+    topic,
+    channel: message.channel,
+    error,
+    createdAt: now,
+  };
+  await tx.messages.insertEvent(event);
+  for (const destination of await routeEvent(tx, message, topic)) {
+    const id = deps.ids.uuidv7();
+    const delivery: DeliveryRecord = {
+      id,
+      organizationId: message.organizationId,
+      eventId: event.id,
+      messageId: message.id,
+      topic,
+      destination,
+      payload: messageEventBody(id, topic, now, message, error),
+      status: "pending",
+      attempts: 0,
+      nextAttemptAt: now,
+      firstAttemptAt: null,
+      leaseOwner: null,
+      leaseExpiresAt: null,
+      lastStatusCode: null,
+      lastError: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    await tx.deliveries.insert(delivery);
+  }
+  return event;
+}

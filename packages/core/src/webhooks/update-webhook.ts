@@ -1,0 +1,63 @@
+import { err, ok, type ResultAsync } from "neverthrow";
+import type { Actor, Deps } from "../deps.js";
+import type { DomainError } from "../errors.js";
+import type { WebhookSubscriptionRecord } from "../ports.js";
+import { isoAt } from "../shared/clock.js";
+import { useCase } from "../shared/result.js";
+import { findWebhook, webhookNotFound } from "./find-webhook.js";
+import { assertCanActivate } from "./subscription-rules.js";
+import { parseWebhookInput, updateWebhookInput } from "./webhook-input.js";
+import { toWebhookView, type WebhookView } from "./webhook-view.js";
+
+const sameTopics = (a: readonly string[], b: readonly string[]): boolean =>
+  a.length === b.length && a.every((topic) => b.includes(topic));
+
+/**
+ * Partially updates a subscription (PATCH): url, topics, status, description. The active-limit
+ * and overlap rules are checked, under the organization's lock, when it becomes active or when
+ * an active one changes topics. Deactivating cancels its pending deliveries.
+ */
+export function updateWebhook(
+  deps: Pick<Deps, "storage" | "clock" | "urlPolicy">,
+  actor: Actor,
+  webhookId: string,
+  input: unknown,
+): ResultAsync<WebhookView, DomainError> {
+  return useCase(async () => {
+    const parsed = await parseWebhookInput(deps.urlPolicy, updateWebhookInput, input);
+    if (parsed.isErr()) return err(parsed.error);
+    const patch = parsed.value;
+    return deps.storage.transaction(async (tx) => {
+      await tx.webhooks.lockOrganization(actor.organizationId);
+      const current = await findWebhook(tx, actor, webhookId);
+      if (!current) return err(webhookNotFound(webhookId));
+      const next: WebhookSubscriptionRecord = {
+        ...current,
+        url: patch.url ?? current.url,
+        topics: patch.topics ?? current.topics,
+        status: patch.status ?? current.status,
+        description: patch.description === undefined ? current.description : patch.description,
+      };
+      const topicsChanged = !sameTopics(next.topics, current.topics);
+      const changed =
+        topicsChanged ||
+        next.url !== current.url ||
+        next.status !== current.status ||
+        next.description !== current.description;
+      if (!changed) return ok(toWebhookView(current));
+
+      const activating = next.status === "active" && current.status !== "active";
+      if (activating || (next.status === "active" && topicsChanged)) {
+        const refusal = assertCanActivate(next, await tx.webhooks.list(actor.organizationId));
+        if (refusal) return err(refusal);
+      }
+      const now = isoAt(deps.clock.now());
+      next.updatedAt = now;
+      if (!(await tx.webhooks.update(next))) return err(webhookNotFound(webhookId));
+      if (current.status === "active" && next.status === "inactive") {
+        await tx.deliveries.cancelForSubscription(actor.organizationId, webhookId, now);
+      }
+      return ok(toWebhookView(next));
+    });
+  });
+}

@@ -1,0 +1,80 @@
+import { err, ok, type Result } from "neverthrow";
+import * as v from "valibot";
+import { type Issue, type ValidationError, validationError } from "../errors.js";
+import type { Topic, UrlPolicy } from "../ports.js";
+import { toIssues } from "../shared/parse.js";
+
+/** The six message topics a subscription may choose from. */
+export const TOPICS: readonly Topic[] = [
+  "message.sent",
+  "message.delivered",
+  "message.seen",
+  "message.clicked",
+  "message.failed",
+  "message.expired",
+];
+
+const url = v.pipe(
+  v.string("must be a string."),
+  v.minLength(1, "must not be empty."),
+  v.maxLength(2048, "must be at most 2048 characters."),
+);
+
+const topics = v.pipe(
+  v.array(v.picklist(TOPICS, `must be one of ${TOPICS.join(", ")}.`), "must be an array."),
+  v.minLength(1, "must name at least one topic."),
+  v.check((list) => new Set(list).size === list.length, "must not name a topic twice."),
+);
+
+const status = v.picklist(["active", "inactive"] as const, "must be active or inactive.");
+
+const description = v.nullable(
+  v.pipe(
+    v.string("must be a string or null."),
+    v.maxLength(500, "must be at most 500 characters."),
+  ),
+);
+
+/** POST /v1/webhooks: `{ url, topics, status? = "active", description? }`. */
+export const createWebhookInput = v.strictObject({
+  url,
+  topics,
+  status: v.optional(status, "active"),
+  description: v.optional(description, null),
+});
+
+/** PATCH /v1/webhooks/{webhook_id}: any subset of the create fields. */
+export const updateWebhookInput = v.strictObject({
+  url: v.optional(url),
+  topics: v.optional(topics),
+  status: v.optional(status),
+  description: v.optional(description),
+});
+
+/** POST /v1/webhooks/test: `{ webhook_id }`. */
+export const testWebhookInput = v.strictObject({
+  webhook_id: v.string("must be a string."),
+});
+
+export type CreateWebhookInput = v.InferOutput<typeof createWebhookInput>;
+export type UpdateWebhookInput = v.InferOutput<typeof updateWebhookInput>;
+
+/**
+ * Parses a create or update body and checks its `url` against the URL policy, so the caller
+ * gets every issue at once: the schema's and the policy's.
+ */
+export async function parseWebhookInput<S extends v.GenericSchema>(
+  urlPolicy: UrlPolicy,
+  schema: S,
+  input: unknown,
+): Promise<Result<v.InferOutput<S>, ValidationError>> {
+  const parsed = v.safeParse(schema, input, { abortEarly: false });
+  const issues: Issue[] = parsed.success ? [] : toIssues(parsed.issues);
+  const url = typeof input === "object" && input !== null ? Reflect.get(input, "url") : undefined;
+  if (typeof url === "string" && !issues.some((issue) => issue.path === "url")) {
+    const refusal = await urlPolicy.check(url);
+    if (refusal !== null) issues.push({ path: "url", message: refusal, rule: "url_policy" });
+  }
+  if (parsed.success && issues.length === 0) return ok(parsed.output);
+  return err(validationError(issues));
+}
