@@ -1,0 +1,139 @@
+import type { Storage } from "@tidings/core";
+import {
+  anOrganization,
+  aPhone,
+  aProfile,
+  at,
+  seedDelivery,
+  seedOrganization,
+  seedWebhook,
+} from "@tidings/core/testing";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { listenForDeliveries } from "./notifications.js";
+import type { PgClient } from "./pg-client.js";
+import { postgresStorage } from "./postgres-storage.js";
+import type { TestDatabase } from "./test-database.js";
+import { openTestDatabase } from "./test-database.js";
+
+// Each "process" is a storage over a pool of its own on the server, so the guarantees below
+// are held by PostgreSQL across connections, not by anything in this process. On PGlite (one
+// connection by nature) the processes share the instance and the same tests still run.
+let db: TestDatabase;
+let schema: string;
+let drop: () => Promise<void>;
+const closers: (() => Promise<void>)[] = [];
+
+beforeAll(async () => {
+  db = await openTestDatabase();
+});
+afterAll(async () => {
+  await db?.close();
+});
+beforeEach(async () => {
+  ({ schema, drop } = await db.freshSchema());
+});
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close();
+  await drop();
+});
+
+/** A storage over a client of its own, closed after the test. */
+function aProcess(max = 5): { storage: Storage; client: PgClient } {
+  const { client, close } = db.anotherClient(max);
+  closers.push(close);
+  return { storage: postgresStorage(client, { schema }), client };
+}
+
+describe("across processes", () => {
+  it("two processes claiming at once never receive the same delivery, and together take all", async () => {
+    const a = aProcess();
+    const b = aProcess();
+    const org = await seedOrganization(a.storage);
+    const webhook = await seedWebhook(a.storage, org);
+    const ids: string[] = [];
+    for (let i = 0; i < 60; i++) {
+      ids.push((await seedDelivery(a.storage, org, { nextAttemptAt: at(i / 100) }, webhook)).id);
+    }
+    const drain = async (storage: Storage, owner: string): Promise<string[]> => {
+      const taken: string[] = [];
+      for (;;) {
+        const batch = await storage.deliveries.claimDue(at(10), 3, owner, 60_000);
+        if (batch.length === 0) return taken;
+        taken.push(...batch.map((d) => d.id));
+      }
+    };
+    // Three claimers per process, so claims overlap on every connection of both pools.
+    const claims = await Promise.all([
+      ...[1, 2, 3].map((n) => drain(a.storage, `a-${n}`)),
+      ...[1, 2, 3].map((n) => drain(b.storage, `b-${n}`)),
+    ]);
+    const claimed = claims.flat();
+    expect(new Set(claimed).size).toBe(claimed.length);
+    expect(claimed.sort()).toEqual([...ids].sort());
+  });
+
+  it("50 concurrent hits from separate connections allow exactly the limit", async () => {
+    const processes = Array.from({ length: 5 }, () => aProcess(10));
+    const decisions = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        processes[i % processes.length]!.storage.rateLimits.hit("key_shared", 1_000, 60_000, 20),
+      ),
+    );
+    expect(decisions.filter((d) => d.allowed)).toHaveLength(20);
+    const remaining = decisions.filter((d) => d.allowed).map((d) => d.remaining);
+    expect(remaining.sort((x, y) => x - y)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+  });
+
+  it("20 concurrent inserts of one phone number in one organization store exactly one profile", async () => {
+    const processes = Array.from({ length: 4 }, () => aProcess(5));
+    const organization = anOrganization();
+    await processes[0]!.storage.organizations.insert(organization);
+    const phoneNumber = aPhone();
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        processes[i % 4]!.storage.profiles.insert(
+          aProfile({ organizationId: organization.id, phoneNumber }),
+        ),
+      ),
+    );
+    expect(results.filter((r) => r !== "phone_number_taken")).toHaveLength(1);
+    const listed = await processes[1]!.storage.profiles.list({
+      organizationId: organization.id,
+      limit: 100,
+    });
+    expect(listed).toHaveLength(1);
+  });
+
+  it("a listener is woken when a pending delivery is inserted or redelivered, for its schema only", async () => {
+    const writer = aProcess();
+    const source = db.anotherClient(2);
+    closers.push(source.close);
+    let wakes = 0;
+    const stop = await listenForDeliveries(
+      source.listenSource,
+      () => {
+        wakes += 1;
+      },
+      { schema },
+    );
+    closers.unshift(stop);
+    const org = await seedOrganization(writer.storage);
+    // Neither of these makes work: a delivered delivery, and one in another schema.
+    await seedDelivery(writer.storage, org, { status: "delivered" });
+    const other = await db.freshSchema();
+    closers.push(other.drop);
+    const elsewhere = postgresStorage(writer.client, { schema: other.schema });
+    await seedDelivery(elsewhere, await seedOrganization(elsewhere));
+    // Notifications arrive in commit order, so a wake from either would come first.
+    const pending = await seedDelivery(writer.storage, org);
+    await vi.waitFor(() => expect(wakes).toBeGreaterThanOrEqual(1));
+    expect(wakes).toBe(1);
+
+    const failed = await seedDelivery(writer.storage, org, { status: "failed" });
+    expect(await writer.storage.deliveries.redeliver(org.organization.id, failed.id, at(9))).toBe(
+      true,
+    );
+    await vi.waitFor(() => expect(wakes).toBe(2));
+    expect(pending.status).toBe("pending");
+  });
+});

@@ -1,0 +1,28 @@
+// @tidings/adapter-postgres: Tidings storage on PostgreSQL, shared by any number of processes.
+
+export type { MigrateOptions, MigrateResult, Migration } from "./migrations.js";
+export {
+  latestSchemaVersion,
+  migrate,
+  migrations,
+  SchemaTooNewError,
+  schemaVersion,
+} from "./migrations.js";
+export type {
+  ListenOptions,
+  PgListeningConnection,
+  PgListeningPool,
+  PgNativeListener,
+  PgNotification,
+} from "./notifications.js";
+export { DELIVERIES_CHANNEL, listenForDeliveries } from "./notifications.js";
+export type {
+  PgClient,
+  PgPool,
+  PgPoolConnection,
+  PgQueryable,
+  PgTransactor,
+} from "./pg-client.js";
+export { singleConnection } from "./pg-client.js";
+export type { PostgresStorageOptions } from "./postgres-storage.js";
+export { postgresStorage } from "./postgres-storage.js";

@@ -1,0 +1,94 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Migration } from "./migrations.js";
+import { latestSchemaVersion, migrate, SchemaTooNewError, schemaVersion } from "./migrations.js";
+import { quoteIdent, tablesIn } from "./tables.js";
+import type { TestDatabase } from "./test-database.js";
+import { openTestDatabase } from "./test-database.js";
+
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await openTestDatabase();
+});
+afterAll(async () => {
+  await db?.close();
+});
+
+/** Runs `fn` with a fresh, unmigrated schema name, dropping the schema afterwards. */
+async function withSchema(fn: (schema: string) => Promise<void>): Promise<void> {
+  const schema = db.newSchemaName();
+  try {
+    await fn(schema);
+  } finally {
+    await db.client.query(`DROP SCHEMA IF EXISTS ${quoteIdent(schema)} CASCADE`);
+  }
+}
+
+const tablesOf = async (schema: string): Promise<string[]> => {
+  const { rows } = await db.client.query(
+    "SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1",
+    [schema],
+  );
+  return (rows as { table_name: string }[]).map((row) => row.table_name);
+};
+
+describe("migrate", () => {
+  it("creates the schema and every table, records the version, and is safe to run twice", async () => {
+    await withSchema(async (schema) => {
+      expect(await schemaVersion(db.client, { schema })).toBe(0);
+      const first = await migrate(db.client, { schema });
+      expect(first).toEqual({ applied: [latestSchemaVersion], version: latestSchemaVersion });
+      expect(await tablesOf(schema)).toContain("deliveries");
+      const second = await migrate(db.client, { schema });
+      expect(second).toEqual({ applied: [], version: latestSchemaVersion });
+      expect(await schemaVersion(db.client, { schema })).toBe(latestSchemaVersion);
+    });
+  });
+
+  it("5 concurrent migrate calls apply each migration once", async () => {
+    await withSchema(async (schema) => {
+      // On the server each call runs on its own connection and waits on the advisory lock.
+      const results = await Promise.all(
+        Array.from({ length: 5 }, () => migrate(db.client, { schema })),
+      );
+      expect(results.flatMap((r) => r.applied)).toEqual([latestSchemaVersion]);
+      expect(results.every((r) => r.version === latestSchemaVersion)).toBe(true);
+      const { rows } = await db.client.query(
+        `SELECT version FROM ${tablesIn(schema).schemaMigrations}`,
+      );
+      expect(rows).toHaveLength(1);
+    });
+  });
+
+  it("refuses a database migrated by newer code and changes nothing", async () => {
+    await withSchema(async (schema) => {
+      await migrate(db.client, { schema });
+      const record = tablesIn(schema).schemaMigrations;
+      await db.client.query(
+        `INSERT INTO ${record} (version, name, applied_at) VALUES (999, 'future', 'x')`,
+      );
+      const before = await tablesOf(schema);
+      const refusal = await migrate(db.client, { schema }).catch((error: unknown) => error);
+      expect(refusal).toBeInstanceOf(SchemaTooNewError);
+      expect(refusal).toMatchObject({ databaseVersion: 999, codeVersion: latestSchemaVersion });
+      expect(await tablesOf(schema)).toEqual(before);
+      expect(await schemaVersion(db.client, { schema })).toBe(999);
+    });
+  });
+
+  it("applies pending migrations in version order and rolls all of them back when one fails", async () => {
+    await withSchema(async (schema) => {
+      const one: Migration = { version: 1, name: "a", statements: ["CREATE TABLE a (id INT)"] };
+      const two: Migration = { version: 2, name: "b", statements: ["CREATE TABLE b (id INT)"] };
+      const broken: Migration = { version: 3, name: "c", statements: ["CREATE TABLE a (id INT)"] };
+      await expect(
+        migrate(db.client, { schema, migrations: [broken, two, one] }),
+      ).rejects.toThrow();
+      expect(await tablesOf(schema)).toEqual([]);
+      expect(await migrate(db.client, { schema, migrations: [two, one] })).toEqual({
+        applied: [1, 2],
+        version: 2,
+      });
+      expect(await tablesOf(schema)).toEqual(["a", "b", "schema_migrations"]);
+    });
+  });
+});

@@ -1,0 +1,91 @@
+import { seedDelivery, seedOrganization } from "@tidings/core/testing";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { listenForDeliveries } from "./notifications.js";
+import { postgresStorage } from "./postgres-storage.js";
+import type { TestDatabase } from "./test-database.js";
+import { aSchemaName, openTestDatabase, serverUrl } from "./test-database.js";
+
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await openTestDatabase();
+});
+afterAll(async () => {
+  await db?.close();
+});
+
+describe("listenForDeliveries", () => {
+  // Server only: PGlite runs in this process and has no connection that could break.
+  it.skipIf(serverUrl === undefined)(
+    "listens again after its connection is killed, and wakes for work inserted afterwards",
+    async () => {
+      const { schema, drop } = await db.freshSchema();
+      const applicationName = `tidings-listener-${aSchemaName()}`;
+      const pool = new pg.Pool({ connectionString: serverUrl, application_name: applicationName });
+      const errors: Error[] = [];
+      let wakes = 0;
+      const stop = await listenForDeliveries(
+        pool,
+        () => {
+          wakes += 1;
+        },
+        { schema, reconnectDelayMs: 20, onError: (error) => errors.push(error) },
+      );
+      try {
+        const storage = postgresStorage(db.client, { schema });
+        const org = await seedOrganization(storage);
+        const { rows } = await db.client.query(
+          "SELECT pg_terminate_backend(pid) AS killed FROM pg_stat_activity " +
+            "WHERE application_name = $1",
+          [applicationName],
+        );
+        expect(rows).toEqual([{ killed: true }]);
+        await vi.waitFor(() => expect(errors.length).toBeGreaterThan(0));
+        // Keep inserting until the new connection has subscribed and hears one.
+        await vi.waitFor(
+          async () => {
+            await seedDelivery(storage, org);
+            expect(wakes).toBeGreaterThan(0);
+          },
+          { timeout: 5000, interval: 50 },
+        );
+      } finally {
+        await stop();
+        await pool.end();
+        await drop();
+      }
+    },
+  );
+
+  it("stops waking once stopped", async () => {
+    const { schema, drop } = await db.freshSchema();
+    const source = db.anotherClient(2);
+    let wakes = 0;
+    const stop = await listenForDeliveries(
+      source.listenSource,
+      () => {
+        wakes += 1;
+      },
+      { schema },
+    );
+    try {
+      const storage = postgresStorage(db.client, { schema });
+      const org = await seedOrganization(storage);
+      await seedDelivery(storage, org);
+      await vi.waitFor(() => expect(wakes).toBe(1));
+      await stop();
+      await seedDelivery(storage, org);
+      // A second listener subscribed after the insert hears the next one, proving the first
+      // insert's notification had time to arrive at the stopped one too.
+      let later = 0;
+      const probe = await listenForDeliveries(source.listenSource, () => (later += 1), { schema });
+      await seedDelivery(storage, org);
+      await vi.waitFor(() => expect(later).toBe(1));
+      await probe();
+      expect(wakes).toBe(1);
+    } finally {
+      await source.close();
+      await drop();
+    }
+  });
+});

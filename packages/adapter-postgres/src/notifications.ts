@@ -1,0 +1,144 @@
+import type { PgQueryable } from "./pg-client.js";
+import { DEFAULT_SCHEMA } from "./tables.js";
+
+/**
+ * The channel on which the storage announces work: `pg_notify(DELIVERIES_CHANNEL, schema)`
+ * runs when a pending delivery is inserted or a failed one is redelivered (sent at commit).
+ */
+export const DELIVERIES_CHANNEL = "tidings_deliveries";
+
+/** One notification as `pg` reports it. */
+export interface PgNotification {
+  channel: string;
+  payload?: string | undefined;
+}
+
+/** A dedicated connection that can LISTEN (`pg.PoolClient`). */
+export interface PgListeningConnection extends PgQueryable {
+  on(event: "notification", listener: (message: PgNotification) => void): unknown;
+  on(event: "error", listener: (error: Error) => void): unknown;
+  removeListener(event: "notification", listener: (message: PgNotification) => void): unknown;
+  removeListener(event: "error", listener: (error: Error) => void): unknown;
+  release(error?: Error | boolean): void;
+}
+
+/** A pool to borrow the listening connection from (`pg.Pool`). */
+export interface PgListeningPool {
+  connect(): Promise<PgListeningConnection>;
+}
+
+/** A database with its own LISTEN support (PGlite's `db.listen`). */
+export interface PgNativeListener {
+  listen(channel: string, callback: (payload: string) => void): Promise<() => Promise<void>>;
+}
+
+export interface ListenOptions {
+  /** Wake only for this schema's deliveries (default `public`), as given to `postgresStorage`. */
+  schema?: string | undefined;
+  /** How long to wait before listening again after the connection broke (default 1000 ms). */
+  reconnectDelayMs?: number | undefined;
+  /** Told when the listening connection breaks; it reconnects on its own. */
+  onError?: ((error: Error) => void) | undefined;
+}
+
+/**
+ * Calls `onWake` whenever a delivery of the schema becomes pending (inserted or redelivered),
+ * listening on a dedicated connection borrowed from `source` (kept until the returned stop
+ * function is called), or with PGlite's own `listen`. After a broken connection it listens
+ * again after a delay.
+ *
+ * A wake-up is a hint, never the only trigger: notifications are lost while the connection is
+ * down, and none is sent when a retry merely becomes due with time. A worker keeps polling
+ * (`deliveries.nextDueAt()` / `claimDue` on a timer) and uses wake-ups to start early.
+ */
+export async function listenForDeliveries(
+  source: PgListeningPool | PgNativeListener,
+  onWake: () => void,
+  options: ListenOptions = {},
+): Promise<() => Promise<void>> {
+  const schema = options.schema ?? DEFAULT_SCHEMA;
+  const wakeFor = (payload: string | undefined) => {
+    if (payload === schema) onWake();
+  };
+  if ("listen" in source) return source.listen(DELIVERIES_CHANNEL, wakeFor);
+  return listenOnPool(source, wakeFor, options);
+}
+
+async function listenOnPool(
+  pool: PgListeningPool,
+  wakeFor: (payload: string | undefined) => void,
+  options: ListenOptions,
+): Promise<() => Promise<void>> {
+  const delayMs = options.reconnectDelayMs ?? 1000;
+  let stopped = false;
+  let current: { connection: PgListeningConnection; detach: () => void } | undefined;
+  let retry: NodeJS.Timeout | undefined;
+
+  const onNotification = (message: PgNotification) => {
+    if (message.channel === DELIVERIES_CHANNEL) wakeFor(message.payload);
+  };
+
+  const connect = async (): Promise<void> => {
+    const connection = await pool.connect();
+    if (stopped) {
+      connection.release();
+      return;
+    }
+    const onError = (error: Error) => {
+      // Without an error listener, a broken checked-out connection would crash the process.
+      options.onError?.(error);
+      if (current?.connection !== connection) return;
+      current.detach();
+      current = undefined;
+      connection.release(error);
+      scheduleReconnect();
+    };
+    const detach = () => {
+      connection.removeListener("notification", onNotification);
+      connection.removeListener("error", onError);
+    };
+    connection.on("notification", onNotification);
+    connection.on("error", onError);
+    current = { connection, detach };
+    try {
+      await connection.query(`LISTEN ${DELIVERIES_CHANNEL}`);
+    } catch (error) {
+      if (current?.connection === connection) {
+        detach();
+        current = undefined;
+        connection.release(error instanceof Error ? error : true);
+      }
+      throw error;
+    }
+  };
+
+  const scheduleReconnect = () => {
+    if (stopped) return;
+    retry = setTimeout(() => {
+      retry = undefined;
+      connect().catch((error: unknown) => {
+        options.onError?.(error instanceof Error ? error : new Error(String(error)));
+        scheduleReconnect();
+      });
+    }, delayMs);
+    retry.unref();
+  };
+
+  await connect();
+  return async () => {
+    stopped = true;
+    if (retry !== undefined) clearTimeout(retry);
+    const active = current;
+    current = undefined;
+    if (active === undefined) return;
+    try {
+      await active.connection.query(`UNLISTEN ${DELIVERIES_CHANNEL}`);
+      active.connection.release();
+    } catch (error) {
+      active.connection.release(error instanceof Error ? error : true);
+    } finally {
+      // Detached only now: an error event while unlistening must still find a listener.
+      active.detach();
+    }
+  };
+}

@@ -1,0 +1,107 @@
+import { createAsyncMutex } from "./async-mutex.js";
+
+/**
+ * The subset of a PostgreSQL driver this adapter uses, declared here so the public API never
+ * names a driver's types (Kysely does the same): `pg.Pool`, `pg.PoolClient`, `pg.Client` and
+ * PGlite all fit. Values are bound as `$1, $2, …` parameters; answers are plain row objects.
+ */
+export interface PgQueryable {
+  query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
+}
+
+/** A connection borrowed from a pool (`pg.PoolClient`). */
+export interface PgPoolConnection extends PgQueryable {
+  /** Returns the connection; with an error (or `true`) the pool destroys it instead. */
+  release(error?: Error | boolean): void;
+}
+
+/**
+ * A pool of connections (`pg.Pool`): plain queries run on any connection, and a transaction
+ * borrows one connection with `connect()` for its whole length.
+ */
+export interface PgPool extends PgQueryable {
+  connect(): Promise<PgPoolConnection>;
+}
+
+/**
+ * A handle that runs a transaction itself and keeps every other query out while it runs:
+ * PGlite (`db.transaction(async (tx) => …)`), or one connection wrapped by `singleConnection`.
+ */
+export interface PgTransactor extends PgQueryable {
+  transaction<T>(fn: (tx: PgQueryable) => Promise<T>): Promise<T>;
+}
+
+/**
+ * What `postgresStorage` and `migrate` accept: a pool (`pg.Pool`), or a handle that runs its
+ * own transactions (PGlite; a lone `pg.Client` wrapped with `singleConnection`).
+ */
+export type PgClient = PgPool | PgTransactor;
+
+const isTransactor = (client: PgClient): client is PgTransactor =>
+  typeof (client as Partial<PgTransactor>).transaction === "function";
+
+/** Whether transactions and plain queries share one connection (and so must take turns). */
+export const isSingleConnection = (client: PgClient): boolean => isTransactor(client);
+
+/**
+ * Makes one connection (a connected `pg.Client`) usable as a `PgClient`: every query and every
+ * transaction takes its turn, because a statement sent while another caller's transaction is
+ * open on the same connection would silently become part of it.
+ */
+export function singleConnection(connection: PgQueryable): PgTransactor {
+  const mutex = createAsyncMutex();
+  return {
+    query: (text, values) => mutex.run(() => connection.query(text, values)),
+    transaction: (fn) => mutex.run(() => inTransaction(connection, fn)),
+  };
+}
+
+/** BEGIN, `fn`, COMMIT on a connection nobody else is using; ROLLBACK when `fn` rejects. */
+async function inTransaction<T>(
+  connection: PgQueryable,
+  fn: (tx: PgQueryable) => Promise<T>,
+): Promise<T> {
+  await connection.query("BEGIN");
+  let result: T;
+  try {
+    result = await fn(connection);
+  } catch (error) {
+    await connection.query("ROLLBACK");
+    throw error;
+  }
+  await connection.query("COMMIT");
+  return result;
+}
+
+/** Runs `fn` in one transaction on one connection of `client`; rolls back when it rejects. */
+export async function runTransaction<T>(
+  client: PgClient,
+  fn: (tx: PgQueryable) => Promise<T>,
+): Promise<T> {
+  if (isTransactor(client)) return client.transaction(fn);
+  const connection = await client.connect();
+  // A connection whose BEGIN, COMMIT or ROLLBACK failed is not fit for the next borrower.
+  let reusable = true;
+  const control = async (text: string): Promise<void> => {
+    try {
+      await connection.query(text);
+    } catch (error) {
+      reusable = false;
+      throw error;
+    }
+  };
+  try {
+    await control("BEGIN");
+    let result: T;
+    try {
+      result = await fn(connection);
+    } catch (error) {
+      await control("ROLLBACK").catch(() => undefined);
+      throw error;
+    }
+    await control("COMMIT");
+    return result;
+  } finally {
+    connection.release(!reusable);
+  }
+}

@@ -1,0 +1,93 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { Repositories, Storage } from "@tidings/core";
+import type { PgClient } from "./pg-client.js";
+import { isSingleConnection, runTransaction } from "./pg-client.js";
+import { repositoriesOver } from "./repositories.js";
+import type { Sql } from "./sql.js";
+import { autocommitSql, transactionSql } from "./sql.js";
+import { DEFAULT_SCHEMA, tablesIn } from "./tables.js";
+
+export interface PostgresStorageOptions {
+  /**
+   * The schema holding every table (default `public`). Every statement names it explicitly,
+   * so several storages on one database (one per schema) never see each other's rows.
+   */
+  schema?: string | undefined;
+}
+
+/**
+ * Tidings storage on PostgreSQL, over a `pg.Pool` (plain queries on any connection, each
+ * transaction on one borrowed connection) or a handle that runs its own transactions (PGlite,
+ * or a `pg.Client` wrapped by `singleConnection`). The schema must be migrated first
+ * (`await migrate(client, { schema })`). `close()` only makes the storage unusable: the
+ * client is the caller's, who ends the pool (or closes PGlite) after it.
+ */
+export function postgresStorage(client: PgClient, options: PostgresStorageOptions = {}): Storage {
+  const tables = tablesIn(options.schema ?? DEFAULT_SCHEMA);
+  const singleConnection = isSingleConnection(client);
+  // Marks the async context of a transaction callback on a single connection, where a call
+  // through the storage (not `tx`) would wait for the very transaction it runs in.
+  const insideTransaction = new AsyncLocalStorage<true>();
+  let closed = false;
+
+  const assertUsable = (): void => {
+    if (closed) throw new Error("The PostgreSQL storage is closed.");
+    if (singleConnection && insideTransaction.getStore() === true) {
+      throw new Error(
+        "Called the storage from inside one of its own transactions on a single connection, " +
+          "which would wait for itself forever; use the `tx` repositories of the callback.",
+      );
+    }
+  };
+
+  const begin = <T>(fn: (sql: Sql) => Promise<T>): Promise<T> => {
+    try {
+      assertUsable();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return runTransaction(client, async (connection) => {
+      const sql = transactionSql(tables, connection);
+      try {
+        const result = await insideTransaction.run(true, () => fn(sql));
+        // PostgreSQL turns the COMMIT of a transaction with a failed statement into a silent
+        // ROLLBACK; a callback that swallowed the error must not be told its writes stuck.
+        const failure = sql.failure();
+        if (failure !== undefined) {
+          throw new Error("A statement of the transaction failed, so nothing was written.", {
+            cause: failure,
+          });
+        }
+        return result;
+      } finally {
+        sql.end();
+      }
+    });
+  };
+
+  const autocommit = autocommitSql(
+    tables,
+    (text, values) => {
+      try {
+        assertUsable();
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      return client.query(text, values);
+    },
+    begin,
+  );
+
+  return {
+    ...repositoriesOver(autocommit),
+    transaction: <T>(fn: (tx: Repositories) => Promise<T>) =>
+      begin((sql) => fn(repositoriesOver(sql))),
+    async ping() {
+      assertUsable();
+      await client.query("SELECT 1");
+    },
+    async close() {
+      closed = true;
+    },
+  };
+}

@@ -1,0 +1,259 @@
+import type {
+  DeliveryAttemptRecord,
+  DeliveryDestination,
+  DeliveryRecord,
+  DeliveryRepository,
+  DeliveryStatus,
+} from "@tidings/core";
+import { fromJson, isoPlus, toJson } from "../columns.js";
+import { DELIVERIES_CHANNEL } from "../notifications.js";
+import type { Sql } from "../sql.js";
+
+export interface DeliveryRow {
+  id: string;
+  organization_id: string;
+  event_id: string;
+  message_id: string | null;
+  topic: string;
+  destination: string;
+  payload: string;
+  status: string;
+  attempts: number;
+  next_attempt_at: string;
+  first_attempt_at: string | null;
+  lease_owner: string | null;
+  lease_expires_at: string | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface AttemptRow {
+  delivery_id: string;
+  organization_id: string;
+  attempt: number;
+  started_at: string;
+  duration_ms: number;
+  status_code: number | null;
+  error: string | null;
+  response_body: string | null;
+}
+
+const deliveryFields =
+  "id, organization_id, event_id, message_id, topic, destination, payload, status, attempts, " +
+  "next_attempt_at, first_attempt_at, lease_owner, lease_expires_at, last_status_code, " +
+  "last_error, created_at, updated_at";
+
+/** The columns of a delivery as `toDelivery` reads them, qualified by `alias` when given. */
+export const deliveryColumns = (alias = ""): string =>
+  deliveryFields
+    .split(", ")
+    .map((c) => (c === "destination" ? `${alias}destination::text AS destination` : alias + c))
+    .join(", ");
+
+export const attemptColumns =
+  "delivery_id, organization_id, attempt, started_at, duration_ms, status_code, error, " +
+  "response_body";
+
+export const toDelivery = (row: DeliveryRow): DeliveryRecord => ({
+  id: row.id,
+  organizationId: row.organization_id,
+  eventId: row.event_id,
+  messageId: row.message_id,
+  topic: row.topic,
+  destination: fromJson<DeliveryDestination>(row.destination),
+  payload: row.payload,
+  status: row.status as DeliveryStatus,
+  attempts: row.attempts,
+  nextAttemptAt: row.next_attempt_at,
+  firstAttemptAt: row.first_attempt_at,
+  leaseOwner: row.lease_owner,
+  leaseExpiresAt: row.lease_expires_at,
+  lastStatusCode: row.last_status_code,
+  lastError: row.last_error,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+export const toAttempt = (row: AttemptRow): DeliveryAttemptRecord => ({
+  deliveryId: row.delivery_id,
+  organizationId: row.organization_id,
+  attempt: row.attempt,
+  startedAt: row.started_at,
+  durationMs: row.duration_ms,
+  statusCode: row.status_code,
+  error: row.error,
+  responseBody: row.response_body,
+});
+
+// Oldest due first, then by id: the port's order, which RETURNING does not keep.
+const byDue = (a: DeliveryRow, b: DeliveryRow): number =>
+  a.next_attempt_at < b.next_attempt_at
+    ? -1
+    : a.next_attempt_at > b.next_attempt_at
+      ? 1
+      : a.id < b.id
+        ? -1
+        : a.id > b.id
+          ? 1
+          : 0;
+
+/**
+ * Webhook deliveries, claimed by engines in any number of processes as time-limited leases,
+ * and their attempt log. Making a delivery pending notifies `DELIVERIES_CHANNEL`.
+ */
+export function deliveryRepository(sql: Sql): DeliveryRepository {
+  const t = sql.tables;
+  // The payload names the schema, so listeners of other schemas on the database sleep on.
+  const notifyAs = (param: number) => `pg_notify('${DELIVERIES_CHANNEL}', $${param}::text)`;
+
+  return {
+    async insert(d) {
+      // One statement: the notification is sent only if the insert commits.
+      await sql.rows(
+        `WITH inserted AS (
+           INSERT INTO ${t.deliveries} (${deliveryFields})
+           VALUES ($1, $2, $3, $4, $5, $6::text::jsonb, $7, $8, $9, $10, $11, $12, $13, $14,
+             $15, $16, $17)
+           RETURNING status
+         )
+         SELECT ${notifyAs(18)} FROM inserted WHERE status = 'pending'`,
+        [
+          d.id,
+          d.organizationId,
+          d.eventId,
+          d.messageId,
+          d.topic,
+          toJson(d.destination),
+          d.payload,
+          d.status,
+          d.attempts,
+          d.nextAttemptAt,
+          d.firstAttemptAt,
+          d.leaseOwner,
+          d.leaseExpiresAt,
+          d.lastStatusCode,
+          d.lastError,
+          d.createdAt,
+          d.updatedAt,
+          t.schema,
+        ],
+      );
+    },
+
+    async get(organizationId, id) {
+      const rows = await sql.rows<DeliveryRow>(
+        `SELECT ${deliveryColumns()} FROM ${t.deliveries} WHERE id = $1 AND organization_id = $2`,
+        [id, organizationId],
+      );
+      return rows[0] === undefined ? null : toDelivery(rows[0]);
+    },
+
+    async listForMessage(organizationId, messageId) {
+      const rows = await sql.rows<DeliveryRow>(
+        `SELECT ${deliveryColumns()} FROM ${t.deliveries}
+         WHERE message_id = $1 AND organization_id = $2 ORDER BY created_at, id`,
+        [messageId, organizationId],
+      );
+      return rows.map(toDelivery);
+    },
+
+    async claimDue(now, limit, owner, leaseMs) {
+      // SKIP LOCKED: a claimer passes over rows another claimer is leasing right now instead of
+      // waiting for it, and the lease condition is checked again on the locked row, so two
+      // claimers in any processes never both take a row.
+      const rows = await sql.rows<DeliveryRow>(
+        `WITH due AS (
+           SELECT id FROM ${t.deliveries}
+           WHERE status = 'pending' AND next_attempt_at <= $1
+             AND (lease_owner IS NULL OR lease_expires_at IS NULL OR lease_expires_at <= $1)
+           ORDER BY next_attempt_at, id
+           LIMIT $2
+           FOR UPDATE SKIP LOCKED
+         )
+         UPDATE ${t.deliveries} d SET lease_owner = $3, lease_expires_at = $4
+         FROM due WHERE d.id = due.id
+         RETURNING ${deliveryColumns("d.")}`,
+        [now, limit, owner, isoPlus(now, leaseMs)],
+      );
+      return rows.sort(byDue).map(toDelivery);
+    },
+
+    async completeAttempt(id, owner, { attempt, next }) {
+      // One statement: the attempt is logged only if the lease was still ours.
+      const rows = await sql.rows(
+        `WITH completed AS (
+           UPDATE ${t.deliveries} SET status = $3, attempts = attempts + 1,
+             next_attempt_at = COALESCE($4, next_attempt_at),
+             first_attempt_at = COALESCE(first_attempt_at, $5),
+             lease_owner = NULL, lease_expires_at = NULL,
+             last_status_code = $6, last_error = $7, updated_at = $8
+           WHERE id = $1 AND lease_owner = $2 AND status = 'pending'
+           RETURNING id, organization_id
+         )
+         INSERT INTO ${t.deliveryAttempts} (${attemptColumns})
+         SELECT id, organization_id, $9::integer, $5, $10::integer, $6, $7, $11::text
+         FROM completed
+         RETURNING delivery_id`,
+        [
+          id,
+          owner,
+          next.status,
+          next.status === "pending" ? next.nextAttemptAt : null,
+          attempt.startedAt,
+          attempt.statusCode,
+          attempt.error,
+          // Storage reads no clock: the delivery changed when the attempt ended.
+          isoPlus(attempt.startedAt, attempt.durationMs),
+          attempt.attempt,
+          attempt.durationMs,
+          attempt.responseBody,
+        ],
+      );
+      return rows.length === 1;
+    },
+
+    async cancelForSubscription(organizationId, webhookId, at) {
+      // Dropping the lease makes an in-flight attempt's completion a no-op.
+      const rows = await sql.rows(
+        `UPDATE ${t.deliveries} SET status = 'cancelled', lease_owner = NULL,
+           lease_expires_at = NULL, updated_at = $3
+         WHERE webhook_id = $2 AND status = 'pending' AND organization_id = $1
+         RETURNING id`,
+        [organizationId, webhookId, at],
+      );
+      return rows.length;
+    },
+
+    async redeliver(organizationId, id, at) {
+      const rows = await sql.rows(
+        `WITH revived AS (
+           UPDATE ${t.deliveries} SET status = 'pending', next_attempt_at = $3,
+             lease_owner = NULL, lease_expires_at = NULL, updated_at = $3
+           WHERE id = $1 AND organization_id = $2 AND status = 'failed'
+           RETURNING id
+         )
+         SELECT ${notifyAs(4)} FROM revived`,
+        [id, organizationId, at, t.schema],
+      );
+      return rows.length === 1;
+    },
+
+    async listAttempts(organizationId, deliveryId) {
+      const rows = await sql.rows<AttemptRow>(
+        `SELECT ${attemptColumns} FROM ${t.deliveryAttempts}
+         WHERE delivery_id = $1 AND organization_id = $2 ORDER BY attempt, seq`,
+        [deliveryId, organizationId],
+      );
+      return rows.map(toAttempt);
+    },
+
+    async nextDueAt() {
+      const rows = await sql.rows<{ due: string | null }>(
+        `SELECT MIN(next_attempt_at) AS due FROM ${t.deliveries} WHERE status = 'pending'`,
+      );
+      return rows[0]?.due ?? null;
+    },
+  };
+}

@@ -1,0 +1,182 @@
+import type {
+  Attributes,
+  NewProfile,
+  ProfileRecord,
+  ProfileRepository,
+  ProfileSource,
+} from "@tidings/core";
+import { fromBigint, fromJson, isUniqueViolation, toJson } from "../columns.js";
+import type { Sql } from "../sql.js";
+
+export interface ProfileRow {
+  seq: unknown;
+  id: string;
+  organization_id: string;
+  phone_number: string;
+  email: string | null;
+  first_name: string | null;
+  last_name: string | null;
+  viber_marketing_consent: boolean;
+  sms_marketing_consent: boolean;
+  attributes: string;
+  source: string;
+  status: string;
+  created_at: string;
+  updated_at: string;
+  deleted_at: string | null;
+}
+
+export const profileColumns =
+  "seq, id, organization_id, phone_number, email, first_name, last_name, " +
+  "viber_marketing_consent, sms_marketing_consent, attributes::text AS attributes, source, " +
+  "status, created_at, updated_at, deleted_at";
+
+/** A stored row as the port's record. */
+export const toProfile = (row: ProfileRow): ProfileRecord => ({
+  id: row.id,
+  organizationId: row.organization_id,
+  seq: fromBigint(row.seq),
+  phoneNumber: row.phone_number,
+  email: row.email,
+  firstName: row.first_name,
+  lastName: row.last_name,
+  viberMarketingConsent: row.viber_marketing_consent,
+  smsMarketingConsent: row.sms_marketing_consent,
+  attributes: fromJson<Attributes>(row.attributes),
+  source: row.source as ProfileSource,
+  status: row.status === "active" ? "active" : "inactive",
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+  deletedAt: row.deleted_at,
+});
+
+// JavaScript's toLowerCase is Unicode-aware and the same on every server, whatever its locale.
+const lowerEmail = (email: string | null): string | null =>
+  email === null ? null : email.toLowerCase();
+
+// The partial unique index that makes a number unique among an organization's active profiles.
+const PHONE_INDEX = "profiles_active_phone";
+
+/** Profiles, with phone uniqueness among active profiles enforced by a partial unique index. */
+export function profileRepository(sql: Sql): ProfileRepository {
+  const t = sql.tables;
+  const select = `SELECT ${profileColumns} FROM ${t.profiles}`;
+  const many = async (text: string, values: unknown[]) =>
+    (await sql.rows<ProfileRow>(text, values)).map(toProfile);
+  const one = async (text: string, values: unknown[]) => (await many(text, values))[0] ?? null;
+
+  return {
+    async insert(profile: NewProfile) {
+      // ON CONFLICT instead of catching 23505: a refusal must not abort the caller's transaction.
+      // A concurrent insert of the same number waits for the other to commit, then yields.
+      const rows = await many(
+        `INSERT INTO ${t.profiles} (id, organization_id, phone_number, email, email_lower,
+           first_name, last_name, viber_marketing_consent, sms_marketing_consent, attributes,
+           source, status, created_at, updated_at, deleted_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::text::jsonb, $11, $12, $13, $14, $15)
+         ON CONFLICT (organization_id, phone_number) WHERE status = 'active' DO NOTHING
+         RETURNING ${profileColumns}`,
+        [
+          profile.id,
+          profile.organizationId,
+          profile.phoneNumber,
+          profile.email,
+          lowerEmail(profile.email),
+          profile.firstName,
+          profile.lastName,
+          profile.viberMarketingConsent,
+          profile.smsMarketingConsent,
+          toJson(profile.attributes),
+          profile.source,
+          profile.status,
+          profile.createdAt,
+          profile.updatedAt,
+          profile.deletedAt,
+        ],
+      );
+      return rows[0] ?? "phone_number_taken";
+    },
+
+    get: (organizationId, id) =>
+      one(`${select} WHERE id = $1 AND organization_id = $2 AND status = 'active'`, [
+        id,
+        organizationId,
+      ]),
+
+    findByPhone: (organizationId, phoneNumber) =>
+      one(`${select} WHERE organization_id = $1 AND phone_number = $2 AND status = 'active'`, [
+        organizationId,
+        phoneNumber,
+      ]),
+
+    findByEmail: (organizationId, email, limit) =>
+      many(
+        `${select} WHERE organization_id = $1 AND email_lower = $2 AND status = 'active'
+         ORDER BY seq LIMIT $3`,
+        [organizationId, email.toLowerCase(), limit],
+      ),
+
+    list(query) {
+      const values: unknown[] = [query.organizationId, query.afterSeq ?? 0];
+      const filters = ["organization_id = $1", "status = 'active'", "seq > $2"];
+      if (query.phoneNumber !== undefined) {
+        values.push(query.phoneNumber);
+        filters.push(`phone_number = $${values.length}`);
+      }
+      if (query.email !== undefined) {
+        values.push(query.email.toLowerCase());
+        filters.push(`email_lower = $${values.length}`);
+      }
+      values.push(query.limit);
+      return many(
+        `${select} WHERE ${filters.join(" AND ")} ORDER BY seq LIMIT $${values.length}`,
+        values,
+      );
+    },
+
+    async update(profile) {
+      try {
+        const rows = await sql.tentative(
+          `UPDATE ${t.profiles} SET phone_number = $3, email = $4, email_lower = $5,
+             first_name = $6, last_name = $7, viber_marketing_consent = $8,
+             sms_marketing_consent = $9, attributes = $10::text::jsonb, updated_at = $11
+           WHERE id = $1 AND organization_id = $2 AND status = 'active'
+           RETURNING id`,
+          [
+            profile.id,
+            profile.organizationId,
+            profile.phoneNumber,
+            profile.email,
+            lowerEmail(profile.email),
+            profile.firstName,
+            profile.lastName,
+            profile.viberMarketingConsent,
+            profile.smsMarketingConsent,
+            toJson(profile.attributes),
+            profile.updatedAt,
+          ],
+        );
+        return rows.length === 1;
+      } catch (error) {
+        if (isUniqueViolation(error, PHONE_INDEX)) return "phone_number_taken";
+        throw error;
+      }
+    },
+
+    async softDelete(organizationId, id, at) {
+      // One statement, so the status change and the membership removal commit together.
+      const rows = await sql.rows(
+        `WITH gone AS (
+           UPDATE ${t.profiles} SET status = 'inactive', deleted_at = $3, updated_at = $3
+           WHERE id = $1 AND organization_id = $2 AND status = 'active'
+           RETURNING id
+         ), left_lists AS (
+           DELETE FROM ${t.listMemberships} WHERE profile_id IN (SELECT id FROM gone)
+         )
+         SELECT id FROM gone`,
+        [id, organizationId, at],
+      );
+      return rows.length === 1;
+    },
+  };
+}

@@ -1,0 +1,109 @@
+import type {
+  WebhookSubscriptionRecord,
+  WebhookSubscriptionRepository,
+  WebhookTopic,
+} from "@tidings/core";
+import { fromJson, toJson } from "../columns.js";
+import type { Sql } from "../sql.js";
+
+export interface WebhookRow {
+  id: string;
+  organization_id: string;
+  url: string;
+  topics: string;
+  status: string;
+  description: string | null;
+  secret_sealed: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export const webhookColumns =
+  "id, organization_id, url, topics::text AS topics, status, description, secret_sealed, " +
+  "created_at, updated_at";
+
+export const toWebhook = (row: WebhookRow): WebhookSubscriptionRecord => ({
+  id: row.id,
+  organizationId: row.organization_id,
+  url: row.url,
+  topics: fromJson<WebhookTopic[]>(row.topics),
+  status: row.status === "active" ? "active" : "inactive",
+  description: row.description,
+  secretSealed: row.secret_sealed,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+/** Organization webhook subscriptions. */
+export function webhookRepository(sql: Sql): WebhookSubscriptionRepository {
+  const t = sql.tables;
+  const select = `SELECT ${webhookColumns} FROM ${t.webhookSubscriptions}`;
+  const one = async (text: string, values: unknown[]) => {
+    const rows = await sql.rows<WebhookRow>(text, values);
+    return rows[0] === undefined ? null : toWebhook(rows[0]);
+  };
+  return {
+    async insert(w) {
+      await sql.rows(
+        `INSERT INTO ${t.webhookSubscriptions} (id, organization_id, url, topics, status,
+           description, secret_sealed, created_at, updated_at)
+         VALUES ($1, $2, $3, $4::text::jsonb, $5, $6, $7, $8, $9)`,
+        [
+          w.id,
+          w.organizationId,
+          w.url,
+          toJson(w.topics),
+          w.status,
+          w.description,
+          w.secretSealed,
+          w.createdAt,
+          w.updatedAt,
+        ],
+      );
+    },
+    get: (organizationId, id) =>
+      one(`${select} WHERE id = $1 AND organization_id = $2`, [id, organizationId]),
+    getById: (id) => one(`${select} WHERE id = $1`, [id]),
+    async list(organizationId) {
+      const rows = await sql.rows<WebhookRow>(
+        `${select} WHERE organization_id = $1 ORDER BY created_at, id`,
+        [organizationId],
+      );
+      return rows.map(toWebhook);
+    },
+    async update(w) {
+      const rows = await sql.rows(
+        `UPDATE ${t.webhookSubscriptions} SET url = $3, topics = $4::text::jsonb, status = $5,
+           description = $6, secret_sealed = $7, updated_at = $8
+         WHERE id = $1 AND organization_id = $2 RETURNING id`,
+        [
+          w.id,
+          w.organizationId,
+          w.url,
+          toJson(w.topics),
+          w.status,
+          w.description,
+          w.secretSealed,
+          w.updatedAt,
+        ],
+      );
+      return rows.length === 1;
+    },
+    async delete(organizationId, id) {
+      const rows = await sql.rows(
+        `DELETE FROM ${t.webhookSubscriptions} WHERE id = $1 AND organization_id = $2 RETURNING id`,
+        [id, organizationId],
+      );
+      return rows.length === 1;
+    },
+    async lockOrganization(organizationId) {
+      // A transaction-level advisory lock keyed by schema and organization: held until the
+      // caller's transaction ends, across every process on the database, and independent of
+      // whether the organization row exists.
+      await sql.rows("SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))", [
+        `tidings.webhooks:${t.schema}`,
+        organizationId,
+      ]);
+    },
+  };
+}

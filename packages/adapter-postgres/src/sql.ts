@@ -1,0 +1,82 @@
+import type { PgQueryable } from "./pg-client.js";
+import type { Tables } from "./tables.js";
+
+/**
+ * How a repository talks to the database, the same inside and outside a transaction. Every
+ * statement is one parameterized query; repositories never see connections.
+ */
+export interface Sql {
+  readonly tables: Tables;
+  /** Runs one statement and answers its rows. */
+  rows<Row>(text: string, values?: unknown[]): Promise<Row[]>;
+  /** Runs `fn`'s statements as one unit: in a new transaction, or inside the one already open. */
+  atomic<T>(fn: (sql: Sql) => Promise<T>): Promise<T>;
+  /**
+   * Runs one statement that may break a constraint by design. Inside a transaction it runs
+   * under a savepoint, so the refusal does not abort the caller's transaction.
+   */
+  tentative<Row>(text: string, values?: unknown[]): Promise<Row[]>;
+}
+
+/** Plain statements outside any transaction; `atomic` opens one through `begin`. */
+export function autocommitSql(
+  tables: Tables,
+  query: (text: string, values: unknown[]) => Promise<{ rows: unknown[] }>,
+  begin: <T>(fn: (sql: Sql) => Promise<T>) => Promise<T>,
+): Sql {
+  const rows = async <Row>(text: string, values: unknown[] = []): Promise<Row[]> =>
+    (await query(text, values)).rows as Row[];
+  return { tables, rows, tentative: rows, atomic: begin };
+}
+
+/** A transaction's view: tracks statement failures, since PostgreSQL aborts the transaction. */
+export interface TransactionSql extends Sql {
+  /** The first statement error not undone by a savepoint, if any. */
+  failure(): unknown;
+  /** Refuses every later statement (the transaction has ended). */
+  end(): void;
+}
+
+/** Statements on the connection that holds an open transaction. */
+export function transactionSql(tables: Tables, tx: PgQueryable): TransactionSql {
+  let open = true;
+  let failed: { error: unknown } | undefined;
+  let savepoints = 0;
+
+  const send = async (text: string, values: unknown[]): Promise<unknown[]> => {
+    if (!open) throw new Error("The transaction has already ended; use the storage instead.");
+    return (await tx.query(text, values)).rows;
+  };
+
+  const sql: TransactionSql = {
+    tables,
+    async rows<Row>(text: string, values: unknown[] = []): Promise<Row[]> {
+      try {
+        return (await send(text, values)) as Row[];
+      } catch (error) {
+        failed ??= { error };
+        throw error;
+      }
+    },
+    atomic: (fn) => fn(sql),
+    async tentative<Row>(text: string, values: unknown[] = []): Promise<Row[]> {
+      savepoints += 1;
+      const name = `tidings_${savepoints}`;
+      await sql.rows(`SAVEPOINT ${name}`);
+      try {
+        const result = (await send(text, values)) as Row[];
+        await sql.rows(`RELEASE SAVEPOINT ${name}`);
+        return result;
+      } catch (error) {
+        await sql.rows(`ROLLBACK TO SAVEPOINT ${name}`);
+        await sql.rows(`RELEASE SAVEPOINT ${name}`);
+        throw error;
+      }
+    },
+    failure: () => failed?.error,
+    end: () => {
+      open = false;
+    },
+  };
+  return sql;
+}

@@ -1,0 +1,49 @@
+/** A PostgreSQL identifier, double-quoted so any schema name is taken literally. */
+export const quoteIdent = (name: string): string => `"${name.replaceAll('"', '""')}"`;
+
+/** The schema-qualified, quoted name of every table, so no query depends on `search_path`. */
+export interface Tables {
+  /** The schema's name as given (unquoted), e.g. for notification payloads. */
+  readonly schema: string;
+  readonly organizations: string;
+  readonly profiles: string;
+  readonly consentChanges: string;
+  readonly contactLists: string;
+  readonly listMemberships: string;
+  readonly campaigns: string;
+  readonly apiKeys: string;
+  readonly messages: string;
+  readonly messageEvents: string;
+  readonly webhookSubscriptions: string;
+  readonly deliveries: string;
+  readonly deliveryAttempts: string;
+  readonly rateLimitHits: string;
+  readonly idempotencyRecords: string;
+  readonly schemaMigrations: string;
+}
+
+/** The tables of one schema. */
+export function tablesIn(schema: string): Tables {
+  const q = (table: string) => `${quoteIdent(schema)}.${quoteIdent(table)}`;
+  return {
+    schema,
+    organizations: q("organizations"),
+    profiles: q("profiles"),
+    consentChanges: q("consent_changes"),
+    contactLists: q("contact_lists"),
+    listMemberships: q("list_memberships"),
+    campaigns: q("campaigns"),
+    apiKeys: q("api_keys"),
+    messages: q("messages"),
+    messageEvents: q("message_events"),
+    webhookSubscriptions: q("webhook_subscriptions"),
+    deliveries: q("deliveries"),
+    deliveryAttempts: q("delivery_attempts"),
+    rateLimitHits: q("rate_limit_hits"),
+    idempotencyRecords: q("idempotency_records"),
+    schemaMigrations: q("schema_migrations"),
+  };
+}
+
+/** The schema used when none is given. */
+export const DEFAULT_SCHEMA = "public";

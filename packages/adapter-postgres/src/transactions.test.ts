@@ -1,0 +1,104 @@
+import type { Storage } from "@tidings/core";
+import { anOrganization, aProfile, at } from "@tidings/core/testing";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { postgresStorage } from "./postgres-storage.js";
+import { postgresRawReaders } from "./raw-readers.js";
+import type { TestDatabase } from "./test-database.js";
+import { openTestDatabase } from "./test-database.js";
+
+// PostgreSQL-specific behaviour of the storage that the shared contract cannot see.
+let db: TestDatabase;
+let schema: string;
+let drop: () => Promise<void>;
+let storage: Storage;
+
+beforeAll(async () => {
+  db = await openTestDatabase();
+});
+afterAll(async () => {
+  await db?.close();
+});
+beforeEach(async () => {
+  ({ schema, drop } = await db.freshSchema());
+  storage = postgresStorage(db.client, { schema });
+});
+afterEach(async () => {
+  await storage.close();
+  await drop();
+});
+
+describe("transactions on PostgreSQL", () => {
+  it("a refused phone number does not abort the transaction: later writes still commit", async () => {
+    const organization = anOrganization();
+    const holder = aProfile({ organizationId: organization.id });
+    const other = aProfile({ organizationId: organization.id });
+    const late = aProfile({ organizationId: organization.id });
+    const outcome = await storage.transaction(async (tx) => {
+      await tx.organizations.insert(organization);
+      const first = await tx.profiles.insert(holder);
+      const second = await tx.profiles.insert(other);
+      if (first === "phone_number_taken" || second === "phone_number_taken") {
+        throw new Error("expected both profiles to be stored");
+      }
+      const clash = await tx.profiles.insert({ ...late, phoneNumber: holder.phoneNumber });
+      const moved = await tx.profiles.update({ ...second, phoneNumber: holder.phoneNumber });
+      await tx.profiles.insert(late);
+      return [clash, moved];
+    });
+    expect(outcome).toEqual(["phone_number_taken", "phone_number_taken"]);
+    const raw = postgresRawReaders(db.client, schema);
+    expect((await raw.profile(late.id))?.phoneNumber).toBe(late.phoneNumber);
+    expect((await raw.profile(other.id))?.phoneNumber).toBe(other.phoneNumber);
+  });
+
+  it("a callback that swallows a failed statement is not committed, and the caller is told", async () => {
+    const organization = anOrganization();
+    await storage.organizations.insert(organization);
+    const fresh = anOrganization();
+    const done = storage.transaction(async (tx) => {
+      await tx.organizations.insert(fresh);
+      // A duplicate id fails, and PostgreSQL aborts the transaction with it.
+      await tx.organizations.insert(organization).catch(() => undefined);
+      return "looks fine";
+    });
+    await expect(done).rejects.toThrow(/nothing was written/);
+    expect(await storage.organizations.get(fresh.id)).toBeNull();
+  });
+
+  it("repositories kept past their transaction refuse to run", async () => {
+    let kept: Parameters<Parameters<Storage["transaction"]>[0]>[0] | undefined;
+    await storage.transaction(async (tx) => {
+      kept = tx;
+    });
+    await expect(kept!.organizations.insert(anOrganization())).rejects.toThrow(/already ended/);
+  });
+
+  it("ping answers while open; a closed storage refuses every call", async () => {
+    await expect(storage.ping()).resolves.toBeUndefined();
+    await storage.close();
+    await expect(storage.ping()).rejects.toThrow(/closed/);
+    await expect(storage.organizations.get("org_x")).rejects.toThrow(/closed/);
+    await expect(storage.transaction(async () => 1)).rejects.toThrow(/closed/);
+    // The client is the caller's: closing the storage left it usable.
+    expect((await db.client.query("SELECT 1 AS one")).rows).toEqual([{ one: 1 }]);
+  });
+
+  it("storages in different schemas of one database never see each other's rows", async () => {
+    const other = await db.freshSchema();
+    try {
+      const neighbour = postgresStorage(db.client, { schema: other.schema });
+      const organization = anOrganization();
+      await storage.organizations.insert(organization);
+      await neighbour.organizations.insert(organization);
+      const profile = aProfile({ organizationId: organization.id });
+      expect(await storage.profiles.insert(profile)).not.toBe("phone_number_taken");
+      // The same number and id are free in the other schema.
+      expect(await neighbour.profiles.insert(profile)).not.toBe("phone_number_taken");
+      await neighbour.profiles.softDelete(organization.id, profile.id, at(1));
+      expect(await storage.profiles.get(organization.id, profile.id)).not.toBeNull();
+      expect(await neighbour.profiles.get(organization.id, profile.id)).toBeNull();
+    } finally {
+      await other.drop();
+    }
+  });
+});
