@@ -1,0 +1,101 @@
+import * as v from "valibot";
+
+/** Shortest and longest time a message may wait for delivery (30 s to 14 days). */
+export const MIN_TTL_SECONDS = 30;
+export const MAX_TTL_SECONDS = 1_209_600;
+/** DESIGN.md "Campaign template": the default TTL is one day. */
+export const DEFAULT_TTL_SECONDS = 86_400;
+/** A template longer than this is a mistake, not a message (long SMS are ~10 segments). */
+export const MAX_TEMPLATE_LENGTH = 2_000;
+
+const codePoints = (text: string): number => {
+  let count = 0;
+  for (const _ of text) count += 1;
+  return count;
+};
+
+/**
+ * A strict object's messages: valibot reports a missing field (`expected` is the quoted key),
+ * an unknown field (`expected` is `never`) and a non-object under the object's own message.
+ */
+const objectMessage = (issue: v.BaseIssue<unknown>): string => {
+  if (issue.expected === "never") return "is not a known field.";
+  if (issue.expected?.startsWith('"')) return "is required.";
+  return "must be an object.";
+};
+
+const name = v.pipe(
+  v.string("must be a string."),
+  v.trim(),
+  v.check((text) => {
+    const length = codePoints(text);
+    return length >= 1 && length <= 200;
+  }, "must be 1 to 200 characters long."),
+);
+
+const channel = v.picklist(["viber", "sms"], 'must be "viber" or "sms".');
+const category = v.picklist(
+  ["otp", "transactional", "promotional"],
+  'must be "otp", "transactional" or "promotional".',
+);
+
+/** The sender's shape per channel is checked in `campaign-rules.ts`, which knows the channel. */
+const sender = v.pipe(
+  v.string("must be a string."),
+  v.trim(),
+  v.check((text) => {
+    const length = codePoints(text);
+    return length >= 1 && length <= 50;
+  }, "must be 1 to 50 characters long."),
+);
+
+const template = v.pipe(
+  v.string("must be a string."),
+  v.check((text) => text.trim() !== "", "must not be empty."),
+  v.check(
+    (text) => codePoints(text) <= MAX_TEMPLATE_LENGTH,
+    `must be at most ${MAX_TEMPLATE_LENGTH} characters long.`,
+  ),
+);
+
+const ttlSeconds = v.pipe(
+  v.number("must be a number."),
+  v.integer("must be a whole number of seconds."),
+  v.minValue(MIN_TTL_SECONDS, `must be at least ${MIN_TTL_SECONDS} seconds.`),
+  v.maxValue(MAX_TTL_SECONDS, `must be at most ${MAX_TTL_SECONDS} seconds (14 days).`),
+);
+
+const smsFallback = v.boolean("must be true or false.");
+
+/** A new API campaign (CMS side: the core API and the CLI, never `/v1`). */
+export const createCampaignInput = v.strictObject(
+  {
+    name,
+    channel,
+    sms_fallback: v.optional(smsFallback),
+    category,
+    sender,
+    template,
+    ttl_seconds: v.optional(ttlSeconds),
+    status: v.optional(v.picklist(["active", "inactive"], 'must be "active" or "inactive".')),
+  },
+  objectMessage,
+);
+
+/**
+ * A change to a campaign. Channel and category are fixed once created (they decide which
+ * rules the template and params follow); the status moves with activate/deactivate.
+ */
+export const updateCampaignInput = v.strictObject(
+  {
+    name: v.optional(name),
+    sender: v.optional(sender),
+    template: v.optional(template),
+    ttl_seconds: v.optional(ttlSeconds),
+    sms_fallback: v.optional(smsFallback),
+  },
+  objectMessage,
+);
+
+export type CreateCampaignInput = v.InferOutput<typeof createCampaignInput>;
+export type UpdateCampaignInput = v.InferOutput<typeof updateCampaignInput>;

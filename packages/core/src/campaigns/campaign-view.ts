@@ -1,0 +1,33 @@
+import type { CampaignRecord, Category, Channel } from "../ports.js";
+
+/** An API campaign as the core API and the CLI show it. */
+export interface CampaignView {
+  campaign_id: string;
+  name: string;
+  channel: Channel;
+  sms_fallback: boolean;
+  category: Category;
+  sender: string;
+  template: string;
+  ttl_seconds: number;
+  status: "active" | "inactive";
+  created_at: string;
+  updated_at: string;
+}
+
+/** The view of a stored campaign. */
+export function toCampaignView(campaign: CampaignRecord): CampaignView {
+  return {
+    campaign_id: campaign.id,
+    name: campaign.name,
+    channel: campaign.channel,
+    sms_fallback: campaign.smsFallback,
+    category: campaign.category,
+    sender: campaign.sender,
+    template: campaign.template,
+    ttl_seconds: campaign.ttlSeconds,
+    status: campaign.status,
+    created_at: campaign.createdAt,
+    updated_at: campaign.updatedAt,
+  };
+}

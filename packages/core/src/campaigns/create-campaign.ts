@@ -1,0 +1,39 @@
+import { err, ok, type ResultAsync } from "neverthrow";
+import type { Actor, Deps } from "../deps.js";
+import type { DomainError } from "../errors.js";
+import type { CampaignRecord } from "../ports.js";
+import { isoAt } from "../shared/clock.js";
+import { useCase } from "../shared/result.js";
+import { createCampaignInput, DEFAULT_TTL_SECONDS } from "./campaign-input.js";
+import { parseCampaignInput } from "./campaign-rules.js";
+import { type CampaignView, toCampaignView } from "./campaign-view.js";
+
+/** Creates an API campaign (inactive unless told otherwise), every input issue listed at once. */
+export function createCampaign(
+  deps: Pick<Deps, "storage" | "ids" | "clock">,
+  actor: Actor,
+  input: unknown,
+): ResultAsync<CampaignView, DomainError> {
+  return useCase(async () => {
+    const parsed = parseCampaignInput(createCampaignInput, input);
+    if (parsed.isErr()) return err(parsed.error);
+    const { value: body, sender } = parsed.value;
+    const now = isoAt(deps.clock.now());
+    const campaign: CampaignRecord = {
+      id: deps.ids.prefixed("cmp"),
+      organizationId: actor.organizationId,
+      name: body.name,
+      channel: body.channel,
+      smsFallback: body.channel === "viber" && body.sms_fallback === true,
+      category: body.category,
+      sender: sender ?? body.sender,
+      template: body.template,
+      ttlSeconds: body.ttl_seconds ?? DEFAULT_TTL_SECONDS,
+      status: body.status ?? "inactive",
+      createdAt: now,
+      updatedAt: now,
+    };
+    await deps.storage.campaigns.insert(campaign);
+    return ok(toCampaignView(campaign));
+  });
+}

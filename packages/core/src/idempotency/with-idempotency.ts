@@ -1,0 +1,102 @@
+import { err, ok, type Result } from "neverthrow";
+import type { Deps } from "../deps.js";
+import {
+  type ConflictError,
+  type DomainError,
+  type IdempotencyMismatchError,
+  validationError,
+} from "../errors.js";
+import type { IdempotencyRecord, StoredResponse } from "../ports.js";
+import { isoAt } from "../shared/clock.js";
+import { requestHash } from "./request-hash.js";
+
+export interface IdempotentRequest {
+  apiKeyId: string;
+  /** Method and path, e.g. `POST /v1/messages/send`. */
+  endpoint: string;
+  /** The `Idempotency-Key` header as sent. */
+  key: string;
+  /** The parsed JSON body (`undefined` when there is none); see `requestHash`. */
+  requestBody: unknown;
+}
+
+export interface IdempotentOutcome {
+  response: StoredResponse;
+  /** True when this is the stored answer of an earlier request, and nothing was run. */
+  replayed: boolean;
+}
+
+/** 1–255 printable ASCII characters, like Stripe's keys (a UUID fits well). */
+const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
+
+/** Whether a status's answer may be replayed: 401, 403, 429 and 5xx are not stored. */
+export const isReplayable = (status: number): boolean =>
+  status !== 401 && status !== 403 && status !== 429 && status < 500;
+
+const keyReused = (): IdempotencyMismatchError => ({
+  type: "idempotency_mismatch",
+  code: "idempotency_key_reused",
+  message: "This Idempotency-Key was already used with a different request body.",
+});
+
+const inProgress = (): ConflictError => ({
+  type: "conflict",
+  code: "idempotency_in_progress",
+  message: "A request with this Idempotency-Key is still being processed; retry later.",
+});
+
+/**
+ * Runs a request at most once per (API key, endpoint, key) within `config.idempotencyTtlMs`
+ * (DESIGN.md "Idempotency"). The same body again replays the stored answer without running
+ * anything; another body is 422 `idempotency_key_reused`; while the first still runs, 409.
+ * An answer that is not replayable (or a thrown `run`) releases the key for a retry.
+ */
+export async function withIdempotency(
+  deps: Pick<Deps, "storage" | "clock" | "config">,
+  request: IdempotentRequest,
+  run: () => Promise<StoredResponse>,
+): Promise<Result<IdempotentOutcome, DomainError>> {
+  const { apiKeyId, endpoint, key } = request;
+  if (!KEY_PATTERN.test(key)) {
+    return err(
+      validationError([
+        {
+          path: "Idempotency-Key",
+          rule: "idempotency_key",
+          message: "The Idempotency-Key header must be 1 to 255 printable ASCII characters.",
+        },
+      ]),
+    );
+  }
+  const now = deps.clock.now();
+  const record: IdempotencyRecord = {
+    apiKeyId,
+    endpoint,
+    key,
+    requestHash: requestHash(request.requestBody),
+    state: "in_progress",
+    response: null,
+    createdAt: isoAt(now),
+    expiresAt: isoAt(now + deps.config.idempotencyTtlMs),
+  };
+  const begun = await deps.storage.idempotency.begin(record, isoAt(now));
+  if (begun !== "started") {
+    if (begun.requestHash !== record.requestHash) return err(keyReused());
+    if (begun.state === "in_progress" || begun.response === null) return err(inProgress());
+    return ok({ response: begun.response, replayed: true });
+  }
+
+  let response: StoredResponse;
+  try {
+    response = await run();
+  } catch (error) {
+    await deps.storage.idempotency.release(apiKeyId, endpoint, key);
+    throw error;
+  }
+  if (isReplayable(response.status)) {
+    await deps.storage.idempotency.complete(apiKeyId, endpoint, key, response);
+  } else {
+    await deps.storage.idempotency.release(apiKeyId, endpoint, key);
+  }
+  return ok({ response, replayed: false });
+}

@@ -1,0 +1,51 @@
+import { err, ok, type ResultAsync } from "neverthrow";
+import type { Actor, Deps } from "../deps.js";
+import { type DomainError, notFound } from "../errors.js";
+import type { MessageRecord, Repositories } from "../ports.js";
+import { isUuidV7 } from "../shared/ids.js";
+import { useCase } from "../shared/result.js";
+import {
+  type MessageEventView,
+  type MessageView,
+  toMessageEventView,
+  toMessageView,
+} from "./message-view.js";
+
+const messageNotFound = (id: string) => notFound("message", id, "message_not_found");
+
+/** The organization's message, or `null`; a malformed id never reaches storage. */
+async function findMessage(
+  repositories: Pick<Repositories, "messages">,
+  organizationId: string,
+  id: string,
+): Promise<MessageRecord | null> {
+  if (!isUuidV7(id)) return null;
+  return repositories.messages.get(organizationId, id);
+}
+
+/** One message of the caller's organization, with its current status. */
+export function getMessage(
+  deps: Pick<Deps, "storage">,
+  actor: Actor,
+  messageId: string,
+): ResultAsync<MessageView, DomainError> {
+  return useCase(async () => {
+    const message = await findMessage(deps.storage, actor.organizationId, messageId);
+    if (!message) return err(messageNotFound(messageId));
+    return ok(toMessageView(message));
+  });
+}
+
+/** A message's lifecycle events in the order they happened. */
+export function listMessageEvents(
+  deps: Pick<Deps, "storage">,
+  actor: Actor,
+  messageId: string,
+): ResultAsync<MessageEventView[], DomainError> {
+  return useCase(async () => {
+    const message = await findMessage(deps.storage, actor.organizationId, messageId);
+    if (!message) return err(messageNotFound(messageId));
+    const events = await deps.storage.messages.listEvents(actor.organizationId, messageId);
+    return ok(events.map(toMessageEventView));
+  });
+}

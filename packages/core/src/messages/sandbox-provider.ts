@@ -1,0 +1,114 @@
+import type { ChannelProvider, DispatchResult, OutboundMessage, ProviderReport } from "../ports.js";
+
+/** The sandbox's magic numbers: each drives one path of the lifecycle. */
+export const SANDBOX_NUMBERS = {
+  /** The upstream refuses at once: a `failed` result and `message.failed`. */
+  rejected: "+15005550001",
+  /** Not a Viber user: falls back to SMS when the message may, else fails. SMS accepts it. */
+  notOnViber: "+15005550002",
+  /** Accepted and never delivered, so it expires at the TTL. */
+  neverDelivered: "+15005550003",
+} as const;
+
+/** A cancellable timer; injectable so tests fire the reports when they choose. */
+export interface SandboxScheduler {
+  schedule(run: () => void, delayMs: number): { cancel(): void };
+}
+
+export interface SandboxProviderOptions {
+  /** Delay before `delivered`, and again before `seen` (default 1000 ms). */
+  delayMs?: number | undefined;
+  /** Timers; the default uses `setTimeout`, unref'ed so it never keeps the process alive. */
+  scheduler?: SandboxScheduler | undefined;
+  /** Told when the report sink rejects; the sandbox itself has nowhere to log. */
+  onError?: ((error: unknown) => void) | undefined;
+}
+
+/** The bundled development and test provider. */
+export interface SandboxProvider extends ChannelProvider {
+  onReport(sink: (messageId: string, report: ProviderReport) => Promise<void>): void;
+  /** Feeds a report as if the upstream sent it (tests and the HTTP `/sandbox` route). */
+  report(messageId: string, report: ProviderReport): Promise<void>;
+  /** Every message handed over so far, in order. */
+  readonly dispatched: readonly OutboundMessage[];
+  close(): Promise<void>;
+}
+
+const realScheduler: SandboxScheduler = {
+  schedule(run, delayMs) {
+    const timer = setTimeout(run, delayMs);
+    timer.unref();
+    return { cancel: () => clearTimeout(timer) };
+  },
+};
+
+const NOT_ON_VIBER: DispatchResult = {
+  status: "not_on_channel",
+  error: { code: "not_on_viber", message: "The recipient is not a Viber user." },
+};
+const REJECTED: DispatchResult = {
+  status: "rejected",
+  error: { code: "upstream_rejected", message: "The upstream refused the message." },
+};
+
+/**
+ * The sandbox provider: accepts every dispatch except the magic numbers, then reports
+ * `delivered` after `delayMs` and `seen` after another `delayMs`; `clicked` only when reported
+ * through `report`. `close()` drops the pending reports.
+ */
+export function sandboxProvider(options: SandboxProviderOptions = {}): SandboxProvider {
+  const delayMs = options.delayMs ?? 1000;
+  const scheduler = options.scheduler ?? realScheduler;
+  const onError = options.onError ?? (() => {});
+  const dispatched: OutboundMessage[] = [];
+  const pending = new Set<{ cancel(): void }>();
+  let sink: ((messageId: string, report: ProviderReport) => Promise<void>) | null = null;
+  let closed = false;
+
+  const report = async (messageId: string, status: ProviderReport): Promise<void> => {
+    if (sink === null) throw new Error("sandbox provider: no report sink is registered");
+    await sink(messageId, status);
+  };
+
+  // Each report is scheduled only after the previous one was recorded, so they arrive in order.
+  const later = (messageId: string, steps: ProviderReport[]): void => {
+    const [next, ...rest] = steps;
+    if (next === undefined || closed) return;
+    const timer = scheduler.schedule(() => {
+      pending.delete(timer);
+      report(messageId, next).then(
+        () => later(messageId, rest),
+        (error: unknown) => onError(error),
+      );
+    }, delayMs);
+    pending.add(timer);
+  };
+
+  return {
+    name: "sandbox",
+    get dispatched() {
+      return dispatched;
+    },
+    async dispatch(message) {
+      if (closed) throw new Error("sandbox provider is closed");
+      dispatched.push({ ...message });
+      if (message.phoneNumber === SANDBOX_NUMBERS.rejected) return REJECTED;
+      if (message.phoneNumber === SANDBOX_NUMBERS.notOnViber && message.channel === "viber") {
+        return NOT_ON_VIBER;
+      }
+      if (message.phoneNumber !== SANDBOX_NUMBERS.neverDelivered) {
+        later(message.messageId, ["delivered", "seen"]);
+      }
+      return { status: "accepted" };
+    },
+    onReport(next) {
+      sink = next;
+    },
+    report,
+    async close() {
+      closed = true;
+      for (const timer of pending) timer.cancel();
+      pending.clear();
+    },
+  };
+}

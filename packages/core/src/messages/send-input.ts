@@ -1,0 +1,67 @@
+import * as v from "valibot";
+
+/** DESIGN.md "Campaign template": `client_reference` is at most 255 characters. */
+export const MAX_CLIENT_REFERENCE_LENGTH = 255;
+
+const codePoints = (text: string): number => {
+  let count = 0;
+  for (const _ of text) count += 1;
+  return count;
+};
+
+/**
+ * A strict object's messages: valibot reports a missing field (`expected` is the quoted key),
+ * an unknown field (`expected` is `never`) and a non-object under the object's own message.
+ */
+const objectMessage =
+  (notAnObject: string) =>
+  (issue: v.BaseIssue<unknown>): string => {
+    if (issue.expected === "never") return "is not a known field.";
+    if (issue.expected?.startsWith('"')) return "is required.";
+    return notAnObject;
+  };
+
+/** The recipient identifier object, discriminated by `type`. */
+const recipient = v.strictObject(
+  {
+    type: v.picklist(
+      ["phone_number", "email", "public_id"],
+      'must be "phone_number", "email" or "public_id".',
+    ),
+    value: v.pipe(
+      v.string("must be a string."),
+      v.check((text) => text.trim() !== "", "must not be empty."),
+    ),
+  },
+  objectMessage("must be an object with type and value."),
+);
+
+/**
+ * The body of POST /v1/messages/send. Unknown fields are refused. `params` is only checked to
+ * be an object here: its values are checked against the campaign by `validateParams`.
+ */
+export const sendMessageInput = v.strictObject(
+  {
+    campaign_id: v.string("must be a string."),
+    recipient,
+    params: v.optional(
+      v.custom<Record<string, unknown>>(
+        (input) => typeof input === "object" && input !== null && !Array.isArray(input),
+        "must be an object mapping each template placeholder to a value.",
+      ),
+    ),
+    client_reference: v.optional(
+      v.pipe(
+        v.string("must be a string."),
+        v.check((text) => {
+          const length = codePoints(text);
+          return length >= 1 && length <= MAX_CLIENT_REFERENCE_LENGTH;
+        }, `must be 1 to ${MAX_CLIENT_REFERENCE_LENGTH} characters long.`),
+      ),
+    ),
+    webhook_url: v.optional(v.string("must be a string.")),
+  },
+  objectMessage("must be a JSON object."),
+);
+
+export type SendMessageInput = v.InferOutput<typeof sendMessageInput>;

@@ -1,0 +1,101 @@
+import { err, ok, type ResultAsync } from "neverthrow";
+import { campaignNotFound, findCampaign } from "../campaigns/get-campaign.js";
+import { renderTemplate } from "../campaigns/template.js";
+import type { Actor, Deps } from "../deps.js";
+import type { DomainError } from "../errors.js";
+import type { MessageError, MessageRecord } from "../ports.js";
+import { isoAt } from "../shared/clock.js";
+import { parseInput } from "../shared/parse.js";
+import { useCase } from "../shared/result.js";
+import { recordEvent } from "../webhooks/outbox.js";
+import { handOff } from "./hand-off.js";
+import { checkDeliveryConsent } from "./promotional-consent.js";
+import { resolveRecipient } from "./resolve-recipient.js";
+import { campaignInactive, checkSend } from "./send-checks.js";
+import { sendMessageInput } from "./send-input.js";
+
+/** The message dispatch result of SPEC.md. */
+export interface SendResult {
+  message_id: string;
+  /** The initial dispatch status. */
+  status: "sent" | "failed";
+  client_reference: string | null;
+  /** Why the upstream refused the message; `null` unless `status` is `failed`. */
+  error: MessageError | null;
+}
+
+/** The dispatch result of a message as it stands after the hand-off. */
+export const toSendResult = (message: MessageRecord): SendResult => ({
+  message_id: message.id,
+  status: message.status === "failed" ? "failed" : "sent",
+  client_reference: message.clientReference,
+  error: message.status === "failed" ? message.error : null,
+});
+
+/**
+ * POST /v1/messages/send: checks the body, the campaign, the params, the webhook URL and the
+ * recipient with its consent, then stores and hands off the message.
+ *
+ * Crash safety: the message (status `sent`), its `message.sent` event and that event's outbox
+ * deliveries commit in ONE transaction, together with a profile the send created, BEFORE the
+ * hand-off to the provider. `message.sent` therefore means "accepted for delivery by Tidings"
+ * (SPEC.md), and whatever happens after the commit (an upstream refusal, a transport error,
+ * a crash) can add events but never lose the ones stored: a refusal adds `message.failed`,
+ * and a message whose hand-off was lost in a crash expires at its TTL with `message.expired`.
+ * The reverse order (dispatch first, store after) could send a message that has no record.
+ */
+export function sendMessage(
+  deps: Pick<Deps, "storage" | "ids" | "clock" | "provider" | "urlPolicy">,
+  actor: Actor & { apiKeyId: string },
+  input: unknown,
+): ResultAsync<SendResult, DomainError> {
+  return useCase(async () => {
+    const parsed = parseInput(sendMessageInput, input);
+    if (parsed.isErr()) return err(parsed.error);
+    const body = parsed.value;
+
+    const campaign = await findCampaign(deps.storage, actor.organizationId, body.campaign_id);
+    if (!campaign) return err(campaignNotFound(body.campaign_id));
+    if (campaign.status !== "active") return err(campaignInactive(campaign.id));
+
+    const checked = await checkSend(deps, campaign, body);
+    if (checked.isErr()) return err(checked.error);
+    const { values, recipient } = checked.value;
+
+    const stored = await deps.storage.transaction(async (tx) => {
+      const resolved = await resolveRecipient(tx, deps, actor, campaign, recipient);
+      if (resolved.isErr()) return err(resolved.error);
+      const profile = resolved.value.profile;
+      const consent = checkDeliveryConsent(campaign, profile);
+      if (consent.isErr()) return err(consent.error);
+
+      const now = deps.clock.now();
+      const message: MessageRecord = {
+        id: deps.ids.uuidv7(),
+        organizationId: actor.organizationId,
+        apiKeyId: actor.apiKeyId,
+        campaignId: campaign.id,
+        profileId: profile.id,
+        phoneNumber: profile.phoneNumber,
+        category: campaign.category,
+        channel: campaign.channel,
+        smsFallbackAllowed: consent.value.smsFallbackAllowed,
+        sender: campaign.sender,
+        body: renderTemplate(campaign.template, values),
+        clientReference: body.client_reference ?? null,
+        webhookUrl: body.webhook_url ?? null,
+        status: "sent",
+        error: null,
+        expiresAt: isoAt(now + campaign.ttlSeconds * 1000),
+        createdAt: isoAt(now),
+        updatedAt: isoAt(now),
+      };
+      await tx.messages.insert(message);
+      await recordEvent(tx, deps, message, "message.sent", null);
+      return ok(message);
+    });
+    if (stored.isErr()) return err(stored.error);
+
+    return ok(toSendResult(await handOff(deps, stored.value, campaign)));
+  });
+}

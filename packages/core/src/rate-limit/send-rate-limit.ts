@@ -1,0 +1,52 @@
+import type { Deps } from "../deps.js";
+import type { RateLimitedError } from "../errors.js";
+import type { RateLimitDecision } from "../ports.js";
+
+/** The counter key of an API key's sends. */
+export const sendRateLimitKey = (apiKeyId: string): string => `send:${apiKeyId}`;
+
+/**
+ * Counts one send for an API key in the sliding window (DESIGN.md "Rate limit": per key,
+ * 100 per 60 s by default) and says whether it may go ahead. A refused hit is not counted.
+ */
+export function checkSendRateLimit(
+  deps: Pick<Deps, "storage" | "clock" | "config">,
+  apiKeyId: string,
+): Promise<RateLimitDecision> {
+  return deps.storage.rateLimits.hit(
+    sendRateLimitKey(apiKeyId),
+    deps.clock.now(),
+    deps.config.sendRateWindowMs,
+    deps.config.sendRateLimit,
+  );
+}
+
+/** Whole seconds until there is room again, never less than 1 (for `Retry-After`). */
+export const retryAfterSeconds = (decision: RateLimitDecision): number =>
+  Math.max(1, Math.ceil(decision.resetMs / 1000));
+
+/**
+ * The `RateLimit-*` headers of every send answer: the limit, the hits left in the window after
+ * this one, and the whole seconds until the window has room for one more (0 when it has now).
+ * A refused decision also gets `Retry-After`.
+ */
+export function rateLimitHeaders(decision: RateLimitDecision): Record<string, string> {
+  const headers: Record<string, string> = {
+    "RateLimit-Limit": String(decision.limit),
+    "RateLimit-Remaining": String(decision.remaining),
+    "RateLimit-Reset": String(Math.max(0, Math.ceil(decision.resetMs / 1000))),
+  };
+  if (!decision.allowed) headers["Retry-After"] = String(retryAfterSeconds(decision));
+  return headers;
+}
+
+/** The 429 of a refused decision, with the seconds to wait. */
+export function rateLimitedError(decision: RateLimitDecision): RateLimitedError {
+  const wait = retryAfterSeconds(decision);
+  return {
+    type: "rate_limited",
+    code: "rate_limited",
+    message: `Too many send requests for this API key: at most ${decision.limit} per window. Retry after ${wait} second${wait === 1 ? "" : "s"}.`,
+    retryAfterSeconds: wait,
+  };
+}
