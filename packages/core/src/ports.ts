@@ -448,7 +448,12 @@ export interface IdempotencyRepository {
    */
   begin(record: IdempotencyRecord, now: string): Promise<"started" | IdempotencyRecord>;
   /** Stores the response of a started request. */
-  complete(apiKeyId: string, endpoint: string, key: string, response: StoredResponse): Promise<void>;
+  complete(
+    apiKeyId: string,
+    endpoint: string,
+    key: string,
+    response: StoredResponse,
+  ): Promise<void>;
   /** Forgets a started request (its answer is not to be replayed, e.g. a 5xx). */
   release(apiKeyId: string, endpoint: string, key: string): Promise<void>;
 }

@@ -1,4 +1,6 @@
 import * as v from "valibot";
+import { objectMessage } from "../shared/parse.js";
+import { codePointLength } from "../shared/text.js";
 
 /** Shortest and longest time a message may wait for delivery (30 s to 14 days). */
 export const MIN_TTL_SECONDS = 30;
@@ -8,27 +10,11 @@ export const DEFAULT_TTL_SECONDS = 86_400;
 /** A template longer than this is a mistake, not a message (long SMS are ~10 segments). */
 export const MAX_TEMPLATE_LENGTH = 2_000;
 
-const codePoints = (text: string): number => {
-  let count = 0;
-  for (const _ of text) count += 1;
-  return count;
-};
-
-/**
- * A strict object's messages: valibot reports a missing field (`expected` is the quoted key),
- * an unknown field (`expected` is `never`) and a non-object under the object's own message.
- */
-const objectMessage = (issue: v.BaseIssue<unknown>): string => {
-  if (issue.expected === "never") return "is not a known field.";
-  if (issue.expected?.startsWith('"')) return "is required.";
-  return "must be an object.";
-};
-
 const name = v.pipe(
   v.string("must be a string."),
   v.trim(),
   v.check((text) => {
-    const length = codePoints(text);
+    const length = codePointLength(text);
     return length >= 1 && length <= 200;
   }, "must be 1 to 200 characters long."),
 );
@@ -44,7 +30,7 @@ const sender = v.pipe(
   v.string("must be a string."),
   v.trim(),
   v.check((text) => {
-    const length = codePoints(text);
+    const length = codePointLength(text);
     return length >= 1 && length <= 50;
   }, "must be 1 to 50 characters long."),
 );
@@ -53,7 +39,7 @@ const template = v.pipe(
   v.string("must be a string."),
   v.check((text) => text.trim() !== "", "must not be empty."),
   v.check(
-    (text) => codePoints(text) <= MAX_TEMPLATE_LENGTH,
+    (text) => codePointLength(text) <= MAX_TEMPLATE_LENGTH,
     `must be at most ${MAX_TEMPLATE_LENGTH} characters long.`,
   ),
 );
@@ -79,7 +65,7 @@ export const createCampaignInput = v.strictObject(
     ttl_seconds: v.optional(ttlSeconds),
     status: v.optional(v.picklist(["active", "inactive"], 'must be "active" or "inactive".')),
   },
-  objectMessage,
+  objectMessage("must be an object."),
 );
 
 /**
@@ -94,7 +80,7 @@ export const updateCampaignInput = v.strictObject(
     ttl_seconds: v.optional(ttlSeconds),
     sms_fallback: v.optional(smsFallback),
   },
-  objectMessage,
+  objectMessage("must be an object."),
 );
 
 export type CreateCampaignInput = v.InferOutput<typeof createCampaignInput>;

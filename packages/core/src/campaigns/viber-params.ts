@@ -1,6 +1,7 @@
 import { err, ok, type Result } from "neverthrow";
 import type { Issue } from "../errors.js";
 import type { CampaignRecord } from "../ports.js";
+import { codePointLength } from "../shared/text.js";
 import { findLink, type LinkKind } from "./link-detection.js";
 import { parseTemplate } from "./template.js";
 
@@ -16,20 +17,6 @@ const LINK_NAMES: Record<LinkKind, string> = {
   ip: "an IP address",
   scheme: "a URI scheme",
 };
-
-function codePointLength(text: string): number {
-  let length = 0;
-  for (let i = 0; i < text.length; i += 1) {
-    const code = text.charCodeAt(i);
-    // A high surrogate followed by a low one is a single astral code point.
-    if (code >= 0xd800 && code <= 0xdbff) {
-      const next = text.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) i += 1;
-    }
-    length += 1;
-  }
-  return length;
-}
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return false;

@@ -3,6 +3,7 @@ import type { Actor, Deps } from "../deps.js";
 import { type AmbiguousError, type DomainError, notFound } from "../errors.js";
 import type { CampaignRecord, ProfileRecord, Repositories } from "../ports.js";
 import { findOrCreateProfileByPhone } from "../profiles/ensure-profile.js";
+import { findProfile } from "../profiles/find-profile.js";
 import { normalizePhone } from "../profiles/phone.js";
 
 /** A recipient as sent; a `phone_number` value is normalized to E.164 before resolution. */
@@ -50,7 +51,7 @@ export async function resolveRecipient(
   const organizationId = actor.organizationId;
   switch (recipient.type) {
     case "public_id": {
-      const profile = await tx.profiles.get(organizationId, recipient.value);
+      const profile = await findProfile(tx.profiles, organizationId, recipient.value);
       return profile ? ok({ profile, created: false }) : err(profileNotFound(recipient));
     }
     case "email": {

@@ -1,25 +1,9 @@
 import * as v from "valibot";
+import { objectMessage } from "../shared/parse.js";
+import { codePointLength } from "../shared/text.js";
 
 /** DESIGN.md "Campaign template": `client_reference` is at most 255 characters. */
 export const MAX_CLIENT_REFERENCE_LENGTH = 255;
-
-const codePoints = (text: string): number => {
-  let count = 0;
-  for (const _ of text) count += 1;
-  return count;
-};
-
-/**
- * A strict object's messages: valibot reports a missing field (`expected` is the quoted key),
- * an unknown field (`expected` is `never`) and a non-object under the object's own message.
- */
-const objectMessage =
-  (notAnObject: string) =>
-  (issue: v.BaseIssue<unknown>): string => {
-    if (issue.expected === "never") return "is not a known field.";
-    if (issue.expected?.startsWith('"')) return "is required.";
-    return notAnObject;
-  };
 
 /** The recipient identifier object, discriminated by `type`. */
 const recipient = v.strictObject(
@@ -54,7 +38,7 @@ export const sendMessageInput = v.strictObject(
       v.pipe(
         v.string("must be a string."),
         v.check((text) => {
-          const length = codePoints(text);
+          const length = codePointLength(text);
           return length >= 1 && length <= MAX_CLIENT_REFERENCE_LENGTH;
         }, `must be 1 to ${MAX_CLIENT_REFERENCE_LENGTH} characters long.`),
       ),

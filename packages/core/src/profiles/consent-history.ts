@@ -3,6 +3,7 @@ import type { Actor, Deps } from "../deps.js";
 import { type DomainError, notFound } from "../errors.js";
 import type { ConsentChangeRecord, ConsentChannel, ProfileRecord, Repositories } from "../ports.js";
 import { useCase } from "../shared/result.js";
+import { findProfile } from "./find-profile.js";
 
 const FLAGS: ReadonlyArray<[ConsentChannel, "viberMarketingConsent" | "smsMarketingConsent"]> = [
   ["viber", "viberMarketingConsent"],
@@ -62,7 +63,7 @@ export function getConsentHistory(
   profileId: string,
 ): ResultAsync<ConsentChangeView[], DomainError> {
   return useCase(async () => {
-    const profile = await deps.storage.profiles.get(actor.organizationId, profileId);
+    const profile = await findProfile(deps.storage.profiles, actor.organizationId, profileId);
     if (!profile) return err(notFound("profile", profileId, "profile_not_found"));
     const changes = await deps.storage.consent.listForProfile(actor.organizationId, profileId);
     return ok(changes.map(toView));

@@ -4,8 +4,10 @@ import type { Actor, Deps } from "../deps.js";
 import { type DomainError, notFound } from "../errors.js";
 import type { ContactListRecord } from "../ports.js";
 import { isoAt } from "../shared/clock.js";
+import { isPrefixedId } from "../shared/ids.js";
 import { parseInput } from "../shared/parse.js";
 import { useCase } from "../shared/result.js";
+import { findProfile } from "./find-profile.js";
 
 /** A contact list as the core API shows it. Lists are not exposed over HTTP (SPEC.md). */
 export interface ContactListView {
@@ -52,7 +54,7 @@ export function addProfilesToList(
     const now = isoAt(deps.clock.now());
     return deps.storage.transaction(async (tx) => {
       for (const profileId of profile_ids) {
-        if (!(await tx.profiles.get(actor.organizationId, profileId))) {
+        if (!(await findProfile(tx.profiles, actor.organizationId, profileId))) {
           return err(notFound("profile", profileId, "profile_not_found"));
         }
       }
@@ -119,7 +121,9 @@ export function listContactListMembers(
   listId: string,
 ): ResultAsync<string[], DomainError> {
   return useCase(async () => {
-    const list = await deps.storage.contactLists.get(actor.organizationId, listId);
+    const list = isPrefixedId(listId, "lst")
+      ? await deps.storage.contactLists.get(actor.organizationId, listId)
+      : null;
     if (!list) return err(notFound("contact list", listId, "contact_list_not_found"));
     return ok(await deps.storage.contactLists.listMembers(actor.organizationId, listId));
   });
@@ -132,7 +136,7 @@ export function listProfileContactLists(
   profileId: string,
 ): ResultAsync<string[], DomainError> {
   return useCase(async () => {
-    if (!(await deps.storage.profiles.get(actor.organizationId, profileId))) {
+    if (!(await findProfile(deps.storage.profiles, actor.organizationId, profileId))) {
       return err(notFound("profile", profileId, "profile_not_found"));
     }
     return ok(await deps.storage.contactLists.listsOfProfile(actor.organizationId, profileId));

@@ -3,6 +3,7 @@ import type { Actor, Deps } from "../deps.js";
 import { type DomainError, notFound } from "../errors.js";
 import { isoAt } from "../shared/clock.js";
 import { useCase } from "../shared/result.js";
+import { findProfile } from "./find-profile.js";
 import { assertModifiable } from "./protected-profile.js";
 
 /**
@@ -16,7 +17,7 @@ export function deleteProfile(
 ): ResultAsync<void, DomainError> {
   return useCase(() =>
     deps.storage.transaction(async (tx) => {
-      const current = await tx.profiles.get(actor.organizationId, profileId);
+      const current = await findProfile(tx.profiles, actor.organizationId, profileId);
       if (!current) return err(notFound("profile", profileId, "profile_not_found"));
       const protectedError = assertModifiable(current);
       if (protectedError) return err(protectedError);

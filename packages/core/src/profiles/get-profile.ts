@@ -2,6 +2,7 @@ import { err, ok, type ResultAsync } from "neverthrow";
 import type { Actor, Deps } from "../deps.js";
 import { type DomainError, notFound } from "../errors.js";
 import { useCase } from "../shared/result.js";
+import { findProfile } from "./find-profile.js";
 import { type ProfileView, toProfileView } from "./profile-view.js";
 
 /** One active profile of the caller's organization; anything else is 404. */
@@ -11,7 +12,7 @@ export function getProfile(
   profileId: string,
 ): ResultAsync<ProfileView, DomainError> {
   return useCase(async () => {
-    const profile = await deps.storage.profiles.get(actor.organizationId, profileId);
+    const profile = await findProfile(deps.storage.profiles, actor.organizationId, profileId);
     if (!profile) return err(notFound("profile", profileId, "profile_not_found"));
     return ok(toProfileView(profile));
   });

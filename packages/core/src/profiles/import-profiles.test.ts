@@ -47,20 +47,31 @@ describe("importing profiles (CLI profiles import)", () => {
 
   it("a re-run updates by phone number instead of duplicating, and records consent changes", async () => {
     const { deps, clock } = setup();
-    await importProfiles(deps, actor, rows({ phone_number: "+14155552671", first_name: "Ann" }), { source: "import" });
+    await importProfiles(deps, actor, rows({ phone_number: "+14155552671", first_name: "Ann" }), {
+      source: "import",
+    });
     clock.advance(1000);
     const again = (
       await importProfiles(
         deps,
         actor,
-        rows({ phone_number: "+1 415 555 2671", last_name: "Lee", viber_marketing_consent: true }, { phone_number: "+14155552671", last_name: "Lee", viber_marketing_consent: true }),
+        rows(
+          { phone_number: "+1 415 555 2671", last_name: "Lee", viber_marketing_consent: true },
+          { phone_number: "+14155552671", last_name: "Lee", viber_marketing_consent: true },
+        ),
         { source: "import" },
       )
     )._unsafeUnwrap();
     expect(again).toMatchObject({ created: 0, updated: 1, unchanged: 1, rejected: [] });
     const [profile] = (await listProfiles(deps, actor, {}))._unsafeUnwrap().data;
-    expect(profile).toMatchObject({ first_name: "Ann", last_name: "Lee", viber_marketing_consent: true });
-    expect((await getConsentHistory(deps, actor, profile!.public_id))._unsafeUnwrap()).toHaveLength(1);
+    expect(profile).toMatchObject({
+      first_name: "Ann",
+      last_name: "Lee",
+      viber_marketing_consent: true,
+    });
+    expect((await getConsentHistory(deps, actor, profile!.public_id))._unsafeUnwrap()).toHaveLength(
+      1,
+    );
   });
 
   it("an import that fails midway leaves nothing half-imported", async () => {
@@ -70,7 +81,10 @@ describe("importing profiles (CLI profiles import)", () => {
     const result = importProfiles(
       deps,
       actor,
-      rows({ phone_number: "+14155552671", sms_marketing_consent: true }, { phone_number: "+14155552672" }),
+      rows(
+        { phone_number: "+14155552671", sms_marketing_consent: true },
+        { phone_number: "+14155552672" },
+      ),
       { source: "import" },
     );
     await expect(result).rejects.toThrow();

@@ -69,7 +69,8 @@ export function importProfiles(
             updatedAt: now,
             deletedAt: null,
           });
-          if (inserted === "phone_number_taken") throw new Error("phone taken inside the import transaction");
+          if (inserted === "phone_number_taken")
+            throw new Error("phone taken inside the import transaction");
           await recordConsentChanges(tx, deps, actor, null, inserted);
           summary.created += 1;
           continue;
@@ -87,11 +88,16 @@ export function importProfiles(
         if (!withinAttributeLimit(next.attributes)) {
           summary.rejected.push({
             row,
-            issues: [{ path: "attributes", message: "would have more than 50 keys.", rule: "max_keys" }],
+            issues: [
+              { path: "attributes", message: "would have more than 50 keys.", rule: "max_keys" },
+            ],
           });
           continue;
         }
-        if (JSON.stringify({ ...next, updatedAt: "" }) === JSON.stringify({ ...existing, updatedAt: "" })) {
+        if (
+          JSON.stringify({ ...next, updatedAt: "" }) ===
+          JSON.stringify({ ...existing, updatedAt: "" })
+        ) {
           summary.unchanged += 1;
           continue;
         }

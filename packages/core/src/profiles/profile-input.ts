@@ -1,12 +1,9 @@
 import * as v from "valibot";
+import { objectMessage } from "../shared/parse.js";
+import { codePointLength } from "../shared/text.js";
 import { normalizePhone } from "./phone.js";
 
-/** Unicode code points, so an emoji or a CJK character counts once. */
-export const codePointLength = (text: string): number => {
-  let count = 0;
-  for (const _ of text) count += 1;
-  return count;
-};
+export { codePointLength };
 
 const NAME_MESSAGE = "must be 2 to 100 characters long.";
 
@@ -78,7 +75,7 @@ export const createProfileInput = v.strictObject(
     sms_marketing_consent: v.optional(consent("sms_marketing_consent")),
     attributes: v.optional(attributesPatch),
   },
-  "must be an object with known fields only.",
+  objectMessage("must be a JSON object."),
 );
 
 /** PATCH /v1/profiles/{public_id} body: any subset; the phone and consent flags never null. */
@@ -92,7 +89,7 @@ export const updateProfileInput = v.strictObject(
     sms_marketing_consent: v.optional(consent("sms_marketing_consent")),
     attributes: v.optional(attributesPatch),
   },
-  "must be an object with known fields only.",
+  objectMessage("must be a JSON object."),
 );
 
 export type CreateProfileInput = v.InferOutput<typeof createProfileInput>;

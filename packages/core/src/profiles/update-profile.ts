@@ -8,6 +8,7 @@ import { useCase } from "../shared/result.js";
 import { mergeAttributes, withinAttributeLimit } from "./attributes.js";
 import { recordConsentChanges } from "./consent-history.js";
 import { phoneTaken } from "./create-profile.js";
+import { findProfile } from "./find-profile.js";
 import { updateProfileInput } from "./profile-input.js";
 import { type ProfileView, toProfileView } from "./profile-view.js";
 import { assertModifiable } from "./protected-profile.js";
@@ -36,7 +37,7 @@ export function updateProfile(
     if (parsed.isErr()) return err(parsed.error);
     const patch = parsed.value;
     return deps.storage.transaction(async (tx) => {
-      const current = await tx.profiles.get(actor.organizationId, profileId);
+      const current = await findProfile(tx.profiles, actor.organizationId, profileId);
       if (!current) return err(notFound("profile", profileId, "profile_not_found"));
       const protectedError = assertModifiable(current);
       if (protectedError) return err(protectedError);

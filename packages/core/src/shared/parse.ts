@@ -35,3 +35,16 @@ export function parseInput<S extends v.GenericSchema>(
   if (parsed.success) return ok(parsed.output);
   return err(validationError(toIssues(parsed.issues, prefix)));
 }
+
+/**
+ * The message of a strict object's issues: valibot reports a missing field (`expected` is the
+ * quoted key), an unknown field (`expected` is `never`) and a non-object under the object's
+ * own message, so each gets a sentence of its own.
+ */
+export const objectMessage =
+  (notAnObject: string) =>
+  (issue: v.BaseIssue<unknown>): string => {
+    if (issue.expected === "never") return "is not a known field.";
+    if (issue.expected?.startsWith('"')) return "is required.";
+    return notAnObject;
+  };
