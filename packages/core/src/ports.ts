@@ -118,7 +118,7 @@ export type Scope = "profiles:read" | "profiles:write" | "messages:send" | "webh
 export interface ApiKeyRecord {
   id: string;
   organizationId: string;
-  /** scrypt hash of the key secret, `scrypt$N$r$p$salt$hash` (base64url parts). */
+  /** SHA-256 digest of the key secret, `sha256$<digest b64url>` (see auth/key-secret.ts). */
   secretHash: string;
   /** The webhook signing secret, sealed by the `SecretBox`. */
   webhookSigningSecretSealed: string;
