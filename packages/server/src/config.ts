@@ -1,0 +1,141 @@
+import { isAbsolute, resolve } from "node:path";
+
+export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
+
+/** Where the data lives: a SQLite file or a PostgreSQL database. */
+export type DatabaseConfig = { kind: "sqlite"; path: string } | { kind: "postgres"; url: string };
+
+/** The server's configuration, read from the environment (README "Configuration"). */
+export interface ServerConfig {
+  database: DatabaseConfig;
+  port: number;
+  host: string;
+  /** `TIDINGS_SECRET_KEY`, still as text; `null` when unset. */
+  secretKey: string | null;
+  dev: boolean;
+  provider: "sandbox";
+  sandboxDelayMs: number;
+  sendRateLimit: number;
+  sendRateWindowMs: number;
+  webhookBackoffBaseMs: number;
+  webhookBackoffCapMs: number;
+  webhookRetryWindowMs: number;
+  logLevel: LogLevel;
+}
+
+type Env = Record<string, string | undefined>;
+
+/** Every variable with its default, in the order the README lists them. */
+export const CONFIG_DEFAULTS = {
+  TIDINGS_DATABASE_URL: "sqlite:./tidings.db",
+  PORT: "3000",
+  HOST: "127.0.0.1",
+  TIDINGS_SECRET_KEY: "(a key file beside the SQLite database)",
+  TIDINGS_DEV: "0",
+  TIDINGS_PROVIDER: "sandbox",
+  TIDINGS_SANDBOX_DELAY_MS: "1000",
+  TIDINGS_SEND_RATE_LIMIT: "100/60s",
+  TIDINGS_WEBHOOK_BACKOFF_BASE_MS: "30000",
+  TIDINGS_WEBHOOK_BACKOFF_CAP_MS: "21600000",
+  TIDINGS_WEBHOOK_RETRY_WINDOW_MS: "259200000",
+  TIDINGS_LOG_LEVEL: "info",
+} as const;
+
+const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/**
+ * Reads the configuration. Every bad value is reported, each naming its variable, so start-up
+ * stops with the whole list at once.
+ */
+export function readConfig(
+  env: Env,
+  cwd = process.cwd(),
+): { ok: true; config: ServerConfig } | { ok: false; errors: string[] } {
+  const errors: string[] = [];
+  const get = (name: keyof typeof CONFIG_DEFAULTS): string => {
+    const value = env[name];
+    return value === undefined || value.trim() === "" ? CONFIG_DEFAULTS[name] : value.trim();
+  };
+  const integer = (name: keyof typeof CONFIG_DEFAULTS, min: number, max: number): number => {
+    const text = get(name);
+    const value = /^[0-9]+$/.test(text) ? Number(text) : Number.NaN;
+    if (!Number.isSafeInteger(value) || value < min || value > max) {
+      errors.push(
+        `${name} must be a whole number from ${min} to ${max}, not ${JSON.stringify(text)}.`,
+      );
+      return min;
+    }
+    return value;
+  };
+
+  const database = parseDatabaseUrl(get("TIDINGS_DATABASE_URL"), cwd);
+  if (typeof database === "string") errors.push(`TIDINGS_DATABASE_URL ${database}`);
+
+  const dev = get("TIDINGS_DEV");
+  if (!["0", "1", "true", "false"].includes(dev)) {
+    errors.push(`TIDINGS_DEV must be 1 or 0, not ${JSON.stringify(dev)}.`);
+  }
+  const provider = get("TIDINGS_PROVIDER");
+  if (provider !== "sandbox") {
+    errors.push(
+      `TIDINGS_PROVIDER must be "sandbox" (the only bundled provider), not ${JSON.stringify(provider)}.`,
+    );
+  }
+  const rate = /^([0-9]{1,7})\/([0-9]{1,9})(ms|s|m|h)$/.exec(get("TIDINGS_SEND_RATE_LIMIT"));
+  const rateLimit = rate ? Number(rate[1]) : 0;
+  const rateWindow = rate ? Number(rate[2]) * (UNITS[rate[3]!] ?? 1) : 0;
+  if (!rate || rateLimit < 1 || rateWindow < 1) {
+    errors.push(
+      `TIDINGS_SEND_RATE_LIMIT must look like 100/60s (sends per window; units ms, s, m, h), not ${JSON.stringify(get("TIDINGS_SEND_RATE_LIMIT"))}.`,
+    );
+  }
+  const logLevel = get("TIDINGS_LOG_LEVEL");
+  if (!["debug", "info", "warn", "error", "silent"].includes(logLevel)) {
+    errors.push(
+      `TIDINGS_LOG_LEVEL must be one of debug, info, warn, error, silent, not ${JSON.stringify(logLevel)}.`,
+    );
+  }
+  const secretKey = env.TIDINGS_SECRET_KEY?.trim() || null;
+
+  const config: ServerConfig = {
+    database: typeof database === "string" ? { kind: "sqlite", path: "" } : database,
+    port: integer("PORT", 0, 65_535),
+    host: get("HOST"),
+    secretKey,
+    dev: dev === "1" || dev === "true",
+    provider: "sandbox",
+    sandboxDelayMs: integer("TIDINGS_SANDBOX_DELAY_MS", 0, 86_400_000),
+    sendRateLimit: rateLimit,
+    sendRateWindowMs: rateWindow,
+    webhookBackoffBaseMs: integer("TIDINGS_WEBHOOK_BACKOFF_BASE_MS", 1, 86_400_000),
+    webhookBackoffCapMs: integer("TIDINGS_WEBHOOK_BACKOFF_CAP_MS", 1, 7 * 86_400_000),
+    webhookRetryWindowMs: integer("TIDINGS_WEBHOOK_RETRY_WINDOW_MS", 1, 30 * 86_400_000),
+    logLevel: logLevel as LogLevel,
+  };
+  const backoffRead = !errors.some((e) => e.startsWith("TIDINGS_WEBHOOK_BACKOFF_"));
+  if (backoffRead && config.webhookBackoffCapMs < config.webhookBackoffBaseMs) {
+    errors.push(
+      "TIDINGS_WEBHOOK_BACKOFF_CAP_MS must not be smaller than TIDINGS_WEBHOOK_BACKOFF_BASE_MS.",
+    );
+  }
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, config };
+}
+
+/** `sqlite:PATH` (relative to `cwd` or absolute) or `postgres://…`; a string is the complaint. */
+export function parseDatabaseUrl(url: string, cwd: string): DatabaseConfig | string {
+  if (url.startsWith("postgres://") || url.startsWith("postgresql://")) {
+    try {
+      new URL(url);
+      return { kind: "postgres", url };
+    } catch {
+      return `is not a valid PostgreSQL URL: ${JSON.stringify(url)}.`;
+    }
+  }
+  if (url.startsWith("sqlite:")) {
+    const path = url.slice("sqlite:".length).replace(/^\/\/(?=\/)/, "");
+    if (path === "") return "needs a file path after sqlite:, e.g. sqlite:./tidings.db.";
+    if (path === ":memory:") return { kind: "sqlite", path };
+    return { kind: "sqlite", path: isAbsolute(path) ? path : resolve(cwd, path) };
+  }
+  return `must be sqlite:PATH or postgres://…, not ${JSON.stringify(url)}.`;
+}

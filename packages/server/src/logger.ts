@@ -1,0 +1,33 @@
+import type { Writable } from "node:stream";
+import type { LogLevel } from "./config.js";
+
+const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
+
+export type LogFields = Record<string, unknown>;
+
+/** A JSON-lines logger: one object per line with `time`, `level` and `msg`. */
+export interface Logger {
+  debug(msg: string, fields?: LogFields): void;
+  info(msg: string, fields?: LogFields): void;
+  warn(msg: string, fields?: LogFields): void;
+  error(msg: string, fields?: LogFields): void;
+}
+
+/** Writes log lines at or above `level` to `out`. Errors are serialized with their stack. */
+export function createLogger(level: LogLevel, out: Writable): Logger {
+  const write = (at: Exclude<LogLevel, "silent">, msg: string, fields?: LogFields) => {
+    if (RANK[at] < RANK[level]) return;
+    const line: LogFields = { time: new Date().toISOString(), level: at, msg, ...fields };
+    for (const [key, value] of Object.entries(line)) {
+      if (value instanceof Error)
+        line[key] = { name: value.name, message: value.message, stack: value.stack };
+    }
+    out.write(`${JSON.stringify(line)}\n`);
+  };
+  return {
+    debug: (msg, fields) => write("debug", msg, fields),
+    info: (msg, fields) => write("info", msg, fields),
+    warn: (msg, fields) => write("warn", msg, fields),
+    error: (msg, fields) => write("error", msg, fields),
+  };
+}

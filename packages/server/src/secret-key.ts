@@ -1,0 +1,44 @@
+import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { generateSecretKey, parseSecretKey } from "@tidings/core";
+import type { DatabaseConfig } from "./config.js";
+
+/**
+ * The key that seals secrets at rest: `TIDINGS_SECRET_KEY` when set; otherwise, on SQLite, a
+ * key file beside the database (`<database>.key`, mode 0600), created on first use and reused.
+ * PostgreSQL deployments run several processes, which must share one key, so they must set it.
+ */
+export function loadSecretKey(secretKey: string | null, database: DatabaseConfig): Buffer {
+  if (secretKey !== null) {
+    const parsed = parseSecretKey(secretKey);
+    if (!parsed.ok) throw new ConfigError(`TIDINGS_SECRET_KEY ${parsed.message}`);
+    return parsed.key;
+  }
+  if (database.kind === "postgres") {
+    throw new ConfigError(
+      "TIDINGS_SECRET_KEY must be set when TIDINGS_DATABASE_URL is PostgreSQL, so every process seals secrets with the same key (32 bytes as base64 or 64 hex characters).",
+    );
+  }
+  if (database.path === ":memory:") return parseKeyOrThrow(generateSecretKey(), "a generated key");
+  const file = `${database.path}.key`;
+  if (!existsSync(file)) {
+    // `wx` fails if another process created the file first; then that file is read below.
+    try {
+      writeFileSync(file, `${generateSecretKey()}\n`, { mode: 0o600, flag: "wx" });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    }
+  }
+  if ((statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600);
+  return parseKeyOrThrow(readFileSync(file, "utf8").trim(), `the key file ${file}`);
+}
+
+function parseKeyOrThrow(text: string, where: string): Buffer {
+  const parsed = parseSecretKey(text);
+  if (!parsed.ok) throw new ConfigError(`${where} ${parsed.message}`);
+  return parsed.key;
+}
+
+/** A configuration problem: start-up stops with this message and a non-zero exit code. */
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
