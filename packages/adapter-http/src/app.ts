@@ -1,0 +1,177 @@
+import { authenticate, type Deps, requireScope } from "@tidings/core";
+import { type Answer, json, problem, render } from "./answer.js";
+import { headerValue } from "./headers.js";
+import { bodyLength } from "./json-body.js";
+import { buildOpenApiDocument } from "./openapi/document.js";
+import { domainProblem, edgeProblems, problemResponse } from "./problem.js";
+import { requestIdOf } from "./request-id.js";
+import type { Route } from "./route.js";
+import { createRouter } from "./router.js";
+import { messageRoutes } from "./routes/message-routes.js";
+import { profileRoutes } from "./routes/profile-routes.js";
+import { sandboxRoutes } from "./routes/sandbox-routes.js";
+import { webhookRoutes } from "./routes/webhook-routes.js";
+import type { HttpApp, HttpLogger, HttpRequest, HttpResponse } from "./types.js";
+
+/** 1 MiB: the largest request body (DESIGN.md "Status codes"). */
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+export interface HttpAppOptions {
+  /**
+   * Serve `POST /sandbox/messages/{message_id}/report`. Defaults to whether `deps.provider` is
+   * the bundled sandbox provider (its `name` is `"sandbox"`).
+   */
+  sandbox?: boolean | undefined;
+  /** Where unexpected failures are logged, with their stack (default: `console`). */
+  logger?: HttpLogger | undefined;
+  /** The mount path announced in the OpenAPI `servers` entry, e.g. `/messaging`; default `/`. */
+  basePath?: string | undefined;
+  /** The largest request body, in bytes (1 MiB). */
+  maxBodyBytes?: number | undefined;
+}
+
+interface PublicRoute {
+  method: string;
+  path: string;
+  run(): Promise<Answer>;
+}
+
+/** Splits `path?query#fragment`; only origin-form targets (starting with `/`) are routed. */
+function splitTarget(url: string): { path: string; query: URLSearchParams } | null {
+  const withoutFragment = url.split("#", 1)[0] ?? "";
+  const at = withoutFragment.indexOf("?");
+  const path = at === -1 ? withoutFragment : withoutFragment.slice(0, at);
+  if (!path.startsWith("/")) return null;
+  return { path, query: new URLSearchParams(at === -1 ? "" : withoutFragment.slice(at + 1)) };
+}
+
+/**
+ * The REST API as a framework-neutral `handle(request) → response`. Under `/v1` (and
+ * `/sandbox`), authentication runs before routing, so an unauthenticated caller learns nothing
+ * about which paths exist; `/healthz`, `/readyz` and `/openapi.json` are public.
+ */
+export function createHttpApp(deps: Deps, options: HttpAppOptions = {}): HttpApp {
+  const logger: HttpLogger = options.logger ?? console;
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const sandbox = options.sandbox ?? deps.provider.name === "sandbox";
+  const apiRoutes: Route[] = [...profileRoutes, ...messageRoutes, ...webhookRoutes];
+  const documented = sandbox ? [...apiRoutes, ...sandboxRoutes] : apiRoutes;
+  let openApi: string | null = null;
+
+  const publicRouter = createRouter<PublicRoute>([
+    { method: "GET", path: "/healthz", run: async () => json(200, { status: "ok" }) },
+    {
+      method: "GET",
+      path: "/readyz",
+      async run() {
+        try {
+          await deps.storage.ping();
+          return json(200, { status: "ready" });
+        } catch {
+          return problem(edgeProblems.notReady());
+        }
+      },
+    },
+    {
+      method: "GET",
+      path: "/openapi.json",
+      async run() {
+        openApi ??= JSON.stringify(
+          buildOpenApiDocument(documented, { basePath: options.basePath }),
+        );
+        return {
+          kind: "stored",
+          status: 200,
+          headers: { "content-type": "application/json" },
+          body: openApi,
+        };
+      },
+    },
+  ]);
+  const apiRouter = createRouter(apiRoutes);
+  const sandboxRouter = createRouter(sandboxRoutes);
+
+  async function authenticated(
+    request: HttpRequest,
+    requestId: string,
+    router: ReturnType<typeof createRouter<Route>>,
+    path: string,
+    query: URLSearchParams,
+  ): Promise<Answer> {
+    const principal = await authenticate(deps, headerValue(request.headers, "authorization"));
+    if (principal.isErr()) return problem(edgeProblems.unauthorized());
+    const match = router.match(request.method, path);
+    if (match.kind === "not_found") return problem(edgeProblems.routeNotFound(path));
+    if (match.kind === "method_not_allowed") {
+      return problem(edgeProblems.methodNotAllowed(request.method, match.allow));
+    }
+    const { route, params } = match;
+    const forbidden = route.scope ? requireScope(principal.value.scopes, route.scope) : null;
+    if (forbidden) return problem(domainProblem(forbidden));
+    const { organizationId, apiKeyId } = principal.value;
+    return route.handle({
+      deps,
+      request,
+      requestId,
+      principal: principal.value,
+      actor: { organizationId, apiKeyId },
+      params,
+      query,
+    });
+  }
+
+  async function dispatch(request: HttpRequest, requestId: string): Promise<Answer> {
+    if (bodyLength(request.body) > maxBodyBytes) {
+      return problem(edgeProblems.payloadTooLarge(maxBodyBytes));
+    }
+    const target = splitTarget(request.url);
+    if (!target) return problem(edgeProblems.routeNotFound(request.url));
+    const { path, query } = target;
+    if (/%00|\0/i.test(request.url)) return problem(edgeProblems.nulCharacter("url"));
+    if (path === "/v1" || path.startsWith("/v1/")) {
+      return authenticated(request, requestId, apiRouter, path, query);
+    }
+    if (sandbox && path.startsWith("/sandbox/")) {
+      return authenticated(request, requestId, sandboxRouter, path, query);
+    }
+    const match = publicRouter.match(request.method, path);
+    if (match.kind === "found") return match.route.run();
+    if (match.kind === "method_not_allowed") {
+      return problem(edgeProblems.methodNotAllowed(request.method, match.allow));
+    }
+    return problem(edgeProblems.routeNotFound(path));
+  }
+
+  return {
+    maxBodyBytes,
+    async handle(request) {
+      const requestId = requestIdOf(request.headers, deps.ids);
+      let response: HttpResponse;
+      try {
+        response = render(await dispatch(request, requestId), requestId);
+      } catch (error) {
+        logger.error("request failed", {
+          request_id: requestId,
+          method: request.method,
+          path: splitTarget(request.url)?.path ?? null,
+          error: error instanceof Error ? error : new Error(String(error)),
+          stack: error instanceof Error ? error.stack : undefined,
+        });
+        response = problemResponse(edgeProblems.internal(), requestId);
+      }
+      // Answers carry secrets and per-key state; no shared cache may keep them.
+      response.headers["cache-control"] ??= "no-store";
+      return response;
+    },
+    refuse(request, reason) {
+      const requestId = requestIdOf(request.headers, deps.ids);
+      const spec =
+        reason === "payload_too_large"
+          ? edgeProblems.payloadTooLarge(maxBodyBytes)
+          : edgeProblems.routeNotFound(splitTarget(request.url)?.path ?? request.url);
+      const response = problemResponse(spec, requestId);
+      response.headers["cache-control"] = "no-store";
+      return response;
+    },
+  };
+}

@@ -1,0 +1,216 @@
+import { createApiKey, revokeApiKey } from "@tidings/core";
+import { describe, expect, it } from "vitest";
+import { specWorld } from "./test-support/world-with-spec.js";
+
+const LIST = "/v1/profiles";
+
+describe("authentication", () => {
+  it("missing, malformed, unknown, wrong-secret and revoked keys get the same 401", async () => {
+    const world = await specWorld();
+    const { key } = world.main;
+    const revoked = await world.tenant();
+    await revokeApiKey(world.deps, revoked.key.key_id);
+    const tokens: Array<string | null> = [
+      null,
+      "garbage",
+      `${key.key_id}`,
+      `key_00000000000000000000000000:${key.key_secret}`,
+      `${key.key_id}:wrong-secret`,
+      revoked.token,
+    ];
+    const answers = [];
+    for (const token of tokens) answers.push(await world.call("GET", LIST, LIST, { token }));
+    answers.push(
+      await world.call("GET", LIST, LIST, {
+        headers: { authorization: `Basic ${key.token}` },
+        token: null,
+      }),
+    );
+    for (const answer of answers) {
+      expect(answer.status).toBe(401);
+      expect(answer.headers["www-authenticate"]).toContain("Bearer");
+      const { request_id: _id, ...rest } = answer.json;
+      expect(rest).toEqual({
+        type: "https://tidings.dev/problems/unauthorized",
+        title: "Unauthorized",
+        status: 401,
+        detail: "The API key is missing, invalid or expired.",
+        code: "unauthorized",
+      });
+    }
+  });
+
+  it("an expired key is 401", async () => {
+    const world = await specWorld();
+    const key = (
+      await createApiKey(world.deps, {
+        organization_id: world.main.organizationId,
+        scopes: ["profiles:read"],
+        expires_at: "2026-01-15T10:00:00.000Z",
+      })
+    )._unsafeUnwrap();
+    expect((await world.call("GET", LIST, LIST, { token: key.token })).status).toBe(200);
+    world.clock.advance(60 * 60 * 1000);
+    expect((await world.call("GET", LIST, LIST, { token: key.token })).status).toBe(401);
+  });
+
+  it("authentication runs before routing: an unknown /v1 path without a key is 401", async () => {
+    const world = await specWorld();
+    expect((await world.request("GET", "/v1/secret-admin", { token: null })).status).toBe(401);
+    const known = await world.call("GET", "/v1/nowhere", "/v1/nowhere");
+    expect(known.status).toBe(404);
+    expect(known.json.code).toBe("route_not_found");
+  });
+});
+
+describe("the HTTP edge", () => {
+  it("a wrong method is 405 with Allow", async () => {
+    const world = await specWorld();
+    const answer = await world.call("PUT", "/v1/profiles/{public_id}", "/v1/profiles/prf_x");
+    expect(answer.status).toBe(405);
+    expect(answer.headers.allow).toBe("GET, PATCH, DELETE");
+  });
+
+  it("a body without a JSON content type is 415; malformed JSON is 400 malformed_json", async () => {
+    const world = await specWorld();
+    const text = await world.call("POST", LIST, LIST, {
+      raw: "phone_number=+14155550100",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
+    expect(text.status).toBe(415);
+    expect(text.json.code).toBe("unsupported_media_type");
+    const broken = await world.call("POST", LIST, LIST, {
+      raw: '{"phone_number": ',
+      headers: { "content-type": "application/json; charset=utf-8" },
+    });
+    expect(broken.status).toBe(400);
+    expect(broken.json.code).toBe("malformed_json");
+  });
+
+  it("a body over 1 MiB is 413 before anything else", async () => {
+    const world = await specWorld();
+    const answer = await world.call("POST", LIST, LIST, {
+      raw: `{"a":"${"x".repeat(1024 * 1024)}"}`,
+      headers: { "content-type": "application/json" },
+      token: null,
+    });
+    expect(answer.status).toBe(413);
+    expect(answer.json.code).toBe("payload_too_large");
+  });
+
+  it("a NUL character in a body string, a key or the URL is 400 naming where (PostgreSQL cannot store it)", async () => {
+    const world = await specWorld();
+    const inValue = await world.call("POST", LIST, LIST, {
+      raw: '{"phone_number":"+14155550100","first_name":"An\\u0000n"}',
+      headers: { "content-type": "application/json" },
+    });
+    expect(inValue.status).toBe(400);
+    expect(inValue.json.errors).toEqual([
+      { path: "first_name", message: expect.stringMatching(/NUL/) },
+    ]);
+    const inKey = await world.call("POST", LIST, LIST, {
+      raw: '{"phone_number":"+14155550100","attributes":{"a\\u0000":1}}',
+      headers: { "content-type": "application/json" },
+    });
+    expect(inKey.json.errors?.[0]?.path).toBe("attributes.a\u0000");
+    const inUrl = await world.call("GET", "/v1/profiles/{public_id}", "/v1/profiles/prf_%00");
+    expect(inUrl.status).toBe(400);
+    const escapedBackslash = await world.call("POST", LIST, LIST, {
+      raw: '{"phone_number":"+14155550100","first_name":"A\\\\u0000"}',
+      headers: { "content-type": "application/json" },
+    });
+    expect(escapedBackslash.status).toBe(201);
+  });
+
+  it("deeply nested JSON is a 400, not a crash", async () => {
+    const world = await specWorld();
+    const deep = `${"[".repeat(200_000)}${"]".repeat(200_000)}`;
+    const answer = await world.call("POST", LIST, LIST, {
+      raw: `{"attributes":{"a":${deep}}}`,
+      headers: { "content-type": "application/json", "idempotency-key": "deep" },
+    });
+    expect(answer.status).toBe(400);
+  });
+
+  it("an unexpected failure is 500 with the request id, nothing internal, logged with its stack", async () => {
+    const world = await specWorld();
+    world.storage.failNext("profiles.list", new Error("disk on fire at /var/db"));
+    const answer = await world.call("GET", LIST, LIST, { headers: { "x-request-id": "trace-42" } });
+    expect(answer.status).toBe(500);
+    expect(answer.json.request_id).toBe("trace-42");
+    expect(answer.body).not.toContain("disk");
+    expect(world.logged).toHaveLength(1);
+    expect(world.logged[0]?.fields?.request_id).toBe("trace-42");
+    expect(String(world.logged[0]?.fields?.stack)).toContain("disk on fire");
+  });
+
+  it("X-Request-Id is echoed when sane, else a UUID v7 is made", async () => {
+    const world = await specWorld();
+    const echoed = await world.call("GET", "/healthz", "/healthz", {
+      headers: { "x-request-id": "abc-123" },
+    });
+    expect(echoed.headers["x-request-id"]).toBe("abc-123");
+    for (const bad of ["has space", "x".repeat(129), "tab\there"]) {
+      const made = await world.call("GET", "/healthz", "/healthz", {
+        headers: { "x-request-id": bad },
+      });
+      expect(made.headers["x-request-id"]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7/);
+    }
+  });
+
+  it("/healthz, /readyz and /openapi.json need no key; /readyz is 503 when storage fails", async () => {
+    const world = await specWorld();
+    expect((await world.call("GET", "/healthz", "/healthz", { token: null })).json).toEqual({
+      status: "ok",
+    });
+    expect((await world.call("GET", "/readyz", "/readyz", { token: null })).status).toBe(200);
+    world.deps.storage = { ...world.storage, ping: () => Promise.reject(new Error("down")) };
+    const down = await world.call("GET", "/readyz", "/readyz", { token: null });
+    expect(down.status).toBe(503);
+    expect(down.json.code).toBe("not_ready");
+    expect(
+      (await world.call("GET", "/openapi.json", "/openapi.json", { token: null })).status,
+    ).toBe(200);
+    const unknown = await world.call("GET", "/nope", "/nope", { token: null });
+    expect(unknown.status).toBe(404);
+  });
+});
+
+describe("the sandbox report route", () => {
+  it("drives the lifecycle of a message sent with the same key; another key gets 404", async () => {
+    const world = await specWorld();
+    const campaign = await world.campaign();
+    const sent = await world.request("POST", "/v1/messages/send", {
+      body: {
+        campaign_id: campaign.campaign_id,
+        recipient: { type: "phone_number", value: "+14155550100" },
+        params: { pin: "4242" },
+      },
+    });
+    const id = String(sent.json.message_id);
+    const template = "/sandbox/messages/{message_id}/report";
+    const url = `/sandbox/messages/${id}/report`;
+    const other = await world.tenant();
+    const stranger = await world.call("POST", template, url, {
+      body: { status: "delivered" },
+      token: other.token,
+    });
+    expect(stranger.status).toBe(404);
+    const delivered = await world.call("POST", template, url, { body: { status: "delivered" } });
+    expect(delivered.status).toBe(200);
+    expect(delivered.json).toEqual({ message_id: id, applied: true, status: "delivered" });
+    const events = await world.storage.raw.events(id);
+    expect(events.map((event) => event.topic)).toEqual(["message.sent", "message.delivered"]);
+    const invalid = await world.call("POST", template, url, { body: { status: "teleported" } });
+    expect(invalid.status).toBe(400);
+  });
+
+  it("is absent when the provider is not the sandbox", async () => {
+    const world = await specWorld({ sandbox: false });
+    const answer = await world.request("POST", "/sandbox/messages/x/report", {
+      body: { status: "delivered" },
+    });
+    expect(answer.status).toBe(404);
+    expect(JSON.stringify(world.document)).not.toContain("/sandbox/");
+  });
+});

@@ -1,0 +1,17 @@
+// @tidings/adapter-http: the REST API over node:http. Each line re-exports one module's names.
+
+export type { HttpAppOptions } from "./app.js";
+export { createHttpApp, DEFAULT_MAX_BODY_BYTES } from "./app.js";
+export type { OpenApiOptions } from "./openapi/document.js";
+export { buildOpenApiDocument } from "./openapi/document.js";
+export type { Problem } from "./problem.js";
+export { PROBLEM_TYPE_BASE, statusOf } from "./problem.js";
+export type { RequestListenerOptions } from "./request-listener.js";
+export { createRequestListener } from "./request-listener.js";
+export type { ServerOptions, TidingsHttpServer } from "./server.js";
+export { createServer } from "./server.js";
+export type { HttpApp, HttpLogger, HttpRequest, HttpResponse, RefusalReason } from "./types.js";
+export type { Resolve, UrlPolicyOptions, WebhookUrlPolicy } from "./url-policy.js";
+export { createUrlPolicy, isPublicAddress } from "./url-policy.js";
+export type { ClosableWebhookTransport, WebhookTransportOptions } from "./webhook-transport.js";
+export { undiciWebhookTransport } from "./webhook-transport.js";

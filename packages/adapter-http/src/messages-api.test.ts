@@ -1,0 +1,196 @@
+import { defaultConfig, SANDBOX_NUMBERS } from "@tidings/core";
+import { describe, expect, it } from "vitest";
+import { type SpecWorld, specWorld } from "./test-support/world-with-spec.js";
+
+const SEND = "/v1/messages/send";
+const PHONE = "+14155550100";
+
+const otpBody = (campaignId: string, extra: Record<string, unknown> = {}) => ({
+  campaign_id: campaignId,
+  recipient: { type: "phone_number", value: PHONE },
+  params: { pin: "123456" },
+  ...extra,
+});
+
+async function send(world: SpecWorld, body: unknown, headers: Record<string, string> = {}) {
+  return world.call("POST", SEND, SEND, { body, headers });
+}
+
+describe("POST /v1/messages/send", () => {
+  it("answers 200 with the dispatch result and the RateLimit headers", async () => {
+    const world = await specWorld();
+    const campaign = await world.campaign();
+    const sent = await send(world, otpBody(campaign.campaign_id, { client_reference: "order-7" }));
+    expect(sent.status).toBe(200);
+    expect(sent.json).toEqual({
+      message_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      status: "sent",
+      client_reference: "order-7",
+      error: null,
+    });
+    expect(sent.headers["ratelimit-limit"]).toBe("100");
+    expect(sent.headers["ratelimit-remaining"]).toBe("99");
+    expect(sent.headers["ratelimit-reset"]).toMatch(/^[0-9]+$/);
+  });
+
+  it("SPEC 200: an upstream refusal is still 200, with status failed and the error filled", async () => {
+    const world = await specWorld();
+    const campaign = await world.campaign();
+    const refused = await send(world, {
+      ...otpBody(campaign.campaign_id),
+      recipient: { type: "phone_number", value: SANDBOX_NUMBERS.rejected },
+    });
+    expect(refused.status).toBe(200);
+    expect(refused.json).toMatchObject({
+      status: "failed",
+      error: { code: expect.any(String), message: expect.any(String) },
+    });
+  });
+
+  it("SPEC 400: missing template variable, missing pin, long or linked value, inactive campaign", async () => {
+    const world = await specWorld();
+    const otp = await world.campaign();
+    const viber = await world.campaign({
+      channel: "viber",
+      category: "transactional",
+      template: "Hi {{name}}, order {{order}}.",
+    });
+    const inactive = await world.campaign({ status: "inactive" });
+    const cases: Array<[string, unknown]> = [
+      ["missing variable", otpBody(viber.campaign_id, { params: { name: "Ada" } })],
+      ["missing pin", otpBody(otp.campaign_id, { params: {} })],
+      ["empty pin", otpBody(otp.campaign_id, { params: { pin: "" } })],
+      [
+        "value over 125",
+        otpBody(viber.campaign_id, { params: { name: "x".repeat(126), order: "1" } }),
+      ],
+      ["link", otpBody(viber.campaign_id, { params: { name: "see evil.com", order: "1" } })],
+      ["inactive campaign", otpBody(inactive.campaign_id)],
+    ];
+    for (const [name, body] of cases) {
+      const answer = await send(world, body);
+      expect(answer.status, name).toBe(400);
+      expect(answer.headers["content-type"], name).toBe("application/problem+json");
+      expect(answer.headers["ratelimit-remaining"], name).toBeDefined();
+    }
+  });
+
+  it("SPEC 400: an email recipient matching two profiles is ambiguous", async () => {
+    const world = await specWorld();
+    const campaign = await world.campaign({ category: "transactional", template: "Hi." });
+    for (const phone of ["+14155550101", "+14155550102"]) {
+      await world.request("POST", "/v1/profiles", {
+        body: { phone_number: phone, email: "twin@example.com" },
+      });
+    }
+    const answer = await send(world, {
+      campaign_id: campaign.campaign_id,
+      recipient: { type: "email", value: "twin@example.com" },
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.json.code).toBe("ambiguous_recipient");
+  });
+
+  it("SPEC 403: promotional without opt-in says consent was not found for the profile", async () => {
+    const world = await specWorld();
+    const campaign = await world.campaign({ category: "promotional", template: "Sale!" });
+    await world.request("POST", "/v1/profiles", { body: { phone_number: PHONE } });
+    const answer = await send(world, otpBody(campaign.campaign_id, { params: {} }));
+    expect(answer.status).toBe(403);
+    expect(answer.json.code).toBe("consent_missing");
+    expect(String(answer.json.detail).toLowerCase()).toContain("promotional consent");
+  });
+
+  it("SPEC 404: unknown campaign, or a promotional recipient with no profile", async () => {
+    const world = await specWorld();
+    const unknown = await send(world, otpBody("cmp_00000000000000000000000000"));
+    expect(unknown.status).toBe(404);
+    expect(unknown.json.code).toBe("campaign_not_found");
+    const promo = await world.campaign({ category: "promotional", template: "Sale!" });
+    const noProfile = await send(world, otpBody(promo.campaign_id, { params: {} }));
+    expect(noProfile.status).toBe(404);
+  });
+
+  it("SPEC 401 and 403: no key, or a key without messages:send (neither is counted)", async () => {
+    const world = await specWorld();
+    const campaign = await world.campaign();
+    const anonymous = await world.call("POST", SEND, SEND, {
+      body: otpBody(campaign.campaign_id),
+      token: null,
+    });
+    expect(anonymous.status).toBe(401);
+    const readOnly = await world.tenant(["profiles:read"]);
+    const forbidden = await world.call("POST", SEND, SEND, {
+      body: otpBody(campaign.campaign_id),
+      token: readOnly.token,
+    });
+    expect(forbidden.status).toBe(403);
+    expect(forbidden.json.code).toBe("missing_scope");
+    expect(String(forbidden.json.detail)).toContain("messages:send");
+    const counted = await send(world, otpBody(campaign.campaign_id));
+    expect(counted.headers["ratelimit-remaining"]).toBe("99");
+  });
+
+  it("SPEC 429: the 101st send in the window gets Retry-After and code rate_limited", async () => {
+    const world = await specWorld();
+    world.deps.config = { ...defaultConfig, sendRateLimit: 3 };
+    const campaign = await world.campaign();
+    for (let i = 0; i < 3; i++) {
+      // 400s count too (DESIGN "Rate limit").
+      expect((await send(world, { nonsense: i })).status).toBe(400);
+    }
+    const limited = await send(world, otpBody(campaign.campaign_id));
+    expect(limited.status).toBe(429);
+    expect(limited.json.code).toBe("rate_limited");
+    expect(Number(limited.headers["retry-after"])).toBeGreaterThanOrEqual(1);
+    expect(limited.headers["ratelimit-remaining"]).toBe("0");
+    world.clock.advance(60_000);
+    expect((await send(world, otpBody(campaign.campaign_id))).status).toBe(200);
+  });
+
+  it("Idempotency-Key replays the same answer and sends nothing the second time", async () => {
+    const world = await specWorld();
+    const campaign = await world.campaign();
+    const headers = { "idempotency-key": "3f1c6f0e-otp" };
+    const first = await send(world, otpBody(campaign.campaign_id), headers);
+    const replay = await send(world, otpBody(campaign.campaign_id), headers);
+    expect(replay.status).toBe(200);
+    expect(replay.body).toBe(first.body);
+    expect(replay.headers["idempotent-replayed"]).toBe("true");
+    expect(world.provider.dispatched.length).toBe(1);
+    const reused = await send(
+      world,
+      otpBody(campaign.campaign_id, { client_reference: "x" }),
+      headers,
+    );
+    expect(reused.status).toBe(422);
+    expect(reused.json.code).toBe("idempotency_key_reused");
+  });
+
+  it("Idempotency-Key while the first request still runs is 409", async () => {
+    const world = await specWorld();
+    const campaign = await world.campaign();
+    let release: () => void = () => undefined;
+    let dispatching: () => void = () => undefined;
+    const started = new Promise<void>((resolve) => {
+      dispatching = resolve;
+    });
+    world.deps.provider = {
+      name: "held",
+      dispatch: () => {
+        dispatching();
+        return new Promise((resolve) => {
+          release = () => resolve({ status: "accepted" });
+        });
+      },
+    };
+    const headers = { "idempotency-key": "busy" };
+    const first = send(world, otpBody(campaign.campaign_id), headers);
+    await started;
+    const second = await send(world, otpBody(campaign.campaign_id), headers);
+    expect(second.status).toBe(409);
+    expect(second.json.code).toBe("idempotency_in_progress");
+    release();
+    expect((await first).status).toBe(200);
+  });
+});

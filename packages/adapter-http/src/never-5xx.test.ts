@@ -1,0 +1,158 @@
+import { type Actor, listProfiles, listWebhooks } from "@tidings/core";
+import fc from "fast-check";
+import { expect, it } from "vitest";
+import { httpWorld } from "./test-support/http-world.js";
+import type { HttpRequest } from "./types.js";
+
+const KNOWN_STATUSES = [200, 201, 204, 400, 401, 403, 404, 405, 409, 413, 415, 422, 429];
+
+it("thousands of generated requests never get a 5xx and never change another organization's data", {
+  timeout: 120_000,
+}, async () => {
+  const world = await httpWorld();
+  const victim = await world.tenant();
+  const victimActor: Actor = { organizationId: victim.organizationId, apiKeyId: null };
+  const victimProfile = await world.request("POST", "/v1/profiles", {
+    body: { phone_number: "+14155550177", first_name: "Victor" },
+    token: victim.token,
+  });
+  const victimHook = await world.request("POST", "/v1/webhooks", {
+    body: { url: "https://victim.example.com", topics: ["message.sent"] },
+    token: victim.token,
+  });
+  const campaign = await world.campaign();
+  const snapshot = async () => ({
+    profiles: (await listProfiles(world.deps, victimActor, { limit: "100" }))._unsafeUnwrap(),
+    webhooks: (await listWebhooks(world.deps, victimActor))._unsafeUnwrap(),
+  });
+  const before = await snapshot();
+
+  const ids = [
+    String(victimProfile.json.public_id),
+    String(victimHook.json.webhook_id),
+    campaign.campaign_id,
+    "test",
+    "prf_00000000000000000000000000",
+    "%E0%A4%A",
+    "..",
+  ];
+  const id = fc.oneof(fc.constantFrom(...ids), fc.string({ maxLength: 40 }));
+  const path = fc.oneof(
+    fc.constantFrom("/v1/profiles", "/v1/messages/send", "/v1/webhooks", "/v1/webhooks/test"),
+    id.map((x) => `/v1/profiles/${x}`),
+    id.map((x) => `/v1/webhooks/${x}`),
+    id.map((x) => `/v1/webhooks/${x}/rotate-secret`),
+    id.map((x) => `/sandbox/messages/${x}/report`),
+    fc.string({ maxLength: 60 }).map((q) => `/v1/profiles?${q}`),
+    fc.constantFrom("/healthz", "/readyz", "/openapi.json", "/", "", "*", "//x", "/v1"),
+    fc.webPath(),
+    fc.string({ maxLength: 80 }),
+  );
+  const scalar = fc.oneof(
+    fc.string({ maxLength: 30 }),
+    fc.integer(),
+    fc.boolean(),
+    fc.constant(null),
+    fc.double(),
+  );
+  const shaped = fc.record(
+    {
+      phone_number: fc.oneof(fc.constant("+14155550123"), scalar),
+      email: scalar,
+      first_name: scalar,
+      campaign_id: fc.oneof(fc.constant(campaign.campaign_id), scalar),
+      recipient: fc.oneof(
+        fc.record({
+          type: fc.constantFrom("phone_number", "email", "public_id"),
+          value: fc.constantFrom(...ids),
+        }),
+        scalar,
+      ),
+      params: fc.oneof(fc.dictionary(fc.string({ maxLength: 5 }), scalar), scalar),
+      url: fc.oneof(fc.constant("https://x.example.com"), scalar),
+      topics: fc.oneof(fc.array(fc.constantFrom("message.sent", "message.seen", "x")), scalar),
+      webhook_id: fc.oneof(fc.constantFrom(...ids), scalar),
+      status: fc.oneof(fc.constantFrom("active", "inactive", "delivered"), scalar),
+      attributes: fc.oneof(fc.dictionary(fc.string({ maxLength: 8 }), scalar), scalar),
+    },
+    { requiredKeys: [] },
+  );
+  const body = fc.oneof(
+    fc.constant(undefined),
+    shaped.map((value) => JSON.stringify(value)),
+    fc.jsonValue({ maxDepth: 4 }).map((value) => JSON.stringify(value)),
+    fc.string({ maxLength: 200 }),
+    fc.integer({ min: 1, max: 50_000 }).map((n) => `${"[".repeat(n)}${"]".repeat(n)}`),
+    fc.integer({ min: 1, max: 20_000 }).map((n) => `${'{"a":'.repeat(n)}1${"}".repeat(n)}`),
+    fc
+      .integer({ min: 1, max: 3 })
+      .map((n) => JSON.stringify({ first_name: "x".repeat(n * 400_000) })),
+    fc.uint8Array({ maxLength: 64 }),
+  );
+  const attacker = world.main.token;
+  const token = fc.oneof(
+    { weight: 8, arbitrary: fc.constant(attacker) },
+    { weight: 1, arbitrary: fc.constant(undefined) },
+    { weight: 1, arbitrary: fc.string({ maxLength: 40 }) },
+    { weight: 1, arbitrary: fc.constant(`${attacker.split(":")[0]}:nope`) },
+  );
+  const request = fc.record({
+    method: fc.oneof(
+      fc.constantFrom("GET", "POST", "PATCH", "DELETE", "PUT", "OPTIONS", "HEAD"),
+      fc.string({ maxLength: 8 }),
+    ),
+    url: path,
+    token,
+    contentType: fc.constantFrom(
+      undefined,
+      "application/json",
+      "text/plain",
+      "application/json; charset=latin1",
+      "application/merge-patch+json",
+      ";;",
+    ),
+    idempotencyKey: fc.option(fc.string({ maxLength: 300 }), { nil: undefined }),
+    requestId: fc.option(fc.string({ maxLength: 200 }), { nil: undefined }),
+    body,
+  });
+
+  let sent = 0;
+  let succeeded = 0;
+  let authenticated = 0;
+  await fc.assert(
+    fc.asyncProperty(fc.array(request, { minLength: 20, maxLength: 20 }), async (batch) => {
+      // A batch runs concurrently, as a server would see it; key hashing is the slow part.
+      const answers = await Promise.all(
+        batch.map((r) => {
+          const headers: HttpRequest["headers"] = {};
+          if (r.token !== undefined) headers.authorization = `Bearer ${r.token}`;
+          if (r.contentType !== undefined) headers["content-type"] = r.contentType;
+          if (r.idempotencyKey !== undefined) headers["idempotency-key"] = r.idempotencyKey;
+          if (r.requestId !== undefined) headers["x-request-id"] = r.requestId;
+          return world.app.handle({ method: r.method, url: r.url, headers, body: r.body });
+        }),
+      );
+      sent += answers.length;
+      succeeded += answers.filter((answer) => answer.status < 300).length;
+      authenticated += answers.filter((answer) => answer.status !== 401).length;
+      for (const answer of answers) {
+        expect(KNOWN_STATUSES).toContain(answer.status);
+        expect(answer.headers["x-request-id"]).toBeTruthy();
+        if (answer.status >= 400) {
+          expect(answer.headers["content-type"]).toBe("application/problem+json");
+          expect(JSON.parse(answer.body)).toMatchObject({
+            status: answer.status,
+            code: expect.any(String),
+          });
+        }
+      }
+    }),
+    { numRuns: 100 },
+  );
+  expect(sent).toBe(2000);
+  // The requests reached the use cases, not only the authentication wall.
+  expect(authenticated).toBeGreaterThan(1000);
+  expect(succeeded).toBeGreaterThan(0);
+  expect(world.logged).toEqual([]);
+  expect(await snapshot()).toEqual(before);
+});

@@ -1,0 +1,95 @@
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { createProfileInput, sendMessageInput } from "@tidings/core";
+import { describe, expect, it } from "vitest";
+import { requestSchema } from "./openapi/document.js";
+import { specWorld } from "./test-support/world-with-spec.js";
+
+type Operation = {
+  security?: unknown[];
+  responses: Record<string, unknown>;
+  requestBody?: { content: Record<string, { schema: unknown }> };
+};
+
+const EXPECTED = [
+  "get /v1/profiles",
+  "post /v1/profiles",
+  "get /v1/profiles/{public_id}",
+  "patch /v1/profiles/{public_id}",
+  "delete /v1/profiles/{public_id}",
+  "post /v1/messages/send",
+  "post /v1/webhooks",
+  "get /v1/webhooks",
+  "get /v1/webhooks/{webhook_id}",
+  "patch /v1/webhooks/{webhook_id}",
+  "delete /v1/webhooks/{webhook_id}",
+  "post /v1/webhooks/{webhook_id}/rotate-secret",
+  "post /v1/webhooks/test",
+  "post /sandbox/messages/{message_id}/report",
+  "get /healthz",
+  "get /readyz",
+  "get /openapi.json",
+];
+
+async function served() {
+  const world = await specWorld();
+  const document = world.document as {
+    paths: Record<string, Record<string, Operation>>;
+    components: { responses: Record<string, unknown> };
+  };
+  const operations = Object.entries(document.paths).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, operation]) => ({ key: `${method} ${path}`, operation })),
+  );
+  return { document, operations };
+}
+
+describe("the OpenAPI document", () => {
+  it("is a valid OpenAPI 3.1 document for a maintained validator", async () => {
+    const { document } = await served();
+    const validator = new Validator();
+    const result = await validator.validate(structuredClone(document));
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe("3.1");
+  });
+
+  it("covers every endpoint, and nothing else", async () => {
+    const { operations } = await served();
+    expect(operations.map((o) => o.key).sort()).toEqual([...EXPECTED].sort());
+  });
+
+  it("states the bearer scheme; only the three public endpoints opt out of it", async () => {
+    const { document, operations } = await served();
+    expect(document).toMatchObject({
+      security: [{ bearer: [] }],
+      components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
+    });
+    const open = operations.filter((o) => o.operation.security?.length === 0).map((o) => o.key);
+    expect(open.sort()).toEqual(["get /healthz", "get /openapi.json", "get /readyz"]);
+  });
+
+  it("documents 401 and 500 on every authenticated operation, and every error status once", async () => {
+    const { document, operations } = await served();
+    for (const { key, operation } of operations) {
+      if (operation.security?.length === 0) continue;
+      expect(Object.keys(operation.responses), key).toEqual(expect.arrayContaining(["401", "500"]));
+    }
+    const shared = Object.keys(
+      (document as { components: { responses: object } }).components.responses,
+    );
+    for (const status of [400, 401, 403, 404, 405, 409, 413, 415, 422, 429, 500, 503]) {
+      expect(shared).toContain(`E${status}`);
+    }
+  });
+
+  it("request bodies are the valibot schemas that validate them, converted", async () => {
+    const { document } = await served();
+    const body = (path: string) =>
+      document.paths[path]?.post?.requestBody?.content["application/json"]?.schema;
+    expect(body("/v1/profiles")).toEqual(requestSchema(createProfileInput));
+    expect(body("/v1/messages/send")).toEqual(requestSchema(sendMessageInput));
+    expect(body("/v1/profiles")).toMatchObject({
+      required: ["phone_number"],
+      additionalProperties: false,
+    });
+  });
+});

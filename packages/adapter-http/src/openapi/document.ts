@@ -1,0 +1,173 @@
+import { toJsonSchema } from "@valibot/to-json-schema";
+import type { GenericSchema } from "valibot";
+import type { Route } from "../route.js";
+import { errorResponses, standardHeaders } from "./error-responses.js";
+import { responseSchemas } from "./response-schemas.js";
+
+type JsonObject = Record<string, unknown>;
+
+/**
+ * A request schema as JSON Schema 2020-12 (the dialect of OpenAPI 3.1), converted from the very
+ * valibot schema that validates the request. Checks valibot cannot express (phone numbers,
+ * name lengths in code points) are left out rather than guessed.
+ */
+export function requestSchema(schema: GenericSchema): JsonObject {
+  const { $schema: _dialect, ...rest } = toJsonSchema(schema, {
+    errorMode: "ignore",
+    target: "draft-2020-12",
+  }) as JsonObject;
+  return rest;
+}
+
+const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${name}` });
+
+const jsonContent = (schemaName: string) => ({
+  "application/json": { schema: ref("schemas", schemaName) },
+});
+
+function parameters(route: Route): JsonObject[] {
+  const list: JsonObject[] = [ref("parameters", "RequestId")];
+  for (const [, name] of route.path.matchAll(/\{([a-z_]+)\}/g)) {
+    list.push({ name, in: "path", required: true, schema: { type: "string" } });
+  }
+  if (route.doc.query) {
+    const query = requestSchema(route.doc.query);
+    const required = (query.required as string[] | undefined) ?? [];
+    const properties = (query.properties as Record<string, JsonObject> | undefined) ?? {};
+    for (const [name, schema] of Object.entries(properties)) {
+      list.push({ name, in: "query", required: required.includes(name), schema });
+    }
+  }
+  if (route.doc.idempotent) list.push(ref("parameters", "IdempotencyKey"));
+  return list;
+}
+
+function operation(route: Route): JsonObject {
+  const { doc } = route;
+  const successHeaders: JsonObject = { "X-Request-Id": standardHeaders.requestId };
+  if (doc.rateLimited) Object.assign(successHeaders, standardHeaders.rateLimit);
+  if (doc.idempotent) successHeaders["Idempotent-Replayed"] = standardHeaders.replayed;
+  const responses: JsonObject = {
+    [doc.success.status]: {
+      description: doc.success.description,
+      headers: successHeaders,
+      ...(doc.success.schema ? { content: jsonContent(doc.success.schema) } : {}),
+    },
+  };
+  // Any request may be malformed at the edge (a NUL in the URL: 400) or too large (413).
+  const statuses = new Set([...doc.errors, 400, 401, 413, 500]);
+  if (route.scope) statuses.add(403);
+  for (const status of [...statuses].sort()) responses[status] = ref("responses", `E${status}`);
+  const description = route.scope
+    ? `Requires the scope \`${route.scope}\`.`
+    : "Any valid API key; the message must have been sent with it.";
+  return {
+    operationId: doc.operationId,
+    summary: doc.summary,
+    description,
+    tags: [doc.tag],
+    parameters: parameters(route),
+    ...(doc.body
+      ? {
+          requestBody: {
+            required: true,
+            content: { "application/json": { schema: requestSchema(doc.body) } },
+          },
+        }
+      : {}),
+    responses,
+  };
+}
+
+const publicOperation = (
+  operationId: string,
+  summary: string,
+  ok: JsonObject,
+  extra: Record<number, JsonObject> = {},
+): JsonObject => ({
+  operationId,
+  summary,
+  tags: ["Operations"],
+  security: [],
+  parameters: [ref("parameters", "RequestId")],
+  responses: { 200: ok, ...extra, 405: ref("responses", "E405"), 500: ref("responses", "E500") },
+});
+
+export interface OpenApiOptions {
+  /** Where the API is mounted, e.g. `/messaging`; the `servers` entry. */
+  basePath?: string | undefined;
+  version?: string | undefined;
+}
+
+/** The OpenAPI 3.1 document of `routes`, plus the public health and document endpoints. */
+export function buildOpenApiDocument(routes: readonly Route[], options: OpenApiOptions = {}) {
+  const paths: Record<string, JsonObject> = {};
+  for (const route of routes) {
+    paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: operation(route) };
+  }
+  const health = { description: "Up.", content: jsonContent("Health") };
+  paths["/healthz"] = { get: publicOperation("health", "Liveness: the process answers.", health) };
+  paths["/readyz"] = {
+    get: publicOperation("readiness", "Readiness: storage answers.", health, {
+      503: ref("responses", "E503"),
+    }),
+  };
+  paths["/openapi.json"] = {
+    get: publicOperation("openapi", "This document.", {
+      description: "The OpenAPI 3.1 document.",
+      content: { "application/json": { schema: { type: "object" } } },
+    }),
+  };
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Tidings API",
+      version: options.version ?? "1.0.0",
+      description:
+        "Profiles, message dispatch through API campaigns, and signed webhooks. Errors are " +
+        "RFC 9457 problem documents (`application/problem+json`) with a stable `code`. An " +
+        "unknown path answers 404 and a known path with another method answers 405 with `Allow`.",
+      license: { name: "MIT", identifier: "MIT" },
+    },
+    servers: [{ url: options.basePath || "/" }],
+    security: [{ bearer: [] }],
+    tags: [
+      { name: "Profiles" },
+      { name: "Messages" },
+      { name: "Webhooks" },
+      { name: "Sandbox" },
+      { name: "Operations" },
+    ],
+    paths,
+    components: {
+      schemas: responseSchemas,
+      responses: errorResponses,
+      parameters: {
+        RequestId: {
+          name: "X-Request-Id",
+          in: "header",
+          required: false,
+          description: "Echoed when 1–128 visible ASCII characters; otherwise a UUID v7 is made.",
+          schema: { type: "string", maxLength: 128 },
+        },
+        IdempotencyKey: {
+          name: "Idempotency-Key",
+          in: "header",
+          required: false,
+          description:
+            "Scoped to the API key and path, kept 24 h: the same body replays the stored " +
+            "answer; another body is 422; a repeat while the first runs is 409.",
+          schema: { type: "string", minLength: 1, maxLength: 255 },
+        },
+      },
+      securitySchemes: {
+        bearer: {
+          type: "http",
+          scheme: "bearer",
+          bearerFormat: "<key_id>:<key_secret>",
+          description: "`Authorization: Bearer <key_id>:<key_secret>`.",
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,80 @@
+/** Response headers the document refers to from several operations. */
+export const standardHeaders = {
+  requestId: {
+    description: "The request's id: the client's when sane, otherwise a UUID v7.",
+    schema: { type: "string" },
+  },
+  replayed: {
+    description: "`true` when the answer is a replay of an earlier request with this key.",
+    schema: { type: "string", enum: ["true"] },
+  },
+  rateLimit: {
+    "RateLimit-Limit": {
+      description: "Sends allowed per window for this API key.",
+      schema: { type: "integer" },
+    },
+    "RateLimit-Remaining": {
+      description: "Sends left in the current window.",
+      schema: { type: "integer" },
+    },
+    "RateLimit-Reset": {
+      description: "Seconds until the window has room again.",
+      schema: { type: "integer" },
+    },
+  },
+};
+
+const problemResponse = (description: string, headers: Record<string, unknown> = {}) => ({
+  description,
+  headers: { "X-Request-Id": standardHeaders.requestId, ...headers },
+  content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } },
+});
+
+/**
+ * Every error status the API answers, as reusable responses named `E<status>`. The `code`
+ * values each can carry are listed so clients know what to switch on.
+ */
+export const errorResponses: Record<string, unknown> = {
+  E400: problemResponse(
+    "Invalid input (`validation_failed`, `invalid_cursor`, `invalid_params`, " +
+      "`campaign_inactive`), an ambiguous email recipient (`ambiguous_recipient`) or a body " +
+      "that is not JSON (`malformed_json`). `errors` lists every problem with its path.",
+  ),
+  E401: problemResponse(
+    "The API key is missing, malformed, unknown, revoked, expired or its secret is wrong " +
+      "(`unauthorized`); the answer never says which.",
+    { "WWW-Authenticate": { schema: { type: "string" } } },
+  ),
+  E403: problemResponse(
+    "The API key lacks the scope the endpoint needs (`missing_scope`), or promotional " +
+      "consent was not found for the profile (`consent_missing`).",
+  ),
+  E404: problemResponse(
+    "Nothing with this id exists for the organization (`*_not_found`), or no endpoint " +
+      "answers the path (`route_not_found`).",
+  ),
+  E405: problemResponse("The path exists but not with this method (`method_not_allowed`).", {
+    Allow: { description: "The methods the path answers.", schema: { type: "string" } },
+  }),
+  E409: problemResponse(
+    "The request clashes with stored state: `phone_number_taken`, `profile_protected`, " +
+      "`webhook_limit_reached`, `webhook_topic_overlap` (with `conflicts`), " +
+      "`webhook_subscription_limit`, or `idempotency_in_progress`.",
+  ),
+  E413: problemResponse("The request body exceeds 1 MiB (`payload_too_large`)."),
+  E415: problemResponse(
+    "A body was sent without `Content-Type: application/json` (`unsupported_media_type`).",
+  ),
+  E422: problemResponse(
+    "The Idempotency-Key was used with another body (`idempotency_key_reused`).",
+  ),
+  E429: problemResponse("Too many sends in the window for this API key (`rate_limited`).", {
+    "Retry-After": {
+      description: "Whole seconds to wait, at least 1.",
+      schema: { type: "integer", minimum: 1 },
+    },
+    ...standardHeaders.rateLimit,
+  }),
+  E500: problemResponse("An unexpected failure (`internal_error`); quote the request id."),
+  E503: problemResponse("Storage does not answer (`not_ready`)."),
+};

@@ -1,0 +1,76 @@
+import { type Actor, type Deps, type Principal, type Scope, validationError } from "@tidings/core";
+import type { GenericSchema } from "valibot";
+import { type Answer, problem } from "./answer.js";
+import { isJsonObject, readJsonBody } from "./json-body.js";
+import { domainProblem } from "./problem.js";
+import type { HttpRequest } from "./types.js";
+
+/** Everything a route handler may use: the request, its principal, its path parameters. */
+export interface RouteContext {
+  deps: Deps;
+  request: HttpRequest;
+  requestId: string;
+  principal: Principal;
+  actor: Actor & { apiKeyId: string };
+  params: Record<string, string>;
+  query: URLSearchParams;
+}
+
+/** Names of the hand-written response schemas in `openapi/response-schemas.ts`. */
+export type ResponseSchemaName =
+  | "Profile"
+  | "ProfilePage"
+  | "SendResult"
+  | "Webhook"
+  | "WebhookWithSecret"
+  | "WebhookList"
+  | "WebhookTestResult"
+  | "SandboxReportResult";
+
+/** What the OpenAPI document says about a route; kept on the route so the two cannot drift. */
+export interface RouteDoc {
+  operationId: string;
+  summary: string;
+  tag: "Profiles" | "Messages" | "Webhooks" | "Sandbox";
+  /** The valibot schema that validates the JSON body. */
+  body?: GenericSchema | undefined;
+  /** The valibot schema that validates the query string. */
+  query?: GenericSchema | undefined;
+  success: { status: 200 | 201 | 204; schema: ResponseSchemaName | null; description: string };
+  /** Every error status the route can answer, beyond the ones every authenticated route has. */
+  errors: readonly number[];
+  /** Accepts `Idempotency-Key`. */
+  idempotent?: boolean | undefined;
+  /** Answers `RateLimit-*` headers and may answer 429. */
+  rateLimited?: boolean | undefined;
+}
+
+/** One endpoint: method, path template, the scope it needs, its handler and its docs. */
+export interface Route {
+  method: "GET" | "POST" | "PATCH" | "DELETE";
+  path: string;
+  /** The scope the API key needs; `null` when any valid key will do. */
+  scope: Scope | null;
+  doc: RouteDoc;
+  handle(context: RouteContext): Promise<Answer>;
+}
+
+/**
+ * Parses the JSON body and hands it to `next`, or answers the body's problem: 415, 400
+ * `malformed_json`, or 400 at the path `body` when it is missing or not a JSON object (every
+ * body of this API is an object; an array must not pass for one).
+ */
+export async function withJsonBody(
+  context: RouteContext,
+  next: (input: Record<string, unknown>) => Promise<Answer>,
+): Promise<Answer> {
+  const body = readJsonBody(context.request.headers, context.request.body);
+  if (!body.ok) return problem(body.problem);
+  if (!isJsonObject(body.value)) {
+    const issue = { path: "body", message: "must be a JSON object." };
+    return problem(
+      domainProblem(validationError([issue], "The request body must be a JSON object.")),
+    );
+  }
+  return next(body.value);
+}

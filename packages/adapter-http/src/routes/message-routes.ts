@@ -1,0 +1,43 @@
+import {
+  checkSendRateLimit,
+  rateLimitedError,
+  rateLimitHeaders,
+  sendMessage,
+  sendMessageInput,
+} from "@tidings/core";
+import { fromResult, problem, withHeaders } from "../answer.js";
+import { domainProblem } from "../problem.js";
+import type { Route } from "../route.js";
+import { idempotent } from "./idempotent.js";
+
+/** POST /v1/messages/send: rate limited per key, then idempotent, then the send itself. */
+export const messageRoutes: Route[] = [
+  {
+    method: "POST",
+    path: "/v1/messages/send",
+    scope: "messages:send",
+    doc: {
+      operationId: "sendMessage",
+      summary: "Send one message through an active API campaign.",
+      tag: "Messages",
+      body: sendMessageInput,
+      success: { status: 200, schema: "SendResult", description: "The dispatch result." },
+      errors: [400, 403, 404, 409, 413, 415, 422, 429],
+      idempotent: true,
+      rateLimited: true,
+    },
+    async handle(context) {
+      // Counted after authentication and the scope check, before anything else: 400s and
+      // replays count, so a client cannot probe for free (DESIGN.md "Rate limit").
+      const decision = await checkSendRateLimit(context.deps, context.actor.apiKeyId);
+      const headers = rateLimitHeaders(decision);
+      if (!decision.allowed) {
+        return withHeaders(problem(domainProblem(rateLimitedError(decision))), headers);
+      }
+      const answer = await idempotent(context, "POST /v1/messages/send", async (input) =>
+        fromResult(await sendMessage(context.deps, context.actor, input)),
+      );
+      return withHeaders(answer, headers);
+    },
+  },
+];

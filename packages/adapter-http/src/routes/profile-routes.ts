@@ -1,0 +1,120 @@
+import {
+  createProfile,
+  createProfileInput,
+  deleteProfile,
+  getProfile,
+  listProfiles,
+  listProfilesQuery,
+  updateProfile,
+  updateProfileInput,
+  validationError,
+} from "@tidings/core";
+import { fromResult, problem } from "../answer.js";
+import { domainProblem } from "../problem.js";
+import type { Route } from "../route.js";
+import { withJsonBody } from "../route.js";
+import { idempotent } from "./idempotent.js";
+
+/**
+ * The query string as the list use case expects it: one string per parameter. A parameter
+ * given twice is refused rather than silently picking one.
+ */
+function queryObject(query: URLSearchParams) {
+  const values: Record<string, string> = {};
+  const repeated: string[] = [];
+  for (const [name, value] of query) {
+    if (Object.hasOwn(values, name)) repeated.push(name);
+    else values[name] = value;
+  }
+  return { values, repeated: [...new Set(repeated)] };
+}
+
+/** The profile endpoints of SPEC.md. */
+export const profileRoutes: Route[] = [
+  {
+    method: "GET",
+    path: "/v1/profiles",
+    scope: "profiles:read",
+    doc: {
+      operationId: "listProfiles",
+      summary: "List profiles, oldest first, optionally by exact phone number or email.",
+      tag: "Profiles",
+      query: listProfilesQuery,
+      success: { status: 200, schema: "ProfilePage", description: "A page of profiles." },
+      errors: [400],
+    },
+    async handle({ deps, actor, query }) {
+      const { values, repeated } = queryObject(query);
+      if (repeated.length > 0) {
+        const issues = repeated.map((name) => ({ path: name, message: "must be given once." }));
+        return problem(domainProblem(validationError(issues)));
+      }
+      return fromResult(await listProfiles(deps, actor, values));
+    },
+  },
+  {
+    method: "POST",
+    path: "/v1/profiles",
+    scope: "profiles:write",
+    doc: {
+      operationId: "createProfile",
+      summary: "Create a profile.",
+      tag: "Profiles",
+      body: createProfileInput,
+      success: { status: 201, schema: "Profile", description: "The created profile." },
+      errors: [400, 409, 413, 415, 422],
+      idempotent: true,
+    },
+    handle: (context) =>
+      idempotent(context, "POST /v1/profiles", async (input) =>
+        fromResult(await createProfile(context.deps, context.actor, input), 201),
+      ),
+  },
+  {
+    method: "GET",
+    path: "/v1/profiles/{public_id}",
+    scope: "profiles:read",
+    doc: {
+      operationId: "getProfile",
+      summary: "Retrieve a profile.",
+      tag: "Profiles",
+      success: { status: 200, schema: "Profile", description: "The profile." },
+      errors: [404],
+    },
+    handle: async ({ deps, actor, params }) =>
+      fromResult(await getProfile(deps, actor, params.public_id ?? "")),
+  },
+  {
+    method: "PATCH",
+    path: "/v1/profiles/{public_id}",
+    scope: "profiles:write",
+    doc: {
+      operationId: "updateProfile",
+      summary: "Partially update a profile; omitted fields keep their values.",
+      tag: "Profiles",
+      body: updateProfileInput,
+      success: { status: 200, schema: "Profile", description: "The updated profile." },
+      errors: [400, 404, 409, 413, 415],
+    },
+    handle: (context) =>
+      withJsonBody(context, async (input) =>
+        fromResult(
+          await updateProfile(context.deps, context.actor, context.params.public_id ?? "", input),
+        ),
+      ),
+  },
+  {
+    method: "DELETE",
+    path: "/v1/profiles/{public_id}",
+    scope: "profiles:write",
+    doc: {
+      operationId: "deleteProfile",
+      summary: "Soft-delete a profile; it leaves every contact list.",
+      tag: "Profiles",
+      success: { status: 204, schema: null, description: "The profile was deleted." },
+      errors: [404, 409],
+    },
+    handle: async ({ deps, actor, params }) =>
+      fromResult(await deleteProfile(deps, actor, params.public_id ?? ""), 204),
+  },
+];

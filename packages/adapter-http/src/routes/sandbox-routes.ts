@@ -1,0 +1,55 @@
+import {
+  isUuidV7,
+  notFound,
+  type ProviderReport,
+  parseInput,
+  recordProviderReport,
+} from "@tidings/core";
+import * as v from "valibot";
+import { fromResult, problem } from "../answer.js";
+import { domainProblem } from "../problem.js";
+import type { Route } from "../route.js";
+import { withJsonBody } from "../route.js";
+
+const REPORTS: readonly ProviderReport[] = ["delivered", "seen", "clicked", "failed", "expired"];
+
+/** POST /sandbox/messages/{message_id}/report body. */
+export const sandboxReportInput = v.strictObject({
+  status: v.picklist(REPORTS, `must be one of ${REPORTS.join(", ")}.`),
+});
+
+/**
+ * Drives a sandbox message's lifecycle as the upstream would. Only the key that sent the
+ * message may report on it; for any other key the message does not exist (404).
+ */
+export const sandboxRoutes: Route[] = [
+  {
+    method: "POST",
+    path: "/sandbox/messages/{message_id}/report",
+    scope: null,
+    doc: {
+      operationId: "reportSandboxMessage",
+      summary: "Sandbox only: report a lifecycle event of a message sent with this key.",
+      tag: "Sandbox",
+      body: sandboxReportInput,
+      success: {
+        status: 200,
+        schema: "SandboxReportResult",
+        description: "The message's status after the report.",
+      },
+      errors: [400, 404, 413, 415],
+    },
+    handle: (context) =>
+      withJsonBody(context, async (input) => {
+        const parsed = parseInput(sandboxReportInput, input);
+        if (parsed.isErr()) return problem(domainProblem(parsed.error));
+        const { deps, actor } = context;
+        const messageId = context.params.message_id ?? "";
+        const missing = problem(domainProblem(notFound("message", messageId, "message_not_found")));
+        if (!isUuidV7(messageId)) return missing;
+        const message = await deps.storage.messages.get(actor.organizationId, messageId);
+        if (!message || message.apiKeyId !== actor.apiKeyId) return missing;
+        return fromResult(await recordProviderReport(deps, messageId, parsed.value.status));
+      }),
+  },
+];

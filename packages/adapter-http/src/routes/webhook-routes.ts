@@ -1,0 +1,138 @@
+import {
+  createWebhook,
+  createWebhookInput,
+  deleteWebhook,
+  getWebhook,
+  listWebhooks,
+  rotateWebhookSecret,
+  testWebhook,
+  testWebhookInput,
+  updateWebhook,
+  updateWebhookInput,
+} from "@tidings/core";
+import { fromResult } from "../answer.js";
+import type { Route } from "../route.js";
+import { withJsonBody } from "../route.js";
+
+/**
+ * The webhook subscription endpoints. `POST /v1/webhooks/test` is a literal path: the router
+ * prefers it over `/v1/webhooks/{webhook_id}`, so `test` is never taken for an id.
+ */
+export const webhookRoutes: Route[] = [
+  {
+    method: "POST",
+    path: "/v1/webhooks",
+    scope: "webhooks:manage",
+    doc: {
+      operationId: "createWebhook",
+      summary: "Create a subscription; its signing secret is answered only now.",
+      tag: "Webhooks",
+      body: createWebhookInput,
+      success: { status: 201, schema: "WebhookWithSecret", description: "The subscription." },
+      errors: [400, 409, 413, 415],
+    },
+    handle: (context) =>
+      withJsonBody(context, async (input) =>
+        fromResult(await createWebhook(context.deps, context.actor, input), 201),
+      ),
+  },
+  {
+    method: "GET",
+    path: "/v1/webhooks",
+    scope: "webhooks:manage",
+    doc: {
+      operationId: "listWebhooks",
+      summary: "List the organization's subscriptions, oldest first.",
+      tag: "Webhooks",
+      success: { status: 200, schema: "WebhookList", description: "Every subscription." },
+      errors: [],
+    },
+    handle: async ({ deps, actor }) => fromResult(await listWebhooks(deps, actor)),
+  },
+  {
+    method: "POST",
+    path: "/v1/webhooks/test",
+    scope: "webhooks:manage",
+    doc: {
+      operationId: "testWebhook",
+      summary: "Send one signed webhook.test event to a subscription now, without retries.",
+      tag: "Webhooks",
+      body: testWebhookInput,
+      success: {
+        status: 200,
+        schema: "WebhookTestResult",
+        description: "How the receiver answered, also when it failed.",
+      },
+      errors: [400, 404, 413, 415],
+    },
+    handle: (context) =>
+      withJsonBody(context, async (input) =>
+        fromResult(await testWebhook(context.deps, context.actor, input)),
+      ),
+  },
+  {
+    method: "GET",
+    path: "/v1/webhooks/{webhook_id}",
+    scope: "webhooks:manage",
+    doc: {
+      operationId: "getWebhook",
+      summary: "Retrieve a subscription.",
+      tag: "Webhooks",
+      success: { status: 200, schema: "Webhook", description: "The subscription." },
+      errors: [404],
+    },
+    handle: async ({ deps, actor, params }) =>
+      fromResult(await getWebhook(deps, actor, params.webhook_id ?? "")),
+  },
+  {
+    method: "PATCH",
+    path: "/v1/webhooks/{webhook_id}",
+    scope: "webhooks:manage",
+    doc: {
+      operationId: "updateWebhook",
+      summary: "Update a subscription's URL, topics, status or description.",
+      tag: "Webhooks",
+      body: updateWebhookInput,
+      success: { status: 200, schema: "Webhook", description: "The updated subscription." },
+      errors: [400, 404, 409, 413, 415],
+    },
+    handle: (context) =>
+      withJsonBody(context, async (input) =>
+        fromResult(
+          await updateWebhook(context.deps, context.actor, context.params.webhook_id ?? "", input),
+        ),
+      ),
+  },
+  {
+    method: "DELETE",
+    path: "/v1/webhooks/{webhook_id}",
+    scope: "webhooks:manage",
+    doc: {
+      operationId: "deleteWebhook",
+      summary: "Delete a subscription and cancel the deliveries still owed to it.",
+      tag: "Webhooks",
+      success: { status: 204, schema: null, description: "The subscription was deleted." },
+      errors: [404],
+    },
+    handle: async ({ deps, actor, params }) =>
+      fromResult(await deleteWebhook(deps, actor, params.webhook_id ?? ""), 204),
+  },
+  {
+    method: "POST",
+    path: "/v1/webhooks/{webhook_id}/rotate-secret",
+    scope: "webhooks:manage",
+    doc: {
+      operationId: "rotateWebhookSecret",
+      summary: "Replace the signing secret; the old one stops at once.",
+      tag: "Webhooks",
+      success: {
+        status: 200,
+        schema: "WebhookWithSecret",
+        description: "The subscription with its new signing secret.",
+      },
+      errors: [404],
+    },
+    handle: async ({ deps, actor, params }) =>
+      fromResult(await rotateWebhookSecret(deps, actor, params.webhook_id ?? "")),
+  },
+];

@@ -1,0 +1,161 @@
+import { Agent, createServer as createNodeServer, request } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { createRequestListener } from "./request-listener.js";
+import { createServer, type ServerOptions, type TidingsHttpServer } from "./server.js";
+import { httpWorld } from "./test-support/http-world.js";
+import type { HttpApp, HttpResponse } from "./types.js";
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function serve(
+  app: HttpApp,
+  options: ServerOptions = {},
+): Promise<{ server: TidingsHttpServer; url: string }> {
+  const server = createServer(app, options);
+  const { url } = await server.listen(0);
+  cleanups.push(() => server.close());
+  return { server, url };
+}
+
+/** A raw request: status, headers and body of the answer, over node:http. */
+function raw(
+  url: string,
+  options: {
+    method?: string;
+    headers?: Record<string, string | number>;
+    body?: Buffer;
+    agent?: Agent;
+  },
+): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, {
+      method: options.method ?? "GET",
+      headers: options.headers,
+      agent: options.agent,
+    });
+    req.on("response", (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (chunk: Buffer) => chunks.push(chunk));
+      res.on("end", () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          body: Buffer.concat(chunks).toString(),
+        }),
+      );
+    });
+    req.on("error", reject);
+    if (options.body) req.write(options.body);
+    req.end();
+  });
+}
+
+/** An app whose answers wait for `release()`, to hold a request in flight. */
+function heldApp() {
+  let release: () => void = () => undefined;
+  let entered: () => void = () => undefined;
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const inside = new Promise<void>((resolve) => {
+    entered = resolve;
+  });
+  const answer: HttpResponse = {
+    status: 200,
+    headers: { "content-type": "text/plain" },
+    body: "done",
+  };
+  const app: HttpApp = {
+    maxBodyBytes: 1024,
+    async handle() {
+      entered();
+      await gate;
+      return answer;
+    },
+    refuse: () => ({ status: 413, headers: {}, body: "" }),
+  };
+  return { app, release, inside };
+}
+
+describe("createRequestListener", () => {
+  it("mounts under a prefix in any node:http server, and answers 404 outside it", async () => {
+    const world = await httpWorld();
+    const listener = createRequestListener(world.app, { prefix: "/messaging/" });
+    const host = createNodeServer((req, res) => listener(req, res));
+    await new Promise<void>((resolve) => host.listen(0, "127.0.0.1", resolve));
+    cleanups.push(() => new Promise((resolve) => host.close(() => resolve())));
+    const base = `http://127.0.0.1:${(host.address() as AddressInfo).port}`;
+    expect((await fetch(`${base}/messaging/healthz`)).status).toBe(200);
+    const listed = await fetch(`${base}/messaging/v1/profiles?limit=5`, {
+      headers: { authorization: `Bearer ${world.main.token}` },
+    });
+    expect(listed.status).toBe(200);
+    expect(await listed.json()).toEqual({ data: [], meta: { has_more: false, next_cursor: null } });
+    const outside = await fetch(`${base}/healthz`);
+    expect(outside.status).toBe(404);
+    expect(outside.headers.get("x-request-id")).toBeTruthy();
+  });
+
+  it("refuses a body declared over the limit with 413 without reading it", async () => {
+    const world = await httpWorld();
+    const { url } = await serve(world.app);
+    const answer = await raw(`${url}/v1/profiles`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "content-length": 5 * 1024 * 1024 },
+      body: Buffer.alloc(64 * 1024, 0x20),
+    });
+    expect(answer.status).toBe(413);
+    expect(answer.headers.connection).toBe("close");
+    expect(JSON.parse(answer.body).code).toBe("payload_too_large");
+  });
+
+  it("stops a chunked body as soon as it passes the limit", async () => {
+    const world = await httpWorld();
+    const { url } = await serve(world.app);
+    const answer = await raw(`${url}/v1/profiles`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "transfer-encoding": "chunked" },
+      body: Buffer.alloc(1024 * 1024 + 10, 0x20),
+    });
+    expect(answer.status).toBe(413);
+  });
+});
+
+describe("createServer", () => {
+  it("closes gracefully: no new connections, the request in flight finishes, idle sockets close", async () => {
+    const held = heldApp();
+    const { server, url } = await serve(held.app);
+    const agent = new Agent({ keepAlive: true });
+    cleanups.push(async () => agent.destroy());
+    const inFlight = raw(`${url}/slow`, { agent });
+    await held.inside;
+    const closed = server.close();
+    await expect(fetch(`${url}/healthz`)).rejects.toThrow();
+    held.release();
+    const answer = await inFlight;
+    expect(answer.status).toBe(200);
+    expect(answer.body).toBe("done");
+    expect(answer.headers.connection).toBe("close");
+    await closed;
+    expect(server.server.listening).toBe(false);
+  });
+
+  // The keep-alive timeout is 10 minutes, far past this test's own 5 s limit: close() must cut
+  // the idle socket instead of waiting for it.
+  it("close() does not wait for idle keep-alive connections", { timeout: 5_000 }, async () => {
+    const world = await httpWorld();
+    const { server, url } = await serve(world.app, {
+      keepAliveTimeout: 600_000,
+      shutdownTimeoutMs: 600_000,
+    });
+    const agent = new Agent({ keepAlive: true });
+    cleanups.push(async () => agent.destroy());
+    expect((await raw(`${url}/healthz`, { agent })).status).toBe(200);
+    await server.close();
+    expect(server.server.listening).toBe(false);
+  });
+});

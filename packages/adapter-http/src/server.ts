@@ -1,0 +1,85 @@
+import { createServer as createNodeServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { listenerWithHooks, type RequestListenerOptions } from "./request-listener.js";
+import type { HttpApp } from "./types.js";
+
+export interface ServerOptions extends RequestListenerOptions {
+  /** Time allowed to receive the request headers, in ms (10 000). */
+  headersTimeout?: number | undefined;
+  /** Time allowed to receive the whole request, in ms (30 000). */
+  requestTimeout?: number | undefined;
+  /** How long an idle keep-alive connection stays open, in ms (5 000). */
+  keepAliveTimeout?: number | undefined;
+  /** How long `close()` lets requests in flight finish before cutting them, in ms (10 000). */
+  shutdownTimeoutMs?: number | undefined;
+}
+
+/** A node:http server serving the app, with a graceful `close()`. */
+export interface TidingsHttpServer {
+  /** The underlying node:http server, e.g. to read `address()` or add listeners. */
+  readonly server: Server;
+  /** Starts listening (port 0 picks a free port) and resolves with where it listens. */
+  listen(port?: number, host?: string): Promise<{ port: number; host: string; url: string }>;
+  /**
+   * Stops accepting connections, closes idle keep-alive sockets at once, lets requests in
+   * flight finish (answered with `Connection: close`), and resolves when every socket is closed.
+   * Requests still running after `shutdownTimeoutMs` are cut. Calling it again is harmless.
+   */
+  close(): Promise<void>;
+}
+
+/** A node:http server for `app` with sane timeouts and a graceful close. */
+export function createServer(app: HttpApp, options: ServerOptions = {}): TidingsHttpServer {
+  let closing: Promise<void> | null = null;
+  const listener = listenerWithHooks(app, options, {
+    headers: () => (closing ? { connection: "close" } : {}),
+  });
+  const server = createNodeServer(
+    {
+      headersTimeout: options.headersTimeout ?? 10_000,
+      requestTimeout: options.requestTimeout ?? 30_000,
+      keepAliveTimeout: options.keepAliveTimeout ?? 5_000,
+    },
+    (req, res) => {
+      // A request finishing during shutdown leaves its socket idle; close it right away.
+      res.once("close", () => {
+        if (closing) server.closeIdleConnections();
+      });
+      listener(req, res);
+    },
+  );
+
+  return {
+    server,
+    listen(port = 0, host = "127.0.0.1") {
+      return new Promise((resolve, reject) => {
+        server.once("error", reject);
+        server.listen(port, host, () => {
+          server.off("error", reject);
+          const address = server.address() as AddressInfo;
+          const shown = address.family === "IPv6" ? `[${address.address}]` : address.address;
+          resolve({
+            port: address.port,
+            host: address.address,
+            url: `http://${shown}:${address.port}`,
+          });
+        });
+      });
+    },
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        const cut = setTimeout(
+          () => server.closeAllConnections(),
+          options.shutdownTimeoutMs ?? 10_000,
+        );
+        cut.unref();
+        server.close(() => {
+          clearTimeout(cut);
+          resolve();
+        });
+        server.closeIdleConnections();
+      });
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,156 @@
+// Test-only: an app over in-memory storage with real use cases, a fixed clock, an organization
+// with an all-scopes key, and a request shortcut. Not exported from the package.
+import {
+  createApiKey,
+  createCampaign,
+  createIds,
+  createOrganization,
+  type Deps,
+  defaultConfig,
+  manualClock,
+  recordProviderReport,
+  SCOPES,
+  type Scope,
+  type SecretBox,
+  sandboxProvider,
+  type UrlPolicy,
+  type WebhookRequest,
+  type WebhookTransport,
+} from "@tidings/core";
+import { memoryStorage } from "@tidings/core/testing";
+import { createHttpApp, type HttpAppOptions } from "../app.js";
+import type { HttpRequest, HttpResponse } from "../types.js";
+
+/** Seals as `sealed:<plaintext>` so stored values stay readable in assertions. */
+export const plainSecretBox: SecretBox = {
+  seal: (plaintext) => `sealed:${plaintext}`,
+  open: (sealed) => {
+    if (!sealed.startsWith("sealed:")) throw new Error("not sealed by this box");
+    return sealed.slice("sealed:".length);
+  },
+};
+
+/** https only, like production minus DNS. */
+export const httpsOnly: UrlPolicy = {
+  check: async (url) => (url.startsWith("https://") ? null : "must be an https URL."),
+};
+
+/** A transport that answers 200 and remembers every request. */
+export function recordingTransport(): WebhookTransport & { requests: WebhookRequest[] } {
+  const requests: WebhookRequest[] = [];
+  return {
+    requests,
+    async post(request) {
+      requests.push(request);
+      return { kind: "response", status: 204, headers: {}, body: "", durationMs: 3 };
+    },
+  };
+}
+
+/** A response with its body parsed when it is JSON. */
+export interface TestResponse extends HttpResponse {
+  json: Record<string, unknown> & { [key: string]: unknown };
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  /** A raw body, sent as is. */
+  raw?: string | Uint8Array | undefined;
+  headers?: Record<string, string> | undefined;
+  /** The bearer token; `null` sends no Authorization header. Default: the world's key. */
+  token?: string | null | undefined;
+}
+
+/** Never fires: reports are driven by the tests (or the sandbox route). */
+const heldScheduler = { schedule: () => ({ cancel: () => undefined }) };
+
+/** A fresh world; `appOptions` go to `createHttpApp`. */
+export async function httpWorld(appOptions: HttpAppOptions = {}) {
+  const clock = manualClock(Date.UTC(2026, 0, 15, 9));
+  const storage = memoryStorage();
+  const ids = createIds(clock);
+  const provider = sandboxProvider({ scheduler: heldScheduler });
+  const transport = recordingTransport();
+  const deps: Deps = {
+    storage,
+    clock,
+    ids,
+    secretBox: plainSecretBox,
+    provider,
+    transport,
+    urlPolicy: httpsOnly,
+    config: defaultConfig,
+  };
+  provider.onReport?.(async (messageId, report) => {
+    await recordProviderReport(deps, messageId, report);
+  });
+  const logged: Array<{ msg: string; fields?: Record<string, unknown> | undefined }> = [];
+  const app = createHttpApp(deps, {
+    logger: { error: (msg, fields) => logged.push({ msg, fields }) },
+    ...appOptions,
+  });
+
+  /** A new organization with one key holding `scopes` (all by default). */
+  const tenant = async (scopes: readonly Scope[] = SCOPES) => {
+    const org = (await createOrganization(deps, { name: "Acme" }))._unsafeUnwrap();
+    const key = (
+      await createApiKey(deps, { organization_id: org.id, scopes: [...scopes] })
+    )._unsafeUnwrap();
+    return { organizationId: org.id, key, token: key.token };
+  };
+  const main = await tenant();
+
+  const request = async (
+    method: string,
+    url: string,
+    options: RequestOptions = {},
+  ): Promise<TestResponse> => {
+    const headers: HttpRequest["headers"] = { ...options.headers };
+    const token = options.token === undefined ? main.token : options.token;
+    if (token !== null) headers.authorization = `Bearer ${token}`;
+    let body: HttpRequest["body"] = options.raw;
+    if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers["content-type"] ??= "application/json";
+    }
+    const response = await app.handle({ method, url, headers, body });
+    const type = response.headers["content-type"] ?? "";
+    const json = type.includes("json") && response.body !== "" ? JSON.parse(response.body) : {};
+    return { ...response, json };
+  };
+
+  /** An active campaign of the main organization (OTP over SMS unless overridden). */
+  const campaign = async (overrides: Record<string, unknown> = {}) =>
+    (
+      await createCampaign(
+        deps,
+        { organizationId: main.organizationId, apiKeyId: null },
+        {
+          name: "Login codes",
+          channel: "sms",
+          category: "otp",
+          sender: "Tidings",
+          template: "Your code is {{pin}}.",
+          status: "active",
+          ...overrides,
+        },
+      )
+    )._unsafeUnwrap();
+
+  return {
+    clock,
+    storage,
+    ids,
+    deps,
+    provider,
+    transport,
+    app,
+    logged,
+    main,
+    tenant,
+    request,
+    campaign,
+  };
+}
+
+export type HttpWorld = Awaited<ReturnType<typeof httpWorld>>;
