@@ -112,7 +112,9 @@ describe("the HTTP edge", () => {
       raw: '{"phone_number":"+14155550100","attributes":{"a\\u0000":1}}',
       headers: { "content-type": "application/json" },
     });
-    expect(inKey.json.errors).toEqual([{ path: "attributes.a\u0000", message: expect.any(String) }]);
+    expect(inKey.json.errors).toEqual([
+      { path: "attributes.a\u0000", message: expect.any(String) },
+    ]);
     const inUrl = await world.call("GET", "/v1/profiles/{public_id}", "/v1/profiles/prf_%00");
     expect(inUrl.status).toBe(400);
     const escapedBackslash = await world.call("POST", LIST, LIST, {

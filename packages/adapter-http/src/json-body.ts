@@ -78,7 +78,7 @@ export function pathOfNul(root: unknown): string | null {
     if (typeof value === "string") {
       if (value.includes("\0")) return path || "body";
     } else if (Array.isArray(value)) {
-      value.forEach((item, i) => stack.push({ value: item, path: `${path}[${i}]` }));
+      for (const [i, item] of value.entries()) stack.push({ value: item, path: `${path}[${i}]` });
     } else if (typeof value === "object" && value !== null) {
       for (const [key, item] of Object.entries(value)) {
         const at = path === "" ? key : `${path}.${key}`;

@@ -313,7 +313,7 @@ export interface ConsentHistoryRepository {
 
 export interface ContactListRepository {
   /** `"name_taken"` when the organization already has a list with this name. */
-  insert(list: ContactListRecord): Promise<void | "name_taken">;
+  insert(list: ContactListRecord): Promise<undefined | "name_taken">;
   get(organizationId: string, id: string): Promise<ContactListRecord | null>;
   findByName(organizationId: string, name: string): Promise<ContactListRecord | null>;
   /** The organization's lists, oldest first. */
