@@ -1,0 +1,62 @@
+import type { Writable } from "node:stream";
+import type { DomainError } from "@tidings/core";
+import type { ServerConfig } from "../config.js";
+import type { Logger } from "../logger.js";
+import type { Runtime } from "../runtime/runtime.js";
+
+/** What the CLI talks to: the process's, or a test's in-process stand-ins. */
+export interface CliIo {
+  env: Record<string, string | undefined>;
+  cwd: string;
+  stdout: Writable;
+  /** `isTTY` decides whether `profiles import` draws a progress bar. */
+  stderr: Writable & { isTTY?: boolean | undefined };
+  /**
+   * Resolves with the signal's name when the process is asked to stop (SIGTERM, SIGINT);
+   * `serve` and `worker` call it, then drain and return. Tests pass a promise they resolve.
+   */
+  waitForShutdown?: (() => Promise<string>) | undefined;
+}
+
+/** The value of each option of a parsed command line (`node:util` parseArgs). */
+export type Flags = Record<string, string | boolean | string[] | undefined>;
+
+/** Everything a command needs, opened by `main` before the command runs. */
+export interface CommandContext {
+  io: CliIo;
+  flags: Flags;
+  positionals: string[];
+  json: boolean;
+  config: ServerConfig;
+  /** Logs JSON lines: to stdout for serve and worker, to stderr for every other command. */
+  logger: Logger;
+  runtime: Runtime;
+}
+
+/** What a one-shot command answers: the JSON document and the text for a person. */
+export type CommandOutcome =
+  | { ok: true; json: unknown; human: string }
+  | { ok: false; error: DomainError }
+  /** A long-running command (serve, worker) that has already said what it had to. */
+  | { ok: "exit"; code: number };
+
+export type OptionSpec = { type: "string" | "boolean"; short?: string; multiple?: boolean };
+
+/** One command of the `tidings` CLI. */
+export interface Command {
+  /** The words that select it, e.g. `["keys", "create"]`. */
+  name: string[];
+  summary: string;
+  /** The arguments after the command's name, for the help text. */
+  usage: string;
+  options: Record<string, OptionSpec>;
+  /** Options that must be given. */
+  required?: string[] | undefined;
+  /** How many positional arguments it takes. */
+  positionals?: { min: number; max: number } | undefined;
+  /** Checks the options' values before anything is opened; throws a `UsageError`. */
+  validate?(flags: Flags, positionals: string[]): void;
+  /** Whether its logs go to stdout (the server processes) rather than stderr. */
+  logsToStdout?: boolean | undefined;
+  run(context: CommandContext): Promise<CommandOutcome>;
+}

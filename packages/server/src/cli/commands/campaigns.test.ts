@@ -1,0 +1,120 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runCli, tempWorkspace } from "../../testing/run-cli.js";
+
+let workspace: ReturnType<typeof tempWorkspace>;
+let org: string;
+const cli = (...argv: string[]) => runCli(argv, workspace.env);
+
+beforeEach(async () => {
+  workspace = tempWorkspace();
+  org = (await cli("orgs", "create", "--name", "Acme", "--json")).json<{ org_id: string }>().org_id;
+});
+afterEach(() => workspace.cleanup());
+
+const otp = (...extra: string[]) =>
+  cli(
+    "campaigns",
+    "create",
+    "--org",
+    org,
+    "--name",
+    "Login code",
+    "--channel",
+    "viber",
+    "--sms-fallback",
+    "--category",
+    "otp",
+    "--sender",
+    "Acme",
+    "--template",
+    "Your code is {{pin}}",
+    "--json",
+    ...extra,
+  );
+
+describe("campaigns", () => {
+  it("creates an inactive campaign unless --active, with its campaign_id", async () => {
+    const inactive = await otp();
+    expect(inactive.code).toBe(0);
+    expect(inactive.json()).toMatchObject({
+      campaign_id: expect.stringMatching(/^cmp_/),
+      status: "inactive",
+      channel: "viber",
+      sms_fallback: true,
+      category: "otp",
+      ttl_seconds: 86_400,
+    });
+    expect((await otp("--active", "--ttl", "600")).json()).toMatchObject({
+      status: "active",
+      ttl_seconds: 600,
+    });
+  });
+
+  it("activates, deactivates and lists the organization's campaigns", async () => {
+    const id = (await otp()).json<{ campaign_id: string }>().campaign_id;
+    expect((await cli("campaigns", "activate", id, "--org", org, "--json")).json()).toMatchObject({
+      status: "active",
+    });
+    expect((await cli("campaigns", "deactivate", id, "--org", org, "--json")).json()).toMatchObject(
+      { status: "inactive" },
+    );
+    const listed = (await cli("campaigns", "list", "--org", org, "--json")).json<{
+      data: unknown[];
+    }>();
+    expect(listed.data).toEqual([expect.objectContaining({ campaign_id: id, status: "inactive" })]);
+  });
+
+  it("prints every issue of an invalid campaign and exits 1", async () => {
+    const run = await cli(
+      "campaigns",
+      "create",
+      "--org",
+      org,
+      "--name",
+      "Bad",
+      "--channel",
+      "fax",
+      "--category",
+      "otp",
+      "--sender",
+      "Acme",
+      "--template",
+      "No pin here",
+      "--ttl",
+      "soon",
+    );
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("channel");
+    expect(run.stderr).toContain("ttl_seconds");
+  });
+
+  it("refuses an OTP template without {{pin}}", async () => {
+    const run = await cli(
+      "campaigns",
+      "create",
+      "--org",
+      org,
+      "--name",
+      "Bad",
+      "--channel",
+      "sms",
+      "--category",
+      "otp",
+      "--sender",
+      "Acme",
+      "--template",
+      "Hello {{name}}",
+      "--json",
+    );
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stderr)).toMatchObject({
+      error: { issues: [expect.objectContaining({ path: "template" })] },
+    });
+  });
+
+  it("answers campaign_not_found for an unknown id", async () => {
+    const run = await cli("campaigns", "activate", "cmp_nope", "--org", org);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("campaign_not_found");
+  });
+});

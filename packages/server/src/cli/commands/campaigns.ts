@@ -1,0 +1,130 @@
+import {
+  activateCampaign,
+  type CampaignView,
+  createCampaign,
+  deactivateCampaign,
+  listCampaigns,
+} from "@tidings/core";
+import type { Command, CommandContext, CommandOutcome } from "../command.js";
+import { findOrganization } from "./organization.js";
+
+const describeCampaign = (c: CampaignView): string =>
+  `${c.campaign_id}  ${c.status.padEnd(8)}  ${c.channel}${c.sms_fallback ? "+sms" : ""}  ${c.category}  ${JSON.stringify(c.name)}`;
+
+/** `--ttl` as a number when it looks like one; otherwise as given, so validation names it. */
+const ttlValue = (text: string | undefined): number | string | undefined =>
+  text === undefined ? undefined : /^\s*-?[0-9]+\s*$/.test(text) ? Number(text) : text;
+
+/**
+ * `campaigns create …`: the CMS side of an API campaign. It is inactive unless `--active`;
+ * the answer carries its `campaign_id`, the public id that sends name.
+ */
+export const campaignsCreate: Command = {
+  name: ["campaigns", "create"],
+  summary: "Create an API campaign (inactive unless --active).",
+  usage:
+    "--org ORG --name NAME --channel viber|sms [--sms-fallback] --category otp|transactional|promotional --sender S --template T [--ttl SECONDS] [--active]",
+  options: {
+    org: { type: "string" },
+    name: { type: "string" },
+    channel: { type: "string" },
+    "sms-fallback": { type: "boolean" },
+    category: { type: "string" },
+    sender: { type: "string" },
+    template: { type: "string" },
+    ttl: { type: "string" },
+    active: { type: "boolean" },
+  },
+  required: ["org", "name", "channel", "category", "sender", "template"],
+  async run(context) {
+    const org = await findOrganization(context);
+    if (!org.ok) return org;
+    const { flags } = context;
+    const input: Record<string, unknown> = {
+      name: flags.name,
+      channel: flags.channel,
+      category: flags.category,
+      sender: flags.sender,
+      template: flags.template,
+      status: flags.active === true ? "active" : "inactive",
+    };
+    if (flags["sms-fallback"] === true) input.sms_fallback = true;
+    const ttl = ttlValue(flags.ttl as string | undefined);
+    if (ttl !== undefined) input.ttl_seconds = ttl;
+    const actor = { organizationId: org.id, apiKeyId: null };
+    const created = await createCampaign(context.runtime.deps, actor, input);
+    if (created.isErr()) return { ok: false, error: created.error };
+    const campaign = created.value;
+    return {
+      ok: true,
+      json: campaign,
+      human: `Created ${campaign.status} campaign ${campaign.campaign_id} (${campaign.name}).`,
+    };
+  },
+};
+
+async function changeStatus(
+  context: CommandContext,
+  change: typeof activateCampaign,
+): Promise<CommandOutcome> {
+  const org = await findOrganization(context);
+  if (!org.ok) return org;
+  const actor = { organizationId: org.id, apiKeyId: null };
+  const changed = await change(context.runtime.deps, actor, context.positionals[0] ?? "");
+  if (changed.isErr()) return { ok: false, error: changed.error };
+  const campaign = changed.value;
+  return {
+    ok: true,
+    json: campaign,
+    human: `Campaign ${campaign.campaign_id} is ${campaign.status}.`,
+  };
+}
+
+/**
+ * `campaigns activate ID --org ORG`. Campaigns are stored per organization, so the command
+ * names the organization as every other one does.
+ */
+export const campaignsActivate: Command = {
+  name: ["campaigns", "activate"],
+  summary: "Activate a campaign: sends may name it.",
+  usage: "CAMPAIGN_ID --org ORG",
+  options: { org: { type: "string" } },
+  required: ["org"],
+  positionals: { min: 1, max: 1 },
+  run: (context) => changeStatus(context, activateCampaign),
+};
+
+/** `campaigns deactivate ID --org ORG`. */
+export const campaignsDeactivate: Command = {
+  name: ["campaigns", "deactivate"],
+  summary: "Deactivate a campaign: sends naming it are refused.",
+  usage: "CAMPAIGN_ID --org ORG",
+  options: { org: { type: "string" } },
+  required: ["org"],
+  positionals: { min: 1, max: 1 },
+  run: (context) => changeStatus(context, deactivateCampaign),
+};
+
+/** `campaigns list --org ORG`. */
+export const campaignsList: Command = {
+  name: ["campaigns", "list"],
+  summary: "List an organization's campaigns.",
+  usage: "--org ORG",
+  options: { org: { type: "string" } },
+  required: ["org"],
+  async run(context) {
+    const org = await findOrganization(context);
+    if (!org.ok) return org;
+    const actor = { organizationId: org.id, apiKeyId: null };
+    const campaigns = await listCampaigns(context.runtime.deps, actor);
+    if (campaigns.isErr()) return { ok: false, error: campaigns.error };
+    return {
+      ok: true,
+      json: { data: campaigns.value },
+      human:
+        campaigns.value.length === 0
+          ? "No campaigns."
+          : campaigns.value.map(describeCampaign).join("\n"),
+    };
+  },
+};

@@ -1,0 +1,88 @@
+import { type ApiKeyView, createApiKey, listApiKeys, revokeApiKey } from "@tidings/core";
+import type { Command } from "../command.js";
+import { findOrganization } from "./organization.js";
+
+const describeKey = (key: ApiKeyView): string => {
+  const state = key.revoked_at
+    ? `revoked ${key.revoked_at}`
+    : key.expires_at
+      ? `expires ${key.expires_at}`
+      : "active";
+  return `${key.key_id}  ${key.scopes.join(",")}  ${state}`;
+};
+
+/** `keys create --org ORG --scopes s1,s2 [--expires-at ISO]`: the secrets are shown once. */
+export const keysCreate: Command = {
+  name: ["keys", "create"],
+  summary: "Create an API key; its secret and webhook signing secret are shown once.",
+  usage: "--org ORG --scopes SCOPE[,SCOPE…] [--expires-at ISO]",
+  options: {
+    org: { type: "string" },
+    scopes: { type: "string" },
+    "expires-at": { type: "string" },
+  },
+  required: ["org", "scopes"],
+  async run(context) {
+    const org = await findOrganization(context);
+    if (!org.ok) return org;
+    const scopes = String(context.flags.scopes)
+      .split(",")
+      .map((scope) => scope.trim())
+      .filter((scope) => scope !== "");
+    const created = await createApiKey(context.runtime.deps, {
+      organization_id: org.id,
+      scopes,
+      expires_at: context.flags["expires-at"] ?? null,
+    });
+    if (created.isErr()) return { ok: false, error: created.error };
+    const key = created.value;
+    return {
+      ok: true,
+      json: key,
+      human: [
+        `Created API key ${key.key_id} (${key.scopes.join(", ")}${key.expires_at ? `, expires ${key.expires_at}` : ""}).`,
+        "These secrets are shown only now; keep them somewhere safe.",
+        `  token (Authorization: Bearer …):  ${key.token}`,
+        `  webhook_signing_secret:           ${key.webhook_signing_secret}`,
+      ].join("\n"),
+    };
+  },
+};
+
+/** `keys list --org ORG`: the organization's keys, without secrets. */
+export const keysList: Command = {
+  name: ["keys", "list"],
+  summary: "List an organization's API keys (without secrets).",
+  usage: "--org ORG",
+  options: { org: { type: "string" } },
+  required: ["org"],
+  async run(context) {
+    const org = await findOrganization(context);
+    if (!org.ok) return org;
+    const keys = await listApiKeys(context.runtime.deps, org.id);
+    if (keys.isErr()) return { ok: false, error: keys.error };
+    return {
+      ok: true,
+      json: { data: keys.value },
+      human: keys.value.length === 0 ? "No API keys." : keys.value.map(describeKey).join("\n"),
+    };
+  },
+};
+
+/** `keys revoke KEY_ID`: requests made with the key stop being accepted at once. */
+export const keysRevoke: Command = {
+  name: ["keys", "revoke"],
+  summary: "Revoke an API key.",
+  usage: "KEY_ID",
+  options: {},
+  positionals: { min: 1, max: 1 },
+  async run({ runtime, positionals }) {
+    const revoked = await revokeApiKey(runtime.deps, positionals[0] ?? "");
+    if (revoked.isErr()) return { ok: false, error: revoked.error };
+    return {
+      ok: true,
+      json: revoked.value,
+      human: `Revoked API key ${revoked.value.key_id} (${revoked.value.revoked_at}).`,
+    };
+  },
+};

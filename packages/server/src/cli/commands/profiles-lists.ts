@@ -1,0 +1,29 @@
+import { addProfilesToList } from "@tidings/core";
+import type { Command } from "../command.js";
+import { findOrganization } from "./organization.js";
+
+/** `profiles lists add --org ORG --list NAME PUBLIC_ID…`: creates the list when it is new. */
+export const profilesListsAdd: Command = {
+  name: ["profiles", "lists", "add"],
+  summary: "Add profiles to a contact list (created when new); all or nothing.",
+  usage: "--org ORG --list NAME PUBLIC_ID [PUBLIC_ID…]",
+  options: { org: { type: "string" }, list: { type: "string" } },
+  required: ["org", "list"],
+  positionals: { min: 1, max: 10_000 },
+  async run(context) {
+    const org = await findOrganization(context);
+    if (!org.ok) return org;
+    const actor = { organizationId: org.id, apiKeyId: null };
+    const added = await addProfilesToList(context.runtime.deps, actor, {
+      list: context.flags.list,
+      profile_ids: context.positionals,
+    });
+    if (added.isErr()) return { ok: false, error: added.error };
+    const { list, added: count } = added.value;
+    return {
+      ok: true,
+      json: added.value,
+      human: `Added ${count} profile${count === 1 ? "" : "s"} to the list ${JSON.stringify(list.name)} (${list.list_id}).`,
+    };
+  },
+};

@@ -1,0 +1,180 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { Captured, runCli, tempWorkspace } from "../../testing/run-cli.js";
+import { main } from "../main.js";
+
+let workspace: ReturnType<typeof tempWorkspace>;
+beforeEach(() => {
+  workspace = tempWorkspace();
+});
+afterEach(() => workspace.cleanup());
+
+type LogLine = Record<string, unknown>;
+
+/** Starts `serve` or `worker` in-process; `stop()` plays the part of SIGTERM. */
+function startInProcess(argv: string[], env: Record<string, string>) {
+  const stdout = new Captured();
+  const stderr = new Captured();
+  let requestStop: (signal: string) => void = () => undefined;
+  const stopRequested = new Promise<string>((resolve) => {
+    requestStop = resolve;
+  });
+  const exit = main(argv, {
+    env,
+    cwd: workspace.dir,
+    stdout,
+    stderr,
+    waitForShutdown: () => stopRequested,
+  });
+  const logs = (): LogLine[] =>
+    stdout
+      .text()
+      .split("\n")
+      .filter((line) => line !== "")
+      .map((line) => JSON.parse(line) as LogLine);
+  const waitForLog = async (msg: string): Promise<LogLine> => {
+    for (let i = 0; i < 200; i++) {
+      const found = logs().find((line) => line.msg === msg);
+      if (found) return found;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    throw new Error(`no ${msg} log line; stderr: ${stderr.text()}`);
+  };
+  return {
+    exit,
+    logs,
+    waitForLog,
+    stderr,
+    stop: (signal = "SIGTERM") => {
+      requestStop(signal);
+      return exit;
+    },
+  };
+}
+
+describe("serve", () => {
+  it("listens on the port it was given (0 picks one), logs JSON lines, and exits 0 on a signal", async () => {
+    const server = startInProcess(["serve", "--port", "0"], {
+      ...workspace.env,
+      TIDINGS_LOG_LEVEL: "info",
+    });
+    const listening = await server.waitForLog("listening");
+    expect(listening).toMatchObject({ level: "info", host: "127.0.0.1", port: expect.any(Number) });
+    const response = await fetch(`http://127.0.0.1:${listening.port}/healthz`, {
+      headers: { "x-request-id": "req-123" },
+    });
+    expect(response.status).toBe(200);
+    expect(await server.stop()).toBe(0);
+    expect(server.logs()).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          msg: "request",
+          request_id: "req-123",
+          method: "GET",
+          path: "/healthz",
+          status: 200,
+          duration_ms: expect.any(Number),
+        }),
+        expect.objectContaining({ msg: "shutting down", signal: "SIGTERM" }),
+        expect.objectContaining({ msg: "stopped" }),
+      ]),
+    );
+  });
+
+  it("exits 2 for a port that is not one", async () => {
+    const run = await runCli(["serve", "--port", "http"], workspace.env);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("--port");
+  });
+
+  it("finishes the webhook attempt in flight before it exits", async () => {
+    let release: () => void = () => undefined;
+    let arrived: () => void = () => undefined;
+    const attemptArrived = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
+    const receiver: Server = createServer((req, res) => {
+      req.resume();
+      arrived();
+      // Answers only once the server was asked to stop.
+      release = () => res.writeHead(200).end();
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+    const webhookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    const env = {
+      ...workspace.env,
+      TIDINGS_DEV: "1",
+      TIDINGS_LOG_LEVEL: "info",
+      TIDINGS_SANDBOX_DELAY_MS: "60000",
+    };
+    try {
+      const org = (await runCli(["orgs", "create", "--name", "A", "--json"], env)).json<{
+        org_id: string;
+      }>().org_id;
+      const key = (
+        await runCli(["keys", "create", "--org", org, "--scopes", "messages:send", "--json"], env)
+      ).json<{ token: string }>();
+      const campaign = (
+        await runCli(
+          [
+            "campaigns",
+            "create",
+            "--org",
+            org,
+            "--name",
+            "C",
+            "--channel",
+            "sms",
+            "--category",
+            "otp",
+            "--sender",
+            "Acme",
+            "--template",
+            "Code {{pin}}",
+            "--active",
+            "--json",
+          ],
+          env,
+        )
+      ).json<{ campaign_id: string }>();
+
+      const server = startInProcess(["serve", "--port", "0"], env);
+      const { port } = await server.waitForLog("listening");
+      const sent = await fetch(`http://127.0.0.1:${port}/v1/messages/send`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key.token}`, "content-type": "application/json" },
+        body: JSON.stringify({
+          campaign_id: campaign.campaign_id,
+          recipient: { type: "phone_number", value: "+14155550101" },
+          params: { pin: "1234" },
+          webhook_url: webhookUrl,
+        }),
+      });
+      expect(sent.status).toBe(200);
+      await attemptArrived;
+      const exit = server.stop();
+      await server.waitForLog("shutting down");
+      release();
+      expect(await exit).toBe(0);
+      const lines = server.logs();
+      const attempt = lines.findIndex(
+        (l) => l.msg === "webhook attempt" && l.outcome === "delivered",
+      );
+      expect(attempt).toBeGreaterThan(-1);
+      expect(attempt).toBeLessThan(lines.findIndex((l) => l.msg === "stopped"));
+    } finally {
+      receiver.closeAllConnections();
+      await new Promise<void>((resolve) => receiver.close(() => resolve()));
+    }
+  });
+});
+
+describe("worker", () => {
+  it("runs the engine and the sweep without HTTP, and exits 0 on a signal", async () => {
+    const worker = startInProcess(["worker"], { ...workspace.env, TIDINGS_LOG_LEVEL: "info" });
+    expect(await worker.waitForLog("worker started")).toMatchObject({ database: "sqlite" });
+    expect(await worker.stop("SIGINT")).toBe(0);
+    expect(worker.logs().map((l) => l.msg)).toContain("stopped");
+  });
+});

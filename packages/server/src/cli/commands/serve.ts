@@ -1,0 +1,61 @@
+import { startBackgroundWork } from "../../runtime/background.js";
+import { listenHttp } from "../../runtime/http-listener.js";
+import type { Command, CommandContext } from "../command.js";
+import { UsageError } from "../usage-error.js";
+
+/** Resolves when the process is asked to stop; without a way to ask, it runs until killed. */
+export const shutdownRequested = (context: CommandContext): Promise<string> =>
+  context.io.waitForShutdown?.() ?? new Promise<string>(() => undefined);
+
+const portOf = (text: string): number => {
+  const port = /^[0-9]{1,5}$/.test(text) ? Number(text) : Number.NaN;
+  if (!(port >= 0 && port <= 65_535)) {
+    throw new UsageError(
+      `--port must be a whole number from 0 to 65535, not ${JSON.stringify(text)}.`,
+    );
+  }
+  return port;
+};
+
+/**
+ * `serve [--port N] [--host H]`: the HTTP API, the webhook delivery engine, the expiry sweep
+ * and the sandbox provider in one process. On SIGTERM or SIGINT it stops accepting requests,
+ * lets those in flight finish, waits for the webhook attempts in flight, closes the storage
+ * and exits 0. Logs are JSON lines on stdout; the `listening` line carries the actual port.
+ */
+export const serveCommand: Command = {
+  name: ["serve"],
+  summary: "Run the HTTP API, the webhook delivery engine and the expiry sweep.",
+  usage: "[--port N] [--host H]",
+  options: { port: { type: "string" }, host: { type: "string" } },
+  logsToStdout: true,
+  validate(flags) {
+    if (typeof flags.port === "string") portOf(flags.port);
+  },
+  async run(context) {
+    const { config, logger, runtime, flags } = context;
+    const port = typeof flags.port === "string" ? portOf(flags.port) : config.port;
+    const host = typeof flags.host === "string" ? flags.host : config.host;
+    const background = await startBackgroundWork(runtime, logger);
+    let http: Awaited<ReturnType<typeof listenHttp>>;
+    try {
+      http = await listenHttp(runtime, logger, host, port);
+    } catch (error) {
+      await background.stop();
+      throw error;
+    }
+    logger.info("listening", {
+      port: http.port,
+      host: http.host,
+      url: http.url,
+      database: config.database.kind,
+      dev: config.dev,
+    });
+    const signal = await shutdownRequested(context);
+    logger.info("shutting down", { signal });
+    await http.close();
+    await background.stop();
+    logger.info("stopped", { signal });
+    return { ok: "exit", code: 0 };
+  },
+};

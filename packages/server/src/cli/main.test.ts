@@ -1,0 +1,172 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runCli, tempWorkspace } from "../testing/run-cli.js";
+
+let workspace: ReturnType<typeof tempWorkspace>;
+beforeEach(() => {
+  workspace = tempWorkspace();
+});
+afterEach(() => workspace.cleanup());
+
+const cli = (...argv: string[]) => runCli(argv, workspace.env);
+
+describe("the command line", () => {
+  it("prints the list of commands and exits 2 when called without one", async () => {
+    const run = await cli();
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("profiles import");
+    expect(run.stdout).toBe("");
+  });
+
+  it("prints help on stdout with --help and exits 0", async () => {
+    expect((await cli("--help")).code).toBe(0);
+    const command = await cli("keys", "create", "--help");
+    expect(command.code).toBe(0);
+    expect(command.stdout).toContain("--scopes");
+  });
+
+  it("exits 2 for an unknown command, an unknown option and a missing option", async () => {
+    const unknown = await cli("frobnicate");
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("unknown command");
+    const group = await cli("keys");
+    expect(group.code).toBe(2);
+    expect(group.stderr).toContain("did you mean keys create, keys list, keys revoke?");
+    const option = await cli("orgs", "create", "--name", "A", "--colour", "red");
+    expect(option.code).toBe(2);
+    expect(option.stderr).toContain("--colour");
+    const missing = await cli("orgs", "create");
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("missing --name");
+  });
+
+  it("reports usage errors as one JSON line on stderr with --json, leaving stdout empty", async () => {
+    const run = await cli("keys", "revoke", "--json");
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe("");
+    expect(JSON.parse(run.stderr)).toEqual({
+      error: { code: "usage", message: expect.any(String) },
+    });
+  });
+
+  it("stops with exit 1 and names every bad configuration variable", async () => {
+    const run = await runCli(["migrate"], {
+      ...workspace.env,
+      PORT: "x",
+      TIDINGS_DEV: "yes please",
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("PORT");
+    expect(run.stderr).toContain("TIDINGS_DEV");
+  });
+
+  it("names TIDINGS_DATABASE_URL when the database's directory does not exist", async () => {
+    const run = await runCli(["migrate"], {
+      TIDINGS_DATABASE_URL: `sqlite:${workspace.dir}/no/such/dir/t.db`,
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("TIDINGS_DATABASE_URL points into");
+  });
+
+  it("refuses a malformed TIDINGS_SECRET_KEY before touching the database", async () => {
+    const run = await runCli(["migrate"], { ...workspace.env, TIDINGS_SECRET_KEY: "short" });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("TIDINGS_SECRET_KEY");
+    expect(existsSync(join(workspace.dir, "tidings.db"))).toBe(false);
+  });
+});
+
+describe("migrate", () => {
+  it("applies the migrations once, then finds the schema up to date", async () => {
+    const first = await cli("migrate", "--json");
+    expect(first.code).toBe(0);
+    expect(first.json<{ applied: number[] }>().applied.length).toBeGreaterThan(0);
+    const second = await cli("migrate", "--json");
+    expect(second.json()).toEqual({
+      applied: [],
+      version: first.json<{ version: number }>().version,
+    });
+  });
+});
+
+describe("orgs and keys", () => {
+  const createOrg = async () =>
+    (await cli("orgs", "create", "--name", "Acme", "--json")).json<{ org_id: string }>().org_id;
+
+  it("creates an organization, answering exactly one JSON document with its org_id", async () => {
+    const run = await cli("orgs", "create", "--name", "Acme", "--json");
+    expect(run.code).toBe(0);
+    expect(run.json()).toEqual({
+      org_id: expect.stringMatching(/^org_/),
+      name: "Acme",
+      created_at: expect.any(String),
+    });
+  });
+
+  it("answers text for a person without --json", async () => {
+    const run = await cli("orgs", "create", "--name", "Acme");
+    expect(run.stdout).toMatch(/^Created organization org_\S+ \(Acme\)\.\n$/);
+  });
+
+  it("creates a key whose token is key_id:key_secret, then lists and revokes it", async () => {
+    const org = await createOrg();
+    const created = await cli(
+      "keys",
+      "create",
+      "--org",
+      org,
+      "--scopes",
+      "profiles:read, messages:send",
+      "--json",
+    );
+    expect(created.code).toBe(0);
+    const key = created.json<{ key_id: string; key_secret: string; token: string }>();
+    expect(created.json()).toMatchObject({
+      scopes: ["profiles:read", "messages:send"],
+      expires_at: null,
+      webhook_signing_secret: expect.stringMatching(/^whsec_/),
+    });
+    expect(key.token).toBe(`${key.key_id}:${key.key_secret}`);
+
+    const listed = (await cli("keys", "list", "--org", org, "--json")).json<{
+      data: Array<Record<string, unknown>>;
+    }>();
+    expect(listed.data).toEqual([
+      expect.objectContaining({ key_id: key.key_id, revoked_at: null }),
+    ]);
+    expect(JSON.stringify(listed)).not.toContain(key.key_secret);
+
+    const revoked = await cli("keys", "revoke", key.key_id, "--json");
+    expect(revoked.json()).toMatchObject({ key_id: key.key_id, revoked_at: expect.any(String) });
+  });
+
+  it("prints every issue of a refused key and exits 1", async () => {
+    const org = await createOrg();
+    const run = await cli(
+      "keys",
+      "create",
+      "--org",
+      org,
+      "--scopes",
+      "profiles:read,admin",
+      "--expires-at",
+      "tomorrow",
+    );
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("scopes[1]");
+    expect(run.stderr).toContain("expires_at");
+  });
+
+  it("answers organization_not_found for an unknown --org", async () => {
+    const run = await cli("keys", "list", "--org", "org_nope", "--json");
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stderr)).toMatchObject({ error: { code: "organization_not_found" } });
+  });
+
+  it("answers api_key_not_found when revoking an unknown key", async () => {
+    const run = await cli("keys", "revoke", "key_nope");
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("api_key_not_found");
+  });
+});

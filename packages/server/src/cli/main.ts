@@ -1,0 +1,132 @@
+import { parseArgs } from "node:util";
+import { readConfig } from "../config.js";
+import { createLogger } from "../logger.js";
+import { openRuntime, type Runtime } from "../runtime/runtime.js";
+import { ConfigError } from "../secret-key.js";
+import type { CliIo, Command, Flags } from "./command.js";
+import { COMMANDS, commandHelp, overallHelp } from "./help.js";
+import { writeError, writeProblem, writeResult } from "./output.js";
+import { UsageError } from "./usage-error.js";
+
+/** Exit codes: 0 done, 1 the command failed, 2 the command line is wrong. */
+export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
+
+/** The command named by the leading words of `argv` (the longest match), and the rest. */
+function findCommand(argv: string[]): { command: Command; rest: string[] } | null {
+  let best: Command | null = null;
+  for (const command of COMMANDS) {
+    const matches = command.name.every((word, i) => argv[i] === word);
+    if (matches && (best === null || command.name.length > best.name.length)) best = command;
+  }
+  return best ? { command: best, rest: argv.slice(best.name.length) } : null;
+}
+
+/** Names the commands of a group (`tidings keys` → keys create, keys list, keys revoke). */
+function unknownCommand(argv: string[]): string {
+  const words = argv.filter((arg) => !arg.startsWith("-"));
+  const group = COMMANDS.filter((command) => command.name[0] === words[0]);
+  const named = `unknown command ${JSON.stringify(words.join(" "))}`;
+  if (group.length === 0) return `${named}.`;
+  return `${named}; did you mean ${group.map((c) => c.name.join(" ")).join(", ")}?`;
+}
+
+function parseCommandLine(
+  command: Command,
+  rest: string[],
+): { flags: Flags; positionals: string[] } {
+  let parsed: { values: Flags; positionals: string[] };
+  try {
+    parsed = parseArgs({
+      args: rest,
+      options: {
+        ...command.options,
+        json: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values: flags, positionals } = parsed;
+  if (flags.help === true) return { flags, positionals };
+  const missing = (command.required ?? []).filter((name) => flags[name] === undefined);
+  if (missing.length > 0) {
+    throw new UsageError(`missing ${missing.map((name) => `--${name}`).join(", ")}.`);
+  }
+  const { min, max } = command.positionals ?? { min: 0, max: 0 };
+  if (positionals.length < min || positionals.length > max) {
+    throw new UsageError(
+      max === 0
+        ? `unexpected argument ${JSON.stringify(positionals[0])}.`
+        : `expected ${min === max ? min : `${min} to ${max}`} argument${max === 1 ? "" : "s"}, got ${positionals.length}.`,
+    );
+  }
+  command.validate?.(flags, positionals);
+  return { flags, positionals };
+}
+
+/**
+ * Runs the `tidings` command line and resolves with the exit code. Everything it touches comes
+ * through `io`, so tests run it in-process and `bin.ts` runs it for the real process.
+ */
+export async function main(argv: string[], io: CliIo): Promise<number> {
+  const json = argv.includes("--json");
+  if (argv.length === 0 || argv[0] === "help" || argv[0] === "--help" || argv[0] === "-h") {
+    (argv.length === 0 ? io.stderr : io.stdout).write(`${overallHelp()}\n`);
+    return argv.length === 0 ? EXIT.usage : EXIT.ok;
+  }
+  const found = findCommand(argv);
+  let parsed: { flags: Flags; positionals: string[] };
+  try {
+    if (!found) throw new UsageError(unknownCommand(argv));
+    parsed = parseCommandLine(found.command, found.rest);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    writeProblem(io.stderr, json, "usage", error.message);
+    if (!json) {
+      io.stderr.write(`\n${found ? commandHelp(found.command) : overallHelp()}\n`);
+    }
+    return EXIT.usage;
+  }
+  const { command } = found;
+  if (parsed.flags.help === true) {
+    io.stdout.write(`${commandHelp(command)}\n`);
+    return EXIT.ok;
+  }
+
+  const read = readConfig(io.env, io.cwd);
+  if (!read.ok) {
+    for (const message of read.errors) writeProblem(io.stderr, json, "configuration", message);
+    return EXIT.failure;
+  }
+  const config = read.config;
+  const logger = createLogger(config.logLevel, command.logsToStdout ? io.stdout : io.stderr);
+  let runtime: Runtime | null = null;
+  try {
+    runtime = await openRuntime(config, logger);
+    const outcome = await command.run({ io, json, config, logger, runtime, ...parsed });
+    if (outcome.ok === "exit") return outcome.code;
+    if (!outcome.ok) {
+      writeError(io.stderr, json, outcome.error);
+      return EXIT.failure;
+    }
+    writeResult(io.stdout, json, outcome.json, outcome.human);
+    return EXIT.ok;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      writeProblem(io.stderr, json, "usage", error.message);
+      return EXIT.usage;
+    }
+    if (error instanceof ConfigError) {
+      writeProblem(io.stderr, json, "configuration", error.message);
+      return EXIT.failure;
+    }
+    writeProblem(io.stderr, json, "failed", error instanceof Error ? error.message : String(error));
+    logger.debug("command failed", { error });
+    return EXIT.failure;
+  } finally {
+    await runtime?.close();
+  }
+}

@@ -1,0 +1,57 @@
+import { createDeliveryEngine, type DeliveryLogEntry } from "@tidings/core";
+import type { Logger } from "../logger.js";
+import { startExpirySweep } from "./expiry-sweep.js";
+import type { Runtime } from "./runtime.js";
+
+/** Every webhook attempt is logged: status, duration, error (DESIGN "Retries"). */
+function logDelivery(logger: Logger, entry: DeliveryLogEntry): void {
+  if (entry.event === "attempt") {
+    const { event: _event, ...fields } = entry;
+    const level = entry.outcome === "delivered" ? "info" : "warn";
+    logger[level]("webhook attempt", fields);
+  } else if (entry.event === "released") {
+    logger.debug("webhook delivery released", {
+      deliveryId: entry.deliveryId,
+      reason: entry.reason,
+    });
+  } else {
+    logger.error("webhook engine error", {
+      stage: entry.stage,
+      deliveryId: entry.deliveryId,
+      error: entry.error,
+    });
+  }
+}
+
+/** The work that runs beside (or instead of) the HTTP API. */
+export interface BackgroundWork {
+  /** Stops claiming, waits for the attempts and the sweep in flight, stops listening. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the webhook delivery engine and the expiry sweep. The engine wakes when this process
+ * queues a delivery and, on PostgreSQL, when another one does (LISTEN/NOTIFY); it also polls.
+ */
+export async function startBackgroundWork(
+  runtime: Runtime,
+  logger: Logger,
+): Promise<BackgroundWork> {
+  const engine = createDeliveryEngine(runtime.deps, {
+    logger: (entry) => logDelivery(logger, entry),
+  });
+  runtime.onDeliveriesQueued(() => engine.wake());
+  engine.start();
+  const sweep = startExpirySweep(runtime.deps, logger);
+  let unlisten: (() => Promise<void>) | null = null;
+  if (runtime.listenForDeliveries) {
+    unlisten = await runtime.listenForDeliveries(() => engine.wake());
+  }
+  return {
+    async stop() {
+      await unlisten?.();
+      await sweep.stop();
+      await engine.stop();
+    },
+  };
+}

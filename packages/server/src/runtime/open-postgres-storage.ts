@@ -1,0 +1,42 @@
+import { listenForDeliveries, migrate, postgresStorage } from "@tidings/adapter-postgres";
+import pg from "pg";
+import type { OpenedStorage } from "./open-storage.js";
+
+/**
+ * `?schema=NAME` in the URL puts every table in that schema (default `public`), so several
+ * deployments can share one database; it is Tidings' own parameter, not passed to `pg`.
+ */
+function splitSchema(url: string): { connectionString: string; schema: string | undefined } {
+  const parsed = new URL(url);
+  const schema = parsed.searchParams.get("schema") ?? undefined;
+  parsed.searchParams.delete("schema");
+  return { connectionString: parsed.toString(), schema };
+}
+
+/**
+ * Opens PostgreSQL through a `pg.Pool`, applies pending migrations (under the adapter's
+ * advisory lock, so processes starting together migrate once) and offers LISTEN/NOTIFY
+ * wake-ups for the delivery engine.
+ */
+export async function openPostgresStorage(url: string): Promise<OpenedStorage> {
+  const { connectionString, schema } = splitSchema(url);
+  const pool = new pg.Pool({ connectionString });
+  // An idle connection that breaks must not crash the process; the pool replaces it.
+  pool.on("error", () => undefined);
+  try {
+    const migrations = await migrate(pool, { schema });
+    const storage = postgresStorage(pool, { schema });
+    return {
+      storage,
+      migrations,
+      listenForDeliveries: (onNotify) => listenForDeliveries(pool, onNotify, { schema }),
+      async close() {
+        await storage.close();
+        await pool.end();
+      },
+    };
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
+}

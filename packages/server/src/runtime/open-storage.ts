@@ -1,0 +1,59 @@
+import { existsSync } from "node:fs";
+import { dirname } from "node:path";
+import { migrate as migrateSqlite, sqliteStorage } from "@tidings/adapter-sqlite";
+import type { Storage } from "@tidings/core";
+import Database from "better-sqlite3";
+import type { DatabaseConfig } from "../config.js";
+import { ConfigError } from "../secret-key.js";
+
+/** Storage opened by the server, with what its migrations did on the way. */
+export interface OpenedStorage {
+  storage: Storage;
+  migrations: { applied: number[]; version: number };
+  /**
+   * PostgreSQL only: calls `onNotify` whenever a delivery becomes due in another process;
+   * resolves to the function that stops listening.
+   */
+  listenForDeliveries?: ((onNotify: () => void) => Promise<() => Promise<void>>) | undefined;
+  /** Closes the storage and the connections it opened. */
+  close(): Promise<void>;
+}
+
+/** A SQLite database needs an existing directory (for the file and its key file beside it). */
+export function assertDatabaseDirectory(database: DatabaseConfig): void {
+  if (database.kind !== "sqlite" || database.path === ":memory:") return;
+  if (!existsSync(dirname(database.path))) {
+    throw new ConfigError(
+      `TIDINGS_DATABASE_URL points into ${dirname(database.path)}, which does not exist.`,
+    );
+  }
+}
+
+/**
+ * Opens the database named by `TIDINGS_DATABASE_URL` and applies pending migrations first
+ * (DESIGN "CLI": every command does), so no command ever runs on an old schema.
+ */
+export async function openStorage(database: DatabaseConfig): Promise<OpenedStorage> {
+  if (database.kind === "postgres") {
+    const { openPostgresStorage } = await import("./open-postgres-storage.js");
+    return openPostgresStorage(database.url);
+  }
+  assertDatabaseDirectory(database);
+  const db = new Database(database.path);
+  try {
+    const migrations = migrateSqlite(db);
+    const storage = sqliteStorage(db, { migrate: false });
+    return {
+      storage,
+      migrations,
+      async close() {
+        await storage.close();
+        // sqliteStorage leaves a handle it was given open; this one is ours.
+        if (db.open) db.close();
+      },
+    };
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}

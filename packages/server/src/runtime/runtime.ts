@@ -1,0 +1,97 @@
+import { createUrlPolicy, undiciWebhookTransport } from "@tidings/adapter-http";
+import {
+  aesGcmSecretBox,
+  createIds,
+  type Deps,
+  defaultConfig,
+  recordProviderReport,
+  sandboxProvider,
+  systemClock,
+  type TidingsConfig,
+} from "@tidings/core";
+import type { ServerConfig } from "../config.js";
+import type { Logger } from "../logger.js";
+import { loadSecretKey } from "../secret-key.js";
+import { withDeliveryWakeups } from "./delivery-wakeups.js";
+import { assertDatabaseDirectory, type OpenedStorage, openStorage } from "./open-storage.js";
+
+/** The composed application: storage, ports and configuration, ready for the use cases. */
+export interface Runtime {
+  deps: Deps;
+  migrations: OpenedStorage["migrations"];
+  listenForDeliveries: OpenedStorage["listenForDeliveries"];
+  /** Calls `fn` whenever this process queued webhook deliveries (to wake the engine). */
+  onDeliveriesQueued(fn: () => void): void;
+  /** Stops the provider, the transport and the storage, in that order. */
+  close(): Promise<void>;
+}
+
+/** The core's tunable numbers from the server's configuration. */
+export function tidingsConfig(config: ServerConfig): TidingsConfig {
+  return {
+    ...defaultConfig,
+    sendRateLimit: config.sendRateLimit,
+    sendRateWindowMs: config.sendRateWindowMs,
+    webhookBackoffBaseMs: config.webhookBackoffBaseMs,
+    webhookBackoffCapMs: config.webhookBackoffCapMs,
+    webhookRetryWindowMs: config.webhookRetryWindowMs,
+  };
+}
+
+/**
+ * Composes the application from the configuration: opens (and migrates) the storage, loads
+ * the secret key, and builds the sandbox provider, the webhook transport and the URL policy.
+ * The provider's lifecycle reports are recorded here, so they reach the webhooks.
+ */
+export async function openRuntime(config: ServerConfig, logger: Logger): Promise<Runtime> {
+  // The key is checked before the database is touched, so a bad key changes nothing.
+  assertDatabaseDirectory(config.database);
+  const key = loadSecretKey(config.secretKey, config.database);
+  const opened = await openStorage(config.database);
+  if (opened.migrations.applied.length > 0) {
+    logger.info("migrations applied", {
+      applied: opened.migrations.applied,
+      version: opened.migrations.version,
+    });
+  }
+  const urlPolicy = createUrlPolicy({ dev: config.dev });
+  const transport = undiciWebhookTransport({ urlPolicy });
+  const provider = sandboxProvider({ delayMs: config.sandboxDelayMs });
+  const queuedListeners: Array<() => void> = [];
+  const deliveriesQueued = () => {
+    for (const fn of queuedListeners) fn();
+  };
+  const deps: Deps = {
+    storage: withDeliveryWakeups(opened.storage, deliveriesQueued),
+    clock: systemClock,
+    ids: createIds(),
+    secretBox: aesGcmSecretBox(key),
+    provider,
+    transport,
+    urlPolicy,
+    config: tidingsConfig(config),
+  };
+  provider.onReport?.(async (messageId, report) => {
+    try {
+      const recorded = await recordProviderReport(deps, messageId, report);
+      if (recorded.isErr()) {
+        logger.warn("provider report not recorded", { messageId, report, error: recorded.error });
+      }
+    } catch (error) {
+      logger.error("provider report failed", { messageId, report, error });
+    }
+  });
+  return {
+    deps,
+    migrations: opened.migrations,
+    listenForDeliveries: opened.listenForDeliveries,
+    onDeliveriesQueued: (fn) => {
+      queuedListeners.push(fn);
+    },
+    async close() {
+      await provider.close?.();
+      await transport.close?.();
+      await opened.close();
+    },
+  };
+}

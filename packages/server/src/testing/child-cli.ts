@@ -1,0 +1,68 @@
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+
+/** The repository root: the CLI runs from its sources there, as `pnpm tidings` does. */
+export const REPO_ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
+const BIN = "packages/server/src/bin.ts";
+
+const nodeArgs = (args: string[]) => ["--import", "tsx", BIN, ...args];
+
+/** Runs one CLI command as a child process and collects its output and exit code. */
+export function runChildCli(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, nodeArgs(args), { cwd: REPO_ROOT, env });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.once("error", reject);
+    child.once("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** A running `tidings serve`: its port, its log lines so far, and how it ended. */
+export interface ServerProcess {
+  port: number;
+  child: ChildProcessWithoutNullStreams;
+  logs: Array<Record<string, unknown>>;
+  /** Resolves with the exit code once the process has ended. */
+  exited: Promise<number | null>;
+}
+
+/** Starts `tidings serve --port 0` and resolves once its `listening` log line names the port. */
+export function startServer(env: Record<string, string>): Promise<ServerProcess> {
+  const child = spawn(process.execPath, nodeArgs(["serve", "--port", "0"]), {
+    cwd: REPO_ROOT,
+    env,
+  });
+  const logs: Array<Record<string, unknown>> = [];
+  let stderr = "";
+  child.stderr.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.once("close", resolve));
+  return new Promise((resolve, reject) => {
+    createInterface({ input: child.stdout }).on("line", (line) => {
+      let entry: Record<string, unknown>;
+      try {
+        entry = JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        // Kept so a test can assert that stdout held nothing but JSON lines.
+        entry = { not_json: line };
+      }
+      logs.push(entry);
+      if (entry.msg === "listening") resolve({ port: Number(entry.port), child, logs, exited });
+    });
+    void exited.then((code) =>
+      reject(new Error(`serve exited with ${code} before listening: ${stderr}`)),
+    );
+  });
+}
