@@ -433,9 +433,11 @@ export interface RateLimitDecision {
 
 export interface RateLimitRepository {
   /**
-   * Sliding-log rate limit: counts the hits on `key` in `(now - windowMs, now]`; when fewer than
+   * Sliding-log rate limit: counts the hits on `key` after `now - windowMs`; when fewer than
    * `limit`, records this hit and allows it. Atomic: concurrent callers never both take the
-   * last slot. Old hits may be pruned.
+   * last slot. A hit recorded with a later `now` counts too: callers (in any process) read
+   * their clocks before they get the key, so the one served first may carry the later time.
+   * Old hits may be pruned.
    */
   hit(key: string, now: number, windowMs: number, limit: number): Promise<RateLimitDecision>;
 }

@@ -16,12 +16,13 @@ export function rateLimitRepository(sql: Sql): RateLimitRepository {
           key,
         ]);
         // Taken after the lock, so this statement sees every hit committed before it. Hits at
-        // or before the window's open edge can never count again for a later `now`.
+        // or before the window's open edge can never count again for a later `now`. Hits after
+        // `now` do count: another process read its clock later but got the lock first.
         const rows = await tx.rows<{ at: unknown }>(
           `WITH pruned AS (DELETE FROM ${t.rateLimitHits} WHERE key = $1 AND at <= $2)
-           SELECT at FROM ${t.rateLimitHits} WHERE key = $1 AND at > $2 AND at <= $3
+           SELECT at FROM ${t.rateLimitHits} WHERE key = $1 AND at > $2
            ORDER BY at`,
-          [key, now - windowMs, now],
+          [key, now - windowMs],
         );
         const counted = rows.map((row) => fromBigint(row.at));
         const allowed = counted.length < limit;

@@ -50,6 +50,17 @@ export function rateLimitsContract(harness: () => StorageHarness): void {
       expect((await storage.rateLimits.hit("key_a", T0 + WINDOW, WINDOW, 1)).allowed).toBe(true);
     });
 
+    it("a hit stamped later than now still counts (another process read its clock later but came first)", async () => {
+      const { storage } = harness();
+      expect((await storage.rateLimits.hit("key_a", T0 + 5, WINDOW, 1)).allowed).toBe(true);
+      expect(await storage.rateLimits.hit("key_a", T0, WINDOW, 1)).toEqual({
+        allowed: false,
+        limit: 1,
+        remaining: 0,
+        resetMs: WINDOW + 5,
+      });
+    });
+
     it("keys are counted apart", async () => {
       const { storage } = harness();
       expect((await storage.rateLimits.hit("key_a", T0, WINDOW, 1)).allowed).toBe(true);

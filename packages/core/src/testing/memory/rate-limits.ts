@@ -7,16 +7,14 @@ export function memoryRateLimits(scope: MemoryScope): RateLimitRepository {
     hit: (key, now, windowMs, limit) =>
       scope.write("rateLimits.hit", (s) => {
         // Hits at or before the window's open edge can never count again for a later `now`.
-        const inWindow = (s.rateLimitHits.get(key) ?? []).filter((t) => t > now - windowMs);
-        const counted = inWindow.filter((t) => t <= now);
+        // Hits stamped after `now` count: a caller whose clock read later was served first.
+        const counted = (s.rateLimitHits.get(key) ?? []).filter((t) => t > now - windowMs);
         const allowed = counted.length < limit;
         if (allowed) {
-          inWindow.push(now);
-          inWindow.sort((a, b) => a - b);
           counted.push(now);
           counted.sort((a, b) => a - b);
         }
-        s.rateLimitHits.set(key, inWindow);
+        s.rateLimitHits.set(key, counted);
         const full = counted.length >= limit;
         // Room opens when enough of the oldest hits have left for one more to fit.
         const leaving = counted[counted.length - limit];
