@@ -103,7 +103,11 @@ async function exerciseEveryLookup(repos: Repositories, label: (name: string) =>
     repos.deliveries.listForMessage(organizationId, messageId),
   );
   await step("deliveries.nextDueAt", () => repos.deliveries.nextDueAt());
-  await step("deliveries.claimDue", () => repos.deliveries.claimDue(at(5), 10, "engine", 30_000));
+  await step("deliveries.claimDue", () =>
+    repos.deliveries.claimDue(at(5), 10, "engine", 30_000, {
+      excludeDestinations: ["whk_saturated"],
+    }),
+  );
   await step("deliveries.completeAttempt", () =>
     repos.deliveries.completeAttempt(delivery.id, "engine", {
       attempt: anAttempt({ organizationId, deliveryId: delivery.id }),

@@ -207,6 +207,11 @@ export interface DeliveryRecord {
   messageId: string | null;
   topic: string;
   destination: DeliveryDestination;
+  /**
+   * What per-destination concurrency is counted by, fixed when the delivery is created: the
+   * subscription's id (`whk_…`), or `url:` and the origin of a message's own `webhook_url`.
+   */
+  destinationKey: string;
   /** The exact JSON body posted, fixed when the delivery is created. */
   payload: string;
   status: DeliveryStatus;
@@ -405,8 +410,16 @@ export interface DeliveryRepository {
    * Atomically leases up to `limit` pending deliveries whose `nextAttemptAt` is at or before
    * `now` and whose lease is free or expired, oldest `nextAttemptAt` first: sets `leaseOwner`
    * and `leaseExpiresAt = now + leaseMs`. Two concurrent callers never receive the same row.
+   * Rows whose `destinationKey` is in `excludeDestinations` are not claimed, so an engine whose
+   * slots for a destination are full reaches the other destinations' due rows.
    */
-  claimDue(now: string, limit: number, owner: string, leaseMs: number): Promise<DeliveryRecord[]>;
+  claimDue(
+    now: string,
+    limit: number,
+    owner: string,
+    leaseMs: number,
+    options?: { excludeDestinations?: readonly string[] | undefined },
+  ): Promise<DeliveryRecord[]>;
   /**
    * Records an attempt and applies its outcome, releasing the lease, only while `owner` still
    * holds the lease; `false` (nothing written) when the lease was lost.

@@ -168,6 +168,8 @@ export const initialSchema: readonly string[] = [
     destination JSONB NOT NULL,
     -- Derived from destination, so cancelling a subscription's deliveries is an index lookup.
     webhook_id TEXT COLLATE "C" GENERATED ALWAYS AS (destination ->> 'webhookId') STORED,
+    -- What per-destination concurrency counts by; a claim can pass over saturated destinations.
+    destination_key TEXT COLLATE "C" NOT NULL,
     payload TEXT NOT NULL,
     status TEXT NOT NULL CHECK (status IN ('pending', 'delivered', 'failed', 'cancelled')),
     attempts INTEGER NOT NULL,

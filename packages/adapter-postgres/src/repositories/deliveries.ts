@@ -16,6 +16,7 @@ export interface DeliveryRow {
   message_id: string | null;
   topic: string;
   destination: string;
+  destination_key: string;
   payload: string;
   status: string;
   attempts: number;
@@ -41,9 +42,9 @@ export interface AttemptRow {
 }
 
 const deliveryFields =
-  "id, organization_id, event_id, message_id, topic, destination, payload, status, attempts, " +
-  "next_attempt_at, first_attempt_at, lease_owner, lease_expires_at, last_status_code, " +
-  "last_error, created_at, updated_at";
+  "id, organization_id, event_id, message_id, topic, destination, destination_key, payload, " +
+  "status, attempts, next_attempt_at, first_attempt_at, lease_owner, lease_expires_at, " +
+  "last_status_code, last_error, created_at, updated_at";
 
 /** The columns of a delivery as `toDelivery` reads them, qualified by `alias` when given. */
 export const deliveryColumns = (alias = ""): string =>
@@ -63,6 +64,7 @@ export const toDelivery = (row: DeliveryRow): DeliveryRecord => ({
   messageId: row.message_id,
   topic: row.topic,
   destination: fromJson<DeliveryDestination>(row.destination),
+  destinationKey: row.destination_key,
   payload: row.payload,
   status: row.status as DeliveryStatus,
   attempts: row.attempts,
@@ -115,10 +117,10 @@ export function deliveryRepository(sql: Sql): DeliveryRepository {
         `WITH inserted AS (
            INSERT INTO ${t.deliveries} (${deliveryFields})
            VALUES ($1, $2, $3, $4, $5, $6::text::jsonb, $7, $8, $9, $10, $11, $12, $13, $14,
-             $15, $16, $17)
+             $15, $16, $17, $18)
            RETURNING status
          )
-         SELECT ${notifyAs(18)} FROM inserted WHERE status = 'pending'`,
+         SELECT ${notifyAs(19)} FROM inserted WHERE status = 'pending'`,
         [
           d.id,
           d.organizationId,
@@ -126,6 +128,7 @@ export function deliveryRepository(sql: Sql): DeliveryRepository {
           d.messageId,
           d.topic,
           toJson(d.destination),
+          d.destinationKey,
           d.payload,
           d.status,
           d.attempts,
@@ -159,14 +162,16 @@ export function deliveryRepository(sql: Sql): DeliveryRepository {
       return rows.map(toDelivery);
     },
 
-    async claimDue(now, limit, owner, leaseMs) {
+    async claimDue(now, limit, owner, leaseMs, options = {}) {
       // SKIP LOCKED: a claimer passes over rows another claimer is leasing right now instead of
       // waiting for it, and the lease condition is checked again on the locked row, so two
-      // claimers in any processes never both take a row.
+      // claimers in any processes never both take a row. The excluded keys travel as one array
+      // parameter, so the statement text is the same whatever their number.
       const rows = await sql.rows<DeliveryRow>(
         `WITH due AS (
            SELECT id FROM ${t.deliveries}
            WHERE status = 'pending' AND next_attempt_at <= $1
+             AND destination_key <> ALL ($5::text[])
              AND (lease_owner IS NULL OR lease_expires_at IS NULL OR lease_expires_at <= $1)
            ORDER BY next_attempt_at, id
            LIMIT $2
@@ -175,7 +180,7 @@ export function deliveryRepository(sql: Sql): DeliveryRepository {
          UPDATE ${t.deliveries} d SET lease_owner = $3, lease_expires_at = $4
          FROM due WHERE d.id = due.id
          RETURNING ${deliveryColumns("d.")}`,
-        [now, limit, owner, isoPlus(now, leaseMs)],
+        [now, limit, owner, isoPlus(now, leaseMs), [...(options.excludeDestinations ?? [])]],
       );
       return rows.sort(byDue).map(toDelivery);
     },

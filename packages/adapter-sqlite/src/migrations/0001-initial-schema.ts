@@ -164,6 +164,8 @@ CREATE TABLE deliveries (
   destination TEXT NOT NULL,
   -- Derived from destination, so cancelling a subscription's deliveries is an index lookup.
   webhook_id TEXT GENERATED ALWAYS AS (destination ->> '$.webhookId') VIRTUAL,
+  -- What per-destination concurrency counts by; a claim can pass over saturated destinations.
+  destination_key TEXT NOT NULL,
   payload TEXT NOT NULL,
   status TEXT NOT NULL CHECK (status IN ('pending', 'delivered', 'failed', 'cancelled')),
   attempts INTEGER NOT NULL,
@@ -176,8 +178,9 @@ CREATE TABLE deliveries (
   created_at TEXT NOT NULL,
   updated_at TEXT NOT NULL
 ) STRICT;
--- Claiming due deliveries and the idle engine's next wake-up.
-CREATE INDEX deliveries_due ON deliveries (status, next_attempt_at, id);
+-- Claiming due deliveries and the idle engine's next wake-up. destination_key rides along so a
+-- claim passes over a saturated destination's backlog in the index, without reading its rows.
+CREATE INDEX deliveries_due ON deliveries (status, next_attempt_at, id, destination_key);
 CREATE INDEX deliveries_message ON deliveries (message_id, created_at, id);
 CREATE INDEX deliveries_subscription ON deliveries (webhook_id, status)
   WHERE webhook_id IS NOT NULL;

@@ -17,6 +17,7 @@ export interface DeliveryRow {
   message_id: string | null;
   topic: string;
   destination: string;
+  destination_key: string;
   payload: string;
   status: string;
   attempts: number;
@@ -42,9 +43,9 @@ export interface AttemptRow {
 }
 
 export const deliveryColumns =
-  "id, organization_id, event_id, message_id, topic, destination, payload, status, attempts, " +
-  "next_attempt_at, first_attempt_at, lease_owner, lease_expires_at, last_status_code, " +
-  "last_error, created_at, updated_at";
+  "id, organization_id, event_id, message_id, topic, destination, destination_key, payload, " +
+  "status, attempts, next_attempt_at, first_attempt_at, lease_owner, lease_expires_at, " +
+  "last_status_code, last_error, created_at, updated_at";
 
 export const attemptColumns =
   "delivery_id, organization_id, attempt, started_at, duration_ms, status_code, error, " +
@@ -57,6 +58,7 @@ export const toDelivery = (row: DeliveryRow): DeliveryRecord => ({
   messageId: row.message_id,
   topic: row.topic,
   destination: fromJson<DeliveryDestination>(row.destination),
+  destinationKey: row.destination_key,
   payload: row.payload,
   status: row.status as DeliveryStatus,
   attempts: row.attempts,
@@ -89,8 +91,8 @@ export function deliveryRepository(db: SqliteDatabase, sql: Sql): SyncOf<Deliver
     insert(delivery) {
       sql(
         `INSERT INTO deliveries (${deliveryColumns})
-         VALUES (@id, @organizationId, @eventId, @messageId, @topic, @destination, @payload,
-           @status, @attempts, @nextAttemptAt, @firstAttemptAt, @leaseOwner, @leaseExpiresAt,
+         VALUES (@id, @organizationId, @eventId, @messageId, @topic, @destination,
+           @destinationKey, @payload, @status, @attempts, @nextAttemptAt, @firstAttemptAt, @leaseOwner, @leaseExpiresAt,
            @lastStatusCode, @lastError, @createdAt, @updatedAt)`,
       ).run({ ...delivery, destination: toJson(delivery.destination) });
     },
@@ -110,18 +112,26 @@ export function deliveryRepository(db: SqliteDatabase, sql: Sql): SyncOf<Deliver
       return rows.map(toDelivery);
     },
 
-    claimDue(now, limit, owner, leaseMs) {
+    claimDue(now, limit, owner, leaseMs, options = {}) {
       // One statement: SQLite's single writer makes the select-and-lease atomic, also against
-      // other processes on the same file, so two engines never hold the same delivery.
+      // other processes on the same file, so two engines never hold the same delivery. The
+      // excluded keys travel as one JSON array, so every claim shares one prepared statement.
       const rows = sql(
         `UPDATE deliveries SET lease_owner = @owner, lease_expires_at = @leaseExpiresAt
          WHERE seq IN (
            SELECT seq FROM deliveries
            WHERE status = 'pending' AND next_attempt_at <= @now
+             AND destination_key NOT IN (SELECT value FROM json_each(@excluded))
              AND (lease_owner IS NULL OR lease_expires_at <= @now)
            ORDER BY next_attempt_at, id LIMIT @limit)
          RETURNING ${deliveryColumns}`,
-      ).all({ now, limit, owner, leaseExpiresAt: isoPlus(now, leaseMs) }) as DeliveryRow[];
+      ).all({
+        now,
+        limit,
+        owner,
+        leaseExpiresAt: isoPlus(now, leaseMs),
+        excluded: toJson(options.excludeDestinations ?? []),
+      }) as DeliveryRow[];
       // RETURNING gives no order guarantee; the port promises oldest due first.
       const order = (row: DeliveryRow) => `${row.next_attempt_at} ${row.id}`;
       rows.sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));

@@ -38,13 +38,16 @@ export async function resolveDestination(
 }
 
 /**
- * The key that per-destination concurrency is counted by: the subscription, or the host of a
- * message's own `webhook_url`, so many messages to one slow host share its slots.
+ * The key that per-destination concurrency is counted by, stored on each delivery: the
+ * subscription's id, or `url:` and the origin (scheme, host, port) of a message's own
+ * `webhook_url`, so many messages to one slow host share its slots whatever their paths.
  */
 export function destinationKey(destination: DeliveryDestination): string {
-  if (destination.kind === "subscription") return `webhook:${destination.webhookId}`;
+  if (destination.kind === "subscription") return destination.webhookId;
   try {
-    return `host:${new URL(destination.url).host}`;
+    const { origin } = new URL(destination.url);
+    // Only schemes without an origin (never http or https) answer "null"; keep them apart.
+    return origin === "null" ? `url:${destination.url}` : `url:${origin}`;
   } catch {
     return `url:${destination.url}`;
   }

@@ -232,6 +232,8 @@ describe("the delivery engine (DESIGN.md 'Delivery', 'Retries')", () => {
       }
       slowInFlight += 1;
       maxSlowInFlight = Math.max(maxSlowInFlight, slowInFlight);
+      // Past its slots the slow host has already won: end the wait so the test fails at once.
+      if (slowInFlight > 2) fastSeen.open();
       await slow.promise;
       slowInFlight -= 1;
       return status(200);
@@ -251,12 +253,86 @@ describe("the delivery engine (DESIGN.md 'Delivery', 'Retries')", () => {
     slow.open();
     await run;
     expect(maxSlowInFlight).toBe(2);
-    // The slow backlog left unstarted is still owed: it is delivered once its lease ends.
-    w.clock.advance(60_000);
-    while ((await engine.runOnce()) > 0) w.clock.advance(60_000);
+    // The slow backlog left unstarted was never claimed: no lease holds it back.
+    const owed = (await w.storage.raw.deliveries()).filter((d) => d.status === "pending");
+    expect(owed).toHaveLength(8);
+    expect(owed.every((d) => d.leaseOwner === null)).toBe(true);
+    while ((await engine.runOnce()) > 0) expect(maxSlowInFlight).toBe(2);
     const deliveries = await w.storage.raw.deliveries();
     expect(deliveries.filter((d) => d.status === "delivered")).toHaveLength(11);
     expect(transport.requests).toHaveLength(11);
+  });
+
+  it("a receiver that hangs with a 500-delivery backlog does not delay another destination's deliveries", async () => {
+    const hang = gate();
+    const toB: string[] = [];
+    const bDone = gate();
+    // Opens if A is ever given more than its 8 slots, so a regression fails here, not by timeout.
+    const aOverrun = gate();
+    let sentToA = 0;
+    const transport = fakeTransport(async (request) => {
+      if (request.url.startsWith("https://a.")) {
+        sentToA += 1;
+        if (sentToA > 8) aOverrun.open();
+        await hang.promise;
+      }
+      return status(200);
+    });
+    const w = await webhookWorld(transport);
+    const subscribe = async (url: string, topic: "message.sent" | "message.delivered") =>
+      (await createWebhook(w.deps, w.actor, { url, topics: [topic] }))._unsafeUnwrap().webhook_id;
+    const hookA = await subscribe("https://a.example.com/in", "message.sent");
+    const hookB = await subscribe("https://b.example.com/in", "message.delivered");
+    const enqueue = async (webhookId: string, dueMs: number) => {
+      const delivery = aDelivery({
+        organizationId: w.org.organization.id,
+        eventId: aUuid(),
+        destination: { kind: "subscription", webhookId },
+        nextAttemptAt: isoAt(dueMs),
+      });
+      await w.storage.deliveries.insert(delivery);
+      return delivery.id;
+    };
+    // A's whole backlog fell due before any of B's deliveries.
+    const start = w.clock.now();
+    for (let i = 0; i < 500; i++) await enqueue(hookA, start - 60_000 + i);
+    const bIds: string[] = [];
+    for (let i = 0; i < 5; i++) bIds.push(await enqueue(hookB, start));
+
+    const engine = createDeliveryEngine(w.deps, {
+      owner: "engine-a",
+      logger: (entry) => {
+        if (entry.event !== "attempt" || entry.url?.startsWith("https://b.") !== true) return;
+        toB.push(entry.deliveryId);
+        if (toB.length === 5) bDone.open();
+      },
+    });
+    const run = engine.runOnce();
+    try {
+      await Promise.race([bDone.promise, aOverrun.promise]);
+      // B is done while every attempt to A is still waiting for an answer.
+      const stored = await w.storage.raw.deliveries();
+      const ofB = stored.filter((d) => d.destinationKey === hookB);
+      const ofA = stored.filter((d) => d.destinationKey === hookA);
+      expect(ofB.map((d) => d.status)).toEqual(Array(5).fill("delivered"));
+      expect(toB.sort()).toEqual([...bIds].sort());
+      expect(ofA.every((d) => d.status === "pending" && d.attempts === 0)).toBe(true);
+      // A holds only its default 8 of the 16 slots, and nothing is claimed that is not started.
+      expect(sentToA).toBe(8);
+      expect(ofA.filter((d) => d.leaseOwner !== null)).toHaveLength(8);
+    } finally {
+      hang.open();
+    }
+    expect(await run).toBe(13);
+    const after = await w.storage.raw.deliveries();
+    expect(after.filter((d) => d.status === "delivered")).toHaveLength(13);
+    expect(after.filter((d) => d.leaseOwner !== null)).toEqual([]);
+  });
+
+  it("refuses slot counts that are not positive integers", async () => {
+    const w = await webhookWorld();
+    expect(() => createDeliveryEngine(w.deps, { perDestination: 0 })).toThrow(RangeError);
+    expect(() => createDeliveryEngine(w.deps, { concurrency: 1.5 })).toThrow(RangeError);
   });
 
   it("refuses a lease that does not outlast the webhook timeout", async () => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { MessageRecord } from "../ports.js";
 import { isUuidV7 } from "../shared/ids.js";
 import { aMessage } from "../testing/contract/fixtures.js";
+import { destinationKey } from "./delivery-destination.js";
 import { recordEvent } from "./outbox.js";
 import { createWebhook } from "./subscriptions.js";
 import { webhookWorld } from "./test-kit.js";
@@ -34,6 +35,7 @@ describe("routing and the outbox (SPEC.md Routing, DESIGN.md 'Delivery id')", ()
     expect(deliveries.map((d) => d.destination)).toEqual([
       { kind: "message", url: "https://own.example.com/hook", apiKeyId: message.apiKeyId },
     ]);
+    expect(deliveries.map((d) => d.destinationKey)).toEqual(["url:https://own.example.com"]);
   });
 
   it("without webhook_url an event goes to the active subscription whose topics include it", async () => {
@@ -53,6 +55,7 @@ describe("routing and the outbox (SPEC.md Routing, DESIGN.md 'Delivery id')", ()
     expect(deliveries.map((d) => d.destination)).toEqual([
       { kind: "subscription", webhookId: sent },
     ]);
+    expect(deliveries.map((d) => d.destinationKey)).toEqual([sent]);
     expect(deliveries.some((d) => JSON.stringify(d.destination).includes(inactive))).toBe(false);
   });
 
@@ -131,5 +134,15 @@ describe("routing and the outbox (SPEC.md Routing, DESIGN.md 'Delivery id')", ()
     expect(await w.storage.raw.message(message.id)).toBeNull();
     expect(await w.storage.raw.events(message.id)).toEqual([]);
     expect(await w.storage.raw.deliveries()).toEqual([]);
+  });
+
+  it("destinationKey: a subscription's id, or url: and the origin, so one host's paths share slots", () => {
+    const own = (url: string) => destinationKey({ kind: "message", url, apiKeyId: "key_x" });
+    expect(destinationKey({ kind: "subscription", webhookId: "whk_1" })).toBe("whk_1");
+    expect(own("https://Hooks.Example.com/a?x=1")).toBe("url:https://hooks.example.com");
+    expect(own("https://hooks.example.com:443/b")).toBe("url:https://hooks.example.com");
+    expect(own("https://hooks.example.com:8443/a")).toBe("url:https://hooks.example.com:8443");
+    expect(own("http://hooks.example.com/a")).toBe("url:http://hooks.example.com");
+    expect(own("not a url")).toBe("url:not a url");
   });
 });

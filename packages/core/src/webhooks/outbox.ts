@@ -9,6 +9,7 @@ import type {
   Topic,
 } from "../ports.js";
 import { isoAt } from "../shared/clock.js";
+import { destinationKey } from "./delivery-destination.js";
 import { messageEventBody } from "./event-body.js";
 
 /**
@@ -61,6 +62,7 @@ export async function recordEvent(
       messageId: message.id,
       topic,
       destination,
+      destinationKey: destinationKey(destination),
       payload: messageEventBody(id, topic, now, message, error),
       status: "pending",
       attempts: 0,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { DeliveryRecord } from "../../ports.js";
 import { at, T0 } from "./fixtures.js";
 import type { StorageHarness } from "./raw.js";
 import { seedDelivery, seedOrganization, seedWebhook } from "./seed.js";
@@ -21,7 +22,7 @@ export function deliveryClaimsContract(harness: () => StorageHarness): void {
       ).toBeNull();
     });
 
-    it("a delivery to a message's own URL keeps its destination", async () => {
+    it("a delivery to a message's own URL keeps its destination and its destination key", async () => {
       const { storage, raw } = harness();
       const org = await seedOrganization(storage);
       const destination = {
@@ -29,8 +30,14 @@ export function deliveryClaimsContract(harness: () => StorageHarness): void {
         url: "https://example.com/own",
         apiKeyId: org.apiKey.id,
       };
-      const delivery = await seedDelivery(storage, org, { destination });
-      expect((await raw.delivery(delivery.id))?.destination).toEqual(destination);
+      const delivery = await seedDelivery(storage, org, {
+        destination,
+        destinationKey: "url:https://example.com",
+      });
+      expect(await raw.delivery(delivery.id)).toMatchObject({
+        destination,
+        destinationKey: "url:https://example.com",
+      });
     });
 
     it("listForMessage returns a message's deliveries oldest first, in its organization only", async () => {
@@ -45,6 +52,7 @@ export function deliveryClaimsContract(harness: () => StorageHarness): void {
         id: "01890000-0000-7000-8000-0000000000b2",
         createdAt: at(2),
         destination: { kind: "subscription" as const, webhookId: hookB.id },
+        destinationKey: hookB.id,
       };
       await storage.deliveries.insert(second);
       await seedDelivery(storage, org);
@@ -124,6 +132,47 @@ export function deliveryClaimsContract(harness: () => StorageHarness): void {
       const b = await seedDelivery(storage, orgB, { nextAttemptAt: at(2) });
       const claimed = await storage.deliveries.claimDue(at(5), 10, "engine-1", LEASE_MS);
       expect(claimed.map((d) => d.id)).toEqual([a.id, b.id]);
+    });
+
+    it("excludeDestinations: rows of an excluded destination are neither claimed nor leased", async () => {
+      const { storage, raw } = harness();
+      const org = await seedOrganization(storage);
+      const busy = await seedWebhook(storage, org);
+      const other = await seedWebhook(storage, org);
+      const backlog: DeliveryRecord[] = [];
+      for (let i = 1; i <= 3; i++) {
+        backlog.push(await seedDelivery(storage, org, { nextAttemptAt: at(i) }, busy));
+      }
+      const toOther = await seedDelivery(storage, org, { nextAttemptAt: at(4) }, other);
+      const ownKey = "url:https://own.example.com:8443";
+      const own = await seedDelivery(storage, org, {
+        nextAttemptAt: at(5),
+        destination: { kind: "message", url: "https://own.example.com:8443/x", apiKeyId: "k" },
+        destinationKey: ownKey,
+      });
+      const ownLater = await seedDelivery(storage, org, {
+        nextAttemptAt: at(6),
+        destination: { kind: "message", url: "https://own.example.com:8443/y", apiKeyId: "k" },
+        destinationKey: ownKey,
+      });
+
+      const claimed = await storage.deliveries.claimDue(at(10), 2, "engine-1", LEASE_MS, {
+        excludeDestinations: [busy.id],
+      });
+      expect(claimed.map((d) => d.id)).toEqual([toOther.id, own.id]);
+      for (const d of backlog) expect(await raw.delivery(d.id)).toEqual(d);
+
+      const rest = await storage.deliveries.claimDue(at(10), 10, "engine-1", LEASE_MS, {
+        excludeDestinations: [busy.id, ownKey],
+      });
+      expect(rest).toEqual([]);
+      expect(await raw.delivery(ownLater.id)).toEqual(ownLater);
+
+      // An empty or absent list excludes nothing.
+      const all = await storage.deliveries.claimDue(at(10), 10, "engine-2", LEASE_MS, {
+        excludeDestinations: [],
+      });
+      expect(all.map((d) => d.id)).toEqual([...backlog.map((d) => d.id), ownLater.id]);
     });
 
     it("concurrent claimers never receive the same delivery", async () => {

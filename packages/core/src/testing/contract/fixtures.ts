@@ -15,6 +15,7 @@ import type {
 } from "../../ports.js";
 import { isoAt } from "../../shared/clock.js";
 import { createIds } from "../../shared/ids.js";
+import { destinationKey } from "../../webhooks/delivery-destination.js";
 
 /**
  * Record builders for storage tests: valid-looking ids, fixed timestamps, overridable fields.
@@ -176,11 +177,15 @@ export const aWebhook = (
   ...overrides,
 });
 
-/** A pending delivery of an event, due at `at(0)`, never attempted, unleased. */
+/**
+ * A pending delivery of an event, due at `at(0)`, never attempted, unleased; its
+ * `destinationKey` follows its destination unless given.
+ */
 export const aDelivery = (
   overrides: Owned<DeliveryRecord> & Pick<DeliveryRecord, "eventId" | "destination">,
 ): DeliveryRecord => ({
   id: ids.uuidv7(),
+  destinationKey: destinationKey(overrides.destination),
   messageId: null,
   topic: "message.sent",
   payload: '{"id":"x","topic":"message.sent"}',

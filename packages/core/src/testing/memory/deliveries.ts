@@ -29,12 +29,17 @@ export function memoryDeliveries(scope: MemoryScope): DeliveryRepository {
           (d) => d.id,
         ),
       ),
-    claimDue: (now, limit, owner, leaseMs) =>
+    claimDue: (now, limit, owner, leaseMs, options = {}) =>
       scope.write("deliveries.claimDue", (s) => {
         const at = ms(now);
+        const excluded = new Set(options.excludeDestinations ?? []);
         const due = oldestFirst(
           [...s.deliveries.values()].filter(
-            (d) => d.status === "pending" && ms(d.nextAttemptAt) <= at && leaseFree(d, at),
+            (d) =>
+              d.status === "pending" &&
+              ms(d.nextAttemptAt) <= at &&
+              leaseFree(d, at) &&
+              !excluded.has(d.destinationKey),
           ),
           (d) => d.nextAttemptAt,
           (d) => d.id,

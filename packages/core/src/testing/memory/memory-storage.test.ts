@@ -32,6 +32,7 @@ describe("memoryStorage: failure injection", () => {
           messageId,
           topic: "message.sent",
           destination: { kind: "message", url: "https://example.com", apiKeyId: org.apiKey.id },
+          destinationKey: "url:https://example.com",
           payload: "{}",
           status: "pending",
           attempts: 0,
