@@ -3,3 +3,4 @@
 export * from "./arbitraries/params.js";
 export * from "./contract/index.js";
 export * from "./memory/index.js";
+export * from "./model/index.js";

@@ -1,0 +1,159 @@
+import fc from "fast-check";
+import type { AttemptOutcome, DeliveryDestination } from "../../ports.js";
+import { destinationKey } from "../../webhooks/delivery-destination.js";
+import { aDelivery, at, aUuid } from "../contract/fixtures.js";
+import { always, has, Operation } from "./operation.js";
+import { ORGS, OWNERS, pick, URLS } from "./values.js";
+
+const WEBHOOKS = ["whk_0000000000000000000000000a", "whk_0000000000000000000000000b"] as const;
+
+/** Two subscriptions and two message URLs, so claims can exclude some destinations. */
+const DESTINATIONS: DeliveryDestination[] = [
+  { kind: "subscription", webhookId: WEBHOOKS[0] },
+  { kind: "subscription", webhookId: WEBHOOKS[1] },
+  { kind: "message", url: URLS[0], apiKeyId: "key_0000000000000000000000000a" },
+  { kind: "message", url: `${URLS[1]}?path=2`, apiKeyId: "key_0000000000000000000000000b" },
+];
+
+const insert = fc
+  .record({
+    org: fc.nat(1),
+    to: fc.nat(3),
+    due: fc.nat(8),
+    message: fc.option(fc.nat(), { nil: undefined }),
+  })
+  .map(
+    ({ org, to, due, message }) =>
+      new Operation(`deliveries.insert(org ${org}, to ${to}, due ${due})`, always, (model) => {
+        // Linked to a stored message when there is one, so listForMessage has rows to find.
+        const of =
+          message === undefined || model.messages.length === 0
+            ? undefined
+            : pick(model.messages, message);
+        const delivery = aDelivery({
+          organizationId: of?.organizationId ?? pick(ORGS, org),
+          eventId: aUuid(),
+          messageId: of?.id ?? null,
+          destination: pick(DESTINATIONS, to),
+          nextAttemptAt: at(due),
+          createdAt: at(due),
+          updatedAt: at(due),
+        });
+        model.deliveries.push(delivery);
+        return (side) => side.repos.deliveries.insert(delivery);
+      }),
+  );
+
+const claimDue = fc
+  .record({
+    now: fc.nat(16),
+    limit: fc.integer({ min: 1, max: 3 }),
+    owner: fc.nat(1),
+    lease: fc.constantFrom(3_000, 8_000),
+    exclude: fc.subarray([0, 1, 2, 3]),
+  })
+  .map(({ now, limit, owner, lease, exclude }) => {
+    const excludeDestinations = exclude.map((i) => destinationKey(pick(DESTINATIONS, i)));
+    return new Operation(
+      `deliveries.claimDue(${now}, ${limit}, ${pick(OWNERS, owner)}, ${lease}, not [${exclude}])`,
+      always,
+      () => (side) =>
+        side.repos.deliveries.claimDue(at(now), limit, pick(OWNERS, owner), lease, {
+          excludeDestinations,
+        }),
+    );
+  });
+
+const OUTCOMES = ["delivered", "failed", "pending"] as const;
+
+const completeAttempt = fc
+  .record({
+    n: fc.nat(),
+    owner: fc.nat(1),
+    outcome: fc.nat(2),
+    t: fc.nat(16),
+    status: fc.constantFrom(200, 500, null),
+  })
+  .map(
+    ({ n, owner, outcome, t, status }) =>
+      new Operation(
+        `deliveries.completeAttempt(#${n}, ${pick(OWNERS, owner)}, ${pick(OUTCOMES, outcome)})`,
+        has("deliveries"),
+        async (model, storages) => {
+          const { id, organizationId } = pick(model.deliveries, n);
+          const stored = await storages.reference.raw.delivery(id);
+          const kind = pick(OUTCOMES, outcome);
+          const next: AttemptOutcome["next"] =
+            kind === "pending" ? { status: kind, nextAttemptAt: at(t + 30) } : { status: kind };
+          const attempt = {
+            deliveryId: id,
+            organizationId,
+            attempt: stored?.attempts ?? 0,
+            startedAt: at(t),
+            durationMs: 40 + n,
+            statusCode: status,
+            error: status === null ? "timeout" : null,
+            responseBody: status === null ? null : "ok",
+          };
+          return (side) =>
+            side.repos.deliveries.completeAttempt(id, pick(OWNERS, owner), { attempt, next });
+        },
+      ),
+  );
+
+const redeliver = fc.record({ n: fc.nat(), org: fc.nat(1), t: fc.nat(16) }).map(
+  ({ n, org, t }) =>
+    new Operation(`deliveries.redeliver(#${n}, org ${org})`, has("deliveries"), (model) => {
+      const { id } = pick(model.deliveries, n);
+      return (side) => side.repos.deliveries.redeliver(pick(ORGS, org), id, at(t));
+    }),
+);
+
+const cancelForSubscription = fc
+  .record({ org: fc.nat(1), webhook: fc.nat(1), t: fc.nat(16) })
+  .map(
+    ({ org, webhook, t }) =>
+      new Operation(
+        `deliveries.cancelForSubscription(org ${org}, webhook ${webhook})`,
+        always,
+        () => (side) =>
+          side.repos.deliveries.cancelForSubscription(
+            pick(ORGS, org),
+            pick(WEBHOOKS, webhook),
+            at(t),
+          ),
+      ),
+  );
+
+const nextDueAt = fc.constant(
+  new Operation(
+    "deliveries.nextDueAt()",
+    always,
+    () => (side) => side.repos.deliveries.nextDueAt(),
+  ),
+);
+
+const read = fc.record({ n: fc.nat(), org: fc.nat(1) }).map(
+  ({ n, org }) =>
+    new Operation(`deliveries reads(#${n}, org ${org})`, has("deliveries"), (model) => {
+      const { id } = pick(model.deliveries, n);
+      const organizationId = pick(ORGS, org);
+      return async (side) => [
+        await side.repos.deliveries.get(organizationId, id),
+        await side.repos.deliveries.listAttempts(organizationId, id),
+      ];
+    }),
+);
+
+/** Random operations on the delivery outbox: inserts, leases, attempts, redeliveries. */
+export const deliveryOperations = [
+  insert,
+  insert,
+  claimDue,
+  claimDue,
+  completeAttempt,
+  redeliver,
+  cancelForSubscription,
+  nextDueAt,
+  read,
+];

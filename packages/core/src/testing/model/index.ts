@@ -1,0 +1,2 @@
+export type { StorageModelOptions } from "./check-storage-model.js";
+export { runStorageModel } from "./run-storage-model.js";

@@ -1,0 +1,118 @@
+import fc from "fast-check";
+import type { MessageStatus, Topic } from "../../ports.js";
+import { aMessage, anEvent, at } from "../contract/fixtures.js";
+import { always, has, Operation } from "./operation.js";
+import { MESSAGE_STATUSES, ORGS, PHONES, pick, URLS } from "./values.js";
+
+const TOPICS: Topic[] = ["message.sent", "message.delivered", "message.failed", "message.expired"];
+const refused = { code: "rejected", message: "The upstream refused the message" };
+
+const insertMessage = fc
+  .record({
+    org: fc.nat(1),
+    status: fc.nat(4),
+    viber: fc.boolean(),
+    hook: fc.option(fc.nat(1), { nil: undefined }),
+    expires: fc.nat(30),
+    t: fc.nat(20),
+  })
+  .map(({ org, status, viber, hook, expires, t }) => {
+    const state = pick(MESSAGE_STATUSES, status);
+    const message = aMessage({
+      organizationId: pick(ORGS, org),
+      apiKeyId: `key_0000000000000000000000000${org}`,
+      campaignId: `cmp_0000000000000000000000000${org}`,
+      profileId: `prf_0000000000000000000000000${org}`,
+      phoneNumber: pick(PHONES, t),
+      channel: viber ? "viber" : "sms",
+      smsFallbackAllowed: viber && t % 2 === 0,
+      clientReference: t % 2 === 0 ? null : `ref-${t}`,
+      webhookUrl: hook === undefined ? null : pick(URLS, hook),
+      status: state,
+      error: state === "failed" ? refused : null,
+      expiresAt: at(expires),
+      createdAt: at(t),
+      updatedAt: at(t),
+    });
+    return new Operation(
+      `messages.insert(org ${org}, ${state}, expires ${expires})`,
+      always,
+      () => (side) => side.repos.messages.insert(message),
+      (model) => model.messages.push(message),
+    );
+  });
+
+const transition = fc
+  .record({ n: fc.nat(), from: fc.nat(4), to: fc.nat(4), sms: fc.boolean(), t: fc.nat(40) })
+  .map(({ n, from, to, sms, t }) => {
+    const expected: MessageStatus = pick(MESSAGE_STATUSES, from);
+    const status: MessageStatus = pick(MESSAGE_STATUSES, to);
+    return new Operation(
+      `messages.transition(#${n}, ${expected} -> ${status})`,
+      has("messages"),
+      (model) => {
+        const { id } = pick(model.messages, n);
+        const changes = {
+          status,
+          channel: sms ? ("sms" as const) : ("viber" as const),
+          error: status === "failed" ? refused : null,
+          updatedAt: at(t),
+        };
+        return (side) => side.repos.messages.transition(id, expected, changes);
+      },
+    );
+  });
+
+const listExpired = fc
+  .record({ now: fc.nat(40), limit: fc.integer({ min: 1, max: 4 }) })
+  .map(
+    ({ now, limit }) =>
+      new Operation(
+        `messages.listExpired(${now}, ${limit})`,
+        always,
+        () => (side) => side.repos.messages.listExpired(at(now), limit),
+      ),
+  );
+
+const insertEvent = fc.record({ n: fc.nat(), topic: fc.nat(3), t: fc.nat(40) }).map(
+  ({ n, topic, t }) =>
+    new Operation(
+      `messages.insertEvent(#${n}, ${pick(TOPICS, topic)})`,
+      has("messages"),
+      (model) => {
+        const message = pick(model.messages, n);
+        const event = anEvent({
+          organizationId: message.organizationId,
+          messageId: message.id,
+          topic: pick(TOPICS, topic),
+          error: pick(TOPICS, topic) === "message.failed" ? refused : null,
+          createdAt: at(t),
+        });
+        return (side) => side.repos.messages.insertEvent(event);
+      },
+    ),
+);
+
+const readMessage = fc.record({ n: fc.nat(), org: fc.nat(1) }).map(
+  ({ n, org }) =>
+    new Operation(`messages reads(#${n}, org ${org})`, has("messages"), (model) => {
+      const { id } = pick(model.messages, n);
+      const organizationId = pick(ORGS, org);
+      return async (side) => [
+        await side.repos.messages.get(organizationId, id),
+        await side.repos.messages.getById(id),
+        await side.repos.messages.listEvents(organizationId, id),
+        await side.repos.deliveries.listForMessage(organizationId, id),
+      ];
+    }),
+);
+
+/** Random operations on messages: inserts, lifecycle compare-and-set, expiry, events. */
+export const messageOperations = [
+  insertMessage,
+  insertMessage,
+  transition,
+  listExpired,
+  insertEvent,
+  readMessage,
+];

@@ -1,0 +1,58 @@
+import { describe, it } from "vitest";
+import type { HarnessFactory } from "../contract/harness.js";
+import { accountOperations } from "./account-operations.js";
+import { audienceOperations } from "./audience-operations.js";
+import type { StorageModelOptions } from "./check-storage-model.js";
+import { checkAgainstReference } from "./check-storage-model.js";
+import { deliveryOperations } from "./delivery-operations.js";
+import { limitOperations } from "./limit-operations.js";
+import { messageOperations } from "./message-operations.js";
+import { profileOperations } from "./profile-operations.js";
+
+/**
+ * The storage model test every adapter runs: registers vitest tests in which random sequences
+ * of storage operations run on the in-memory reference and on a fresh harness from
+ * `makeHarness`; every answer and, at the end, every stored record must agree. Profile `seq`
+ * values are compared by order and meaning, not by number.
+ */
+export function runStorageModel(
+  name: string,
+  makeHarness: HarnessFactory,
+  options: StorageModelOptions = {},
+): void {
+  const check = (operations: Parameters<typeof checkAgainstReference>[1]) =>
+    checkAgainstReference(makeHarness, operations, options);
+
+  describe(`storage model: ${name}`, () => {
+    it("profiles, lists, consent and transactions agree with the reference", async () => {
+      await check([...profileOperations, ...audienceOperations]);
+    });
+
+    it("campaigns, API keys and webhook subscriptions agree with the reference", async () => {
+      await check(accountOperations);
+    });
+
+    it("messages, their events and expiry agree with the reference", async () => {
+      await check([...messageOperations, ...deliveryOperations.slice(0, 1)]);
+    });
+
+    it("delivery leases, attempts and redeliveries agree with the reference", async () => {
+      await check(deliveryOperations);
+    });
+
+    it("rate limits and idempotency records agree with the reference", async () => {
+      await check(limitOperations);
+    });
+
+    it("every kind of operation, interleaved, agrees with the reference", async () => {
+      await check([
+        ...profileOperations,
+        ...audienceOperations,
+        ...accountOperations,
+        ...messageOperations,
+        ...deliveryOperations,
+        ...limitOperations,
+      ]);
+    });
+  });
+}
