@@ -27,6 +27,7 @@ describe("readConfig", () => {
         webhookBackoffBaseMs: 30_000,
         webhookBackoffCapMs: 21_600_000,
         webhookRetryWindowMs: 259_200_000,
+        webhookLeaseMs: 60_000,
         logLevel: "info",
       },
     });
@@ -45,6 +46,7 @@ describe("readConfig", () => {
       TIDINGS_WEBHOOK_BACKOFF_BASE_MS: "100",
       TIDINGS_WEBHOOK_BACKOFF_CAP_MS: "1000",
       TIDINGS_WEBHOOK_RETRY_WINDOW_MS: "5000",
+      TIDINGS_WEBHOOK_LEASE_MS: "25000",
       TIDINGS_LOG_LEVEL: "debug",
     });
     expect(result).toEqual({
@@ -62,6 +64,7 @@ describe("readConfig", () => {
         webhookBackoffBaseMs: 100,
         webhookBackoffCapMs: 1000,
         webhookRetryWindowMs: 5000,
+        webhookLeaseMs: 25_000,
         logLevel: "debug",
       },
     });
@@ -80,6 +83,8 @@ describe("readConfig", () => {
     ["TIDINGS_WEBHOOK_BACKOFF_BASE_MS", "0"],
     ["TIDINGS_WEBHOOK_BACKOFF_CAP_MS", "1.5"],
     ["TIDINGS_WEBHOOK_RETRY_WINDOW_MS", "soon"],
+    // The lease must outlast the 15 s webhook timeout plus the engine's 5 s margin.
+    ["TIDINGS_WEBHOOK_LEASE_MS", "20000"],
     ["TIDINGS_LOG_LEVEL", "verbose"],
   ])("refuses a bad %s (%j) with a message naming the variable", (name, value) => {
     const errors = errorsOf({ [name]: value });
@@ -121,6 +126,7 @@ describe("readConfig", () => {
       "TIDINGS_WEBHOOK_BACKOFF_BASE_MS",
       "TIDINGS_WEBHOOK_BACKOFF_CAP_MS",
       "TIDINGS_WEBHOOK_RETRY_WINDOW_MS",
+      "TIDINGS_WEBHOOK_LEASE_MS",
       "TIDINGS_LOG_LEVEL",
     ]);
   });

@@ -1,4 +1,5 @@
 import { isAbsolute, resolve } from "node:path";
+import { defaultConfig } from "@tidings/core";
 
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 
@@ -20,6 +21,8 @@ export interface ServerConfig {
   webhookBackoffBaseMs: number;
   webhookBackoffCapMs: number;
   webhookRetryWindowMs: number;
+  /** How long a claimed webhook delivery stays leased to one engine before others may take it. */
+  webhookLeaseMs: number;
   logLevel: LogLevel;
 }
 
@@ -38,8 +41,15 @@ export const CONFIG_DEFAULTS = {
   TIDINGS_WEBHOOK_BACKOFF_BASE_MS: "30000",
   TIDINGS_WEBHOOK_BACKOFF_CAP_MS: "21600000",
   TIDINGS_WEBHOOK_RETRY_WINDOW_MS: "259200000",
+  TIDINGS_WEBHOOK_LEASE_MS: "60000",
   TIDINGS_LOG_LEVEL: "info",
 } as const;
+
+/**
+ * The shortest lease the delivery engine accepts: longer than the 15 s webhook timeout plus the
+ * engine's 5 s margin, so an attempt always ends (and is recorded) while its lease still holds.
+ */
+export const MIN_WEBHOOK_LEASE_MS = defaultConfig.webhookTimeoutMs + 5_000 + 1;
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
@@ -110,6 +120,7 @@ export function readConfig(
     webhookBackoffBaseMs: integer("TIDINGS_WEBHOOK_BACKOFF_BASE_MS", 1, 86_400_000),
     webhookBackoffCapMs: integer("TIDINGS_WEBHOOK_BACKOFF_CAP_MS", 1, 7 * 86_400_000),
     webhookRetryWindowMs: integer("TIDINGS_WEBHOOK_RETRY_WINDOW_MS", 1, 30 * 86_400_000),
+    webhookLeaseMs: integer("TIDINGS_WEBHOOK_LEASE_MS", MIN_WEBHOOK_LEASE_MS, 86_400_000),
     logLevel: logLevel as LogLevel,
   };
   const backoffRead = !errors.some((e) => e.startsWith("TIDINGS_WEBHOOK_BACKOFF_"));

@@ -1,3 +1,5 @@
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
 import { createDeliveryEngine, type DeliveryLogEntry } from "@tidings/core";
 import type { Logger } from "../logger.js";
 import { startExpirySweep } from "./expiry-sweep.js";
@@ -25,6 +27,8 @@ function logDelivery(logger: Logger, entry: DeliveryLogEntry): void {
 
 /** The work that runs beside (or instead of) the HTTP API. */
 export interface BackgroundWork {
+  /** The engine's lease owner as stored on the deliveries it holds: host, pid and a nonce. */
+  owner: string;
   /** Stops claiming, waits for the attempts and the sweep in flight, stops listening. */
   stop(): Promise<void>;
 }
@@ -36,8 +40,13 @@ export interface BackgroundWork {
 export async function startBackgroundWork(
   runtime: Runtime,
   logger: Logger,
+  options: { leaseMs: number },
 ): Promise<BackgroundWork> {
+  // The owner names the process, so a lease left by a crashed one can be traced to it.
+  const owner = `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
   const engine = createDeliveryEngine(runtime.deps, {
+    owner,
+    leaseMs: options.leaseMs,
     logger: (entry) => logDelivery(logger, entry),
   });
   runtime.onDeliveriesQueued(() => engine.wake());
@@ -48,6 +57,7 @@ export async function startBackgroundWork(
     unlisten = await runtime.listenForDeliveries(() => engine.wake());
   }
   return {
+    owner,
     async stop() {
       await unlisten?.();
       await sweep.stop();

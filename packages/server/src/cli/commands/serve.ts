@@ -36,7 +36,9 @@ export const serveCommand: Command = {
     const { config, logger, runtime, flags } = context;
     const port = typeof flags.port === "string" ? portOf(flags.port) : config.port;
     const host = typeof flags.host === "string" ? flags.host : config.host;
-    const background = await startBackgroundWork(runtime, logger);
+    const background = await startBackgroundWork(runtime, logger, {
+      leaseMs: config.webhookLeaseMs,
+    });
     let http: Awaited<ReturnType<typeof listenHttp>>;
     try {
       http = await listenHttp(runtime, logger, host, port);
@@ -50,6 +52,7 @@ export const serveCommand: Command = {
       url: http.url,
       database: config.database.kind,
       dev: config.dev,
+      engine: background.owner,
     });
     const signal = await shutdownRequested(context);
     logger.info("shutting down", { signal });

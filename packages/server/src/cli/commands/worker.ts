@@ -14,10 +14,13 @@ export const workerCommand: Command = {
   logsToStdout: true,
   async run(context) {
     const { config, logger, runtime } = context;
-    const background = await startBackgroundWork(runtime, logger);
+    const background = await startBackgroundWork(runtime, logger, {
+      leaseMs: config.webhookLeaseMs,
+    });
     logger.info("worker started", {
       database: config.database.kind,
       listening_for_notifications: runtime.listenForDeliveries !== undefined,
+      engine: background.owner,
     });
     const signal = await shutdownRequested(context);
     logger.info("shutting down", { signal });

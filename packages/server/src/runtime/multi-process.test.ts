@@ -1,0 +1,295 @@
+import { TOPICS } from "@tidings/core";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  createSender,
+  type ProcessCluster,
+  type Sender,
+  startProcessCluster,
+  type TidingsProcess,
+} from "./process-cluster.js";
+import { startWebhookTally, type WebhookTally } from "./webhook-tally.js";
+
+/**
+ * Issue 8, "How it is shown": several `tidings serve` and `tidings worker` child processes on
+ * one PostgreSQL database. Each test starts its own processes on its own schema (`mp_<random>`,
+ * dropped after), so the tests share nothing.
+ */
+
+const PG_URL = process.env.TIDINGS_TEST_PG_URL;
+
+/** A failed attempt is retried within a second, so a transient error cannot stall a test. */
+const FAST_RETRIES = {
+  TIDINGS_WEBHOOK_BACKOFF_BASE_MS: "200",
+  TIDINGS_WEBHOOK_BACKOFF_CAP_MS: "1000",
+};
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function cluster(servers: number, workers: number, env: Record<string, string>) {
+  const started = await startProcessCluster({ pgUrl: PG_URL ?? "", servers, workers, env });
+  cleanups.push(started.stop);
+  return started;
+}
+
+async function tally(secret: string, options: { hold?: boolean } = {}): Promise<WebhookTally> {
+  const started = await startWebhookTally(secret, options);
+  cleanups.push(started.close);
+  return started;
+}
+
+/** Polls `probe` until it returns a value, failing after `timeoutMs`. */
+async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Runs `task(0…count-1)` with at most `limit` in flight; the results keep their order. */
+async function bounded<T>(count: number, limit: number, task: (i: number) => Promise<T>) {
+  const results: T[] = new Array(count);
+  let next = 0;
+  const lane = async () => {
+    while (next < count) {
+      const i = next++;
+      results[i] = await task(i);
+    }
+  };
+  await Promise.all(Array.from({ length: limit }, lane));
+  return results;
+}
+
+const phone = (i: number) => `+1415555${String(i).padStart(4, "0")}`;
+
+function send(server: TidingsProcess, sender: Sender, i: number, webhookUrl?: string) {
+  return fetch(`${server.baseUrl}/v1/messages/send`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${sender.token}`, "content-type": "application/json" },
+    body: JSON.stringify({
+      campaign_id: sender.campaignId,
+      recipient: { type: "phone_number", value: phone(i) },
+      params: { pin: String(1000 + i) },
+      ...(webhookUrl === undefined ? {} : { webhook_url: webhookUrl }),
+    }),
+  });
+}
+
+async function sendForId(server: TidingsProcess, sender: Sender, i: number, url: string) {
+  const answer = await send(server, sender, i, url);
+  if (answer.status !== 200) throw new Error(`send ${i}: ${answer.status} ${await answer.text()}`);
+  return ((await answer.json()) as { message_id: string }).message_id;
+}
+
+/** Waits until every one of `count` deliveries is stored as delivered and none is in flight. */
+async function allDelivered(mp: ProcessCluster, hooks: WebhookTally, count: number, ms: number) {
+  await until(`${count} deliveries stored as delivered`, ms, async () => {
+    const [row] = await mp.query<{ delivered: number; other: number }>(
+      `SELECT count(*) FILTER (WHERE status = 'delivered')::int AS delivered,
+              count(*) FILTER (WHERE status <> 'delivered')::int AS other
+       FROM "${mp.schema}".deliveries`,
+    );
+    return row?.delivered === count && row.other === 0 ? true : undefined;
+  });
+  await until("the receiver to hold no request", 5_000, async () =>
+    hooks.open().length === 0 ? true : undefined,
+  );
+}
+
+/** How many 200 answers each delivery id got on a connection that was still alive. */
+function answersById(hooks: WebhookTally): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const r of hooks.received) {
+    if (r.outcome === "answered") counts.set(r.deliveryId, (counts.get(r.deliveryId) ?? 0) + 1);
+  }
+  return counts;
+}
+
+// Skipped without TIDINGS_TEST_PG_URL: child processes need a real server (PGlite lives inside
+// one process). `.ci/run` always sets it.
+describe.skipIf(PG_URL === undefined)("many processes on one PostgreSQL database", () => {
+  it("delivers each of 2,000 sends' 6,000 events exactly once across two servers and two workers", async () => {
+    const mp = await cluster(2, 2, {
+      TIDINGS_SEND_RATE_LIMIT: "1000000/60s",
+      TIDINGS_SANDBOX_DELAY_MS: "20",
+      ...FAST_RETRIES,
+    });
+    const sender = await createSender(mp.env, "messages:send");
+    const hooks = await tally(sender.webhookSigningSecret);
+
+    const sends = 2000;
+    const messageIds = await bounded(sends, 20, (i) =>
+      sendForId(mp.servers[i % 2] as TidingsProcess, sender, i, hooks.url),
+    );
+    await allDelivered(mp, hooks, sends * 3, 150_000);
+
+    expect(hooks.received.filter((r) => !r.verified)).toEqual([]);
+    const answers = answersById(hooks);
+    expect(answers.size).toBe(sends * 3);
+    expect([...answers].filter(([, count]) => count !== 1)).toEqual([]);
+    // One delivery per (message, topic): no event was queued twice under two ids either.
+    const topicsOf = new Map<string, string[]>();
+    for (const r of hooks.received.filter((r) => r.outcome === "answered")) {
+      topicsOf.set(r.messageId, [...(topicsOf.get(r.messageId) ?? []), r.topic]);
+    }
+    expect([...topicsOf.keys()].sort()).toEqual([...messageIds].sort());
+    const expected = ["message.delivered", "message.seen", "message.sent"];
+    expect([...topicsOf.values()].filter((t) => t.sort().join() !== expected.join())).toEqual([]);
+    // The workers took part: the delivery work was shared, not done by the servers alone.
+    for (const worker of mp.workers) {
+      expect(worker.logs.filter((l) => l.msg === "webhook attempt").length).toBeGreaterThan(0);
+    }
+  }, 180_000);
+
+  it("accepts exactly the key's limit per window from sends hammering both servers", async () => {
+    const mp = await cluster(2, 0, { TIDINGS_SEND_RATE_LIMIT: "50/60s", ...FAST_RETRIES });
+    const sender = await createSender(mp.env, "messages:send");
+
+    const answers = await bounded(150, 30, async (i) => {
+      const answer = await send(mp.servers[i % 2] as TidingsProcess, sender, i);
+      const body = (await answer.json()) as { code?: string };
+      return { status: answer.status, retryAfter: answer.headers.get("retry-after"), body };
+    });
+
+    const accepted = answers.filter((a) => a.status !== 429);
+    expect(accepted.map((a) => a.status)).toEqual(new Array(50).fill(200));
+    const limited = answers.filter((a) => a.status === 429);
+    expect(limited).toHaveLength(100);
+    for (const answer of limited) {
+      expect(answer.body.code).toBe("rate_limited");
+      expect(Number(answer.retryAfter)).toBeGreaterThanOrEqual(1);
+    }
+  }, 60_000);
+
+  it("leaves at most 5 active webhooks and no shared topic after 20 concurrent activations", async () => {
+    const mp = await cluster(2, 0, FAST_RETRIES);
+    const sender = await createSender(mp.env, "webhooks:manage");
+    const call = (i: number, method: string, path: string, body?: unknown) =>
+      fetch(`${(mp.servers[i % 2] as TidingsProcess).baseUrl}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${sender.token}`, "content-type": "application/json" },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    const topic = (i: number) => TOPICS[i % TOPICS.length] as string;
+    // Six disjoint single-topic ones (so the limit of 5 can bind), then overlapping pairs and
+    // triples (so the overlap rule can).
+    const topicsOf = (i: number) =>
+      i < 6
+        ? [topic(i)]
+        : i < 12
+          ? [topic(i), topic(i + 1)]
+          : [topic(i), topic(i + 2), topic(i + 4)];
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      const created = await call(i, "POST", "/v1/webhooks", {
+        url: "http://127.0.0.1:9/hooks",
+        topics: topicsOf(i),
+        status: "inactive",
+      });
+      expect(created.status).toBe(201);
+      ids.push(((await created.json()) as { webhook_id: string }).webhook_id);
+    }
+
+    // Three rounds in different orders, each starting from all inactive.
+    for (const stride of [1, 7, 13]) {
+      const order = ids.map((_, j) => ids[(j * stride + stride) % ids.length] as string);
+      const answers = await Promise.all(
+        order.map(async (id, j) => ({
+          id,
+          status: (await call(j, "PATCH", `/v1/webhooks/${id}`, { status: "active" })).status,
+        })),
+      );
+      expect(answers.filter((a) => a.status !== 200 && a.status !== 409)).toEqual([]);
+      const listed = (await (await call(stride, "GET", "/v1/webhooks?limit=100")).json()) as {
+        data: Array<{ webhook_id: string; status: string; topics: string[] }>;
+      };
+      const active = listed.data.filter((w) => w.status === "active");
+      expect(active.length).toBeGreaterThan(0);
+      expect(active.length).toBeLessThanOrEqual(5);
+      const activeTopics = active.flatMap((w) => w.topics);
+      expect(new Set(activeTopics).size).toBe(activeTopics.length);
+      // What was answered is what was stored: each 200 is an active webhook, each 409 is not.
+      const won = answers.filter((a) => a.status === 200).map((a) => a.id);
+      expect(active.map((w) => w.webhook_id).sort()).toEqual(won.sort());
+      for (const id of won) {
+        expect((await call(0, "PATCH", `/v1/webhooks/${id}`, { status: "inactive" })).status).toBe(
+          200,
+        );
+      }
+    }
+  }, 60_000);
+
+  /**
+   * What is asserted: the worker is killed while the receiver holds at least one of its
+   * requests open; every one of the 48 deliveries then gets exactly one 200 on a live
+   * connection (at least once, and never twice by live processes); each delivery the dead worker
+   * leased is answered only after its lease expired. The receiver answers nothing before the
+   * kill, so the killed worker cannot have delivered anything and no at-least-once repeat is
+   * expected here.
+   */
+  it("has another process deliver what a SIGKILLed worker held once its lease ends", async () => {
+    const mp = await cluster(1, 2, {
+      TIDINGS_WEBHOOK_LEASE_MS: "21000",
+      TIDINGS_SANDBOX_DELAY_MS: "20",
+      ...FAST_RETRIES,
+    });
+    const [server, doomed] = [mp.servers[0], mp.workers[0]] as [TidingsProcess, TidingsProcess];
+    const sender = await createSender(mp.env, "messages:send");
+    // The receiver answers nothing until released, so every engine keeps requests in flight.
+    const hooks = await tally(sender.webhookSigningSecret, { hold: true });
+    const messages = 16;
+    for (let i = 0; i < messages; i++) await sendForId(server, sender, i, hooks.url);
+
+    type Lease = { id: string; lease_expires_at: string };
+    const leasesOf = (engine: string) =>
+      mp.query<Lease>(
+        `SELECT id, lease_expires_at FROM "${mp.schema}".deliveries
+         WHERE lease_owner = $1 AND status = 'pending'`,
+        [engine],
+      );
+    const inFlight = await until("the worker to have a delivery in flight", 10_000, async () => {
+      const leased = new Set((await leasesOf(doomed.engine)).map((l) => l.id));
+      const open = hooks.open().filter((r) => leased.has(r.deliveryId));
+      return open.length > 0 ? open.map((r) => r.deliveryId) : undefined;
+    });
+    doomed.child.kill("SIGKILL");
+    await doomed.exited;
+    const killedAt = Date.now();
+    // A dead process claims nothing more: these are all the leases it left behind.
+    const orphaned = await leasesOf(doomed.engine);
+    expect(orphaned.map((l) => l.id)).toEqual(expect.arrayContaining(inFlight));
+    await until("the killed worker's requests to drop", 5_000, async () =>
+      hooks.open().some((r) => inFlight.includes(r.deliveryId)) ? undefined : true,
+    );
+    hooks.release();
+    await allDelivered(mp, hooks, messages * 3, 60_000);
+
+    // The killed worker's requests were never answered: it died holding them (mid-delivery).
+    for (const id of inFlight) {
+      const aborted = hooks.received.filter((r) => r.deliveryId === id && r.outcome === "aborted");
+      expect(aborted.length).toBeGreaterThan(0);
+    }
+    // Every delivery got exactly one 200 on a live connection: no live process delivered one
+    // twice. Because the receiver answered nothing before the kill, the killed worker's attempts
+    // cannot have succeeded, so even "at least once" shows no repeat here.
+    const answers = answersById(hooks);
+    expect(answers.size).toBe(messages * 3);
+    expect([...answers].filter(([, count]) => count !== 1)).toEqual([]);
+    expect(hooks.received.filter((r) => !r.verified)).toEqual([]);
+    // Each orphaned delivery was delivered by another process, and only after its lease ended.
+    for (const lease of orphaned) {
+      const answered = hooks.received.find(
+        (r) => r.deliveryId === lease.id && r.outcome === "answered",
+      );
+      expect(answered?.arrivedAt).toBeGreaterThanOrEqual(
+        Math.max(killedAt, Date.parse(lease.lease_expires_at)),
+      );
+    }
+  }, 120_000);
+});
