@@ -1,0 +1,118 @@
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { type Env, tidingsCli } from "./tidings-process.js";
+
+export type Database = "sqlite" | "postgres";
+
+/** The PostgreSQL the benchmarks may use: TIDINGS_BENCH_PG_URL, else the local test database. */
+export const PG_URL = process.env.TIDINGS_BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+
+/** A fresh, empty Tidings database with one organization, one API key and one OTP campaign. */
+export interface Fixture {
+  database: Database;
+  /** The environment `tidings serve` and the CLI run with. */
+  env: Env;
+  /** The SQLite file, when the database is SQLite. */
+  sqlitePath: string | null;
+  /** The PostgreSQL schema, when the database is PostgreSQL. */
+  pgSchema: string | null;
+  orgId: string;
+  token: string;
+  campaignId: string;
+  /** Removes the database (the temporary directory, or the PostgreSQL schema). */
+  dispose(): Promise<void>;
+}
+
+/**
+ * The configuration every benchmark serves with: the send rate limit lifted (the most the
+ * configuration accepts, per second), logs at `warn` so request logging is not measured.
+ */
+export const BENCH_ENV: Env = {
+  TIDINGS_SEND_RATE_LIMIT: "9999999/1s",
+  TIDINGS_LOG_LEVEL: "warn",
+};
+
+/** The OTP template of the send benchmarks; Viber, so the parameter validator runs. */
+export const OTP_TEMPLATE = "Your {{brand}} code is {{pin}}. It expires in 10 minutes.";
+
+/** Creates the database and its organization, key and active OTP campaign with the CLI. */
+export async function createFixture(database: Database): Promise<Fixture> {
+  const secretKey = randomBytes(32).toString("hex");
+  let env: Env;
+  let sqlitePath: string | null = null;
+  let pgSchema: string | null = null;
+  let dir: string | null = null;
+  if (database === "sqlite") {
+    dir = mkdtempSync(join(tmpdir(), "tidings-bench-"));
+    sqlitePath = join(dir, "tidings.db");
+    env = {
+      ...BENCH_ENV,
+      TIDINGS_DATABASE_URL: `sqlite:${sqlitePath}`,
+      TIDINGS_SECRET_KEY: secretKey,
+    };
+  } else {
+    pgSchema = `tidings_bench_${randomBytes(4).toString("hex")}`;
+    const url = new URL(PG_URL);
+    url.searchParams.set("schema", pgSchema);
+    env = { ...BENCH_ENV, TIDINGS_DATABASE_URL: url.toString(), TIDINGS_SECRET_KEY: secretKey };
+  }
+  const org = await tidingsCli<{ org_id: string }>(["orgs", "create", "--name", "Bench"], env);
+  const key = await tidingsCli<{ token: string }>(
+    [
+      "keys",
+      "create",
+      "--org",
+      org.org_id,
+      "--scopes",
+      "profiles:read,profiles:write,messages:send,webhooks:manage",
+    ],
+    env,
+  );
+  const campaign = await tidingsCli<{ campaign_id: string }>(
+    [
+      "campaigns",
+      "create",
+      "--org",
+      org.org_id,
+      "--name",
+      "Bench OTP",
+      "--channel",
+      "viber",
+      "--category",
+      "otp",
+      "--sender",
+      "Bench",
+      "--template",
+      OTP_TEMPLATE,
+      "--active",
+    ],
+    env,
+  );
+  return {
+    database,
+    env,
+    sqlitePath,
+    pgSchema,
+    orgId: org.org_id,
+    token: key.token,
+    campaignId: campaign.campaign_id,
+    async dispose() {
+      if (dir !== null) rmSync(dir, { recursive: true, force: true });
+      if (pgSchema !== null) await dropSchema(pgSchema);
+    },
+  };
+}
+
+/** Drops a benchmark's PostgreSQL schema. */
+export async function dropSchema(schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: PG_URL });
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  } finally {
+    await client.end();
+  }
+}

@@ -1,0 +1,11 @@
+const AREA_CODES = ["415", "212", "646", "917", "718"];
+const PER_AREA = 8_000_000;
+
+/**
+ * The `n`th of 40 million distinct US numbers that libphonenumber accepts as valid, already in
+ * E.164, so seeded rows and API requests name the same numbers.
+ */
+export function phoneNumber(n: number): string {
+  const area = AREA_CODES[Math.floor(n / PER_AREA) % AREA_CODES.length]!;
+  return `+1${area}${2_000_000 + (n % PER_AREA)}`;
+}

@@ -1,0 +1,123 @@
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { createServer as createNetServer } from "node:net";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { request } from "undici";
+
+/** The built `tidings` command, through bench's own dependency on @tidings/server. */
+export const TIDINGS_BIN = fileURLToPath(
+  new URL("../../node_modules/@tidings/server/dist/bin.js", import.meta.url),
+);
+
+export type Env = Record<string, string>;
+
+/** Runs one `tidings … --json` command and resolves with its JSON answer. */
+export function tidingsCli<T>(args: string[], env: Env): Promise<T> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      [TIDINGS_BIN, ...args, "--json"],
+      { env: { ...process.env, ...env } },
+      (error, stdout, stderr) => {
+        if (error) reject(new Error(`tidings ${args.join(" ")} failed: ${stderr || stdout}`));
+        else resolve(JSON.parse(stdout) as T);
+      },
+    );
+  });
+}
+
+/** A running `tidings serve` child process. */
+export interface TidingsServer {
+  url: string;
+  pid: number;
+  /** The peak resident set size so far (VmHWM), in MiB; `null` off Linux. */
+  peakRssMiB(): number | null;
+  /** SIGTERM, then waits for the exit. */
+  stop(): Promise<void>;
+}
+
+/** Peak RSS of a process from /proc/PID/status, in MiB. */
+export function peakRssMiB(pid: number): number | null {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    const kb = /VmHWM:\s+(\d+) kB/.exec(status)?.[1];
+    return kb === undefined ? null : Number(kb) / 1024;
+  } catch {
+    return null;
+  }
+}
+
+const exited = (child: ChildProcess): Promise<void> =>
+  new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once("exit", () => resolve());
+  });
+
+/** A port that was free a moment ago (the server logs its port only at `info`). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createNetServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address();
+      const port = typeof address === "object" && address !== null ? address.port : 0;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** Polls `/healthz` until the server answers. */
+async function waitUntilUp(url: string, child: ChildProcess, stderr: () => string): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    if (child.exitCode !== null) {
+      throw new Error(`tidings serve exited (${child.exitCode}) before listening: ${stderr()}`);
+    }
+    try {
+      const answer = await request(`${url}/healthz`);
+      await answer.body.dump();
+      if (answer.statusCode === 200) return;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`tidings serve did not answer /healthz: ${stderr()}`);
+}
+
+/**
+ * Starts `tidings serve` on a free loopback port (optionally under extra node flags such as
+ * `--cpu-prof`) and resolves once it answers `/healthz`. Its warnings and errors are echoed,
+ * the first few only.
+ */
+export async function startTidings(env: Env, nodeArgs: string[] = []): Promise<TidingsServer> {
+  const port = await freePort();
+  const child = spawn(
+    process.execPath,
+    [...nodeArgs, TIDINGS_BIN, "serve", "--port", String(port)],
+    {
+      env: { ...process.env, TIDINGS_LOG_LEVEL: "warn", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  let stderr = "";
+  child.stderr?.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  let echoed = 0;
+  createInterface({ input: child.stdout! }).on("line", (line) => {
+    if (echoed++ < 10) process.stderr.write(`[serve] ${line.slice(0, 300)}\n`);
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitUntilUp(url, child, () => stderr);
+  const pid = child.pid!;
+  return {
+    url,
+    pid,
+    peakRssMiB: () => peakRssMiB(pid),
+    async stop() {
+      child.kill("SIGTERM");
+      await exited(child);
+    },
+  };
+}

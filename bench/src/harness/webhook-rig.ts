@@ -1,0 +1,162 @@
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createUrlPolicy, undiciWebhookTransport } from "@tidings/adapter-http";
+import { sqliteStorage } from "@tidings/adapter-sqlite";
+import {
+  aesGcmSecretBox,
+  type createDeliveryEngine,
+  createIds,
+  type DeliveryDestination,
+  type DeliveryRecord,
+  defaultConfig,
+  destinationKey,
+  isoAt,
+  type MessageRecord,
+  messageEventBody,
+  systemClock,
+} from "@tidings/core";
+import Database from "better-sqlite3";
+
+/** What the delivery engine needs (the core names it `AttemptDeps` but does not export it). */
+export type AttemptDeps = Parameters<typeof createDeliveryEngine>[0];
+
+/** The delivery engine's dependencies on a fresh SQLite file, with one subscription. */
+export interface WebhookRig {
+  deps: AttemptDeps;
+  webhookId: string;
+  secret: string;
+  /** Queues `count` due deliveries of `message.delivered` in one transaction; their ids. */
+  queue(count: number): Promise<string[]>;
+  /** Cancels whatever a run left pending (one that hit its timeout), so the next starts clean. */
+  cancelPending(): Promise<number>;
+  /** A delivery's id and exact body, for the plain loop. */
+  bodies(count: number): Array<{ id: string; payload: string }>;
+  close(): Promise<void>;
+}
+
+/**
+ * Retries come after 1 s, then at most 2 s, so the failing-receiver run measures how the engine
+ * drains rather than how long the production schedule (30 s doubling) waits.
+ */
+export const BENCH_BACKOFF = { webhookBackoffBaseMs: 1000, webhookBackoffCapMs: 2000 };
+
+/** Opens the rig: storage, the undici transport (dev policy: loopback allowed), secrets. */
+export async function openWebhookRig(receiverUrl: string): Promise<WebhookRig> {
+  const dir = mkdtempSync(join(tmpdir(), "tidings-bench-hooks-"));
+  const db = new Database(join(dir, "tidings.db"));
+  const storage = sqliteStorage(db);
+  const ids = createIds();
+  const secretBox = aesGcmSecretBox(randomBytes(32));
+  const urlPolicy = createUrlPolicy({ dev: true });
+  const transport = undiciWebhookTransport({ urlPolicy });
+  const deps: AttemptDeps = {
+    storage,
+    clock: systemClock,
+    secretBox,
+    transport,
+    config: { ...defaultConfig, ...BENCH_BACKOFF },
+  };
+  const at = isoAt(Date.now());
+  const organizationId = ids.prefixed("org");
+  await storage.organizations.insert({ id: organizationId, name: "Bench", createdAt: at });
+  const webhookId = ids.prefixed("whk");
+  const secret = `whsec_${randomBytes(32).toString("base64url")}`;
+  await storage.webhooks.insert({
+    id: webhookId,
+    organizationId,
+    url: receiverUrl,
+    topics: [
+      "message.sent",
+      "message.delivered",
+      "message.seen",
+      "message.clicked",
+      "message.failed",
+      "message.expired",
+    ],
+    status: "active",
+    description: "bench receiver",
+    secretSealed: secretBox.seal(secret),
+    createdAt: at,
+    updatedAt: at,
+  });
+  const message: MessageRecord = {
+    id: ids.uuidv7(),
+    organizationId,
+    apiKeyId: ids.prefixed("key"),
+    campaignId: ids.prefixed("cmp"),
+    profileId: ids.prefixed("prf"),
+    phoneNumber: "+14155552671",
+    category: "otp",
+    channel: "viber",
+    smsFallbackAllowed: false,
+    sender: "Bench",
+    body: "Your Acme code is 482913.",
+    clientReference: "bench",
+    webhookUrl: null,
+    status: "delivered",
+    error: null,
+    expiresAt: at,
+    createdAt: at,
+    updatedAt: at,
+  };
+  const delivery = (now: string): DeliveryRecord => {
+    const id = ids.uuidv7();
+    const destination: DeliveryDestination = { kind: "subscription", webhookId };
+    return {
+      id,
+      organizationId,
+      eventId: ids.uuidv7(),
+      messageId: null,
+      topic: "message.delivered",
+      destination,
+      destinationKey: destinationKey(destination),
+      payload: messageEventBody(
+        id,
+        "message.delivered",
+        now,
+        { ...message, id: ids.uuidv7() },
+        null,
+      ),
+      status: "pending",
+      attempts: 0,
+      nextAttemptAt: now,
+      firstAttemptAt: null,
+      leaseOwner: null,
+      leaseExpiresAt: null,
+      lastStatusCode: null,
+      lastError: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+  };
+  return {
+    deps,
+    webhookId,
+    secret,
+    async queue(count) {
+      const now = isoAt(Date.now());
+      const made = Array.from({ length: count }, () => delivery(now));
+      await storage.transaction(async (tx) => {
+        for (const d of made) await tx.deliveries.insert(d);
+      });
+      return made.map((d) => d.id);
+    },
+    cancelPending: () =>
+      storage.deliveries.cancelForSubscription(organizationId, webhookId, isoAt(Date.now())),
+    bodies(count) {
+      const now = isoAt(Date.now());
+      return Array.from({ length: count }, () => {
+        const d = delivery(now);
+        return { id: d.id, payload: d.payload };
+      });
+    },
+    async close() {
+      await transport.close();
+      await storage.close();
+      if (db.open) db.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,252 @@
+// HTTP throughput: autocannon against `tidings serve` (SQLite and PostgreSQL), every figure
+// beside a bare node:http server answering the same JSON in the same run.
+// Run: pnpm --filter @tidings/bench http   (BENCH_DURATION_S, BENCH_DB, BENCH_ONLY, BENCH_CPU_PROF)
+import { call, seedProfiles } from "./harness/api.js";
+import { type BareReply, startBareServer } from "./harness/bare-server.js";
+import { createFixture, type Database } from "./harness/fixture.js";
+import { durationS, type LoadRequest, type LoadResult, runLoad } from "./harness/load.js";
+import { describeMachine, machineLine } from "./harness/machine.js";
+import { fixed, int, percent, table, verdict } from "./harness/markdown.js";
+import { phoneNumber } from "./harness/phones.js";
+import { writeSection } from "./harness/results.js";
+import { startTidings } from "./harness/tidings-process.js";
+
+const DURATION_S = durationS(10);
+const WARMUP_S = Math.min(Number(process.env.BENCH_WARMUP_S ?? 1), DURATION_S);
+const CONNECTIONS = [10, 50];
+const SEEDED = 1000;
+const DATABASES: Database[] = (process.env.BENCH_DB?.split(",") as Database[] | undefined) ?? [
+  "sqlite",
+  "postgres",
+];
+const ONLY = process.env.BENCH_ONLY;
+const CPU_PROF = process.env.BENCH_CPU_PROF;
+
+interface Context {
+  ids: string[];
+  campaignId: string;
+}
+
+interface Endpoint {
+  name: string;
+  /** A fresh request generator for one run. */
+  requests(context: Context): () => LoadRequest;
+}
+
+let phoneCounter = 10_000_000;
+
+const ALL_ENDPOINTS: Endpoint[] = [
+  {
+    name: "POST /v1/profiles",
+    requests: () => () => ({
+      method: "POST",
+      path: "/v1/profiles",
+      body: JSON.stringify({
+        phone_number: phoneNumber(phoneCounter++),
+        first_name: "Bench",
+        last_name: "Load",
+      }),
+    }),
+  },
+  {
+    name: "GET /v1/profiles/{id}",
+    requests: ({ ids }) => {
+      let k = 0;
+      return () => ({ method: "GET", path: `/v1/profiles/${ids[k++ % ids.length]}` });
+    },
+  },
+  {
+    name: "GET /v1/profiles?phone_number=",
+    requests: () => {
+      let k = 0;
+      return () => ({
+        method: "GET",
+        path: `/v1/profiles?phone_number=${encodeURIComponent(phoneNumber(k++ % SEEDED))}`,
+      });
+    },
+  },
+  {
+    name: "GET /v1/profiles?limit=100",
+    requests: () => () => ({ method: "GET", path: "/v1/profiles?limit=100" }),
+  },
+  {
+    name: "POST /v1/messages/send",
+    requests: ({ campaignId }) => {
+      let k = 0;
+      return () => {
+        k += 1;
+        return {
+          method: "POST",
+          path: "/v1/messages/send",
+          body: JSON.stringify({
+            campaign_id: campaignId,
+            recipient: { type: "phone_number", value: phoneNumber(k % SEEDED) },
+            params: { brand: "Acme", pin: String(100_000 + (k % 900_000)) },
+          }),
+        };
+      };
+    },
+  },
+];
+const ENDPOINTS = ALL_ENDPOINTS.filter(
+  (endpoint) => ONLY === undefined || ONLY.split(",").includes(endpoint.name),
+);
+
+interface Row {
+  endpoint: string;
+  database: Database;
+  connections: number;
+  tidings: LoadResult;
+  bare: LoadResult;
+}
+
+const bareResults = new Map<string, LoadResult>();
+const rows: Row[] = [];
+const peakRss: Array<{ database: Database; mib: number | null }> = [];
+
+/** The sample answer the bare server repeats: Tidings' own answer to the same request. */
+async function sampleReply(url: string, token: string, request: LoadRequest): Promise<BareReply> {
+  const body = request.body === undefined ? undefined : (JSON.parse(request.body) as unknown);
+  return call(url, token, request.method, request.path, body);
+}
+
+async function measureBare(
+  endpoint: string,
+  connections: number,
+  reply: BareReply,
+  make: () => LoadRequest,
+) {
+  const key = `${endpoint}@${connections}`;
+  if (bareResults.has(key)) return;
+  const bare = await startBareServer({ "GET *": reply, "POST *": reply });
+  try {
+    await runLoad({ url: bare.url, connections, durationS: WARMUP_S, next: make });
+    bareResults.set(
+      key,
+      await runLoad({ url: bare.url, connections, durationS: DURATION_S, next: make }),
+    );
+  } finally {
+    await bare.stop();
+  }
+}
+
+async function benchDatabase(database: Database): Promise<void> {
+  const fixture = await createFixture(database);
+  const nodeArgs = CPU_PROF ? ["--cpu-prof", "--cpu-prof-dir", CPU_PROF] : [];
+  const server = await startTidings(fixture.env, nodeArgs);
+  try {
+    const ids = await seedProfiles(server.url, fixture.token, 0, SEEDED);
+    const context: Context = { ids, campaignId: fixture.campaignId };
+    const headers = { authorization: `Bearer ${fixture.token}` };
+    for (const endpoint of ENDPOINTS) {
+      const reply = await sampleReply(server.url, fixture.token, endpoint.requests(context)());
+      for (const connections of CONNECTIONS) {
+        await measureBare(endpoint.name, connections, reply, endpoint.requests(context));
+        const next = endpoint.requests(context);
+        await runLoad({ url: server.url, connections, durationS: WARMUP_S, headers, next });
+        const tidings = await runLoad({
+          url: server.url,
+          connections,
+          durationS: DURATION_S,
+          headers,
+          next,
+        });
+        const bare = bareResults.get(`${endpoint.name}@${connections}`)!;
+        rows.push({ endpoint: endpoint.name, database, connections, tidings, bare });
+        console.log(
+          `${database} ${endpoint.name} c=${connections}: ${int(tidings.requestsPerS)} req/s (bare ${int(bare.requestsPerS)}), p50 ${tidings.p50Ms} ms, p99 ${tidings.p99Ms} ms, failures ${tidings.failures} ${JSON.stringify(tidings.statusCodes)}`,
+        );
+        // Let the sandbox's delivered/seen reports of the sends land before the next run.
+        if (endpoint.name.includes("send")) await new Promise((r) => setTimeout(r, 2500));
+      }
+    }
+    peakRss.push({ database, mib: server.peakRssMiB() });
+  } finally {
+    await server.stop();
+    await fixture.dispose();
+  }
+}
+
+function report(): string {
+  const body = table(
+    [
+      "Endpoint",
+      "DB",
+      "Conns",
+      "req/s",
+      "bare req/s",
+      "ratio",
+      "p50 ms",
+      "p99 ms",
+      "bare p50/p99 ms",
+      "non-2xx+errors",
+    ],
+    rows.map((r) => [
+      `\`${r.endpoint}\``,
+      r.database === "sqlite" ? "SQLite" : "PostgreSQL",
+      r.connections,
+      int(r.tidings.requestsPerS),
+      int(r.bare.requestsPerS),
+      percent(r.tidings.requestsPerS / r.bare.requestsPerS),
+      r.tidings.p50Ms,
+      r.tidings.p99Ms,
+      `${r.bare.p50Ms} / ${r.bare.p99Ms}`,
+      r.tidings.failures,
+    ]),
+  );
+  const find = (endpoint: string, connections: number) =>
+    rows.find(
+      (r) => r.database === "sqlite" && r.endpoint === endpoint && r.connections === connections,
+    );
+  const targets: Array<[string, string, boolean | null]> = [];
+  for (const [endpoint, share] of [
+    ["POST /v1/profiles", 0.4],
+    ["POST /v1/messages/send", 0.3],
+  ] as const) {
+    for (const connections of CONNECTIONS) {
+      const row = find(endpoint, connections);
+      const ratio = row ? row.tidings.requestsPerS / row.bare.requestsPerS : null;
+      targets.push([
+        `\`${endpoint}\` ≥ ${percent(share)} of bare, ${connections} conns`,
+        ratio === null ? "not run" : percent(ratio),
+        ratio === null ? null : ratio >= share,
+      ]);
+    }
+  }
+  for (const row of rows.filter((r) => r.database === "sqlite" && r.connections === 50)) {
+    targets.push([
+      `\`${row.endpoint}\` p99 < 25 ms at 50 conns`,
+      `${row.tidings.p99Ms} ms`,
+      row.tidings.p99Ms < 25,
+    ]);
+  }
+  for (const { database, mib } of peakRss) {
+    targets.push([
+      `peak RSS of \`tidings serve\` (${database}) < 200 MB`,
+      mib === null ? "n/a" : `${fixed(mib)} MiB`,
+      mib === null ? null : mib * 1.048576 < 200,
+    ]);
+  }
+  return [
+    "## HTTP throughput",
+    "",
+    machineLine(describeMachine(), "pnpm --filter @tidings/bench http"),
+    "",
+    `autocannon in the bench process, ${DURATION_S} s per run after a ${WARMUP_S} s warm-up, against \`tidings serve\` (built \`dist/bin.js\`, its own process, \`TIDINGS_LOG_LEVEL=warn\`, send limit lifted to \`9999999/1s\`) and, in the same run, a bare node:http server in its own process answering Tidings' own JSON for that request. ${SEEDED} profiles seeded through the API first; lookups rotate over them; every \`POST /v1/profiles\` carries a new phone number; sends are Viber OTP (\`${"{{brand}}"}\`, \`${"{{pin}}"}\`) to the seeded numbers through the sandbox provider. PostgreSQL runs in its own schema of the local server.`,
+    "",
+    body,
+    "",
+    "### Targets (SQLite, ratios from the same run)",
+    "",
+    table(
+      ["Target", "Measured", "Verdict"],
+      targets.map(([name, measured, met]) => [name, measured, met === null ? "n/a" : verdict(met)]),
+    ),
+  ].join("\n");
+}
+
+for (const database of DATABASES) await benchDatabase(database);
+// A partial or profiled run prints its figures but leaves RESULTS.md to the full run.
+const partial = ONLY !== undefined || process.env.BENCH_DB !== undefined || CPU_PROF !== undefined;
+if (!partial) writeSection("http", report());
+console.log(report());
