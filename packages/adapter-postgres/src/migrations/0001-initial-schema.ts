@@ -184,6 +184,10 @@ export const initialSchema: readonly string[] = [
   )`,
   // Claiming due deliveries and the idle engine's next wake-up look at pending rows only.
   `CREATE INDEX deliveries_due ON deliveries (next_attempt_at, id) WHERE status = 'pending'`,
+  // A claim that passes over saturated destinations steps from one pending destination to the
+  // next here and reads only the others' due rows, never a saturated destination's backlog.
+  `CREATE INDEX deliveries_destination_due ON deliveries (destination_key, next_attempt_at, id)
+    WHERE status = 'pending'`,
   `CREATE INDEX deliveries_message ON deliveries (message_id, created_at, id)`,
   `CREATE INDEX deliveries_subscription ON deliveries (webhook_id) WHERE status = 'pending'`,
 

@@ -107,6 +107,45 @@ const byDue = (a: DeliveryRow, b: DeliveryRow): number =>
  */
 export function deliveryRepository(sql: Sql): DeliveryRepository {
   const t = sql.tables;
+  const leaseFree = "(lease_owner IS NULL OR lease_expires_at IS NULL OR lease_expires_at <= $1)";
+  /** The `$2` oldest due, unleased pending rows, in due order from `deliveries_due`. */
+  const oldestDue = `WITH due AS (
+      SELECT id FROM ${t.deliveries}
+      WHERE status = 'pending' AND next_attempt_at <= $1 AND ${leaseFree}
+      ORDER BY next_attempt_at, id
+      LIMIT $2
+      FOR UPDATE SKIP LOCKED
+    )`;
+  /**
+   * The same for every destination but those in `$5`, without reading the excluded
+   * destinations' backlogs: a loose index scan of `deliveries_destination_due` steps from one
+   * pending destination to the next, and only the others' due rows are read and locked. Its
+   * cost grows with the number of destinations that have pending rows, not with how many rows a
+   * saturated destination has waiting.
+   */
+  const oldestDueOutside = `WITH RECURSIVE destinations AS (
+      (SELECT destination_key AS key FROM ${t.deliveries}
+       WHERE status = 'pending' ORDER BY destination_key LIMIT 1)
+      UNION ALL
+      SELECT (SELECT p.destination_key FROM ${t.deliveries} p
+              WHERE p.status = 'pending' AND p.destination_key > destinations.key
+              ORDER BY p.destination_key LIMIT 1)
+      FROM destinations WHERE destinations.key IS NOT NULL
+    ),
+    due AS (
+      SELECT candidate.id FROM destinations
+      CROSS JOIN LATERAL (
+        SELECT id, next_attempt_at FROM ${t.deliveries}
+        WHERE status = 'pending' AND destination_key = destinations.key
+          AND next_attempt_at <= $1 AND ${leaseFree}
+        ORDER BY next_attempt_at, id
+        LIMIT $2
+        FOR UPDATE SKIP LOCKED
+      ) candidate
+      WHERE destinations.key IS NOT NULL AND destinations.key <> ALL ($5::text[])
+      ORDER BY candidate.next_attempt_at, candidate.id
+      LIMIT $2
+    )`;
   // The payload names the schema, so listeners of other schemas on the database sleep on.
   const notifyAs = (param: number) => `pg_notify('${DELIVERIES_CHANNEL}', $${param}::text)`;
 
@@ -165,22 +204,15 @@ export function deliveryRepository(sql: Sql): DeliveryRepository {
     async claimDue(now, limit, owner, leaseMs, options = {}) {
       // SKIP LOCKED: a claimer passes over rows another claimer is leasing right now instead of
       // waiting for it, and the lease condition is checked again on the locked row, so two
-      // claimers in any processes never both take a row. The excluded keys travel as one array
-      // parameter, so the statement text is the same whatever their number.
+      // claimers in any processes never both take a row.
+      const excluded = [...(options.excludeDestinations ?? [])];
+      const due = excluded.length === 0 ? oldestDue : oldestDueOutside;
       const rows = await sql.rows<DeliveryRow>(
-        `WITH due AS (
-           SELECT id FROM ${t.deliveries}
-           WHERE status = 'pending' AND next_attempt_at <= $1
-             AND destination_key <> ALL ($5::text[])
-             AND (lease_owner IS NULL OR lease_expires_at IS NULL OR lease_expires_at <= $1)
-           ORDER BY next_attempt_at, id
-           LIMIT $2
-           FOR UPDATE SKIP LOCKED
-         )
+        `${due}
          UPDATE ${t.deliveries} d SET lease_owner = $3, lease_expires_at = $4
          FROM due WHERE d.id = due.id
          RETURNING ${deliveryColumns("d.")}`,
-        [now, limit, owner, isoPlus(now, leaseMs), [...(options.excludeDestinations ?? [])]],
+        [now, limit, owner, isoPlus(now, leaseMs), ...(excluded.length === 0 ? [] : [excluded])],
       );
       return rows.sort(byDue).map(toDelivery);
     },

@@ -178,12 +178,16 @@ CREATE TABLE deliveries (
   created_at TEXT NOT NULL,
   updated_at TEXT NOT NULL
 ) STRICT;
--- Claiming due deliveries and the idle engine's next wake-up. destination_key rides along so a
--- claim passes over a saturated destination's backlog in the index, without reading its rows.
-CREATE INDEX deliveries_due ON deliveries (status, next_attempt_at, id, destination_key);
+-- Claiming due deliveries and the idle engine's next wake-up. The delivery indexes hold pending
+-- rows only: a delivery that ends leaves them, and its later changes touch none of them.
+CREATE INDEX deliveries_due ON deliveries (next_attempt_at, id) WHERE status = 'pending';
+-- A claim that passes over saturated destinations steps from one pending destination to the
+-- next here and reads only the others' due rows, never a saturated destination's backlog.
+CREATE INDEX deliveries_destination_due ON deliveries (destination_key, next_attempt_at, id)
+  WHERE status = 'pending';
 CREATE INDEX deliveries_message ON deliveries (message_id, created_at, id);
-CREATE INDEX deliveries_subscription ON deliveries (webhook_id, status)
-  WHERE webhook_id IS NOT NULL;
+CREATE INDEX deliveries_subscription ON deliveries (webhook_id)
+  WHERE status = 'pending' AND webhook_id IS NOT NULL;
 
 CREATE TABLE delivery_attempts (
   seq INTEGER PRIMARY KEY,

@@ -87,6 +87,49 @@ const isoPlus = (iso: string, ms: number): string => new Date(Date.parse(iso) + 
 
 /** Webhook deliveries, claimed by engines as time-limited leases, and their attempt log. */
 export function deliveryRepository(db: SqliteDatabase, sql: Sql): SyncOf<DeliveryRepository> {
+  /** The `limit` oldest due, unleased pending rows, read in due order from `deliveries_due`. */
+  const oldestDue = (now: string, limit: number): number[] =>
+    (
+      sql(
+        `SELECT seq FROM deliveries
+         WHERE status = 'pending' AND next_attempt_at <= @now
+           AND (lease_owner IS NULL OR lease_expires_at <= @now)
+         ORDER BY next_attempt_at, id LIMIT @limit`,
+      ).all({ now, limit }) as Array<{ seq: number }>
+    ).map((row) => row.seq);
+
+  /**
+   * The `limit` oldest due, unleased pending rows of every destination but the `excluded` ones,
+   * without reading the excluded destinations' backlogs: a loose scan of
+   * `deliveries_destination_due` steps from one pending destination to the next, and only the
+   * others' due rows are read. INDEXED BY, because without statistics SQLite would rather
+   * sort every pending row by destination. Its cost grows with the number of destinations that have
+   * pending rows, not with how many rows a saturated destination has waiting.
+   */
+  const oldestDueOutside = (excluded: Set<string>, now: string, limit: number): number[] => {
+    const nextDestination = sql(
+      `SELECT destination_key AS key FROM deliveries INDEXED BY deliveries_destination_due
+       WHERE status = 'pending' AND destination_key > ? ORDER BY destination_key LIMIT 1`,
+    );
+    const dueOf = sql(
+      `SELECT seq, next_attempt_at AS due, id FROM deliveries INDEXED BY deliveries_destination_due
+       WHERE status = 'pending' AND destination_key = @key AND next_attempt_at <= @now
+         AND (lease_owner IS NULL OR lease_expires_at <= @now)
+       ORDER BY next_attempt_at, id LIMIT @limit`,
+    );
+    const candidates: Array<{ seq: number; due: string; id: string }> = [];
+    let row = nextDestination.get("") as { key: string } | undefined;
+    while (row !== undefined) {
+      if (!excluded.has(row.key)) {
+        candidates.push(...(dueOf.all({ key: row.key, now, limit }) as typeof candidates));
+      }
+      row = nextDestination.get(row.key) as { key: string } | undefined;
+    }
+    const order = (c: { due: string; id: string }) => `${c.due} ${c.id}`;
+    candidates.sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
+    return candidates.slice(0, limit).map((c) => c.seq);
+  };
+
   return {
     insert(delivery) {
       sql(
@@ -113,29 +156,27 @@ export function deliveryRepository(db: SqliteDatabase, sql: Sql): SyncOf<Deliver
     },
 
     claimDue(now, limit, owner, leaseMs, options = {}) {
-      // One statement: SQLite's single writer makes the select-and-lease atomic, also against
-      // other processes on the same file, so two engines never hold the same delivery. The
-      // excluded keys travel as one JSON array, so every claim shares one prepared statement.
-      const rows = sql(
-        `UPDATE deliveries SET lease_owner = @owner, lease_expires_at = @leaseExpiresAt
-         WHERE seq IN (
-           SELECT seq FROM deliveries
-           WHERE status = 'pending' AND next_attempt_at <= @now
-             AND destination_key NOT IN (SELECT value FROM json_each(@excluded))
-             AND (lease_owner IS NULL OR lease_expires_at <= @now)
-           ORDER BY next_attempt_at, id LIMIT @limit)
-         RETURNING ${deliveryColumns}`,
-      ).all({
-        now,
-        limit,
-        owner,
-        leaseExpiresAt: isoPlus(now, leaseMs),
-        excluded: toJson(options.excludeDestinations ?? []),
-      }) as DeliveryRow[];
-      // RETURNING gives no order guarantee; the port promises oldest due first.
-      const order = (row: DeliveryRow) => `${row.next_attempt_at} ${row.id}`;
-      rows.sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
-      return rows.map(toDelivery);
+      const excluded = new Set(options.excludeDestinations ?? []);
+      // SQLite's single writer makes the select-and-lease atomic, also against other processes
+      // on the same file, so two engines never hold the same delivery.
+      return atomically(db, () => {
+        const seqs =
+          excluded.size === 0 ? oldestDue(now, limit) : oldestDueOutside(excluded, now, limit);
+        if (seqs.length === 0) return [];
+        const rows = sql(
+          `UPDATE deliveries SET lease_owner = @owner, lease_expires_at = @leaseExpiresAt
+           WHERE seq IN (SELECT value FROM json_each(@seqs))
+           RETURNING ${deliveryColumns}`,
+        ).all({
+          owner,
+          leaseExpiresAt: isoPlus(now, leaseMs),
+          seqs: toJson(seqs),
+        }) as DeliveryRow[];
+        // RETURNING gives no order guarantee; the port promises oldest due first.
+        const order = (row: DeliveryRow) => `${row.next_attempt_at} ${row.id}`;
+        rows.sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
+        return rows.map(toDelivery);
+      });
     },
 
     completeAttempt(id, owner, { attempt, next }) {
