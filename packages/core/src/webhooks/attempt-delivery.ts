@@ -6,7 +6,7 @@ import type {
   WebhookResponse,
 } from "../ports.js";
 import { isoAt } from "../shared/clock.js";
-import { resolveDestination } from "./delivery-destination.js";
+import { type ResolvedDestination, resolveDestination } from "./delivery-destination.js";
 import { nextAttemptAt, parseRetryAfter } from "./retry-schedule.js";
 import { webhookHeaders } from "./signing.js";
 
@@ -28,27 +28,33 @@ export interface AttemptReport {
 
 export type AttemptDeps = Pick<Deps, "storage" | "clock" | "secretBox" | "transport" | "config">;
 
+/** One attempt made and not yet recorded: what `completeAttempt` stores, and where it went. */
+export interface AttemptResult {
+  delivery: DeliveryRecord;
+  attempt: DeliveryAttemptRecord;
+  next: AttemptOutcome["next"];
+  url: string | null;
+}
+
 /**
- * Makes one attempt of a leased delivery: resolves the current URL and secret, signs with this
- * attempt's timestamp, posts, and records the attempt with the delivery's next state (delivered,
- * pending at the schedule's next time, or failed once the retry window is over).
+ * Makes one attempt of a leased delivery without recording it: resolves the current URL and
+ * secret (or takes them from `resolve`, read as the delivery was claimed), signs with this
+ * attempt's timestamp, posts, and works out the delivery's next state (delivered, pending at the
+ * schedule's next time, or failed once the retry window is over).
  */
-export async function attemptDelivery(
+export async function makeAttempt(
   deps: AttemptDeps,
   delivery: DeliveryRecord,
-  owner: string,
   random: () => number = Math.random,
-): Promise<AttemptReport> {
+  resolve: () => Promise<ResolvedDestination> = () =>
+    resolveDestination(deps.storage, deps.secretBox, delivery.destination),
+): Promise<AttemptResult> {
   const startedMs = deps.clock.now();
   let url: string | null = null;
   let response: WebhookResponse;
   let gone = false;
   try {
-    const destination = await resolveDestination(
-      deps.storage,
-      deps.secretBox,
-      delivery.destination,
-    );
+    const destination = await resolve();
     if (destination.kind === "gone") {
       gone = true;
       response = { kind: "error", error: destination.reason, durationMs: 0 };
@@ -79,20 +85,34 @@ export async function attemptDelivery(
   const next = gone
     ? ({ status: "failed" } as const)
     : nextState(deps, delivery, startedMs, response, random);
+  return { delivery, attempt, next, url };
+}
+
+/** The log line of an attempt; `recorded` is what `completeAttempt` answered. */
+export const attemptReport = (result: AttemptResult, recorded: boolean): AttemptReport => ({
+  deliveryId: result.delivery.id,
+  attempt: result.attempt.attempt,
+  url: result.url,
+  statusCode: result.attempt.statusCode,
+  durationMs: result.attempt.durationMs,
+  error: result.attempt.error,
+  outcome: result.next.status,
+  recorded,
+});
+
+/** Makes one attempt of a leased delivery (see `makeAttempt`) and records it at once. */
+export async function attemptDelivery(
+  deps: AttemptDeps,
+  delivery: DeliveryRecord,
+  owner: string,
+  random: () => number = Math.random,
+): Promise<AttemptReport> {
+  const result = await makeAttempt(deps, delivery, random);
   const recorded = await deps.storage.deliveries.completeAttempt(delivery.id, owner, {
-    attempt,
-    next,
+    attempt: result.attempt,
+    next: result.next,
   });
-  return {
-    deliveryId: delivery.id,
-    attempt: attempt.attempt,
-    url,
-    statusCode: attempt.statusCode,
-    durationMs: attempt.durationMs,
-    error: attempt.error,
-    outcome: next.status,
-    recorded,
-  };
+  return attemptReport(result, recorded);
 }
 
 const isSuccess = (response: WebhookResponse): boolean =>
@@ -158,6 +178,8 @@ function headerValue(headers: Record<string, string>, name: string): string | un
 
 /** At most `limit` UTF-8 bytes of `text`, never splitting a character. */
 export function firstBytes(text: string, limit: number): string {
+  // A UTF-16 code unit is at most 3 UTF-8 bytes: short answers need no encoding.
+  if (text.length * 3 <= limit) return text;
   const bytes = new TextEncoder().encode(text);
   if (bytes.length <= limit) return text;
   let end = limit;

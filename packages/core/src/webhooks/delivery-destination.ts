@@ -6,13 +6,19 @@ export type ResolvedDestination =
   /** The destination no longer takes deliveries; the reason is logged on the attempt. */
   | { kind: "gone"; reason: string };
 
+/** The reads that resolve a destination. */
+export interface DestinationReads {
+  webhooks: Pick<Repositories["webhooks"], "getById">;
+  apiKeys: Pick<Repositories["apiKeys"], "get">;
+}
+
 /**
  * Resolves a delivery's destination to its current URL and signing secret, so a retry follows
  * a changed URL and a rotated secret. A subscription that was deleted or deactivated is gone;
  * a revoked API key is not: deliveries already owed to its messages still go out.
  */
 export async function resolveDestination(
-  repositories: Pick<Repositories, "webhooks" | "apiKeys">,
+  repositories: DestinationReads,
   secretBox: SecretBox,
   destination: DeliveryDestination,
 ): Promise<ResolvedDestination> {

@@ -1,17 +1,29 @@
 import { randomUUID } from "node:crypto";
-import type { DeliveryRecord } from "../ports.js";
+import type { DeliveryRecord, Repositories } from "../ports.js";
 import { isoAt } from "../shared/clock.js";
-import { type AttemptDeps, type AttemptReport, attemptDelivery } from "./attempt-delivery.js";
+import {
+  type AttemptDeps,
+  type AttemptReport,
+  type AttemptResult,
+  attemptReport,
+  makeAttempt,
+} from "./attempt-delivery.js";
+import {
+  type DestinationReads,
+  type ResolvedDestination,
+  resolveDestination,
+} from "./delivery-destination.js";
+import { memoizedSecretBox } from "./memoized-secret-box.js";
 
 /** One line of the engine's log. */
 export type DeliveryLogEntry =
   | ({ event: "attempt" } & AttemptReport)
-  /**
-   * No longer emitted: the engine claims only deliveries it can start at once, so none is ever
-   * held back. Kept so existing log handlers still type-check.
-   */
-  | { event: "released"; deliveryId: string; reason: string }
-  | { event: "error"; stage: "claim" | "attempt"; deliveryId?: string | undefined; error: string };
+  | {
+      event: "error";
+      stage: "claim" | "attempt" | "record";
+      deliveryId?: string | undefined;
+      error: string;
+    };
 
 export interface DeliveryEngineOptions {
   /** The lease owner name; unique per engine (default: a random UUID). */
@@ -32,16 +44,55 @@ export interface DeliveryEngineOptions {
 export interface DeliveryEngine {
   /** Starts polling for due deliveries in the background. */
   start(): void;
-  /** Stops claiming and resolves once every attempt in flight is recorded. */
+  /** Stops claiming and resolves once every attempt in flight is made and recorded. */
   stop(): Promise<void>;
   /** Looks for due deliveries now instead of at the next poll (after a send, on NOTIFY). */
   wake(): void;
-  /** Claims what is due and resolves, with the number of attempts made, once they are done. */
+  /**
+   * Claims what is due and resolves, with the number of attempts made, once they are made and
+   * recorded.
+   */
   runOnce(): Promise<number>;
+}
+
+/** A claimed delivery with its destination as read in the claiming transaction. */
+interface Claimed {
+  delivery: DeliveryRecord;
+  resolve: () => Promise<ResolvedDestination>;
+}
+
+/**
+ * The two reads that resolve destinations, each answered once per id: a pass resolves all its
+ * claimed deliveries, often many to one destination, through this.
+ */
+function readOnce(repositories: DestinationReads): DestinationReads {
+  const subscriptions = new Map<string, ReturnType<Repositories["webhooks"]["getById"]>>();
+  const keys = new Map<string, ReturnType<Repositories["apiKeys"]["get"]>>();
+  const once = <T>(memo: Map<string, T>, id: string, read: () => T): T => {
+    let answer = memo.get(id);
+    if (answer === undefined) {
+      answer = read();
+      memo.set(id, answer);
+    }
+    return answer;
+  };
+  return {
+    webhooks: {
+      getById: (id) => once(subscriptions, id, () => repositories.webhooks.getById(id)),
+    },
+    apiKeys: {
+      get: (id) => once(keys, id, () => repositories.apiKeys.get(id)),
+    },
+  };
 }
 
 /** Room a lease must have, beyond the webhook timeout, so an attempt ends before it expires. */
 const LEASE_MARGIN_MS = 5_000;
+/**
+ * The longest a finished attempt waits to be recorded, and its slot to be refilled, while other
+ * attempts are still in flight; waiting lets one pass record and refill several at once.
+ */
+const FLUSH_DELAY_MS = 2;
 /** Attempts in flight at once, overall. */
 const DEFAULT_CONCURRENCY = 16;
 /**
@@ -56,12 +107,15 @@ const DEFAULT_PER_DESTINATION = 8;
  * bounded concurrency, overall and per destination. A claim passes over the destinations whose
  * slots are full and takes no more rows than it can start at once, so every claimed delivery
  * starts as soon as it is claimed, and one slow receiver's backlog cannot keep the others'
- * due deliveries waiting.
+ * due deliveries waiting. Finished attempts are recorded together, in one transaction at the
+ * start of the next claim pass, so a busy engine writes once per pass rather than per attempt.
  */
 export function createDeliveryEngine(
-  deps: AttemptDeps,
+  engineDeps: AttemptDeps,
   options: DeliveryEngineOptions = {},
 ): DeliveryEngine {
+  // Every attempt opens its destination's sealed secret; a rotation seals a new one.
+  const deps = { ...engineDeps, secretBox: memoizedSecretBox(engineDeps.secretBox) };
   const owner = options.owner ?? `engine-${randomUUID()}`;
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   const perDestination = options.perDestination ?? DEFAULT_PER_DESTINATION;
@@ -84,6 +138,10 @@ export function createDeliveryEngine(
   const inFlight = new Set<Promise<void>>();
   /** Attempts in flight per destination key; a destination with none has no entry. */
   const runningPer = new Map<string, number>();
+  /** Attempts made and not yet recorded; their rows stay leased to this engine meanwhile. */
+  const finished: AttemptResult[] = [];
+  /** Recordings under way; `settle` waits for them. */
+  const recordings = new Set<Promise<void>>();
   let attemptsMade = 0;
   let started = false;
   let stopping = false;
@@ -92,12 +150,15 @@ export function createDeliveryEngine(
   let wakeUp: (() => void) | null = null;
   let woken = false;
   let pass: Promise<void> | null = null;
+  let flushTimer: ReturnType<typeof setTimeout> | null = null;
 
-  const run = (delivery: DeliveryRecord): void => {
+  const run = ({ delivery, resolve }: Claimed): void => {
     const key = delivery.destinationKey;
     runningPer.set(key, (runningPer.get(key) ?? 0) + 1);
-    const task = attemptDelivery(deps, delivery, owner, random)
-      .then((report) => log({ event: "attempt", ...report }))
+    const task = makeAttempt(deps, delivery, random, resolve)
+      .then((result) => {
+        finished.push(result);
+      })
       .catch((cause: unknown) =>
         log({ event: "error", stage: "attempt", deliveryId: delivery.id, error: String(cause) }),
       )
@@ -107,51 +168,131 @@ export function createDeliveryEngine(
         const left = (runningPer.get(key) ?? 1) - 1;
         if (left > 0) runningPer.set(key, left);
         else runningPer.delete(key);
-        // A slot is free: look for more due work without waiting for the poll.
-        if (started && !stopping) wake();
+        // A running engine records and refills once no attempt is in flight, or a moment after
+        // the first one finished, so one pass (one write) serves several attempts: the cost of
+        // a pass, not the wait, is what bounds a busy engine. Otherwise (runOnce, stopping) the
+        // attempt is recorded now.
+        if (!started || stopping) void record();
+        else if (inFlight.size === 0) wake();
+        else flushTimer ??= setTimeout(wake, FLUSH_DELAY_MS);
       });
     inFlight.add(task);
   };
 
-  /** The destinations whose slots are all taken: the next claim passes over their rows. */
-  const saturated = (): string[] =>
-    [...runningPer].filter(([, running]) => running >= perDestination).map(([key]) => key);
+  /** Records `batch` through `repositories`, each only while this engine holds its lease. */
+  const recordIn = async (repositories: Repositories, batch: AttemptResult[]) => {
+    const recorded: boolean[] = [];
+    for (const { delivery, attempt, next } of batch) {
+      recorded.push(
+        await repositories.deliveries.completeAttempt(delivery.id, owner, { attempt, next }),
+      );
+    }
+    return recorded;
+  };
+
+  const logRecorded = (batch: AttemptResult[], recorded: boolean[]): void => {
+    for (const [i, result] of batch.entries()) {
+      log({ event: "attempt", ...attemptReport(result, recorded[i] === true) });
+    }
+  };
 
   /**
-   * How many rows the next claim may take so that every one can start at once: no more than
-   * the free slots overall, nor than the fewest free slots of any destination it may return,
-   * since all the rows it returns may belong to that one destination.
+   * Records `batch` in a transaction of its own. If the write fails, the rows stay leased and
+   * are attempted again once the lease ends: a delivery is never lost, at worst sent twice with
+   * the same delivery id.
    */
-  const claimRoom = (): number => {
-    let room = Math.min(concurrency - inFlight.size, perDestination);
-    for (const running of runningPer.values()) {
-      if (running < perDestination) room = Math.min(room, perDestination - running);
+  const recordAlone = async (batch: AttemptResult[]): Promise<void> => {
+    if (batch.length === 0) return;
+    try {
+      logRecorded(batch, await deps.storage.transaction((tx) => recordIn(tx, batch)));
+    } catch (cause) {
+      for (const { delivery } of batch) {
+        log({ event: "error", stage: "record", deliveryId: delivery.id, error: String(cause) });
+      }
+    }
+  };
+
+  /** Records whatever has finished now, outside a pass (runOnce, stopping); `settle` waits. */
+  const record = (): Promise<void> => {
+    const recording: Promise<void> = recordAlone(finished.splice(0)).finally(() =>
+      recordings.delete(recording),
+    );
+    recordings.add(recording);
+    return recording;
+  };
+
+  /** The destinations whose slots are all taken in `running`: a claim passes over them. */
+  const saturated = (running: Map<string, number>): string[] =>
+    [...running].filter(([, count]) => count >= perDestination).map(([key]) => key);
+
+  /**
+   * How many rows a claim may take so that every one can start at once: no more than the free
+   * slots overall, nor than the fewest free slots of any destination it may return, since all
+   * the rows it returns may belong to that one destination.
+   */
+  const claimRoom = (running: Map<string, number>, inFlightCount: number): number => {
+    let room = Math.min(concurrency - inFlightCount, perDestination);
+    for (const count of running.values()) {
+      if (count < perDestination) room = Math.min(room, perDestination - count);
     }
     return room;
   };
 
   /**
-   * Claims and starts due deliveries until the slots are full or nothing startable is due. Each
-   * round either starts at least one attempt or ends the pass, so it ends within `concurrency`
-   * rounds. Rows claimed while the engine stops are still attempted: `stop()` waits for them.
+   * Claims through `tx` until the slots are full or nothing startable is due, counting each
+   * claimed row's slot as taken. Each round claims at least one row or ends, so it ends within
+   * `concurrency` rounds.
+   */
+  const claimIn = async (tx: Repositories): Promise<Claimed[]> => {
+    const running = new Map(runningPer);
+    const reads = readOnce(tx);
+    const claimed: Claimed[] = [];
+    for (;;) {
+      const room = claimRoom(running, inFlight.size + claimed.length);
+      if (room <= 0) return claimed;
+      const rows = await tx.deliveries.claimDue(isoAt(deps.clock.now()), room, owner, leaseMs, {
+        excludeDestinations: saturated(running),
+      });
+      for (const delivery of rows) {
+        running.set(delivery.destinationKey, (running.get(delivery.destinationKey) ?? 0) + 1);
+        // Read with the claim, once per destination and pass; a failure fails only the attempt.
+        const resolution = await resolveDestination(reads, deps.secretBox, delivery.destination)
+          .then((destination) => ({ destination }))
+          .catch((cause: unknown) => ({ cause }));
+        const resolve = () =>
+          "destination" in resolution
+            ? Promise.resolve(resolution.destination)
+            : Promise.reject(resolution.cause);
+        claimed.push({ delivery, resolve });
+      }
+      if (rows.length < room) return claimed;
+    }
+  };
+
+  /**
+   * One pass: a single transaction records the attempts finished since the last pass and
+   * claims what can start at once; after the commit the claimed attempts start. A busy engine
+   * so writes once per pass, not once per attempt. Rows claimed while the engine stops are
+   * still attempted: `stop()` waits for them.
    */
   const claimPass = async (): Promise<void> => {
+    const batch = finished.splice(0);
     // An idle engine only reads; a claim writes, which SQLite serializes across processes.
-    const due = await deps.storage.deliveries.nextDueAt();
-    if (due === null || Date.parse(due) > deps.clock.now()) return;
-    while (!stopping) {
-      const room = claimRoom();
-      if (room <= 0) return;
-      const claimed = await deps.storage.deliveries.claimDue(
-        isoAt(deps.clock.now()),
-        room,
-        owner,
-        leaseMs,
-        { excludeDestinations: saturated() },
-      );
-      for (const delivery of claimed) run(delivery);
-      if (claimed.length < room) return;
+    const due = stopping ? null : await deps.storage.deliveries.nextDueAt();
+    const claiming = due !== null && Date.parse(due) <= deps.clock.now();
+    if (!claiming) return recordAlone(batch);
+    let outcome: { recorded: boolean[]; claimed: Claimed[] };
+    try {
+      outcome = await deps.storage.transaction(async (tx) => ({
+        recorded: await recordIn(tx, batch),
+        claimed: await claimIn(tx),
+      }));
+    } catch (cause) {
+      log({ event: "error", stage: "claim", error: String(cause) });
+      return recordAlone(batch);
     }
+    logRecorded(batch, outcome.recorded);
+    for (const claimed of outcome.claimed) run(claimed);
   };
 
   /** One pass at a time, whoever asks (poll, wake, runOnce). */
@@ -164,8 +305,11 @@ export function createDeliveryEngine(
     return pass;
   };
 
+  /** Waits for the attempts in flight and for every one of them to be recorded. */
   const settle = async (): Promise<void> => {
-    while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+    while (inFlight.size > 0 || recordings.size > 0 || finished.length > 0) {
+      await Promise.allSettled([...inFlight, ...recordings, record()]);
+    }
   };
 
   const sleep = (): Promise<void> => {
@@ -186,6 +330,8 @@ export function createDeliveryEngine(
 
   // A wake that arrives mid-pass is remembered, so the loop goes round again at once.
   function wake(): void {
+    if (flushTimer !== null) clearTimeout(flushTimer);
+    flushTimer = null;
     woken = true;
     wakeUp?.();
   }

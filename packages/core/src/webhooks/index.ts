@@ -2,7 +2,12 @@
 // signing.ts and retry-schedule.ts export their own names beside these.
 
 export type { AttemptReport } from "./attempt-delivery.js";
-export { attemptDelivery, RESPONSE_BODY_LIMIT } from "./attempt-delivery.js";
+export {
+  type AttemptResult,
+  attemptDelivery,
+  makeAttempt,
+  RESPONSE_BODY_LIMIT,
+} from "./attempt-delivery.js";
 export type { DeliveryAttemptView, DeliveryList, DeliveryView } from "./deliveries.js";
 export { listMessageDeliveries, redeliverDelivery, toDeliveryView } from "./deliveries.js";
 export type { ResolvedDestination } from "./delivery-destination.js";

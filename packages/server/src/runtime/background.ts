@@ -11,11 +11,6 @@ function logDelivery(logger: Logger, entry: DeliveryLogEntry): void {
     const { event: _event, ...fields } = entry;
     const level = entry.outcome === "delivered" ? "info" : "warn";
     logger[level]("webhook attempt", fields);
-  } else if (entry.event === "released") {
-    logger.debug("webhook delivery released", {
-      deliveryId: entry.deliveryId,
-      reason: entry.reason,
-    });
   } else {
     logger.error("webhook engine error", {
       stage: entry.stage,
