@@ -20,16 +20,17 @@ const UNAUTHORIZED: UnauthorizedError = {
 };
 
 /**
- * Verifies `Authorization: Bearer <key_id>:<key_secret>`. Every failure (missing, malformed,
- * unknown, revoked, expired, wrong secret) is the same 401, and an unknown key costs the same
- * hash work as a known one, so the answer and its timing do not tell which.
+ * Verifies `Authorization: Bearer <key_id>:<key_secret>`, the scheme in any case. Every failure
+ * (missing, malformed, unknown, revoked, expired, wrong secret) is the same 401, and an unknown
+ * key costs the same hash work as a known one, so the answer and its timing do not tell which.
  */
 export function authenticate(
   deps: Pick<Deps, "storage" | "clock">,
   authorization: string | undefined,
 ): ResultAsync<Principal, DomainError> {
   return useCase(async () => {
-    const match = /^Bearer ([^:\s]{1,64}):(\S{1,256})$/.exec(authorization?.trim() ?? "");
+    // The scheme is case-insensitive (RFC 9110 §11.1), and one or more spaces may follow it.
+    const match = /^bearer +([^:\s]{1,64}):(\S{1,256})$/i.exec(authorization?.trim() ?? "");
     if (!match) return err(UNAUTHORIZED);
     const [, keyId = "", secret = ""] = match;
     const key = isPrefixedId(keyId, "key") ? await deps.storage.apiKeys.get(keyId) : null;
