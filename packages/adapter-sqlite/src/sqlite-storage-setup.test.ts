@@ -8,12 +8,13 @@ import { tempDatabaseFile } from "./temp-database.js";
 const pragma = (db: Database.Database, name: string): unknown => db.pragma(name, { simple: true });
 
 describe("sqliteStorage setup", () => {
-  it("configures WAL, a busy timeout, foreign keys and synchronous NORMAL by default", async () => {
+  it("configures WAL, foreign keys and synchronous NORMAL by default, and never busy-waits in SQLite", async () => {
     const file = tempDatabaseFile();
     const db = new Database(file.path);
     const storage = sqliteStorage(db);
     expect(pragma(db, "journal_mode")).toBe("wal");
-    expect(pragma(db, "busy_timeout")).toBe(5000);
+    // Waiting for another process's lock happens on a timer (see while-busy.test.ts).
+    expect(pragma(db, "busy_timeout")).toBe(0);
     expect(pragma(db, "foreign_keys")).toBe(1);
     expect(pragma(db, "synchronous")).toBe(1);
     await storage.close();
@@ -21,10 +22,9 @@ describe("sqliteStorage setup", () => {
     file.remove();
   });
 
-  it("honours the busy timeout and synchronous FULL options", async () => {
+  it("honours the synchronous FULL option", async () => {
     const db = new Database(":memory:");
-    const storage = sqliteStorage(db, { busyTimeoutMs: 250, synchronous: "full" });
-    expect(pragma(db, "busy_timeout")).toBe(250);
+    const storage = sqliteStorage(db, { synchronous: "full" });
     expect(pragma(db, "synchronous")).toBe(2);
     await storage.close();
     db.close();

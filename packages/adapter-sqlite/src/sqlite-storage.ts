@@ -6,11 +6,15 @@ import { migrate } from "./migrations.js";
 import { asyncRepositories, syncRepositories } from "./repositories.js";
 import type { SqliteDatabase } from "./sqlite-database.js";
 import type { CallRunner } from "./sync-repository.js";
+import { whileBusy } from "./while-busy.js";
 
 export interface SqliteStorageOptions {
   /** Apply pending migrations on open (default `true`); `false` when the caller runs `migrate`. */
   migrate?: boolean | undefined;
-  /** How long a statement waits for another process's write lock, in ms (default 5000). */
+  /**
+   * How long a call waits for another process's write lock, in ms (default 5000), before it
+   * fails with `StorageBusyError`. The wait is asynchronous: the event loop runs meanwhile.
+   */
   busyTimeoutMs?: number | undefined;
   /**
    * `"normal"` (default) is durable against a crash of the process; `"full"` also against
@@ -35,9 +39,14 @@ export function sqliteStorage(
 ): Storage {
   const ownsDatabase = typeof dbOrPath === "string";
   const db: SqliteDatabase = typeof dbOrPath === "string" ? new Database(dbOrPath) : dbOrPath;
+  const patienceMs = Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000));
   try {
+    // Opening may wait synchronously (nothing else runs yet); from here on the connection
+    // never sleeps inside SQLite: `whileBusy` waits for the lock on a timer instead.
+    db.exec(`PRAGMA busy_timeout = ${patienceMs}`);
     configure(db, options);
     if (options.migrate !== false) migrate(db);
+    db.exec("PRAGMA busy_timeout = 0");
   } catch (error) {
     if (ownsDatabase) db.close();
     throw error;
@@ -70,7 +79,9 @@ export function sqliteStorage(
     } catch (error) {
       return Promise.reject(error);
     }
-    return mutex.run(call);
+    // A repository call is one statement or one atomic block, so a busy answer changed nothing
+    // and the call can simply be tried again.
+    return mutex.run(() => whileBusy(call, patienceMs));
   };
 
   const transaction = <T>(fn: (tx: Repositories) => Promise<T>): Promise<T> => {
@@ -94,7 +105,7 @@ export function sqliteStorage(
           return Promise.reject(error);
         }
       };
-      db.exec("BEGIN IMMEDIATE");
+      await whileBusy(() => db.exec("BEGIN IMMEDIATE"), patienceMs);
       try {
         const result = await insideTransaction.run(scope, () =>
           fn(asyncRepositories(sync, direct)),
@@ -132,7 +143,6 @@ export function sqliteStorage(
 function configure(db: SqliteDatabase, options: SqliteStorageOptions): void {
   // WAL: readers never block the writer, and a commit is one append to the log.
   db.exec("PRAGMA journal_mode = WAL");
-  db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000))}`);
   db.exec("PRAGMA foreign_keys = ON");
   // In WAL mode NORMAL syncs at checkpoints, not at every commit: a commit survives a crash or
   // SIGKILL of the process (it is in the OS's page cache), and only power loss can lose the

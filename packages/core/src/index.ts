@@ -66,5 +66,6 @@ export type { ManualClock } from "./shared/clock.js";
 export { isoAt, manualClock, systemClock } from "./shared/clock.js";
 export { createIds, isPrefixedId, isUuidV7 } from "./shared/ids.js";
 export { parseInput, toIssues } from "./shared/parse.js";
+export { StorageBusyError } from "./shared/storage-busy.js";
 export * from "./webhooks/index.js";
 export * from "./webhooks/signing.js";
