@@ -36,24 +36,29 @@ const FALSE = new Set(["false", "0", "no", "n"]);
  * `attributes` holds a JSON object. Anything else stays text, so validation names the field.
  */
 function fromCsvRecord(record: Record<string, string>): Record<string, unknown> {
-  const data: Record<string, unknown> = {};
+  // Entries, not assignments: a `__proto__` column stays a field (and is refused as unknown).
+  const data: Array<[string, unknown]> = [];
   for (const [field, raw] of Object.entries(record)) {
     const cell = raw.trim();
     if (cell === "") continue;
-    if (BOOLEAN_FIELDS.has(field)) {
-      const lower = cell.toLowerCase();
-      data[field] = TRUE.has(lower) ? true : FALSE.has(lower) ? false : cell;
-    } else if (field === "attributes") {
-      try {
-        data[field] = JSON.parse(cell);
-      } catch {
-        data[field] = cell;
-      }
-    } else {
-      data[field] = cell;
+    data.push([field, fromCsvCell(field, cell)]);
+  }
+  return Object.fromEntries(data);
+}
+
+function fromCsvCell(field: string, cell: string): unknown {
+  if (BOOLEAN_FIELDS.has(field)) {
+    const lower = cell.toLowerCase();
+    return TRUE.has(lower) ? true : FALSE.has(lower) ? false : cell;
+  }
+  if (field === "attributes") {
+    try {
+      return JSON.parse(cell);
+    } catch {
+      return cell;
     }
   }
-  return data;
+  return cell;
 }
 
 /** Reads an import file row by row, each with the line it starts on. */
@@ -81,11 +86,13 @@ export async function* readRows(path: string, format: ImportFormat): AsyncGenera
     return;
   }
   const file = createReadStream(path);
+  // Records come as arrays with their raw text, so line numbers are counted here: csv-parse's
+  // `info.lines` is the line a record ends on, and it counts a CRLF inside quotes as two.
   const parser = file.pipe(
     parse({
-      columns: true,
+      columns: false,
+      raw: true,
       bom: true,
-      info: true,
       skip_empty_lines: true,
       relax_column_count: true,
       trim: false,
@@ -93,10 +100,28 @@ export async function* readRows(path: string, format: ImportFormat): AsyncGenera
   );
   // `pipe` does not forward errors: without this, an unreadable file would never end the loop.
   file.once("error", (error) => parser.destroy(error));
-  for await (const entry of parser as AsyncIterable<{
-    record: Record<string, string>;
-    info: { lines: number };
-  }>) {
-    yield { row: entry.info.lines, data: fromCsvRecord(entry.record) };
+  let header: string[] | null = null;
+  let line = 1;
+  for await (const { record, raw } of parser as AsyncIterable<{ record: string[]; raw: string }>) {
+    const start = line + lineBreaks(/^[\r\n]*/.exec(raw)?.[0] ?? "");
+    line += lineBreaks(raw);
+    if (header === null) {
+      header = record;
+      continue;
+    }
+    yield { row: start, data: fromCsvRecord(byColumn(header, record)) };
   }
+}
+
+/** Line breaks in `text`, counting CRLF, CR and LF each as one. */
+const lineBreaks = (text: string): number => text.match(/\r\n|\r|\n/g)?.length ?? 0;
+
+/**
+ * A record as an object keyed by the header, as csv-parse's `columns: true` would build it:
+ * missing cells are left out, cells past the header are ignored, a repeated name keeps the last.
+ */
+function byColumn(header: string[], cells: string[]): Record<string, string> {
+  return Object.fromEntries(
+    header.flatMap((name, i) => (cells[i] === undefined ? [] : [[name, cells[i]]])),
+  );
 }

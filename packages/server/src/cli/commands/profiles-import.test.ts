@@ -49,6 +49,27 @@ describe("profiles import", () => {
     ]);
   });
 
+  it("reports a bad row that spans several lines by the line it starts on", async () => {
+    const csv = file(
+      "multi-line.csv",
+      [
+        "phone_number,first_name,last_name",
+        "+14155550101,Ada,Lovelace",
+        '+14155550102,"Grace',
+        'Brewster",Hopper',
+        '+14155550103,"X',
+        '",Short',
+        "nope,Alan,Turing",
+      ].join("\r\n"),
+    );
+    const report = await importFile(csv);
+    expect(report).toMatchObject({ rows: 4, created: 2 });
+    expect(report.rejected.map((r) => [r.line, r.issues.map((i) => i.path)])).toEqual([
+      [5, ["first_name"]],
+      [7, ["phone_number"]],
+    ]);
+  });
+
   it("imports JSON lines, reporting unreadable lines like invalid ones", async () => {
     const jsonl = file(
       "people.jsonl",
