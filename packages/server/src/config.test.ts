@@ -1,7 +1,15 @@
-import { describe, expect, it } from "vitest";
-import { CONFIG_DEFAULTS, parseDatabaseUrl, readConfig } from "./config.js";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { CONFIG_DEFAULTS, hostProblem, parseDatabaseUrl, readConfig } from "./config.js";
 
-const read = (env: Record<string, string>) => readConfig(env, "/srv/app");
+// The working directory exists: a SQLite database in a missing directory is refused.
+const cwd = mkdtempSync(join(tmpdir(), "tidings-config-"));
+afterAll(() => rmSync(cwd, { recursive: true, force: true }));
+
+const read = (env: Record<string, string>) => readConfig(env, cwd);
+const KEY = Buffer.alloc(32, 7).toString("base64");
 
 const errorsOf = (env: Record<string, string>): string[] => {
   const result = read(env);
@@ -15,7 +23,7 @@ describe("readConfig", () => {
     expect(result).toEqual({
       ok: true,
       config: {
-        database: { kind: "sqlite", path: "/srv/app/tidings.db" },
+        database: { kind: "sqlite", path: join(cwd, "tidings.db") },
         port: 3000,
         host: "127.0.0.1",
         secretKey: null,
@@ -38,7 +46,7 @@ describe("readConfig", () => {
       TIDINGS_DATABASE_URL: "postgres://app@db.internal:5432/tidings",
       PORT: "0",
       HOST: "0.0.0.0",
-      TIDINGS_SECRET_KEY: "k".repeat(10),
+      TIDINGS_SECRET_KEY: KEY,
       TIDINGS_DEV: "1",
       TIDINGS_PROVIDER: "sandbox",
       TIDINGS_SANDBOX_DELAY_MS: "50",
@@ -55,7 +63,7 @@ describe("readConfig", () => {
         database: { kind: "postgres", url: "postgres://app@db.internal:5432/tidings" },
         port: 0,
         host: "0.0.0.0",
-        secretKey: "k".repeat(10),
+        secretKey: KEY,
         dev: true,
         provider: "sandbox",
         sandboxDelayMs: 50,
@@ -73,7 +81,12 @@ describe("readConfig", () => {
   it.each([
     ["TIDINGS_DATABASE_URL", "mysql://x"],
     ["TIDINGS_DATABASE_URL", "sqlite:"],
+    ["TIDINGS_DATABASE_URL", "sqlite:no/such/dir/t.db"],
     ["PORT", "70000"],
+    ["HOST", "not a host"],
+    ["HOST", "http://example.com"],
+    ["TIDINGS_SECRET_KEY", "short"],
+    ["TIDINGS_SECRET_KEY", "k".repeat(44)],
     ["PORT", "eighty"],
     ["TIDINGS_DEV", "maybe"],
     ["TIDINGS_PROVIDER", "twilio"],
@@ -97,6 +110,29 @@ describe("readConfig", () => {
     expect(errors.map((e) => e.split(" ")[0])).toEqual(
       expect.arrayContaining(["PORT", "TIDINGS_LOG_LEVEL", "TIDINGS_DEV"]),
     );
+  });
+
+  it("reports a bad key, host and database directory together with the others", () => {
+    const errors = errorsOf({
+      TIDINGS_DATABASE_URL: "sqlite:/no/such/dir/t.db",
+      HOST: "not_a_host",
+      TIDINGS_SECRET_KEY: "short",
+      PORT: "x",
+      TIDINGS_LOG_LEVEL: "loud",
+    });
+    expect(errors.map((e) => e.split(" ")[0]).sort()).toEqual([
+      "HOST",
+      "PORT",
+      "TIDINGS_DATABASE_URL",
+      "TIDINGS_LOG_LEVEL",
+      "TIDINGS_SECRET_KEY",
+    ]);
+    expect(errors.join("\n")).not.toContain("short");
+  });
+
+  it("requires TIDINGS_SECRET_KEY on PostgreSQL, where every process must share it", () => {
+    const errors = errorsOf({ TIDINGS_DATABASE_URL: "postgres://app@db.internal/tidings" });
+    expect(errors).toEqual([expect.stringMatching(/^TIDINGS_SECRET_KEY must be set/)]);
   });
 
   it("refuses a backoff cap below the base", () => {
@@ -129,6 +165,42 @@ describe("readConfig", () => {
       "TIDINGS_WEBHOOK_LEASE_MS",
       "TIDINGS_LOG_LEVEL",
     ]);
+  });
+});
+
+describe("hostProblem", () => {
+  it.each([
+    "127.0.0.1",
+    "0.0.0.0",
+    "::",
+    "::1",
+    "fe80::1%eth0",
+    "localhost",
+    "not-a-host",
+    "api.example.com",
+    "api.example.com.",
+    "xn--bcher-kva.example",
+    "a".repeat(63),
+  ])("accepts %j", (host) => {
+    expect(hostProblem(host)).toBeNull();
+  });
+
+  it.each([
+    "",
+    "not a host",
+    "http://example.com",
+    "example.com:3000",
+    "under_score",
+    "-leading.example",
+    "trailing-.example",
+    "a..b",
+    "a".repeat(64),
+    `${"a.".repeat(127)}ab`,
+    "1.2.3",
+    "999.1.1.1",
+    "[::1]",
+  ])("refuses %j, saying what it expects", (host) => {
+    expect(hostProblem(host)).toMatch(/^must be an IP address .* or a host name/);
   });
 });
 

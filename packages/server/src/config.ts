@@ -1,5 +1,7 @@
-import { isAbsolute, resolve } from "node:path";
-import { defaultConfig } from "@tidings/core";
+import { existsSync } from "node:fs";
+import { isIP } from "node:net";
+import { dirname, isAbsolute, resolve } from "node:path";
+import { defaultConfig, parseSecretKey } from "@tidings/core";
 
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 
@@ -55,7 +57,8 @@ const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 
 
 /**
  * Reads the configuration. Every bad value is reported, each naming its variable, so start-up
- * stops with the whole list at once.
+ * stops with the whole list at once: that includes a malformed `TIDINGS_SECRET_KEY`, one
+ * missing on PostgreSQL, and a SQLite path whose directory does not exist.
  */
 export function readConfig(
   env: Env,
@@ -80,6 +83,16 @@ export function readConfig(
 
   const database = parseDatabaseUrl(get("TIDINGS_DATABASE_URL"), cwd);
   if (typeof database === "string") errors.push(`TIDINGS_DATABASE_URL ${database}`);
+  else {
+    const missing = missingDatabaseDirectory(database);
+    if (missing !== null) {
+      errors.push(`TIDINGS_DATABASE_URL points into ${missing}, which does not exist.`);
+    }
+  }
+
+  const host = get("HOST");
+  const badHost = hostProblem(host);
+  if (badHost !== null) errors.push(`HOST ${badHost}`);
 
   const dev = get("TIDINGS_DEV");
   if (!["0", "1", "true", "false"].includes(dev)) {
@@ -106,11 +119,19 @@ export function readConfig(
     );
   }
   const secretKey = env.TIDINGS_SECRET_KEY?.trim() || null;
+  if (secretKey !== null) {
+    const parsed = parseSecretKey(secretKey);
+    if (!parsed.ok) errors.push(`TIDINGS_SECRET_KEY ${parsed.message}`);
+  } else if (typeof database !== "string" && database.kind === "postgres") {
+    errors.push(
+      "TIDINGS_SECRET_KEY must be set when TIDINGS_DATABASE_URL is PostgreSQL, so every process seals secrets with the same key (32 bytes as base64 or 64 hex characters).",
+    );
+  }
 
   const config: ServerConfig = {
     database: typeof database === "string" ? { kind: "sqlite", path: "" } : database,
     port: integer("PORT", 0, 65_535),
-    host: get("HOST"),
+    host,
     secretKey,
     dev: dev === "1" || dev === "true",
     provider: "sandbox",
@@ -149,4 +170,32 @@ export function parseDatabaseUrl(url: string, cwd: string): DatabaseConfig | str
     return { kind: "sqlite", path: isAbsolute(path) ? path : resolve(cwd, path) };
   }
   return `must be sqlite:PATH or postgres://…, not ${JSON.stringify(url)}.`;
+}
+
+/** The directory a SQLite database would be created in, when it does not exist; else null. */
+function missingDatabaseDirectory(database: DatabaseConfig): string | null {
+  if (database.kind !== "sqlite" || database.path === ":memory:") return null;
+  const directory = dirname(database.path);
+  return existsSync(directory) ? null : directory;
+}
+
+const HOST_LABEL = /^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$/;
+
+/**
+ * Why `host` cannot be listened on, or null: it must be an IP address or a host name (RFC 1123
+ * labels). A name ending in a numeric label (`1.2.3`) is refused, as the resolver would read it
+ * as an abbreviated IPv4 address.
+ */
+export function hostProblem(host: string): string | null {
+  if (isIP(host) !== 0) return null;
+  const name = host.endsWith(".") ? host.slice(0, -1) : host;
+  const labels = name.split(".");
+  const valid =
+    name.length > 0 &&
+    name.length <= 253 &&
+    labels.every((label) => HOST_LABEL.test(label)) &&
+    !/^[0-9]+$/.test(labels.at(-1) ?? "");
+  if (valid) return null;
+  const hint = /^\[.*\]$/.test(host) ? " Write an IPv6 address without brackets." : "";
+  return `must be an IP address (such as 127.0.0.1, 0.0.0.0 or ::) or a host name (such as localhost), not ${JSON.stringify(host)}.${hint}`;
 }

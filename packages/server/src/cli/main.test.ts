@@ -61,6 +61,28 @@ describe("the command line", () => {
     expect(run.stderr).toContain("TIDINGS_DEV");
   });
 
+  it("reports a bad key, host and database directory in one go with the other variables", async () => {
+    const run = await runCli(["serve", "--json"], {
+      TIDINGS_DATABASE_URL: `sqlite:${workspace.dir}/no/such/dir/t.db`,
+      HOST: "not a host",
+      TIDINGS_SECRET_KEY: "short",
+      PORT: "x",
+    });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe("");
+    const problems = run.stderr
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { error: { code: string; message: string } });
+    expect(problems.map((p) => p.error.code)).toEqual(Array(4).fill("configuration"));
+    expect(problems.map((p) => p.error.message.split(" ")[0]).sort()).toEqual([
+      "HOST",
+      "PORT",
+      "TIDINGS_DATABASE_URL",
+      "TIDINGS_SECRET_KEY",
+    ]);
+  });
+
   it("names TIDINGS_DATABASE_URL when the database's directory does not exist", async () => {
     const run = await runCli(["migrate"], {
       TIDINGS_DATABASE_URL: `sqlite:${workspace.dir}/no/such/dir/t.db`,

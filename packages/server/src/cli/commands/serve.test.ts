@@ -88,6 +88,40 @@ describe("serve", () => {
     expect(run.stderr).toContain("--port");
   });
 
+  it("exits 2 for a --host that is not a host, and 1 naming HOST for a bad HOST", async () => {
+    const flag = await runCli(["serve", "--host", "http://x"], workspace.env);
+    expect(flag.code).toBe(2);
+    expect(flag.stderr).toContain("--host must be an IP address");
+    const variable = await runCli(["serve"], { ...workspace.env, HOST: "not a host" });
+    expect(variable.code).toBe(1);
+    expect(variable.stderr).toContain(
+      'HOST must be an IP address (such as 127.0.0.1, 0.0.0.0 or ::) or a host name (such as localhost), not "not a host".',
+    );
+  });
+
+  it("names HOST when a well-formed host name does not resolve", async () => {
+    // `.invalid` never resolves (RFC 6761).
+    const run = await runCli(["serve", "--port", "0"], {
+      ...workspace.env,
+      HOST: "not-a-host.invalid",
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('error: HOST "not-a-host.invalid" does not resolve to an address');
+  });
+
+  it("names --port when the port is taken", async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      const run = await runCli(["serve", "--port", String(port)], workspace.env);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(`error: --port ${port} is already in use on 127.0.0.1`);
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
+  });
+
   it("finishes the webhook attempt in flight before it exits", async () => {
     let release: () => void = () => undefined;
     let arrived: () => void = () => undefined;

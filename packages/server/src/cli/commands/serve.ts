@@ -1,5 +1,7 @@
+import { hostProblem } from "../../config.js";
 import { startBackgroundWork } from "../../runtime/background.js";
 import { listenHttp } from "../../runtime/http-listener.js";
+import { ConfigError } from "../../secret-key.js";
 import type { Command, CommandContext } from "../command.js";
 import { UsageError } from "../usage-error.js";
 
@@ -18,6 +20,40 @@ const portOf = (text: string): number => {
 };
 
 /**
+ * Turns a failure to listen into a message naming the setting at fault (`HOST` or `--host`,
+ * `PORT` or `--port`): a host name that passes the syntax check may still not resolve.
+ */
+function listenFailure(
+  error: unknown,
+  host: string,
+  hostFrom: string,
+  port: number,
+  portFrom: string,
+): unknown {
+  const { code } = error as NodeJS.ErrnoException;
+  const cause = error instanceof Error ? ` (${error.message})` : "";
+  if (code === "ENOTFOUND" || code === "EAI_AGAIN" || code === "EAI_FAIL") {
+    return new ConfigError(
+      `${hostFrom} ${JSON.stringify(host)} does not resolve to an address${cause}.`,
+    );
+  }
+  if (code === "EADDRNOTAVAIL") {
+    return new ConfigError(
+      `${hostFrom} ${JSON.stringify(host)} is not an address of this machine${cause}.`,
+    );
+  }
+  if (code === "EADDRINUSE") {
+    return new ConfigError(`${portFrom} ${port} is already in use on ${host}${cause}.`);
+  }
+  if (code === "EACCES") {
+    return new ConfigError(
+      `${portFrom} ${port} on ${host} needs privileges this process lacks${cause}.`,
+    );
+  }
+  return error;
+}
+
+/**
  * `serve [--port N] [--host H]`: the HTTP API, the webhook delivery engine, the expiry sweep
  * and the sandbox provider in one process. On SIGTERM or SIGINT it stops accepting requests,
  * lets those in flight finish, waits for the webhook attempts in flight, closes the storage
@@ -31,6 +67,8 @@ export const serveCommand: Command = {
   logsToStdout: true,
   validate(flags) {
     if (typeof flags.port === "string") portOf(flags.port);
+    const badHost = typeof flags.host === "string" ? hostProblem(flags.host) : null;
+    if (badHost !== null) throw new UsageError(`--host ${badHost}`);
   },
   async run(context) {
     const { config, logger, runtime, flags } = context;
@@ -44,7 +82,13 @@ export const serveCommand: Command = {
       http = await listenHttp(runtime, logger, host, port);
     } catch (error) {
       await background.stop();
-      throw error;
+      throw listenFailure(
+        error,
+        host,
+        typeof flags.host === "string" ? "--host" : "HOST",
+        port,
+        typeof flags.port === "string" ? "--port" : "PORT",
+      );
     }
     logger.info("listening", {
       port: http.port,
