@@ -1,3 +1,4 @@
+import type { Writable } from "node:stream";
 import type { Command } from "./command.js";
 import {
   campaignsActivate,
@@ -33,24 +34,73 @@ export const COMMANDS: readonly Command[] = [
 const synopsis = (command: Command): string =>
   ["tidings", ...command.name, command.usage, "[--json]"].filter((part) => part !== "").join(" ");
 
-/** The help of one command. */
-export function commandHelp(command: Command): string {
-  return `usage: ${synopsis(command)}\n\n${command.summary}`;
+/** Help as `--json` prints it, and as text for a person. */
+export interface Help {
+  document: Record<string, unknown>;
+  text: string;
 }
 
-/** The list of every command. */
-export function overallHelp(): string {
-  const lines = COMMANDS.map(
+/** Every option a command takes, the shared `--json` and `--help` included. */
+const optionsOf = (command: Command) => [
+  ...Object.entries(command.options).map(([name, spec]) => ({
+    name: `--${name}`,
+    type: spec.type,
+    required: command.required?.includes(name) ?? false,
+  })),
+  { name: "--json", type: "boolean", required: false },
+  { name: "--help", type: "boolean", required: false },
+];
+
+/** The help of one command. */
+export function commandHelp(command: Command): Help {
+  return {
+    document: {
+      command: command.name.join(" "),
+      usage: synopsis(command),
+      summary: command.summary,
+      options: optionsOf(command),
+    },
+    text: `usage: ${synopsis(command)}\n\n${command.summary}`,
+  };
+}
+
+const NOTES = [
+  "Every command applies pending migrations first. With --json, stdout holds one JSON",
+  "document. Configuration comes from the environment (TIDINGS_DATABASE_URL, PORT, …).",
+  "Run `tidings <command> --help` for a command's options.",
+];
+
+/** The list of every command, or of a group's (`tidings keys --help`). */
+export function overallHelp(commands: readonly Command[] = COMMANDS): Help {
+  const lines = commands.map(
     (command) => `  ${command.name.join(" ").padEnd(22)}${command.summary}`,
   );
-  return [
-    "usage: tidings <command> [options] [--json]",
-    "",
-    "Commands:",
-    ...lines,
-    "",
-    "Every command applies pending migrations first. With --json, stdout holds one JSON",
-    "document. Configuration comes from the environment (TIDINGS_DATABASE_URL, PORT, …).",
-    "Run `tidings <command> --help` for a command's options.",
-  ].join("\n");
+  return {
+    document: {
+      usage: "tidings <command> [options] [--json]",
+      commands: commands.map((command) => ({
+        command: command.name.join(" "),
+        usage: synopsis(command),
+        summary: command.summary,
+      })),
+      notes: NOTES.join(" "),
+    },
+    text: [
+      "usage: tidings <command> [options] [--json]",
+      "",
+      "Commands:",
+      ...lines,
+      "",
+      ...NOTES,
+    ].join("\n"),
+  };
+}
+
+/** The commands whose first word is `group` (`keys` → keys create, keys list, keys revoke). */
+export const commandsOf = (group: string | undefined): Command[] =>
+  COMMANDS.filter((command) => command.name[0] === group);
+
+/** Writes help: the JSON document with `--json`, the text otherwise. */
+export function writeHelp(out: Writable, json: boolean, help: Help): void {
+  out.write(json ? `${JSON.stringify(help.document, null, 2)}\n` : `${help.text}\n`);
 }

@@ -4,7 +4,7 @@ import { createLogger } from "../logger.js";
 import { openRuntime, type Runtime } from "../runtime/runtime.js";
 import { ConfigError } from "../secret-key.js";
 import type { CliIo, Command, Flags } from "./command.js";
-import { COMMANDS, commandHelp, overallHelp } from "./help.js";
+import { COMMANDS, commandHelp, commandsOf, overallHelp, writeHelp } from "./help.js";
 import { writeError, writeProblem, writeResult } from "./output.js";
 import { UsageError } from "./usage-error.js";
 
@@ -24,7 +24,7 @@ function findCommand(argv: string[]): { command: Command; rest: string[] } | nul
 /** Names the commands of a group (`tidings keys` → keys create, keys list, keys revoke). */
 function unknownCommand(argv: string[]): string {
   const words = argv.filter((arg) => !arg.startsWith("-"));
-  const group = COMMANDS.filter((command) => command.name[0] === words[0]);
+  const group = commandsOf(words[0]);
   const named = `unknown command ${JSON.stringify(words.join(" "))}`;
   if (group.length === 0) return `${named}.`;
   return `${named}; did you mean ${group.map((c) => c.name.join(" ")).join(", ")}?`;
@@ -67,32 +67,63 @@ function parseCommandLine(
   return { flags, positionals };
 }
 
+/** `tidings help [COMMAND…]`, `tidings --help`, `tidings keys --help`: help on stdout, exit 0. */
+function help(io: CliIo, json: boolean, words: string[]): number {
+  if (words.length === 0) {
+    writeHelp(io.stdout, json, overallHelp());
+    return EXIT.ok;
+  }
+  const found = findCommand(words);
+  if (found && found.rest.length === 0) {
+    writeHelp(io.stdout, json, commandHelp(found.command));
+    return EXIT.ok;
+  }
+  const group = commandsOf(words[0]);
+  if (words.length === 1 && group.length > 0) {
+    writeHelp(io.stdout, json, overallHelp(group));
+    return EXIT.ok;
+  }
+  writeProblem(io.stderr, json, "usage", unknownCommand(words));
+  if (!json) io.stderr.write(`\n${overallHelp().text}\n`);
+  return EXIT.usage;
+}
+
 /**
  * Runs the `tidings` command line and resolves with the exit code. Everything it touches comes
  * through `io`, so tests run it in-process and `bin.ts` runs it for the real process.
  */
 export async function main(argv: string[], io: CliIo): Promise<number> {
   const json = argv.includes("--json");
-  if (argv.length === 0 || argv[0] === "help" || argv[0] === "--help" || argv[0] === "-h") {
-    (argv.length === 0 ? io.stderr : io.stdout).write(`${overallHelp()}\n`);
-    return argv.length === 0 ? EXIT.usage : EXIT.ok;
+  // `--json` may come anywhere, even before the command's name.
+  const args = argv.filter((arg) => arg !== "--json");
+  const isHelpFlag = (arg: string) => arg === "--help" || arg === "-h";
+  if (args.length === 0) {
+    writeProblem(io.stderr, json, "usage", "a command is needed.");
+    if (!json) io.stderr.write(`\n${overallHelp().text}\n`);
+    return EXIT.usage;
   }
-  const found = findCommand(argv);
+  if (args[0] === "help") return help(io, json, args.slice(1));
+  if (args.every(isHelpFlag)) return help(io, json, []);
+  const found = findCommand(args);
+  // `tidings keys --help` lists the group's commands.
+  if (!found && args.some(isHelpFlag) && commandsOf(args[0]).length > 0) {
+    return help(io, json, [args[0] ?? ""]);
+  }
   let parsed: { flags: Flags; positionals: string[] };
   try {
-    if (!found) throw new UsageError(unknownCommand(argv));
+    if (!found) throw new UsageError(unknownCommand(args));
     parsed = parseCommandLine(found.command, found.rest);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     writeProblem(io.stderr, json, "usage", error.message);
     if (!json) {
-      io.stderr.write(`\n${found ? commandHelp(found.command) : overallHelp()}\n`);
+      io.stderr.write(`\n${found ? commandHelp(found.command).text : overallHelp().text}\n`);
     }
     return EXIT.usage;
   }
   const { command } = found;
   if (parsed.flags.help === true) {
-    io.stdout.write(`${commandHelp(command)}\n`);
+    writeHelp(io.stdout, json, commandHelp(command));
     return EXIT.ok;
   }
 
