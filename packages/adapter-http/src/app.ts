@@ -45,6 +45,20 @@ function splitTarget(url: string): { path: string; query: URLSearchParams } | nu
   return { path, query: new URLSearchParams(at === -1 ? "" : withoutFragment.slice(at + 1)) };
 }
 
+/** HEAD is routed as GET (RFC 9110 §9.3.2); every other method as itself. */
+const routedMethod = (method: string): string => (method === "HEAD" ? "GET" : method);
+
+/**
+ * The response as sent for `method`: with its `Content-Length` (none on a 204, RFC 9110
+ * §8.6), and for HEAD with the status and headers of the GET answer but no body.
+ */
+function forMethod(method: string, response: HttpResponse): HttpResponse {
+  if (response.status !== 204) {
+    response.headers["content-length"] = String(Buffer.byteLength(response.body));
+  }
+  return method === "HEAD" ? { ...response, body: "" } : response;
+}
+
 /**
  * The REST API as a framework-neutral `handle(request) → response`. Under `/v1` (and
  * `/sandbox`), authentication runs before routing, so an unauthenticated caller learns nothing
@@ -100,7 +114,7 @@ export function createHttpApp(deps: Deps, options: HttpAppOptions = {}): HttpApp
   ): Promise<Answer> {
     const principal = await authenticate(deps, headerValue(request.headers, "authorization"));
     if (principal.isErr()) return problem(edgeProblems.unauthorized());
-    const match = router.match(request.method, path);
+    const match = router.match(routedMethod(request.method), path);
     if (match.kind === "not_found") return problem(edgeProblems.routeNotFound(path));
     if (match.kind === "method_not_allowed") {
       return problem(edgeProblems.methodNotAllowed(request.method, match.allow));
@@ -134,7 +148,7 @@ export function createHttpApp(deps: Deps, options: HttpAppOptions = {}): HttpApp
     if (sandbox && path.startsWith("/sandbox/")) {
       return authenticated(request, requestId, sandboxRouter, path, query);
     }
-    const match = publicRouter.match(request.method, path);
+    const match = publicRouter.match(routedMethod(request.method), path);
     if (match.kind === "found") return match.route.run();
     if (match.kind === "method_not_allowed") {
       return problem(edgeProblems.methodNotAllowed(request.method, match.allow));
@@ -144,7 +158,8 @@ export function createHttpApp(deps: Deps, options: HttpAppOptions = {}): HttpApp
 
   return {
     maxBodyBytes,
-    async handle(request) {
+    async handle(received) {
+      const request = { ...received, method: received.method.toUpperCase() };
       const requestId = requestIdOf(request.headers, deps.ids);
       let response: HttpResponse;
       try {
@@ -161,9 +176,10 @@ export function createHttpApp(deps: Deps, options: HttpAppOptions = {}): HttpApp
       }
       // Answers carry secrets and per-key state; no shared cache may keep them.
       response.headers["cache-control"] ??= "no-store";
-      return response;
+      return forMethod(request.method, response);
     },
-    refuse(request, reason) {
+    refuse(received, reason) {
+      const request = { ...received, method: received.method.toUpperCase() };
       const requestId = requestIdOf(request.headers, deps.ids);
       const spec =
         reason === "payload_too_large"
@@ -171,7 +187,7 @@ export function createHttpApp(deps: Deps, options: HttpAppOptions = {}): HttpApp
           : edgeProblems.routeNotFound(splitTarget(request.url)?.path ?? request.url);
       const response = problemResponse(spec, requestId);
       response.headers["cache-control"] = "no-store";
-      return response;
+      return forMethod(request.method, response);
     },
   };
 }

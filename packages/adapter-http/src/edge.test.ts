@@ -40,6 +40,17 @@ describe("authentication", () => {
     }
   });
 
+  it("the Bearer scheme is matched in any case (RFC 9110)", async () => {
+    const world = await specWorld();
+    for (const scheme of ["bearer", "BEARER", "Bearer"]) {
+      const answer = await world.call("GET", LIST, LIST, {
+        headers: { authorization: `${scheme} ${world.main.token}` },
+        token: null,
+      });
+      expect(answer.status, scheme).toBe(200);
+    }
+  });
+
   it("an expired key is 401", async () => {
     const world = await specWorld();
     const key = (
@@ -68,7 +79,7 @@ describe("the HTTP edge", () => {
     const world = await specWorld();
     const answer = await world.call("PUT", "/v1/profiles/{public_id}", "/v1/profiles/prf_x");
     expect(answer.status).toBe(405);
-    expect(answer.headers.allow).toBe("GET, PATCH, DELETE");
+    expect(answer.headers.allow).toBe("GET, HEAD, PATCH, DELETE");
   });
 
   it("a body without a JSON content type is 415; malformed JSON is 400 malformed_json", async () => {
@@ -175,6 +186,75 @@ describe("the HTTP edge", () => {
     ).toBe(200);
     const unknown = await world.call("GET", "/nope", "/nope", { token: null });
     expect(unknown.status).toBe(404);
+  });
+});
+
+describe("methods", () => {
+  it("are matched in any case: handle() uppercases them", async () => {
+    const world = await specWorld();
+    expect((await world.call("get", "/healthz", "/healthz")).status).toBe(200);
+    expect((await world.call("get", LIST, LIST)).status).toBe(200);
+    const created = await world.call("post", LIST, LIST, {
+      body: { phone_number: "+14155550100" },
+    });
+    expect(created.status).toBe(201);
+    const wrong = await world.call("put", LIST, LIST);
+    expect(wrong.status).toBe(405);
+    expect(wrong.json.detail).toContain('"PUT"');
+  });
+
+  it("HEAD answers what GET answers, without the body: same status and headers, GET's Content-Length", async () => {
+    const world = await specWorld();
+    const created = await world.call("POST", LIST, LIST, {
+      body: { phone_number: "+14155550100" },
+    });
+    const one = "/v1/profiles/{public_id}";
+    const cases: Array<[string, string, string | null]> = [
+      ["/healthz", "/healthz", null],
+      ["/readyz", "/readyz", null],
+      ["/openapi.json", "/openapi.json", null],
+      [LIST, `${LIST}?limit=5`, world.main.token],
+      [one, `/v1/profiles/${created.json.public_id}`, world.main.token],
+      [one, "/v1/profiles/prf_00000000000000000000000000", world.main.token],
+      [LIST, LIST, null],
+      [LIST, `${LIST}?limit=abc`, world.main.token],
+      ["/nope", "/nope", null],
+    ];
+    for (const [template, url, token] of cases) {
+      const headers = { "x-request-id": "same-id" };
+      const get = await world.call("GET", template, url, { token, headers });
+      for (const method of ["HEAD", "head"]) {
+        const head = await world.call(method, template, url, { token, headers });
+        expect(head.status, `${method} ${url}`).toBe(get.status);
+        expect(head.headers, `${method} ${url}`).toEqual(get.headers);
+        expect(head.headers["content-length"]).toBe(String(Buffer.byteLength(get.body)));
+        expect(head.body).toBe("");
+      }
+    }
+    expect(created.headers["content-length"]).toBe(String(Buffer.byteLength(created.body)));
+  });
+
+  it("HEAD is listed in Allow wherever GET is, and is 405 where GET is not", async () => {
+    const world = await specWorld();
+    const onGet = await world.call("POST", "/healthz", "/healthz", { token: null });
+    expect(onGet.headers.allow).toBe("GET, HEAD");
+    const list = await world.call("PUT", "/v1/webhooks", "/v1/webhooks");
+    expect(list.headers.allow).toBe("POST, GET, HEAD");
+    const send = await world.call("HEAD", "/v1/messages/send", "/v1/messages/send");
+    expect(send.status).toBe(405);
+    expect(send.headers.allow).toBe("POST");
+    expect(send.body).toBe("");
+  });
+
+  it("a 204 carries no Content-Length", async () => {
+    const world = await specWorld();
+    const created = await world.call("POST", LIST, LIST, {
+      body: { phone_number: "+14155550100" },
+    });
+    const one = "/v1/profiles/{public_id}";
+    const deleted = await world.call("DELETE", one, `/v1/profiles/${created.json.public_id}`);
+    expect(deleted.status).toBe(204);
+    expect(deleted.headers["content-length"]).toBeUndefined();
   });
 });
 

@@ -53,10 +53,14 @@ function matchPath(compiled: CompiledPath, parts: readonly string[]) {
   return params;
 }
 
+/** The `Allow` list of a template's methods: HEAD follows GET, which answers it too. */
+const allowed = (methods: readonly string[]): string[] =>
+  methods.flatMap((method) => (method === "GET" ? ["GET", "HEAD"] : [method]));
+
 /**
  * A route table. A path matches the most specific template first (fewest parameters), so a
  * literal segment such as `test` is never captured as an id; a known path with another method
- * is a 405 listing the methods of that template.
+ * is a 405 listing the methods of that template. The caller routes HEAD as GET.
  */
 export function createRouter<R extends Routable>(routes: readonly R[]) {
   const compiled = routes.map((route) => ({ route, path: compile(route.path) }));
@@ -72,7 +76,10 @@ export function createRouter<R extends Routable>(routes: readonly R[]) {
       const sameTemplate = candidates.filter((entry) => entry.path.template === template);
       const found = sameTemplate.find((entry) => entry.route.method === method);
       if (found?.params) return { kind: "found", route: found.route, params: found.params };
-      return { kind: "method_not_allowed", allow: sameTemplate.map((entry) => entry.route.method) };
+      return {
+        kind: "method_not_allowed",
+        allow: allowed(sameTemplate.map((e) => e.route.method)),
+      };
     },
   };
 }

@@ -126,6 +126,33 @@ describe("createRequestListener", () => {
 });
 
 describe("createServer", () => {
+  it("answers HEAD as GET without the body, with GET's Content-Length", async () => {
+    const world = await httpWorld();
+    const { url } = await serve(world.app);
+    const authorization = `Bearer ${world.main.token}`;
+    const created = await world.request("POST", "/v1/profiles", {
+      body: { phone_number: "+14155550100" },
+    });
+    const paths = ["/healthz", `/v1/profiles/${created.json.public_id}`, "/v1/profiles/prf_x"];
+    for (const path of paths) {
+      const headers = { authorization, "x-request-id": "same" };
+      const get = await raw(`${url}${path}`, { headers });
+      const head = await raw(`${url}${path}`, { method: "HEAD", headers });
+      expect(head.status, path).toBe(get.status);
+      expect(get.headers["content-length"]).toBe(String(Buffer.byteLength(get.body)));
+      const { date: _getDate, ...getHeaders } = get.headers;
+      const { date: _headDate, ...headHeaders } = head.headers;
+      expect(headHeaders, path).toEqual(getHeaders);
+      expect(head.body).toBe("");
+    }
+    const notAllowed = await raw(`${url}/v1/messages/send`, {
+      method: "HEAD",
+      headers: { authorization },
+    });
+    expect(notAllowed.status).toBe(405);
+    expect(notAllowed.headers.allow).toBe("POST");
+  });
+
   it("closes gracefully: no new connections, the request in flight finishes, idle sockets close", async () => {
     const held = heldApp();
     const { server, url } = await serve(held.app);

@@ -4,8 +4,9 @@ import { httpWorld, type RequestOptions, type TestResponse } from "./http-world.
 import { specMatcher } from "./spec-matcher.js";
 
 /**
- * A world whose `call(method, template, url, options)` makes a request and checks the answer
- * against the OpenAPI document before handing it back, so every test checks the document too.
+ * A world whose every request is checked against the OpenAPI document before its answer is
+ * handed back, so every test checks the document too. `request(method, url)` finds the path
+ * template itself; `call(method, template, url)` names it, which also asserts it.
  */
 export async function specWorld(appOptions: HttpAppOptions = {}) {
   const world = await httpWorld(appOptions);
@@ -21,7 +22,9 @@ export async function specWorld(appOptions: HttpAppOptions = {}) {
     matcher.expectMatchesSpec(method, template, response);
     return response;
   };
-  return { ...world, call, document: served.json, matcher };
+  const request = (method: string, url: string, options: RequestOptions = {}) =>
+    call(method, matcher.templateOf(url), url, options);
+  return { ...world, request, call, document: served.json, matcher };
 }
 
 export type SpecWorld = Awaited<ReturnType<typeof specWorld>>;
