@@ -90,7 +90,15 @@ const publicOperation = (
   tags: ["Operations"],
   security: [],
   parameters: [ref("parameters", "RequestId")],
-  responses: { 200: ok, ...extra, 405: ref("responses", "E405"), 500: ref("responses", "E500") },
+  // Like every request, these may be malformed at the edge (a NUL in the URL: 400) or too
+  // large (413), before routing.
+  responses: {
+    200: ok,
+    400: ref("responses", "E400"),
+    413: ref("responses", "E413"),
+    ...extra,
+    500: ref("responses", "E500"),
+  },
 });
 
 export interface OpenApiOptions {
@@ -126,7 +134,9 @@ export function buildOpenApiDocument(routes: readonly Route[], options: OpenApiO
       description:
         "Profiles, message dispatch through API campaigns, and signed webhooks. Errors are " +
         "RFC 9457 problem documents (`application/problem+json`) with a stable `code`. An " +
-        "unknown path answers 404 and a known path with another method answers 405 with `Allow`.",
+        "unknown path answers 404 and a known path with another method answers 405 with `Allow`; " +
+        "under `/v1` authentication comes first, so without a valid key either is 401. HEAD is " +
+        "answered wherever GET is, with the same status and headers and no body.",
       license: { name: "MIT", identifier: "MIT" },
     },
     servers: [{ url: options.basePath || "/" }],
