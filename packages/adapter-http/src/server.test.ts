@@ -1,5 +1,5 @@
 import { Agent, createServer as createNodeServer, request } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, connect, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { createRequestListener } from "./request-listener.js";
 import { createServer, type ServerOptions, type TidingsHttpServer } from "./server.js";
@@ -79,6 +79,31 @@ function heldApp() {
     refuse: () => ({ status: 413, headers: {}, body: "" }),
   };
   return { app, release, inside };
+}
+
+/** A raw TCP connection to `url`, with everything it receives and when it closed. */
+async function rawSocket(url: string) {
+  const { hostname, port } = new URL(url);
+  const socket: Socket = connect(Number(port), hostname);
+  cleanups.push(async () => {
+    socket.destroy();
+  });
+  await new Promise<void>((resolve, reject) => {
+    socket.once("connect", resolve);
+    socket.once("error", reject);
+  });
+  let received = "";
+  socket.on("data", (chunk: Buffer) => {
+    received += chunk.toString("latin1");
+  });
+  socket.on("error", () => undefined);
+  const closed = new Promise<number>((resolve) => socket.once("close", () => resolve(Date.now())));
+  return { socket, closed, received: () => received };
+}
+
+/** Resolves once `condition()` holds, polling. */
+async function until(condition: () => boolean) {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
 }
 
 describe("createRequestListener", () => {
@@ -162,6 +187,86 @@ describe("createServer", () => {
     await held.inside;
     const closed = server.close();
     await expect(fetch(`${url}/healthz`)).rejects.toThrow();
+    held.release();
+    const answer = await inFlight;
+    expect(answer.status).toBe(200);
+    expect(answer.body).toBe("done");
+    expect(answer.headers.connection).toBe("close");
+    await closed;
+    expect(server.server.listening).toBe(false);
+  });
+
+  it("defaults to 10 s for headers, 30 s for the request and 5 s keep-alive", async () => {
+    const world = await httpWorld();
+    const { server, url } = await serve(world.app);
+    expect(server.server.headersTimeout).toBe(10_000);
+    expect(server.server.requestTimeout).toBe(30_000);
+    expect(server.server.keepAliveTimeout).toBe(5_000);
+    expect((await raw(`${url}/healthz`, {})).headers["keep-alive"]).toBe("timeout=5");
+  });
+
+  it("cuts off a client that sends its headers too slowly: 408, then the socket closes", async () => {
+    const world = await httpWorld();
+    const { url } = await serve(world.app, { headersTimeout: 200, requestTimeout: 1_000 });
+    const client = await rawSocket(url);
+    const started = Date.now();
+    client.socket.write("GET /healthz HTTP/1.1\r\nHost: localhost\r\n");
+    // Keep trickling header lines, never finishing them, well past the headers timeout.
+    const trickle = setInterval(() => client.socket.write("X-Slow: 1\r\n"), 50);
+    cleanups.push(async () => clearInterval(trickle));
+    const closedAt = await client.closed;
+    clearInterval(trickle);
+    expect(client.received()).toMatch(/^HTTP\/1\.1 408 /);
+    expect(closedAt - started).toBeGreaterThanOrEqual(190);
+    expect(closedAt - started).toBeLessThan(2_000);
+  });
+
+  it("cuts off a client that sends its body too slowly, after the request timeout", async () => {
+    const world = await httpWorld();
+    const { url } = await serve(world.app, { headersTimeout: 200, requestTimeout: 400 });
+    const client = await rawSocket(url);
+    const started = Date.now();
+    client.socket.write(
+      "POST /v1/profiles HTTP/1.1\r\nHost: localhost\r\n" +
+        "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{",
+    );
+    const trickle = setInterval(() => client.socket.write(" "), 50);
+    cleanups.push(async () => clearInterval(trickle));
+    const closedAt = await client.closed;
+    clearInterval(trickle);
+    expect(client.received()).toMatch(/^HTTP\/1\.1 408 /);
+    expect(closedAt - started).toBeGreaterThanOrEqual(390);
+    expect(closedAt - started).toBeLessThan(2_500);
+  });
+
+  it("closes an idle keep-alive connection after the keep-alive timeout", async () => {
+    const world = await httpWorld();
+    const { url } = await serve(world.app, { keepAliveTimeout: 300 });
+    const client = await rawSocket(url);
+    client.socket.write("GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n");
+    await until(() => client.received().endsWith('{"status":"ok"}'));
+    const answeredAt = Date.now();
+    expect(client.received()).toMatch(/^HTTP\/1\.1 200 /);
+    expect(client.received()).not.toMatch(/connection: close/i);
+    const closedAt = await client.closed;
+    expect(closedAt - answeredAt).toBeGreaterThanOrEqual(250);
+    expect(closedAt - answeredAt).toBeLessThan(2_500);
+  });
+
+  it("with short timeouts, a slow handler still finishes and close() is still graceful", async () => {
+    const held = heldApp();
+    const { server, url } = await serve(held.app, {
+      headersTimeout: 100,
+      requestTimeout: 200,
+      keepAliveTimeout: 100,
+    });
+    const agent = new Agent({ keepAlive: true });
+    cleanups.push(async () => agent.destroy());
+    const inFlight = raw(`${url}/slow`, { agent });
+    await held.inside;
+    // Past every timeout: they bound receiving the request, not the time to answer it.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const closed = server.close();
     held.release();
     const answer = await inFlight;
     expect(answer.status).toBe(200);

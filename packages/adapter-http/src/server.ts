@@ -4,9 +4,9 @@ import { listenerWithHooks, type RequestListenerOptions } from "./request-listen
 import type { HttpApp } from "./types.js";
 
 export interface ServerOptions extends RequestListenerOptions {
-  /** Time allowed to receive the request headers, in ms (10 000). */
+  /** Time allowed to receive the request headers, in ms (10 000); then 408 and close. */
   headersTimeout?: number | undefined;
-  /** Time allowed to receive the whole request, in ms (30 000). */
+  /** Time allowed to receive the whole request, body included, in ms (30 000; 0: none). */
   requestTimeout?: number | undefined;
   /** How long an idle keep-alive connection stays open, in ms (5 000). */
   keepAliveTimeout?: number | undefined;
@@ -28,17 +28,35 @@ export interface TidingsHttpServer {
   close(): Promise<void>;
 }
 
+const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
+const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 5_000;
+
+/**
+ * How often node:http looks for requests past their headers or request timeout. Its default,
+ * 30 s, would let a client that trickles its headers hold a socket for up to 40 s instead of
+ * 10; checking at a fraction of the shortest timeout (at most every second) keeps the limits
+ * close to what they say.
+ */
+function checkingInterval(headersTimeout: number, requestTimeout: number): number {
+  const limits = [headersTimeout, requestTimeout].filter((ms) => ms > 0);
+  return Math.max(10, Math.floor(Math.min(1_000, ...limits.map((ms) => ms / 4))));
+}
+
 /** A node:http server for `app` with sane timeouts and a graceful close. */
 export function createServer(app: HttpApp, options: ServerOptions = {}): TidingsHttpServer {
   let closing: Promise<void> | null = null;
   const listener = listenerWithHooks(app, options, {
     headers: () => (closing ? { connection: "close" } : {}),
   });
+  const headersTimeout = options.headersTimeout ?? DEFAULT_HEADERS_TIMEOUT_MS;
+  const requestTimeout = options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const server = createNodeServer(
     {
-      headersTimeout: options.headersTimeout ?? 10_000,
-      requestTimeout: options.requestTimeout ?? 30_000,
-      keepAliveTimeout: options.keepAliveTimeout ?? 5_000,
+      headersTimeout,
+      requestTimeout,
+      keepAliveTimeout: options.keepAliveTimeout ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
+      connectionsCheckingInterval: checkingInterval(headersTimeout, requestTimeout),
     },
     (req, res) => {
       // A request finishing during shutdown leaves its socket idle; close it right away.
