@@ -5,10 +5,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { verifyWebhook } from "@tidings/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runChildCli, type ServerProcess, startServer } from "./testing/child-cli.js";
+import { buildCli } from "./testing/build-cli.js";
+import { BUILT_CLI, runChildCli, type ServerProcess, startServer } from "./testing/child-cli.js";
 
 /**
- * The README quickstart, driven through the CLI as child processes: serve on a free port,
+ * The README quickstart, driven through the built CLI (`packages/server/dist/bin.js`, built
+ * here first, as on a clean clone) as child processes: serve on a free port,
  * create an organization, a key and an active OTP campaign, import 1,000 profiles (10 bad),
  * send with webhook_url, receive and verify message.sent and message.delivered, SIGTERM,
  * a clean exit, and the data still there after a restart.
@@ -25,6 +27,10 @@ let receiver: Server;
 let receiverUrl: string;
 const received: Received[] = [];
 const running: ServerProcess[] = [];
+
+// The build (tsup with .d.ts of the server and the four packages it depends on) takes about
+// 35 s on a developer machine; a slow CI runner gets several times that.
+const BUILD_TIMEOUT_MS = 300_000;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "tidings-quickstart-"));
@@ -45,7 +51,8 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
   receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/webhooks`;
-});
+  await buildCli();
+}, BUILD_TIMEOUT_MS);
 
 afterAll(async () => {
   for (const server of running) server.child.kill("SIGKILL");
@@ -54,7 +61,7 @@ afterAll(async () => {
 });
 
 const cli = async <T>(...args: string[]): Promise<T> => {
-  const run = await runChildCli([...args, "--json"], env);
+  const run = await runChildCli([...args, "--json"], env, BUILT_CLI);
   if (run.code !== 0)
     throw new Error(`tidings ${args.join(" ")} exited ${run.code}: ${run.stderr}`);
   return JSON.parse(run.stdout) as T;
@@ -93,7 +100,7 @@ function writeProfiles(): string {
 
 describe("the quickstart", () => {
   it("runs end to end through the CLI and survives a restart", async () => {
-    const server = await startServer(env);
+    const server = await startServer(env, BUILT_CLI);
     running.push(server);
     const base = `http://127.0.0.1:${server.port}`;
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
@@ -186,7 +193,7 @@ describe("the quickstart", () => {
       expect.arrayContaining(["shutting down", "stopped"]),
     );
 
-    const restarted = await startServer(env);
+    const restarted = await startServer(env, BUILT_CLI);
     running.push(restarted);
     const again = await fetch(`http://127.0.0.1:${restarted.port}/v1/profiles/${publicId}`, {
       headers: auth,

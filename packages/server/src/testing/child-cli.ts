@@ -2,19 +2,24 @@ import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 
-/** The repository root: the CLI runs from its sources there, as `pnpm tidings` does. */
+/** The repository root: the CLI runs there, as `pnpm tidings` does. */
 export const REPO_ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
-const BIN = "packages/server/src/bin.ts";
 
-const nodeArgs = (args: string[]) => ["--import", "tsx", BIN, ...args];
+/** Node's arguments before the CLI's own: which `tidings` a child process runs. */
+export type CliEntry = readonly string[];
+/** The CLI from its sources through tsx, as `pnpm tidings` runs it. */
+export const SOURCE_CLI: CliEntry = ["--import", "tsx", "packages/server/src/bin.ts"];
+/** The built CLI, as the published package runs it (`buildCli` makes it). */
+export const BUILT_CLI: CliEntry = ["packages/server/dist/bin.js"];
 
 /** Runs one CLI command as a child process and collects its output and exit code. */
 export function runChildCli(
   args: string[],
   env: Record<string, string>,
+  entry: CliEntry = SOURCE_CLI,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, nodeArgs(args), { cwd: REPO_ROOT, env });
+    const child = spawn(process.execPath, [...entry, ...args], { cwd: REPO_ROOT, env });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => {
@@ -38,8 +43,11 @@ export interface ServerProcess {
 }
 
 /** Starts `tidings serve --port 0` and resolves once its `listening` log line names the port. */
-export function startServer(env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, nodeArgs(["serve", "--port", "0"]), {
+export function startServer(
+  env: Record<string, string>,
+  entry: CliEntry = SOURCE_CLI,
+): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [...entry, "serve", "--port", "0"], {
     cwd: REPO_ROOT,
     env,
   });
