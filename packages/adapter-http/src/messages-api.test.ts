@@ -193,4 +193,39 @@ describe("POST /v1/messages/send", () => {
     release();
     expect((await first).status).toBe(200);
   });
+
+  it("Idempotency-Key after a crash: a retry past the lock answers the stored message and sends nothing again", async () => {
+    const world = await specWorld();
+    const campaign = await world.campaign();
+    let dispatches = 0;
+    let dispatching: () => void = () => undefined;
+    const handedOff = new Promise<void>((resolve) => {
+      dispatching = resolve;
+    });
+    // The first request's process dies during the hand-off: the message is stored, no answer.
+    world.deps.provider = {
+      name: "dies",
+      dispatch: () => {
+        dispatches += 1;
+        dispatching();
+        return new Promise(() => undefined);
+      },
+    };
+    const headers = { "idempotency-key": "crash-1" };
+    void send(world, otpBody(campaign.campaign_id), headers);
+    await handedOff;
+    world.clock.advance(world.deps.config.idempotencyLockMs);
+    const retry = await send(world, otpBody(campaign.campaign_id), headers);
+    expect(retry.status).toBe(200);
+    expect(retry.headers["idempotent-replayed"]).toBe("true");
+    const id = String(retry.json.message_id);
+    expect(retry.json).toEqual({
+      message_id: id,
+      status: "sent",
+      client_reference: null,
+      error: null,
+    });
+    expect(await world.storage.raw.message(id)).toMatchObject({ id, status: "sent" });
+    expect(dispatches).toBe(1);
+  });
 });

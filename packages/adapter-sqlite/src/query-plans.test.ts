@@ -132,16 +132,14 @@ async function exerciseEveryLookup(repos: Repositories, label: (name: string) =>
     await repos.idempotency.begin(record, at(0));
     await repos.idempotency.begin(record, at(0));
   });
+  const holder = [record.apiKeyId, record.endpoint, record.key, record.lockedUntil ?? ""] as const;
+  await step("idempotency.markRecoveryPoint", () =>
+    repos.idempotency.markRecoveryPoint(...holder, "message:m"),
+  );
   await step("idempotency.complete", () =>
-    repos.idempotency.complete(record.apiKeyId, record.endpoint, record.key, {
-      status: 201,
-      body: "{}",
-      headers: {},
-    }),
+    repos.idempotency.complete(...holder, { status: 201, body: "{}", headers: {} }),
   );
-  await step("idempotency.release", () =>
-    repos.idempotency.release(record.apiKeyId, record.endpoint, record.key),
-  );
+  await step("idempotency.release", () => repos.idempotency.release(...holder));
   await step("webhooks.delete", () => repos.webhooks.delete(organizationId, webhookId));
   await step("profiles.softDelete", () =>
     repos.profiles.softDelete(organizationId, profile.id, at(11)),

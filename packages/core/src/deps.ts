@@ -23,6 +23,11 @@ export interface TidingsConfig {
   sendRateWindowMs: number;
   /** How long an Idempotency-Key is remembered, in ms (24 h). */
   idempotencyTtlMs: number;
+  /**
+   * How long a request holds its Idempotency-Key, in ms (60 000): longer than any request runs.
+   * If its process dies, a retry with the same body resumes the key once this has passed.
+   */
+  idempotencyLockMs: number;
   /** First retry delay of a webhook delivery, in ms (30 000). */
   webhookBackoffBaseMs: number;
   /** Longest retry delay, in ms (6 h). */
@@ -37,6 +42,7 @@ export const defaultConfig: TidingsConfig = {
   sendRateLimit: 100,
   sendRateWindowMs: 60_000,
   idempotencyTtlMs: 24 * 60 * 60 * 1000,
+  idempotencyLockMs: 60_000,
   webhookBackoffBaseMs: 30_000,
   webhookBackoffCapMs: 6 * 60 * 60 * 1000,
   webhookRetryWindowMs: 72 * 60 * 60 * 1000,

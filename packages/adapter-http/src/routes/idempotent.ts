@@ -1,4 +1,4 @@
-import { withIdempotency } from "@tidings/core";
+import { type Checkpoint, withIdempotency } from "@tidings/core";
 import { type Answer, problem, toStored } from "../answer.js";
 import { headerValue } from "../headers.js";
 import { bodyText, readJsonBody } from "../json-body.js";
@@ -37,19 +37,28 @@ function identityOf(context: RouteContext): unknown {
  * Runs a JSON-body route under the request's `Idempotency-Key`, when it has one (DESIGN.md
  * "Idempotency"): a repeat with the same body replays the stored answer with
  * `Idempotent-Replayed: true`, a different body is 422, a repeat while the first still runs is
- * 409. The core decides what is kept (never 401, 403, 429 or 5xx).
+ * 409. The core decides what is kept (never 401, 403, 429 or 5xx). `run` gets the checkpoint to
+ * pass to its use case (none without a key); `recover` answers a retry of a request whose process
+ * died after its work committed.
  */
 export async function idempotent(
   context: RouteContext,
   endpoint: string,
-  run: (input: unknown) => Promise<Answer>,
+  run: (input: unknown, checkpoint?: Checkpoint) => Promise<Answer>,
+  recover?: (recoveryPoint: string) => Promise<Answer | null>,
 ): Promise<Answer> {
   const key = headerValue(context.request.headers, "idempotency-key");
-  if (key === undefined) return withJsonBody(context, run);
+  if (key === undefined) return withJsonBody(context, (input) => run(input));
   const outcome = await withIdempotency(
     context.deps,
     { apiKeyId: context.actor.apiKeyId, endpoint, key, requestBody: identityOf(context) },
-    async () => toStored(await withJsonBody(context, run), context.requestId),
+    async (checkpoint) =>
+      toStored(await withJsonBody(context, (input) => run(input, checkpoint)), context.requestId),
+    recover &&
+      (async (point) => {
+        const answer = await recover(point);
+        return answer === null ? null : toStored(answer, context.requestId);
+      }),
   );
   if (outcome.isErr()) return problem(domainProblem(outcome.error));
   const { response, replayed } = outcome.value;

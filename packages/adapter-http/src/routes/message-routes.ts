@@ -2,10 +2,11 @@ import {
   checkSendRateLimit,
   rateLimitedError,
   rateLimitHeaders,
+  recoverSendResult,
   sendMessage,
   sendMessageInput,
 } from "@tidings/core";
-import { fromResult, problem, withHeaders } from "../answer.js";
+import { fromResult, json, problem, withHeaders } from "../answer.js";
 import { domainProblem } from "../problem.js";
 import type { Route } from "../route.js";
 import { idempotent } from "./idempotent.js";
@@ -34,8 +35,15 @@ export const messageRoutes: Route[] = [
       if (!decision.allowed) {
         return withHeaders(problem(domainProblem(rateLimitedError(decision))), headers);
       }
-      const answer = await idempotent(context, "POST /v1/messages/send", async (input) =>
-        fromResult(await sendMessage(context.deps, context.actor, input)),
+      const answer = await idempotent(
+        context,
+        "POST /v1/messages/send",
+        async (input, checkpoint) =>
+          fromResult(await sendMessage(context.deps, context.actor, input, { checkpoint })),
+        async (point) => {
+          const result = await recoverSendResult(context.deps, context.actor, point);
+          return result === null ? null : json(200, result);
+        },
       );
       return withHeaders(answer, headers);
     },

@@ -219,6 +219,10 @@ export const initialSchema: readonly string[] = [
     request_hash TEXT NOT NULL,
     state TEXT NOT NULL CHECK (state IN ('in_progress', 'completed')),
     response JSONB,
+    -- While in progress: when a retry may resume the key (the holder died), and its token.
+    locked_until TEXT COLLATE "C",
+    -- What the request committed, written with its work, so a resumed retry answers from it.
+    recovery_point TEXT,
     created_at TEXT COLLATE "C" NOT NULL,
     expires_at TEXT COLLATE "C" NOT NULL,
     PRIMARY KEY (api_key_id, endpoint, key)

@@ -217,6 +217,10 @@ CREATE TABLE idempotency_records (
   request_hash TEXT NOT NULL,
   state TEXT NOT NULL CHECK (state IN ('in_progress', 'completed')),
   response TEXT,
+  -- While in progress: when a retry may resume the key (the holder died), and the holder's token.
+  locked_until TEXT,
+  -- What the request committed, written with its work, so a resumed retry answers from it.
+  recovery_point TEXT,
   created_at TEXT NOT NULL,
   expires_at TEXT NOT NULL,
   PRIMARY KEY (api_key_id, endpoint, key)

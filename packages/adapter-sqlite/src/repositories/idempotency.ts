@@ -11,12 +11,15 @@ export interface IdempotencyRow {
   request_hash: string;
   state: string;
   response: string | null;
+  locked_until: string | null;
+  recovery_point: string | null;
   created_at: string;
   expires_at: string;
 }
 
 export const idempotencyColumns =
-  "api_key_id, endpoint, key, request_hash, state, response, created_at, expires_at";
+  "api_key_id, endpoint, key, request_hash, state, response, locked_until, recovery_point, " +
+  "created_at, expires_at";
 
 export const toIdempotency = (row: IdempotencyRow): IdempotencyRecord => ({
   apiKeyId: row.api_key_id,
@@ -25,9 +28,14 @@ export const toIdempotency = (row: IdempotencyRow): IdempotencyRecord => ({
   requestHash: row.request_hash,
   state: row.state === "completed" ? "completed" : "in_progress",
   response: fromJsonOrNull<StoredResponse>(row.response),
+  lockedUntil: row.locked_until,
+  recoveryPoint: row.recovery_point,
   createdAt: row.created_at,
   expiresAt: row.expires_at,
 });
+
+const HOLDER =
+  "api_key_id = @apiKeyId AND endpoint = @endpoint AND key = @key AND locked_until = @lockedUntil";
 
 /** Idempotency records, keyed by (API key, endpoint, Idempotency-Key). */
 export function idempotencyRepository(db: SqliteDatabase, sql: Sql): SyncOf<IdempotencyRepository> {
@@ -38,28 +46,50 @@ export function idempotencyRepository(db: SqliteDatabase, sql: Sql): SyncOf<Idem
           `SELECT ${idempotencyColumns} FROM idempotency_records
            WHERE api_key_id = ? AND endpoint = ? AND key = ?`,
         ).get(record.apiKeyId, record.endpoint, record.key) as IdempotencyRow | undefined;
-        if (existing !== undefined && existing.expires_at > now) return toIdempotency(existing);
-        // Absent or expired: (re)start it.
+        if (existing === undefined || existing.expires_at <= now) {
+          sql(
+            `INSERT OR REPLACE INTO idempotency_records (${idempotencyColumns})
+             VALUES (@apiKeyId, @endpoint, @key, @requestHash, @state, @response, @lockedUntil,
+               @recoveryPoint, @createdAt, @expiresAt)`,
+          ).run({ ...record, response: toJsonOrNull(record.response) });
+          return { outcome: "started" as const };
+        }
+        const abandoned =
+          existing.state === "in_progress" &&
+          existing.request_hash === record.requestHash &&
+          existing.locked_until !== null &&
+          existing.locked_until <= now;
+        if (!abandoned) return { outcome: "exists" as const, record: toIdempotency(existing) };
         sql(
-          `INSERT OR REPLACE INTO idempotency_records (${idempotencyColumns})
-           VALUES (@apiKeyId, @endpoint, @key, @requestHash, @state, @response, @createdAt,
-             @expiresAt)`,
-        ).run({ ...record, response: toJsonOrNull(record.response) });
-        return "started" as const;
+          `UPDATE idempotency_records SET locked_until = ?
+           WHERE api_key_id = ? AND endpoint = ? AND key = ?`,
+        ).run(record.lockedUntil, record.apiKeyId, record.endpoint, record.key);
+        return {
+          outcome: "resumed" as const,
+          record: toIdempotency({ ...existing, locked_until: record.lockedUntil }),
+        };
       });
     },
-    complete(apiKeyId, endpoint, key, response) {
-      sql(
-        `UPDATE idempotency_records SET state = 'completed', response = ?
-         WHERE api_key_id = ? AND endpoint = ? AND key = ?`,
-      ).run(toJsonOrNull(response), apiKeyId, endpoint, key);
+    markRecoveryPoint(apiKeyId, endpoint, key, lockedUntil, recoveryPoint) {
+      const result = sql(
+        `UPDATE idempotency_records SET recovery_point = @recoveryPoint WHERE ${HOLDER}`,
+      ).run({ apiKeyId, endpoint, key, lockedUntil, recoveryPoint });
+      return result.changes === 1;
     },
-    release(apiKeyId, endpoint, key) {
-      sql("DELETE FROM idempotency_records WHERE api_key_id = ? AND endpoint = ? AND key = ?").run(
+    complete(apiKeyId, endpoint, key, lockedUntil, response) {
+      sql(
+        `UPDATE idempotency_records SET state = 'completed', response = @response,
+           locked_until = NULL
+         WHERE ${HOLDER}`,
+      ).run({ apiKeyId, endpoint, key, lockedUntil, response: toJsonOrNull(response) });
+    },
+    release(apiKeyId, endpoint, key, lockedUntil) {
+      sql(`DELETE FROM idempotency_records WHERE ${HOLDER}`).run({
         apiKeyId,
         endpoint,
         key,
-      );
+        lockedUntil,
+      });
     },
   };
 }

@@ -5,7 +5,7 @@ import type { StoredResponse } from "../ports.js";
 import { manualClock } from "../shared/clock.js";
 import { memoryStorage } from "../testing/memory/index.js";
 import { canonicalJson, requestHash } from "./request-hash.js";
-import { withIdempotency } from "./with-idempotency.js";
+import { type Checkpoint, withIdempotency } from "./with-idempotency.js";
 
 const ENDPOINT = "POST /v1/messages/send";
 const BODY = { campaign_id: "cmp_1", recipient: { type: "phone_number", value: "+14155552671" } };
@@ -16,7 +16,7 @@ function setup() {
   const deps = { storage, clock, config: defaultConfig };
   let runs = 0;
   const answer =
-    (status = 200): (() => Promise<StoredResponse>) =>
+    (status = 200): ((checkpoint: Checkpoint) => Promise<StoredResponse>) =>
     async () => {
       runs += 1;
       return { status, body: JSON.stringify({ run: runs }), headers: { "x-run": String(runs) } };
@@ -137,6 +137,74 @@ describe("Idempotency-Key (DESIGN.md Idempotency)", () => {
       (await call(undefined, { endpoint: "POST /v1/profiles" }))._unsafeUnwrap().replayed,
     ).toBe(false);
     expect(runs()).toBe(3);
+  });
+
+  it("a request whose process died holds its key (409) for idempotencyLockMs; then a retry runs it", async () => {
+    const { call, runs, clock, answer } = setup();
+    // The first request never answers: its process died mid-way, before its work committed.
+    void call(() => new Promise<StoredResponse>(() => undefined));
+    await Promise.resolve();
+    clock.advance(defaultConfig.idempotencyLockMs - 1);
+    expect((await call())._unsafeUnwrapErr()).toMatchObject({ code: "idempotency_in_progress" });
+    clock.advance(1);
+    const retried = (await call(answer()))._unsafeUnwrap();
+    expect(retried).toEqual({
+      response: { status: 200, body: '{"run":1}', headers: { "x-run": "1" } },
+      replayed: false,
+    });
+    expect(runs()).toBe(1);
+    expect((await call())._unsafeUnwrap()).toEqual({ response: retried.response, replayed: true });
+  });
+
+  it("a retry of a request that died after its work committed answers from its recovery point and runs nothing", async () => {
+    const { call, runs, clock, storage, deps } = setup();
+    void call(async (checkpoint) => {
+      await storage.transaction((tx) => checkpoint(tx, "message:m-1"));
+      return new Promise<StoredResponse>(() => undefined);
+    });
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    clock.advance(defaultConfig.idempotencyLockMs);
+    const recovered: string[] = [];
+    const recover = async (point: string): Promise<StoredResponse> => {
+      recovered.push(point);
+      return { status: 200, body: `{"recovered":"${point}"}`, headers: {} };
+    };
+    const request = { apiKeyId: "key_a", endpoint: ENDPOINT, key: "k-1", requestBody: BODY };
+    const retried = await withIdempotency(
+      deps,
+      request,
+      async () => {
+        throw new Error("must not run again");
+      },
+      recover,
+    );
+    expect(retried._unsafeUnwrap()).toEqual({
+      response: { status: 200, body: '{"recovered":"message:m-1"}', headers: {} },
+      replayed: true,
+    });
+    expect(recovered).toEqual(["message:m-1"]);
+    expect(runs()).toBe(0);
+    // The recovered answer is stored like any other.
+    expect((await call())._unsafeUnwrap().response.body).toBe('{"recovered":"message:m-1"}');
+  });
+
+  it("a request that ran past its lock cannot commit once a retry resumed its key", async () => {
+    const { call, clock, storage, answer } = setup();
+    let proceed: () => void = () => undefined;
+    const late = call(async (checkpoint) => {
+      await new Promise<void>((resolve) => {
+        proceed = resolve;
+      });
+      await storage.transaction((tx) => checkpoint(tx, "message:late"));
+      return { status: 200, body: "{}", headers: {} };
+    });
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    clock.advance(defaultConfig.idempotencyLockMs);
+    const retried = (await call(answer()))._unsafeUnwrap();
+    proceed();
+    await expect(late).rejects.toThrow(/taken over/);
+    // The late request's failure did not release the retry's answer.
+    expect((await call())._unsafeUnwrap()).toEqual({ response: retried.response, replayed: true });
   });
 
   it("a key is 1 to 255 printable ASCII characters, else 400 at Idempotency-Key", async () => {

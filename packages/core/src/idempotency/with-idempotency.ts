@@ -6,7 +6,7 @@ import {
   type IdempotencyMismatchError,
   validationError,
 } from "../errors.js";
-import type { IdempotencyRecord, StoredResponse } from "../ports.js";
+import type { IdempotencyRecord, Repositories, StoredResponse } from "../ports.js";
 import { isoAt } from "../shared/clock.js";
 import { requestHash } from "./request-hash.js";
 
@@ -46,15 +46,31 @@ const inProgress = (): ConflictError => ({
 });
 
 /**
+ * Marks, inside the transaction of a request's work, what that work committed (for a send,
+ * `message:<id>`). It throws when the key was taken over by a retry meanwhile (this request
+ * ran past its lock), so the work rolls back rather than being done twice.
+ */
+export type Checkpoint = (tx: Repositories, recoveryPoint: string) => Promise<void>;
+
+/** The answer to a request whose work committed at `recoveryPoint`; `null` if it cannot tell. */
+export type Recover = (recoveryPoint: string) => Promise<StoredResponse | null>;
+
+/**
  * Runs a request at most once per (API key, endpoint, key) within `config.idempotencyTtlMs`
  * (DESIGN.md "Idempotency"). The same body again replays the stored answer without running
  * anything; another body is 422 `idempotency_key_reused`; while the first still runs, 409.
  * An answer that is not replayable (or a thrown `run`) releases the key for a retry.
+ *
+ * A request whose process died keeps its key locked for `config.idempotencyLockMs`; after
+ * that, a retry with the same body resumes it. If the dead request's work had committed (its
+ * `checkpoint` did), the retry answers from `recover` and does nothing again; otherwise it
+ * runs the request.
  */
 export async function withIdempotency(
   deps: Pick<Deps, "storage" | "clock" | "config">,
   request: IdempotentRequest,
-  run: () => Promise<StoredResponse>,
+  run: (checkpoint: Checkpoint) => Promise<StoredResponse>,
+  recover?: Recover,
 ): Promise<Result<IdempotentOutcome, DomainError>> {
   const { apiKeyId, endpoint, key } = request;
   if (!KEY_PATTERN.test(key)) {
@@ -69,6 +85,7 @@ export async function withIdempotency(
     );
   }
   const now = deps.clock.now();
+  const lockedUntil = isoAt(now + deps.config.idempotencyLockMs);
   const record: IdempotencyRecord = {
     apiKeyId,
     endpoint,
@@ -76,27 +93,45 @@ export async function withIdempotency(
     requestHash: requestHash(request.requestBody),
     state: "in_progress",
     response: null,
+    lockedUntil,
+    recoveryPoint: null,
     createdAt: isoAt(now),
     expiresAt: isoAt(now + deps.config.idempotencyTtlMs),
   };
   const begun = await deps.storage.idempotency.begin(record, isoAt(now));
-  if (begun !== "started") {
-    if (begun.requestHash !== record.requestHash) return err(keyReused());
-    if (begun.state === "in_progress" || begun.response === null) return err(inProgress());
-    return ok({ response: begun.response, replayed: true });
+  if (begun.outcome === "exists") {
+    const existing = begun.record;
+    if (existing.requestHash !== record.requestHash) return err(keyReused());
+    if (existing.state === "in_progress" || existing.response === null) return err(inProgress());
+    return ok({ response: existing.response, replayed: true });
   }
 
+  const repository = deps.storage.idempotency;
+  const point = begun.outcome === "resumed" ? begun.record.recoveryPoint : null;
+  const recovered = point !== null && recover !== undefined ? await recover(point) : null;
+  if (recovered !== null) {
+    await repository.complete(apiKeyId, endpoint, key, lockedUntil, recovered);
+    return ok({ response: recovered, replayed: true });
+  }
+
+  const checkpoint: Checkpoint = async (tx, recoveryPoint) => {
+    if (
+      !(await tx.idempotency.markRecoveryPoint(apiKeyId, endpoint, key, lockedUntil, recoveryPoint))
+    ) {
+      throw new Error(`Idempotency-Key ${JSON.stringify(key)} was taken over by a retry.`);
+    }
+  };
   let response: StoredResponse;
   try {
-    response = await run();
+    response = await run(checkpoint);
   } catch (error) {
-    await deps.storage.idempotency.release(apiKeyId, endpoint, key);
+    await repository.release(apiKeyId, endpoint, key, lockedUntil);
     throw error;
   }
   if (isReplayable(response.status)) {
-    await deps.storage.idempotency.complete(apiKeyId, endpoint, key, response);
+    await repository.complete(apiKeyId, endpoint, key, lockedUntil, response);
   } else {
-    await deps.storage.idempotency.release(apiKeyId, endpoint, key);
+    await repository.release(apiKeyId, endpoint, key, lockedUntil);
   }
   return ok({ response, replayed: false });
 }

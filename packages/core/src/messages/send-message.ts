@@ -3,7 +3,7 @@ import { campaignNotFound, findCampaign } from "../campaigns/get-campaign.js";
 import { renderTemplate } from "../campaigns/template.js";
 import type { Actor, Deps } from "../deps.js";
 import type { DomainError } from "../errors.js";
-import type { MessageError, MessageRecord } from "../ports.js";
+import type { MessageError, MessageRecord, Repositories } from "../ports.js";
 import { isoAt } from "../shared/clock.js";
 import { parseInput } from "../shared/parse.js";
 import { useCase } from "../shared/result.js";
@@ -32,6 +32,32 @@ export const toSendResult = (message: MessageRecord): SendResult => ({
   error: message.status === "failed" ? message.error : null,
 });
 
+/** Options of `sendMessage`. */
+export interface SendOptions {
+  /**
+   * Called inside the transaction that stores the message, with the send's recovery point
+   * (`withIdempotency`'s checkpoint): if it throws, nothing is stored and nothing is sent.
+   */
+  checkpoint?: ((tx: Repositories, recoveryPoint: string) => Promise<void>) | undefined;
+}
+
+const MESSAGE_POINT = "message:";
+
+/**
+ * The dispatch result of the send that committed at `recoveryPoint`, as it stands now, for a
+ * retry that resumes a send whose process died after storing it; `null` for another point.
+ */
+export async function recoverSendResult(
+  deps: Pick<Deps, "storage">,
+  actor: Actor,
+  recoveryPoint: string,
+): Promise<SendResult | null> {
+  if (!recoveryPoint.startsWith(MESSAGE_POINT)) return null;
+  const id = recoveryPoint.slice(MESSAGE_POINT.length);
+  const message = await deps.storage.messages.get(actor.organizationId, id);
+  return message === null ? null : toSendResult(message);
+}
+
 /**
  * POST /v1/messages/send: checks the body, the campaign, the params, the webhook URL and the
  * recipient with its consent, then stores and hands off the message.
@@ -48,6 +74,7 @@ export function sendMessage(
   deps: Pick<Deps, "storage" | "ids" | "clock" | "provider" | "urlPolicy">,
   actor: Actor & { apiKeyId: string },
   input: unknown,
+  options: SendOptions = {},
 ): ResultAsync<SendResult, DomainError> {
   return useCase(async () => {
     const parsed = parseInput(sendMessageInput, input);
@@ -92,6 +119,7 @@ export function sendMessage(
       };
       await tx.messages.insert(message);
       await recordEvent(tx, deps, message, "message.sent", null);
+      await options.checkpoint?.(tx, `${MESSAGE_POINT}${message.id}`);
       return ok(message);
     });
     if (stored.isErr()) return err(stored.error);

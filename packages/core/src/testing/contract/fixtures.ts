@@ -224,6 +224,8 @@ export const anIdempotencyRecord = (
   requestHash: "sha256:abc",
   state: "in_progress",
   response: null,
+  lockedUntil: at(60),
+  recoveryPoint: null,
   createdAt: at(0),
   expiresAt: at(86_400),
   ...overrides,

@@ -9,6 +9,8 @@ const RESPONSE = {
   headers: { "content-type": "application/json" },
 };
 
+const STARTED = { outcome: "started" } as const;
+
 /** Idempotency records. */
 export function idempotencyContract(harness: () => StorageHarness): void {
   describe("idempotency", () => {
@@ -16,11 +18,11 @@ export function idempotencyContract(harness: () => StorageHarness): void {
       const { storage, raw } = harness();
       const { apiKey } = await seedOrganization(storage);
       const record = anIdempotencyRecord({ apiKeyId: apiKey.id });
-      expect(await storage.idempotency.begin(record, at(1))).toBe("started");
+      expect(await storage.idempotency.begin(record, at(1))).toEqual(STARTED);
       expect(await raw.idempotency(apiKey.id, record.endpoint, record.key)).toEqual(record);
     });
 
-    it("begin answers the existing unexpired record and writes nothing", async () => {
+    it("begin answers the existing live record and writes nothing", async () => {
       const { storage, raw } = harness();
       const { apiKey } = await seedOrganization(storage);
       const record = anIdempotencyRecord({ apiKeyId: apiKey.id });
@@ -28,10 +30,11 @@ export function idempotencyContract(harness: () => StorageHarness): void {
       const again = {
         ...record,
         requestHash: "sha256:other",
+        lockedUntil: at(62),
         createdAt: at(2),
         expiresAt: at(90_000),
       };
-      expect(await storage.idempotency.begin(again, at(2))).toEqual(record);
+      expect(await storage.idempotency.begin(again, at(2))).toEqual({ outcome: "exists", record });
       expect(await raw.idempotency(apiKey.id, record.endpoint, record.key)).toEqual(record);
     });
 
@@ -41,24 +44,39 @@ export function idempotencyContract(harness: () => StorageHarness): void {
       const { apiKey: otherKey } = await seedOrganization(storage);
       const record = anIdempotencyRecord({ apiKeyId: apiKey.id, key: "k1" });
       await storage.idempotency.begin(record, at(1));
-      expect(await storage.idempotency.begin({ ...record, apiKeyId: otherKey.id }, at(1))).toBe(
-        "started",
+      expect(await storage.idempotency.begin({ ...record, apiKeyId: otherKey.id }, at(1))).toEqual(
+        STARTED,
       );
       expect(
         await storage.idempotency.begin({ ...record, endpoint: "POST /v1/profiles" }, at(1)),
-      ).toBe("started");
-      expect(await storage.idempotency.begin({ ...record, key: "k2" }, at(1))).toBe("started");
+      ).toEqual(STARTED);
+      expect(await storage.idempotency.begin({ ...record, key: "k2" }, at(1))).toEqual(STARTED);
     });
 
-    it("complete stores the response; a later begin answers the completed record", async () => {
+    it("complete stores the response and ends the lock; a later begin answers the completed record", async () => {
       const { storage, raw } = harness();
       const { apiKey } = await seedOrganization(storage);
       const record = anIdempotencyRecord({ apiKeyId: apiKey.id });
       await storage.idempotency.begin(record, at(1));
-      await storage.idempotency.complete(apiKey.id, record.endpoint, record.key, RESPONSE);
-      const completed = { ...record, state: "completed" as const, response: RESPONSE };
+      await storage.idempotency.complete(
+        apiKey.id,
+        record.endpoint,
+        record.key,
+        record.lockedUntil ?? "",
+        RESPONSE,
+      );
+      const completed = {
+        ...record,
+        state: "completed" as const,
+        response: RESPONSE,
+        lockedUntil: null,
+      };
       expect(await raw.idempotency(apiKey.id, record.endpoint, record.key)).toEqual(completed);
-      expect(await storage.idempotency.begin(record, at(2))).toEqual(completed);
+      // A completed record is never resumed, however late the retry.
+      expect(await storage.idempotency.begin(record, at(3_600))).toEqual({
+        outcome: "exists",
+        record: completed,
+      });
     });
 
     it("release forgets the record, so the key can start again", async () => {
@@ -66,9 +84,14 @@ export function idempotencyContract(harness: () => StorageHarness): void {
       const { apiKey } = await seedOrganization(storage);
       const record = anIdempotencyRecord({ apiKeyId: apiKey.id });
       await storage.idempotency.begin(record, at(1));
-      await storage.idempotency.release(apiKey.id, record.endpoint, record.key);
+      await storage.idempotency.release(
+        apiKey.id,
+        record.endpoint,
+        record.key,
+        record.lockedUntil ?? "",
+      );
       expect(await raw.idempotency(apiKey.id, record.endpoint, record.key)).toBeNull();
-      expect(await storage.idempotency.begin(record, at(2))).toBe("started");
+      expect(await storage.idempotency.begin(record, at(2))).toEqual(STARTED);
     });
 
     it("an expired record is replaced by the new one", async () => {
@@ -76,18 +99,69 @@ export function idempotencyContract(harness: () => StorageHarness): void {
       const { apiKey } = await seedOrganization(storage);
       const record = anIdempotencyRecord({ apiKeyId: apiKey.id, expiresAt: at(100) });
       await storage.idempotency.begin(record, at(1));
-      await storage.idempotency.complete(apiKey.id, record.endpoint, record.key, RESPONSE);
+      await storage.idempotency.complete(
+        apiKey.id,
+        record.endpoint,
+        record.key,
+        record.lockedUntil ?? "",
+        RESPONSE,
+      );
       expect(
-        await storage.idempotency.begin({ ...record, createdAt: at(99) }, at(99.999)),
-      ).not.toBe("started");
+        (await storage.idempotency.begin({ ...record, createdAt: at(99) }, at(99.999))).outcome,
+      ).toBe("exists");
       const fresh = {
         ...record,
         requestHash: "sha256:new",
+        lockedUntil: at(160),
         createdAt: at(100),
         expiresAt: at(200),
       };
-      expect(await storage.idempotency.begin(fresh, at(100))).toBe("started");
+      expect(await storage.idempotency.begin(fresh, at(100))).toEqual(STARTED);
       expect(await raw.idempotency(apiKey.id, record.endpoint, record.key)).toEqual(fresh);
+    });
+
+    it("an in-progress record whose lock ended is resumed by a begin of the same body, keeping its recovery point", async () => {
+      const { storage, raw } = harness();
+      const { apiKey } = await seedOrganization(storage);
+      const record = anIdempotencyRecord({ apiKeyId: apiKey.id, lockedUntil: at(60) });
+      await storage.idempotency.begin(record, at(1));
+      const holder = [apiKey.id, record.endpoint, record.key] as const;
+      expect(await storage.idempotency.markRecoveryPoint(...holder, at(60), "message:m1")).toBe(
+        true,
+      );
+      const retry = { ...record, lockedUntil: at(120), createdAt: at(60) };
+      // Still locked: the first request may be running.
+      const marked = { ...record, recoveryPoint: "message:m1" };
+      expect(await storage.idempotency.begin(retry, at(59.999))).toEqual({
+        outcome: "exists",
+        record: marked,
+      });
+      // Another body never resumes it.
+      expect(
+        await storage.idempotency.begin({ ...retry, requestHash: "sha256:other" }, at(60)),
+      ).toEqual({ outcome: "exists", record: marked });
+      const resumed = { ...marked, lockedUntil: at(120) };
+      expect(await storage.idempotency.begin(retry, at(60))).toEqual({
+        outcome: "resumed",
+        record: resumed,
+      });
+      expect(await raw.idempotency(...holder)).toEqual(resumed);
+    });
+
+    it("only the holder's token marks, completes or releases: a taken-over request changes nothing", async () => {
+      const { storage, raw } = harness();
+      const { apiKey } = await seedOrganization(storage);
+      const record = anIdempotencyRecord({ apiKeyId: apiKey.id, lockedUntil: at(60) });
+      await storage.idempotency.begin(record, at(1));
+      await storage.idempotency.begin({ ...record, lockedUntil: at(120) }, at(61));
+      const holder = [apiKey.id, record.endpoint, record.key] as const;
+      const stale = at(60);
+      expect(await storage.idempotency.markRecoveryPoint(...holder, stale, "message:x")).toBe(
+        false,
+      );
+      await storage.idempotency.complete(...holder, stale, RESPONSE);
+      await storage.idempotency.release(...holder, stale);
+      expect(await raw.idempotency(...holder)).toEqual({ ...record, lockedUntil: at(120) });
     });
 
     it("concurrent begins of the same key: exactly one starts", async () => {
@@ -97,8 +171,24 @@ export function idempotencyContract(harness: () => StorageHarness): void {
       const answers = await Promise.all(
         Array.from({ length: 20 }, () => storage.idempotency.begin(record, at(1))),
       );
-      expect(answers.filter((a) => a === "started")).toHaveLength(1);
-      expect(answers.filter((a) => a !== "started")).toEqual(Array(19).fill(record));
+      expect(answers.filter((a) => a.outcome === "started")).toHaveLength(1);
+      expect(answers.filter((a) => a.outcome !== "started")).toEqual(
+        Array(19).fill({ outcome: "exists", record }),
+      );
+    });
+
+    it("concurrent retries of an abandoned request: exactly one resumes it", async () => {
+      const { storage } = harness();
+      const { apiKey } = await seedOrganization(storage);
+      const record = anIdempotencyRecord({ apiKeyId: apiKey.id, lockedUntil: at(60) });
+      await storage.idempotency.begin(record, at(1));
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          storage.idempotency.begin({ ...record, lockedUntil: at(120 + i) }, at(61)),
+        ),
+      );
+      expect(answers.filter((a) => a.outcome === "resumed")).toHaveLength(1);
+      expect(answers.filter((a) => a.outcome === "exists")).toHaveLength(19);
     });
   });
 }

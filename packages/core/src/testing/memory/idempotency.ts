@@ -9,20 +9,44 @@ export function memoryIdempotency(scope: MemoryScope): IdempotencyRepository {
       scope.write("idempotency.begin", (s) => {
         const key = idempotencyKey(record.apiKeyId, record.endpoint, record.key);
         const existing = s.idempotency.get(key);
-        if (existing !== undefined && ms(existing.expiresAt) > ms(now)) return existing;
-        s.idempotency.set(key, clone(record));
-        return "started" as const;
+        if (existing === undefined || ms(existing.expiresAt) <= ms(now)) {
+          s.idempotency.set(key, clone(record));
+          return { outcome: "started" as const };
+        }
+        const abandoned =
+          existing.state === "in_progress" &&
+          existing.requestHash === record.requestHash &&
+          existing.lockedUntil !== null &&
+          ms(existing.lockedUntil) <= ms(now);
+        if (!abandoned) return { outcome: "exists" as const, record: clone(existing) };
+        const resumed = { ...existing, lockedUntil: record.lockedUntil };
+        s.idempotency.set(key, resumed);
+        return { outcome: "resumed" as const, record: clone(resumed) };
       }),
-    complete: (apiKeyId, endpoint, key, response) =>
+    markRecoveryPoint: (apiKeyId, endpoint, key, lockedUntil, recoveryPoint) =>
+      scope.write("idempotency.markRecoveryPoint", (s) => {
+        const id = idempotencyKey(apiKeyId, endpoint, key);
+        const existing = s.idempotency.get(id);
+        if (existing === undefined || existing.lockedUntil !== lockedUntil) return false;
+        s.idempotency.set(id, { ...existing, recoveryPoint });
+        return true;
+      }),
+    complete: (apiKeyId, endpoint, key, lockedUntil, response) =>
       scope.write("idempotency.complete", (s) => {
         const id = idempotencyKey(apiKeyId, endpoint, key);
         const existing = s.idempotency.get(id);
-        if (existing === undefined) return;
-        s.idempotency.set(id, { ...existing, state: "completed", response: clone(response) });
+        if (existing === undefined || existing.lockedUntil !== lockedUntil) return;
+        s.idempotency.set(id, {
+          ...existing,
+          state: "completed",
+          response: clone(response),
+          lockedUntil: null,
+        });
       }),
-    release: (apiKeyId, endpoint, key) =>
+    release: (apiKeyId, endpoint, key, lockedUntil) =>
       scope.write("idempotency.release", (s) => {
-        s.idempotency.delete(idempotencyKey(apiKeyId, endpoint, key));
+        const id = idempotencyKey(apiKeyId, endpoint, key);
+        if (s.idempotency.get(id)?.lockedUntil === lockedUntil) s.idempotency.delete(id);
       }),
   };
 }

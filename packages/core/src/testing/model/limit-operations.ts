@@ -33,12 +33,19 @@ const slotOf = (s: { apiKey: number; endpoint: number; key: number }) => ({
   key: pick(IDEMPOTENCY_KEYS.keys, s.key),
 });
 
+/**
+ * A holder's lock ends at one of a few times, so later operations often name a holder's token
+ * and sometimes a stale one, and `begin` meets locks both live and ended.
+ */
+const lock = fc.constantFrom(20, 50, 80);
+
 const begin = fc
-  .record({ slot, t: fc.nat(100), ttl: fc.constantFrom(10, 60), body: fc.nat(1) })
-  .map(({ slot: s, t, ttl, body }) => {
+  .record({ slot, t: fc.nat(100), ttl: fc.constantFrom(10, 60), body: fc.nat(1), lock })
+  .map(({ slot: s, t, ttl, body, lock: until }) => {
     const record = anIdempotencyRecord({
       ...slotOf(s),
       requestHash: `sha256:body-${body}`,
+      lockedUntil: at(until),
       createdAt: at(t),
       expiresAt: at(t + ttl),
     });
@@ -50,8 +57,8 @@ const begin = fc
   });
 
 const complete = fc
-  .record({ slot, status: fc.constantFrom(200, 201, 422) })
-  .map(({ slot: s, status }) => {
+  .record({ slot, status: fc.constantFrom(200, 201, 422), lock })
+  .map(({ slot: s, status, lock: until }) => {
     const { apiKeyId, endpoint, key } = slotOf(s);
     const response = {
       status,
@@ -59,20 +66,38 @@ const complete = fc
       headers: { "content-type": "application/json", "x-request-id": `req-${status}` },
     };
     return new Operation(
-      `idempotency.complete(${apiKeyId.slice(-1)} ${endpoint} ${key}, ${status})`,
+      `idempotency.complete(${apiKeyId.slice(-1)} ${endpoint} ${key}, ${until}, ${status})`,
       always,
-      () => (side) => side.repos.idempotency.complete(apiKeyId, endpoint, key, response),
+      () => (side) => side.repos.idempotency.complete(apiKeyId, endpoint, key, at(until), response),
     );
   });
 
-const release = slot.map((s) => {
+const markRecoveryPoint = fc
+  .record({ slot, lock, message: fc.nat(2) })
+  .map(({ slot: s, lock: until, message }) => {
+    const { apiKeyId, endpoint, key } = slotOf(s);
+    return new Operation(
+      `idempotency.markRecoveryPoint(${apiKeyId.slice(-1)} ${endpoint} ${key}, ${until}, m${message})`,
+      always,
+      () => (side) =>
+        side.repos.idempotency.markRecoveryPoint(
+          apiKeyId,
+          endpoint,
+          key,
+          at(until),
+          `message:m${message}`,
+        ),
+    );
+  });
+
+const release = fc.record({ slot, lock }).map(({ slot: s, lock: until }) => {
   const { apiKeyId, endpoint, key } = slotOf(s);
   return new Operation(
-    `idempotency.release(${apiKeyId.slice(-1)} ${endpoint} ${key})`,
+    `idempotency.release(${apiKeyId.slice(-1)} ${endpoint} ${key}, ${until})`,
     always,
-    () => (side) => side.repos.idempotency.release(apiKeyId, endpoint, key),
+    () => (side) => side.repos.idempotency.release(apiKeyId, endpoint, key, at(until)),
   );
 });
 
 /** Random rate-limit hits and idempotency records. */
-export const limitOperations = [hit, hit, begin, begin, complete, release];
+export const limitOperations = [hit, hit, begin, begin, complete, markRecoveryPoint, release];
