@@ -40,9 +40,20 @@ const consent = (field: string) => v.boolean(`must be true or false; ${field} ca
 
 const ATTRIBUTE_KEY = /^[A-Za-z0-9_]{1,64}$/;
 
+/**
+ * Keys valibot's record drops without a word, because assigning them would reach an object's
+ * prototype. Refused, so no attribute a client sends is ever lost silently.
+ */
+const RESERVED_KEYS = new Set(["__proto__", "constructor", "prototype"]);
+
+const ATTRIBUTE_STRING_MESSAGE = "must be at most 1000 characters long.";
+
 const attributeValue = v.union(
   [
-    v.pipe(v.string(), v.maxLength(1000, "must be at most 1000 characters long.")),
+    v.pipe(
+      v.string(),
+      v.check((text) => codePointLength(text) <= 1000, ATTRIBUTE_STRING_MESSAGE),
+    ),
     v.pipe(v.number(), v.finite("must be a finite number.")),
     v.boolean(),
   ],
@@ -56,6 +67,16 @@ export const attributesPatch = v.pipe(
     (input) => typeof input === "object" && input !== null && !Array.isArray(input),
     "must be an object.",
   ),
+  v.rawCheck<Record<string, unknown>>(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    for (const [key, value] of Object.entries(dataset.value)) {
+      if (!RESERVED_KEYS.has(key)) continue;
+      addIssue({
+        message: "is a reserved name; use another key.",
+        path: [{ type: "object", origin: "key", input: dataset.value, key, value }],
+      });
+    }
+  }),
   v.record(
     v.pipe(v.string(), v.regex(ATTRIBUTE_KEY, "keys must be 1 to 64 letters, digits or _.")),
     v.nullable(attributeValue),

@@ -142,6 +142,23 @@ describe("profile rules (SPEC.md Profiles, DESIGN.md)", () => {
     }
   });
 
+  it("custom attributes: strings count code points; a key no object can hold is refused, never dropped", async () => {
+    const { create } = setup();
+    const emoji = (
+      await create({ phone_number: PHONE, attributes: { s: "😀".repeat(1000) } })
+    )._unsafeUnwrap();
+    expect(emoji.attributes).toEqual({ s: "😀".repeat(1000) });
+    for (const [attributes, path] of [
+      [{ s: "😀".repeat(1001) }, "attributes.s"],
+      [{ constructor: "v", ok: "y" }, "attributes.constructor"],
+      [JSON.parse('{"__proto__": "x", "ok": "y"}'), "attributes.__proto__"],
+      [{ prototype: 1 }, "attributes.prototype"],
+    ] as const) {
+      const error = (await create({ phone_number: "+14155552672", attributes }))._unsafeUnwrapErr();
+      expect(error.type === "validation" && error.issues.map((i) => i.path)).toEqual([path]);
+    }
+  });
+
   it("GET of an unknown, malformed, deleted or other organization's id is 404", async () => {
     const { create, deps, actor, other } = setup();
     const profile = (await create({ phone_number: PHONE }))._unsafeUnwrap();
