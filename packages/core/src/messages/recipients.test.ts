@@ -39,14 +39,16 @@ describe("recipient resolution (SPEC.md Recipient resolution and consent)", () =
     });
   }
 
-  it("an existing profile is found by phone number, email (any case) or public_id", async () => {
+  it("an existing profile is found by phone number, email (any case, trimmed) or public_id", async () => {
     const w = await sendWorld();
     const { campaign_id } = await w.campaign();
     const profile = await w.profile({ phone_number: PHONE, email: "Ada@Example.com" });
     for (const body of [
       sendBody(campaign_id, PHONE),
       toEmail(campaign_id, "ada@example.COM"),
+      toEmail(campaign_id, " ada@example.com\t"),
       toPublicId(campaign_id, profile.public_id),
+      toPublicId(campaign_id, ` ${profile.public_id} `),
     ]) {
       const { message_id } = (await w.send(body))._unsafeUnwrap();
       expect((await w.storage.raw.message(message_id))?.profileId).toBe(profile.public_id);

@@ -12,9 +12,11 @@ const recipient = v.strictObject(
       ["phone_number", "email", "public_id"],
       'must be "phone_number", "email" or "public_id".',
     ),
+    // Trimmed like the profile fields it is matched against.
     value: v.pipe(
       v.string("must be a string."),
-      v.check((text) => text.trim() !== "", "must not be empty."),
+      v.trim(),
+      v.check((text) => text !== "", "must not be empty."),
     ),
   },
   objectMessage("must be an object with type and value."),

@@ -93,6 +93,16 @@ describe("phone normalization (DESIGN.md: Phone numbers)", () => {
     }
   });
 
+  it("RFC 3966 parameters are refused, not dropped", () => {
+    for (const text of [
+      "+1 415 555 2671;isub=123",
+      "+14155552671;phone-context=+1",
+      "+1 415 555 2671=",
+    ]) {
+      expect(normalizePhone(text).isErr(), text).toBe(true);
+    }
+  });
+
   it("an invalid number with a + is refused", () => {
     for (const text of ["+", "+0", "+1", "+999999999999", "+1 555 0100"]) {
       expect(normalizePhone(text).isErr(), text).toBe(true);

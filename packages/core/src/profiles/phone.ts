@@ -7,6 +7,9 @@ import { err, ok, type Result } from "neverthrow";
  * as a valid number is allowed; spaces, dashes, dots and parentheses are tolerated; extensions
  * are refused. The error is a sentence for the field's issue.
  */
+/** A + and then digits of any script with the usual separators; nothing else is a number. */
+const PHONE_CHARACTERS = /^\+[\p{Nd}\s().\-\u2010-\u2015/]*$/u;
+
 export function normalizePhone(input: string): Result<string, string> {
   const trimmed = input.trim();
   if (!trimmed.startsWith("+")) {
@@ -16,6 +19,10 @@ export function normalizePhone(input: string): Result<string, string> {
   try {
     const parsed = parsePhoneNumberWithError(trimmed, { extract: false });
     if (parsed.ext) return err("must not have an extension.");
+    // libphonenumber-js reads and drops RFC 3966 parameters such as `;isub=5`.
+    if (!PHONE_CHARACTERS.test(trimmed)) {
+      return err("must hold only digits, spaces, dashes, dots and parentheses after the +.");
+    }
     if (!parsed.isValid()) return err("is not a valid phone number.");
     return ok(parsed.number);
   } catch {
