@@ -396,6 +396,22 @@ export interface MessageRepository {
   listEvents(organizationId: string, messageId: string): Promise<MessageEventRecord[]>;
 }
 
+/**
+ * The fields of a subscription one write changes. An absent (or `undefined`) field keeps its
+ * stored value, so a write never puts back a value it read earlier (a rotation writes only the
+ * secret, a PATCH only what it changes).
+ */
+export interface WebhookSubscriptionChanges {
+  url?: string | undefined;
+  topics?: WebhookTopic[] | undefined;
+  status?: "active" | "inactive" | undefined;
+  /** `null` clears it. */
+  description?: string | null | undefined;
+  secretSealed?: string | undefined;
+  /** Every change moves `updatedAt`. */
+  updatedAt: string;
+}
+
 export interface WebhookSubscriptionRepository {
   insert(subscription: WebhookSubscriptionRecord): Promise<void>;
   get(organizationId: string, id: string): Promise<WebhookSubscriptionRecord | null>;
@@ -403,14 +419,20 @@ export interface WebhookSubscriptionRepository {
   getById(id: string): Promise<WebhookSubscriptionRecord | null>;
   /** The organization's subscriptions, oldest first. */
   list(organizationId: string): Promise<WebhookSubscriptionRecord[]>;
-  /** Replaces the mutable fields; `false` when unknown. */
-  update(subscription: WebhookSubscriptionRecord): Promise<boolean>;
+  /**
+   * Writes the fields present in `changes`, and only those, in one statement; the others keep
+   * what is stored at that moment, whoever wrote it. `false` (nothing written) when unknown or
+   * another organization's.
+   */
+  update(organizationId: string, id: string, changes: WebhookSubscriptionChanges): Promise<boolean>;
   /** `false` when unknown. */
   delete(organizationId: string, id: string): Promise<boolean>;
   /**
-   * Serializes the organization's subscription rule checks: inside a transaction, a second
-   * caller for the same organization waits until the first commits (`SELECT … FOR UPDATE` on
-   * the organization row in PostgreSQL; the single writer in SQLite and in memory).
+   * Serializes the organization's subscription changes: inside a transaction, a second caller
+   * for the same organization waits until the first commits or rolls back, and what it reads
+   * after the lock includes what the first committed (a transaction-level advisory lock in
+   * PostgreSQL, under READ COMMITTED; the single writer in SQLite and in memory). Every
+   * read-modify-write of a subscription takes it before its read.
    */
   lockOrganization(organizationId: string): Promise<void>;
 }

@@ -1,4 +1,5 @@
 import type {
+  WebhookSubscriptionChanges,
   WebhookSubscriptionRecord,
   WebhookSubscriptionRepository,
   WebhookTopic,
@@ -33,6 +34,16 @@ export const toWebhook = (row: WebhookRow): WebhookSubscriptionRecord => ({
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 });
+
+/** Each field a write may change and its column, `updated_at` always among them. */
+const changeableColumns: ReadonlyArray<[keyof WebhookSubscriptionChanges, string]> = [
+  ["url", "url"],
+  ["topics", "topics"],
+  ["status", "status"],
+  ["description", "description"],
+  ["secretSealed", "secret_sealed"],
+  ["updatedAt", "updated_at"],
+];
 
 /** Organization webhook subscriptions. */
 export function webhookRepository(sql: Sql): WebhookSubscriptionRepository {
@@ -71,21 +82,20 @@ export function webhookRepository(sql: Sql): WebhookSubscriptionRepository {
       );
       return rows.map(toWebhook);
     },
-    async update(w) {
+    async update(organizationId, id, changes) {
+      // Only the columns being changed are written, so a concurrent writer's other fields stay.
+      const values: unknown[] = [id, organizationId];
+      const set: string[] = [];
+      for (const [field, column] of changeableColumns) {
+        const value = changes[field];
+        if (value === undefined) continue;
+        values.push(field === "topics" ? toJson(value) : value);
+        set.push(`${column} = $${values.length}${field === "topics" ? "::text::jsonb" : ""}`);
+      }
       const rows = await sql.rows(
-        `UPDATE ${t.webhookSubscriptions} SET url = $3, topics = $4::text::jsonb, status = $5,
-           description = $6, secret_sealed = $7, updated_at = $8
+        `UPDATE ${t.webhookSubscriptions} SET ${set.join(", ")}
          WHERE id = $1 AND organization_id = $2 RETURNING id`,
-        [
-          w.id,
-          w.organizationId,
-          w.url,
-          toJson(w.topics),
-          w.status,
-          w.description,
-          w.secretSealed,
-          w.updatedAt,
-        ],
+        values,
       );
       return rows.length === 1;
     },

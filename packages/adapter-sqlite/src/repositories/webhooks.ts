@@ -1,4 +1,5 @@
 import type {
+  WebhookSubscriptionChanges,
   WebhookSubscriptionRecord,
   WebhookSubscriptionRepository,
   WebhookTopic,
@@ -34,6 +35,16 @@ export const toWebhook = (row: WebhookRow): WebhookSubscriptionRecord => ({
   updatedAt: row.updated_at,
 });
 
+/** Each field a write may change and its column, `updated_at` always among them. */
+const changeableColumns: ReadonlyArray<[keyof WebhookSubscriptionChanges, string]> = [
+  ["url", "url"],
+  ["topics", "topics"],
+  ["status", "status"],
+  ["description", "description"],
+  ["secretSealed", "secret_sealed"],
+  ["updatedAt", "updated_at"],
+];
+
 /** Webhook subscriptions. */
 export function webhookRepository(sql: Sql): SyncOf<WebhookSubscriptionRepository> {
   const one = (row: unknown) => (row === undefined ? null : toWebhook(row as WebhookRow));
@@ -63,12 +74,20 @@ export function webhookRepository(sql: Sql): SyncOf<WebhookSubscriptionRepositor
       ).all(organizationId) as WebhookRow[];
       return rows.map(toWebhook);
     },
-    update(subscription) {
+    update(organizationId, id, changes) {
+      // Only the columns being changed are written (at most 32 statement texts, each cached).
+      const values: Record<string, unknown> = { id, organizationId };
+      const set: string[] = [];
+      for (const [field, column] of changeableColumns) {
+        const value = changes[field];
+        if (value === undefined) continue;
+        set.push(`${column} = @${field}`);
+        values[field] = field === "topics" ? toJson(value) : value;
+      }
       const result = sql(
-        `UPDATE webhook_subscriptions SET url = @url, topics = @topics, status = @status,
-           description = @description, secret_sealed = @secretSealed, updated_at = @updatedAt
+        `UPDATE webhook_subscriptions SET ${set.join(", ")}
          WHERE id = @id AND organization_id = @organizationId`,
-      ).run({ ...subscription, topics: toJson(subscription.topics) });
+      ).run(values);
       return result.changes === 1;
     },
     delete(organizationId, id) {

@@ -92,6 +92,8 @@ export function deleteWebhook(
 ): ResultAsync<void, DomainError> {
   return useCase(() =>
     deps.storage.transaction(async (tx) => {
+      // Under the lock, so a PATCH reading it meanwhile does not write to a deleted row.
+      await tx.webhooks.lockOrganization(actor.organizationId);
       const record = await findWebhook(tx, actor, webhookId);
       if (!record) return err(webhookNotFound(webhookId));
       await tx.deliveries.cancelForSubscription(
@@ -107,7 +109,9 @@ export function deleteWebhook(
 
 /**
  * Replaces the signing secret and answers the new one once. The old secret stops at once:
- * every attempt, retries included, is signed with the secret stored at that moment.
+ * every attempt, retries included, is signed with the secret stored at that moment. Only the
+ * secret and `updated_at` are written, under the organization's lock like every other change,
+ * so a concurrent PATCH or rotation neither undoes this one nor is undone by it.
  */
 export function rotateWebhookSecret(
   deps: Pick<Deps, "storage" | "clock" | "secretBox">,
@@ -116,16 +120,18 @@ export function rotateWebhookSecret(
 ): ResultAsync<WebhookWithSecret, DomainError> {
   return useCase(() =>
     deps.storage.transaction(async (tx) => {
+      await tx.webhooks.lockOrganization(actor.organizationId);
       const record = await findWebhook(tx, actor, webhookId);
       if (!record) return err(webhookNotFound(webhookId));
       const secret = newSigningSecret();
-      const next: WebhookSubscriptionRecord = {
-        ...record,
+      const changes = {
         secretSealed: deps.secretBox.seal(secret),
         updatedAt: isoAt(deps.clock.now()),
       };
-      if (!(await tx.webhooks.update(next))) return err(webhookNotFound(webhookId));
-      return ok({ ...toWebhookView(next), signing_secret: secret });
+      if (!(await tx.webhooks.update(actor.organizationId, webhookId, changes))) {
+        return err(webhookNotFound(webhookId));
+      }
+      return ok({ ...toWebhookView({ ...record, ...changes }), signing_secret: secret });
     }),
   );
 }

@@ -1,7 +1,7 @@
 import { err, ok, type ResultAsync } from "neverthrow";
 import type { Actor, Deps } from "../deps.js";
 import type { DomainError } from "../errors.js";
-import type { WebhookSubscriptionRecord } from "../ports.js";
+import type { WebhookSubscriptionChanges, WebhookSubscriptionRecord } from "../ports.js";
 import { isoAt } from "../shared/clock.js";
 import { useCase } from "../shared/result.js";
 import { findWebhook, webhookNotFound } from "./find-webhook.js";
@@ -53,7 +53,15 @@ export function updateWebhook(
       }
       const now = isoAt(deps.clock.now());
       next.updatedAt = now;
-      if (!(await tx.webhooks.update(next))) return err(webhookNotFound(webhookId));
+      // Only what this PATCH changes is written: never the secret it read.
+      const changes: WebhookSubscriptionChanges = { updatedAt: now };
+      if (next.url !== current.url) changes.url = next.url;
+      if (topicsChanged) changes.topics = next.topics;
+      if (next.status !== current.status) changes.status = next.status;
+      if (next.description !== current.description) changes.description = next.description;
+      if (!(await tx.webhooks.update(actor.organizationId, webhookId, changes))) {
+        return err(webhookNotFound(webhookId));
+      }
       if (current.status === "active" && next.status === "inactive") {
         await tx.deliveries.cancelForSubscription(actor.organizationId, webhookId, now);
       }

@@ -12,6 +12,7 @@ import { profileListContract } from "./profile-list-contract.js";
 import { profilesContract } from "./profiles-contract.js";
 import { rateLimitsContract } from "./rate-limits-contract.js";
 import { transactionsContract } from "./transactions-contract.js";
+import { webhookChangesContract } from "./webhook-changes-contract.js";
 import { webhooksContract } from "./webhooks-contract.js";
 
 /**
@@ -28,6 +29,7 @@ export function runStorageContract(name: string, makeHarness: HarnessFactory): v
     contactListsContract(harness);
     messagesContract(harness);
     webhooksContract(harness);
+    webhookChangesContract(harness);
     deliveryClaimsContract(harness);
     deliveryOutcomesContract(harness);
     rateLimitsContract(harness);

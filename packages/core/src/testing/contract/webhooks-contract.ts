@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { WebhookSubscriptionRecord } from "../../ports.js";
 import { at, aWebhook } from "./fixtures.js";
+import { gate, settledOrAfter } from "./gates.js";
 import { anOrganizationIn } from "./profiles-contract.js";
 import type { StorageHarness } from "./raw.js";
 
@@ -36,35 +36,68 @@ export function webhooksContract(harness: () => StorageHarness): void {
       expect(await storage.webhooks.list(orgA)).toEqual([earlier, later]);
     });
 
-    it("update replaces the mutable fields; false (nothing written) when unknown or foreign", async () => {
+    it("update writes the given fields; false (nothing written) when unknown or foreign", async () => {
       const { storage, raw } = harness();
       const orgA = await anOrganizationIn(storage);
       const orgB = await anOrganizationIn(storage);
-      const webhook = aWebhook({ organizationId: orgA });
+      const webhook = aWebhook({ organizationId: orgA, description: "CRM sync" });
       await storage.webhooks.insert(webhook);
-      const changed: WebhookSubscriptionRecord = {
-        ...webhook,
+      const changes = {
         url: "https://other.example.com/in",
-        topics: ["message.expired"],
-        status: "inactive",
-        description: "paused",
+        topics: ["message.expired" as const],
+        status: "inactive" as const,
+        description: null,
         secretSealed: "sealed:rotated",
         updatedAt: at(6),
       };
-      expect(await storage.webhooks.update(changed)).toBe(true);
+      expect(await storage.webhooks.update(orgA, webhook.id, changes)).toBe(true);
+      const changed = { ...webhook, ...changes };
       expect(await raw.webhook(webhook.id)).toEqual(changed);
       expect(
-        await storage.webhooks.update({
-          ...changed,
-          organizationId: orgB,
+        await storage.webhooks.update(orgB, webhook.id, {
           url: "https://x.example",
+          updatedAt: at(7),
         }),
       ).toBe(false);
-      expect(
-        await storage.webhooks.update({ ...changed, id: "whk_0000000000000000000000000" }),
-      ).toBe(false);
+      expect(await storage.webhooks.update(orgA, "whk_0000000000000000000000000", changes)).toBe(
+        false,
+      );
       expect(await raw.webhook(webhook.id)).toEqual(changed);
       expect(await raw.webhook("whk_0000000000000000000000000")).toBeNull();
+    });
+
+    it("update leaves every field it is not given as stored, so writers of different fields both stick", async () => {
+      const { storage, raw } = harness();
+      const organizationId = await anOrganizationIn(storage);
+      const webhook = aWebhook({ organizationId, description: "CRM sync" });
+      await storage.webhooks.insert(webhook);
+      // Two writers that read the same row: one deactivates it, the other rotates its secret.
+      await storage.webhooks.update(organizationId, webhook.id, {
+        status: "inactive",
+        updatedAt: at(5),
+      });
+      await storage.webhooks.update(organizationId, webhook.id, {
+        secretSealed: "sealed:rotated",
+        updatedAt: at(6),
+      });
+      expect(await raw.webhook(webhook.id)).toEqual({
+        ...webhook,
+        status: "inactive",
+        secretSealed: "sealed:rotated",
+        updatedAt: at(6),
+      });
+      // `undefined` is "not given" too; `null` clears the description.
+      await storage.webhooks.update(organizationId, webhook.id, {
+        url: undefined,
+        description: null,
+        updatedAt: at(7),
+      });
+      expect(await raw.webhook(webhook.id)).toMatchObject({
+        url: webhook.url,
+        description: null,
+        secretSealed: "sealed:rotated",
+        updatedAt: at(7),
+      });
     });
 
     it("delete removes the subscription; false when unknown or foreign", async () => {
@@ -100,6 +133,68 @@ export function webhooksContract(harness: () => StorageHarness): void {
       );
       expect(outcomes.filter(Boolean)).toHaveLength(5);
       expect(await storage.webhooks.list(organizationId)).toHaveLength(5);
+    });
+
+    it("lockOrganization holds a second transaction until the first commits; its read after the lock sees the commit", async () => {
+      const { storage, raw } = harness();
+      const organizationId = await anOrganizationIn(storage);
+      const webhook = aWebhook({ organizationId });
+      await storage.webhooks.insert(webhook);
+      const order: string[] = [];
+      const firstLocked = gate();
+      const firstMayWrite = gate();
+      const first = storage.transaction(async (tx) => {
+        await tx.webhooks.lockOrganization(organizationId);
+        firstLocked.open();
+        await firstMayWrite.promise;
+        order.push("first writes");
+        await tx.webhooks.update(organizationId, webhook.id, {
+          status: "inactive",
+          updatedAt: at(5),
+        });
+      });
+      await firstLocked.promise;
+      const second = storage.transaction(async (tx) => {
+        await tx.webhooks.lockOrganization(organizationId);
+        order.push("second locked");
+        return tx.webhooks.get(organizationId, webhook.id);
+      });
+      // Time for the second to run ahead, were the lock not held.
+      await settledOrAfter(second, 150);
+      firstMayWrite.open();
+      await first;
+      expect((await second)?.status).toBe("inactive");
+      expect(order).toEqual(["first writes", "second locked"]);
+      expect((await raw.webhook(webhook.id))?.status).toBe("inactive");
+    });
+
+    it("lockOrganization is released by a rollback, and the rolled-back write is not seen", async () => {
+      const { storage, raw } = harness();
+      const organizationId = await anOrganizationIn(storage);
+      const webhook = aWebhook({ organizationId });
+      await storage.webhooks.insert(webhook);
+      const firstLocked = gate();
+      const firstMayFail = gate();
+      const first = storage.transaction(async (tx) => {
+        await tx.webhooks.lockOrganization(organizationId);
+        await tx.webhooks.update(organizationId, webhook.id, {
+          status: "inactive",
+          updatedAt: at(5),
+        });
+        firstLocked.open();
+        await firstMayFail.promise;
+        throw new Error("rolled back");
+      });
+      await firstLocked.promise;
+      const second = storage.transaction(async (tx) => {
+        await tx.webhooks.lockOrganization(organizationId);
+        return tx.webhooks.get(organizationId, webhook.id);
+      });
+      await settledOrAfter(second, 50);
+      firstMayFail.open();
+      await expect(first).rejects.toThrow("rolled back");
+      expect((await second)?.status).toBe("active");
+      expect(await raw.webhook(webhook.id)).toEqual(webhook);
     });
   });
 }

@@ -24,16 +24,18 @@ export function memoryWebhooks(scope: MemoryScope): WebhookSubscriptionRepositor
           (w) => w.id,
         ),
       ),
-    update: (subscription) =>
+    update: (organizationId, id, changes) =>
       scope.write("webhooks.update", (s) => {
-        const stored = s.webhooks.get(subscription.id);
-        if (stored?.organizationId !== subscription.organizationId) return false;
-        s.webhooks.set(subscription.id, {
-          ...clone(subscription),
-          id: stored.id,
-          organizationId: stored.organizationId,
-          createdAt: stored.createdAt,
-        });
+        const stored = s.webhooks.get(id);
+        if (stored?.organizationId !== organizationId) return false;
+        const next = { ...stored, updatedAt: changes.updatedAt };
+        // Only the fields the caller changes: the others keep what is stored now.
+        if (changes.url !== undefined) next.url = changes.url;
+        if (changes.topics !== undefined) next.topics = clone(changes.topics);
+        if (changes.status !== undefined) next.status = changes.status;
+        if (changes.description !== undefined) next.description = changes.description;
+        if (changes.secretSealed !== undefined) next.secretSealed = changes.secretSealed;
+        s.webhooks.set(id, next);
         return true;
       }),
     delete: (organizationId, id) =>

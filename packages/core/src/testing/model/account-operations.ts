@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import type { CampaignRecord, WebhookSubscriptionRecord, WebhookTopic } from "../../ports.js";
+import type { CampaignRecord, WebhookSubscriptionChanges, WebhookTopic } from "../../ports.js";
 import { aCampaign, anApiKey, at, aWebhook } from "../contract/fixtures.js";
 import { always, has, Operation } from "./operation.js";
 import { ORGS, pick, URLS } from "./values.js";
@@ -150,15 +150,15 @@ const updateWebhook = fc
           const stored =
             (await storages.reference.raw.webhook(id)) ??
             aWebhook({ id, organizationId, createdAt: at(0) });
-          const changed: WebhookSubscriptionRecord = {
-            ...stored,
-            organizationId: org === undefined ? stored.organizationId : pick(ORGS, org),
+          const target = org === undefined ? stored.organizationId : pick(ORGS, org);
+          // Some of the fields, so the ones left out are seen to keep their stored values.
+          const changes: WebhookSubscriptionChanges = {
             topics: pick(TOPIC_SETS, topics),
             status: stored.status === "active" ? "inactive" : "active",
-            secretSealed: `sealed:rotated-${n}`,
+            ...(n % 2 === 0 ? { secretSealed: `sealed:rotated-${n}` } : {}),
             updatedAt: at(20 + t),
           };
-          return (side) => side.repos.webhooks.update(changed);
+          return (side) => side.repos.webhooks.update(target, id, changes);
         },
       ),
   );
