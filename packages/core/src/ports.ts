@@ -466,8 +466,14 @@ export interface DeliveryRepository {
     options?: { excludeDestinations?: readonly string[] | undefined },
   ): Promise<DeliveryRecord[]>;
   /**
-   * Records an attempt and applies its outcome, releasing the lease, only while `owner` still
-   * holds the lease; `false` (nothing written) when the lease was lost.
+   * Logs an attempt that was made, and applies its outcome if it still may, atomically.
+   * The attempt is always appended to the delivery's attempt log (it went out, whatever became
+   * of the lease), under the stored delivery's id and organization. The outcome (`next`,
+   * the attempt count, first attempt time, last status and error) is applied and the lease
+   * released only while `owner` still holds the lease and the delivery is still `pending`;
+   * otherwise (lease lost to another owner or released, delivery cancelled, delivered or
+   * failed meanwhile) the delivery row is left exactly as it is. `true` when the outcome was
+   * applied; `false` when it was not, or when the delivery is unknown (then nothing is written).
    */
   completeAttempt(id: string, owner: string, outcome: AttemptOutcome): Promise<boolean>;
   /** Cancels the pending deliveries to one subscription; returns how many. */

@@ -218,8 +218,10 @@ export function deliveryRepository(sql: Sql): DeliveryRepository {
     },
 
     async completeAttempt(id, owner, { attempt, next }) {
-      // One statement: the attempt is logged only if the lease was still ours.
-      const rows = await sql.rows(
+      // One statement, so atomic on its own: the attempt went out, so it is logged whatever
+      // became of the lease; the outcome applies only while the lease is still ours and the
+      // delivery still owed. The log row takes the stored delivery's ids, not the caller's.
+      const rows = await sql.rows<{ applied: boolean }>(
         `WITH completed AS (
            UPDATE ${t.deliveries} SET status = $3, attempts = attempts + 1,
              next_attempt_at = COALESCE($4, next_attempt_at),
@@ -227,12 +229,15 @@ export function deliveryRepository(sql: Sql): DeliveryRepository {
              lease_owner = NULL, lease_expires_at = NULL,
              last_status_code = $6, last_error = $7, updated_at = $8
            WHERE id = $1 AND lease_owner = $2 AND status = 'pending'
-           RETURNING id, organization_id
+           RETURNING id
+         ),
+         logged AS (
+           INSERT INTO ${t.deliveryAttempts} (${attemptColumns})
+           SELECT id, organization_id, $9::integer, $5, $10::integer, $6, $7, $11::text
+           FROM ${t.deliveries} WHERE id = $1
+           RETURNING delivery_id
          )
-         INSERT INTO ${t.deliveryAttempts} (${attemptColumns})
-         SELECT id, organization_id, $9::integer, $5, $10::integer, $6, $7, $11::text
-         FROM completed
-         RETURNING delivery_id`,
+         SELECT EXISTS (SELECT 1 FROM completed) AS applied FROM logged`,
         [
           id,
           owner,
@@ -248,11 +253,11 @@ export function deliveryRepository(sql: Sql): DeliveryRepository {
           attempt.responseBody,
         ],
       );
-      return rows.length === 1;
+      return rows[0]?.applied === true;
     },
 
     async cancelForSubscription(organizationId, webhookId, at) {
-      // Dropping the lease makes an in-flight attempt's completion a no-op.
+      // Dropping the lease keeps an in-flight attempt's completion from reviving it.
       const rows = await sql.rows(
         `UPDATE ${t.deliveries} SET status = 'cancelled', lease_owner = NULL,
            lease_expires_at = NULL, updated_at = $3

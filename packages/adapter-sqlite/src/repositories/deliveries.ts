@@ -181,6 +181,16 @@ export function deliveryRepository(db: SqliteDatabase, sql: Sql): SyncOf<Deliver
 
     completeAttempt(id, owner, { attempt, next }) {
       return atomically(db, () => {
+        // The attempt went out, so it is logged whatever became of the lease meanwhile; it
+        // belongs to the delivery it completes, whatever ids the caller copied in.
+        const logged = sql(
+          `INSERT INTO delivery_attempts (${attemptColumns})
+           SELECT id, organization_id, @attempt, @startedAt, @durationMs, @statusCode, @error,
+             @responseBody
+           FROM deliveries WHERE id = @id`,
+        ).run({ ...attempt, id });
+        if (logged.changes !== 1) return false;
+        // The outcome applies only while the lease is still ours and the delivery still owed.
         const result = sql(
           `UPDATE deliveries SET status = @status, attempts = attempts + 1,
              next_attempt_at = COALESCE(@nextAttemptAt, next_attempt_at),
@@ -198,15 +208,7 @@ export function deliveryRepository(db: SqliteDatabase, sql: Sql): SyncOf<Deliver
           error: attempt.error,
           updatedAt: isoPlus(attempt.startedAt, attempt.durationMs),
         });
-        if (result.changes !== 1) return false;
-        // The attempt belongs to the delivery it completes, whatever ids the caller copied in.
-        sql(
-          `INSERT INTO delivery_attempts (${attemptColumns})
-           SELECT id, organization_id, @attempt, @startedAt, @durationMs, @statusCode, @error,
-             @responseBody
-           FROM deliveries WHERE id = @id`,
-        ).run({ ...attempt, id });
-        return true;
+        return result.changes === 1;
       });
     },
 

@@ -22,7 +22,10 @@ export interface AttemptReport {
   durationMs: number;
   error: string | null;
   outcome: AttemptOutcome["next"]["status"];
-  /** `false` when the lease was lost before the attempt was recorded (another worker owns it). */
+  /**
+   * `false` when the attempt's outcome was not applied: the lease was lost (another worker owns
+   * it) or the delivery was cancelled meanwhile. The attempt itself is logged either way.
+   */
   recorded: boolean;
 }
 

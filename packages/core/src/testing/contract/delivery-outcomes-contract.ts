@@ -97,38 +97,61 @@ export function deliveryOutcomesContract(harness: () => StorageHarness): void {
       expect(await h.storage.deliveries.claimDue(at(1000), 10, "engine-1", LEASE_MS)).toEqual([]);
     });
 
-    it("is false and writes nothing when the caller does not hold the lease", async () => {
+    it("is false when the caller does not hold the lease: the delivery is untouched, the attempt still logged", async () => {
       const h = harness();
       const { delivery, outcome } = await claimed(h);
       const before = await h.raw.delivery(delivery.id);
-      expect(
-        await h.storage.deliveries.completeAttempt(
-          delivery.id,
-          "engine-2",
-          outcome({ status: "delivered" }),
-        ),
-      ).toBe(false);
+      const stray = outcome({ status: "delivered" });
+      expect(await h.storage.deliveries.completeAttempt(delivery.id, "engine-2", stray)).toBe(
+        false,
+      );
       expect(await h.raw.delivery(delivery.id)).toEqual(before);
-      expect(await h.raw.attempts(delivery.id)).toEqual([]);
+      // It went out, so it is in the log, under the stored delivery's ids.
+      expect(await h.raw.attempts(delivery.id)).toEqual([stray.attempt]);
     });
 
-    it("is false once the lease expired and another engine claimed the delivery", async () => {
+    it("once the lease expired and another engine claimed it: the late attempt is logged, the new owner's outcome applies", async () => {
       const h = harness();
       const { delivery, outcome } = await claimed(h);
       await h.storage.deliveries.claimDue(at(100), 1, "engine-2", LEASE_MS);
       const before = await h.raw.delivery(delivery.id);
-      expect(
-        await h.storage.deliveries.completeAttempt(
-          delivery.id,
-          "engine-1",
-          outcome({ status: "delivered" }),
-        ),
-      ).toBe(false);
+      const late = outcome({ status: "delivered" });
+      expect(await h.storage.deliveries.completeAttempt(delivery.id, "engine-1", late)).toBe(false);
       expect(await h.raw.delivery(delivery.id)).toEqual(before);
-      expect(await h.raw.attempts(delivery.id)).toEqual([]);
+      expect(await h.raw.attempts(delivery.id)).toEqual([late.attempt]);
+
+      const retaken = {
+        ...outcome({ status: "pending", nextAttemptAt: at(160) }),
+        attempt: { ...late.attempt, startedAt: at(100), statusCode: 503 },
+      };
+      expect(await h.storage.deliveries.completeAttempt(delivery.id, "engine-2", retaken)).toBe(
+        true,
+      );
+      expect(await h.raw.delivery(delivery.id)).toMatchObject({
+        status: "pending",
+        attempts: 1,
+        nextAttemptAt: at(160),
+        leaseOwner: null,
+        lastStatusCode: 503,
+      });
+      expect(await h.raw.attempts(delivery.id)).toEqual([late.attempt, retaken.attempt]);
     });
 
-    it("is false for an unclaimed or unknown delivery", async () => {
+    it("a late attempt on a delivery that is already delivered is logged and changes nothing else", async () => {
+      const h = harness();
+      const { delivery, outcome } = await claimed(h);
+      const done = outcome({ status: "delivered" });
+      await h.storage.deliveries.completeAttempt(delivery.id, "engine-1", done);
+      const before = await h.raw.delivery(delivery.id);
+      const again = outcome({ status: "failed" }, 1);
+      expect(await h.storage.deliveries.completeAttempt(delivery.id, "engine-1", again)).toBe(
+        false,
+      );
+      expect(await h.raw.delivery(delivery.id)).toEqual(before);
+      expect(await h.raw.attempts(delivery.id)).toEqual([done.attempt, again.attempt]);
+    });
+
+    it("is false for an unclaimed delivery (which keeps its state) and for an unknown one (nothing written)", async () => {
       const h = harness();
       const org = await seedOrganization(h.storage);
       const delivery = await seedDelivery(h.storage, org);
@@ -141,7 +164,10 @@ export function deliveryOutcomesContract(harness: () => StorageHarness): void {
       );
       expect(await h.raw.delivery(delivery.id)).toEqual(delivery);
       const unknown = "01890000-0000-7000-8000-000000000000";
-      expect(await h.storage.deliveries.completeAttempt(unknown, "engine-1", outcome)).toBe(false);
+      const stray = { ...outcome, attempt: { ...outcome.attempt, deliveryId: unknown } };
+      expect(await h.storage.deliveries.completeAttempt(unknown, "engine-1", stray)).toBe(false);
+      expect(await h.raw.attempts(unknown)).toEqual([]);
+      expect(await h.raw.delivery(unknown)).toBeNull();
     });
 
     it("listAttempts returns a delivery's attempts in order, in its organization only", async () => {
@@ -185,7 +211,7 @@ export function deliveryOutcomesContract(harness: () => StorageHarness): void {
       expect(await storage.deliveries.claimDue(at(100), 10, "engine-1", LEASE_MS)).toHaveLength(1);
     });
 
-    it("an attempt in flight when its delivery is cancelled cannot revive it", async () => {
+    it("an attempt in flight when its delivery is cancelled is logged but cannot revive it", async () => {
       const h = harness();
       const { org, delivery, outcome } = await claimed(h);
       const webhookId =
@@ -193,15 +219,20 @@ export function deliveryOutcomesContract(harness: () => StorageHarness): void {
       expect(
         await h.storage.deliveries.cancelForSubscription(org.organization.id, webhookId, at(2)),
       ).toBe(1);
-      await h.storage.deliveries.completeAttempt(
-        delivery.id,
-        "engine-1",
-        outcome({ status: "pending", nextAttemptAt: at(40) }),
+      const inFlight = outcome({ status: "pending", nextAttemptAt: at(40) });
+      expect(await h.storage.deliveries.completeAttempt(delivery.id, "engine-1", inFlight)).toBe(
+        false,
       );
       expect(await h.raw.delivery(delivery.id)).toMatchObject({
         status: "cancelled",
+        attempts: 0,
         updatedAt: at(2),
+        leaseOwner: null,
       });
+      expect(await h.raw.attempts(delivery.id)).toEqual([inFlight.attempt]);
+      expect(await h.storage.deliveries.listAttempts(org.organization.id, delivery.id)).toEqual([
+        inFlight.attempt,
+      ]);
       expect(await h.storage.deliveries.claimDue(at(100), 10, "engine-2", LEASE_MS)).toEqual([]);
     });
 

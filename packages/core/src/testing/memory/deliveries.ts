@@ -53,13 +53,15 @@ export function memoryDeliveries(scope: MemoryScope): DeliveryRepository {
     completeAttempt: (id, owner, outcome) =>
       scope.write("deliveries.completeAttempt", (s) => {
         const stored = s.deliveries.get(id);
-        if (stored?.status !== "pending" || stored.leaseOwner !== owner) return false;
+        if (stored === undefined) return false;
         const { attempt, next } = outcome;
+        // The attempt went out, so it is logged even when its outcome no longer applies.
         s.attempts.push({
           ...clone(attempt),
           deliveryId: id,
           organizationId: stored.organizationId,
         });
+        if (stored.status !== "pending" || stored.leaseOwner !== owner) return false;
         s.deliveries.set(id, {
           ...stored,
           status: next.status,
@@ -84,7 +86,7 @@ export function memoryDeliveries(scope: MemoryScope): DeliveryRepository {
           if (d.organizationId !== organizationId || d.status !== "pending" || !toSubscription) {
             continue;
           }
-          // Dropping the lease makes an in-flight attempt's completion a no-op.
+          // Dropping the lease keeps an in-flight attempt's completion from reviving it.
           s.deliveries.set(d.id, {
             ...d,
             status: "cancelled",
