@@ -1,7 +1,19 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { manualClock } from "./clock.js";
-import { createIds, isPrefixedId, isUuidV7 } from "./ids.js";
+import { base32, createIds, isPrefixedId, isUuidV7 } from "./ids.js";
+
+/** The plain definition: the 128-bit big-endian number, 5 bits per character from the right. */
+function base32Reference(bytes: Uint8Array): string {
+  let value = 0n;
+  for (const byte of bytes) value = (value << 8n) | BigInt(byte);
+  let out = "";
+  for (let i = 0; i < 26; i++) {
+    out = "0123456789abcdefghjkmnpqrstvwxyz"[Number(value & 31n)] + out;
+    value >>= 5n;
+  }
+  return out;
+}
 
 describe("ids", () => {
   it("message and delivery ids are UUID v7, strictly increasing within one millisecond", () => {
@@ -32,5 +44,14 @@ describe("ids", () => {
     for (const id of made) expect(isPrefixedId(id, "prf")).toBe(true);
     expect([...made].sort()).toEqual(made);
     expect(isPrefixedId(made[0]!, "cmp")).toBe(false);
+  });
+
+  it("base32 is the 128-bit number in Crockford's alphabet", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 16, maxLength: 16 }), (bytes) => {
+        expect(base32(bytes)).toBe(base32Reference(bytes));
+      }),
+    );
+    expect(base32(new Uint8Array(16).fill(255))).toBe(`7${"z".repeat(25)}`);
   });
 });

@@ -13,6 +13,7 @@ export function createIds(clock: Clock = systemClock): Ids {
   let lastMs = -1;
   let counter = 0;
 
+  const random = randomPool();
   const nextBytes = (): Uint8Array => {
     let ms = clock.now();
     if (ms <= lastMs) {
@@ -20,13 +21,13 @@ export function createIds(clock: Clock = systemClock): Ids {
       counter += 1;
       if (counter > 0xfff) {
         ms += 1;
-        counter = randomBytes(2).readUInt16BE(0) & 0x7ff;
+        counter = random.uint16() & 0x7ff;
       }
     } else {
-      counter = randomBytes(2).readUInt16BE(0) & 0x7ff;
+      counter = random.uint16() & 0x7ff;
     }
     lastMs = ms;
-    const bytes = randomBytes(16);
+    const bytes = random.bytes16();
     bytes.writeUIntBE(ms, 0, 6);
     bytes[6] = 0x70 | (counter >> 8);
     bytes[7] = counter & 0xff;
@@ -46,15 +47,43 @@ export function createIds(clock: Clock = systemClock): Ids {
 }
 
 /** 128 bits as 26 Crockford base32 characters (the first carries 3 bits), order-preserving. */
-function base32(bytes: Uint8Array): string {
-  let value = 0n;
-  for (const byte of bytes) value = (value << 8n) | BigInt(byte);
+export function base32(bytes: Uint8Array): string {
   let out = "";
-  for (let i = 0; i < 26; i++) {
-    out = CROCKFORD[Number(value & 31n)] + out;
-    value >>= 5n;
+  // Character j (counted from the right) holds bits 5j to 5j + 4 of the big-endian number.
+  for (let j = 25; j >= 0; j--) {
+    const bit = j * 5;
+    const index = 15 - (bit >> 3);
+    const shift = bit & 7;
+    let value = (bytes[index] ?? 0) >> shift;
+    if (shift > 3 && index > 0) value |= (bytes[index - 1] ?? 0) << (8 - shift);
+    out += CROCKFORD[value & 31];
   }
   return out;
+}
+
+const POOL_SIZE = 4096;
+
+/**
+ * Random bytes drawn from a pool filled 4 KiB at a time: one `randomBytes` call per id cost
+ * more than the rest of making it.
+ */
+function randomPool() {
+  let pool = randomBytes(POOL_SIZE);
+  let offset = 0;
+  const take = (size: number): Buffer => {
+    if (offset + size > POOL_SIZE) {
+      pool = randomBytes(POOL_SIZE);
+      offset = 0;
+    }
+    const start = offset;
+    offset += size;
+    return pool.subarray(start, offset);
+  };
+  return {
+    uint16: () => take(2).readUInt16BE(0),
+    /** A fresh copy: the caller writes into it. */
+    bytes16: () => Buffer.from(take(16)),
+  };
 }
 
 const PREFIXED = /^(prf|cmp|whk|key|org|lst)_[0-7][0-9a-hjkmnp-tv-z]{25}$/;
