@@ -30,7 +30,26 @@ describe("POST /v1/messages/send", () => {
     });
     expect(sent.headers["ratelimit-limit"]).toBe("100");
     expect(sent.headers["ratelimit-remaining"]).toBe("99");
-    expect(sent.headers["ratelimit-reset"]).toMatch(/^[0-9]+$/);
+    expect(sent.headers["ratelimit-reset"]).toBe("60");
+  });
+
+  it("RateLimit-Reset is the whole seconds until the oldest counted send leaves the window", async () => {
+    const world = await specWorld();
+    const campaign = await world.campaign();
+    const headersOf = async () => {
+      const answer = await send(world, otpBody(campaign.campaign_id));
+      expect(answer.status).toBe(200);
+      return [answer.headers["ratelimit-remaining"], answer.headers["ratelimit-reset"]];
+    };
+    expect(await headersOf()).toEqual(["99", "60"]);
+    world.clock.advance(20_250);
+    // The first send, 20.25 s old, leaves in 39.75 s: rounded up.
+    expect(await headersOf()).toEqual(["98", "40"]);
+    world.clock.advance(39_750);
+    // The first send has left (Remaining went up); the second, 39.75 s old, is the oldest.
+    expect(await headersOf()).toEqual(["98", "21"]);
+    world.clock.advance(60_000);
+    expect(await headersOf()).toEqual(["99", "60"]);
   });
 
   it("SPEC 200: an upstream refusal is still 200, with status failed and the error filled", async () => {
@@ -144,6 +163,7 @@ describe("POST /v1/messages/send", () => {
     expect(limited.json.code).toBe("rate_limited");
     expect(Number(limited.headers["retry-after"])).toBeGreaterThanOrEqual(1);
     expect(limited.headers["ratelimit-remaining"]).toBe("0");
+    expect(limited.headers["ratelimit-reset"]).toBe(limited.headers["retry-after"]);
     world.clock.advance(60_000);
     expect((await send(world, otpBody(campaign.campaign_id))).status).toBe(200);
   });

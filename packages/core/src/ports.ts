@@ -491,7 +491,12 @@ export interface RateLimitDecision {
   limit: number;
   /** Hits left in the window after this one. */
   remaining: number;
-  /** Milliseconds until the window has room for one more hit (0 when it has room now). */
+  /**
+   * Milliseconds until `remaining` next goes up: until the oldest counted hit leaves the window
+   * (or, when more hits are counted than `limit` allows, enough of the oldest for one more to
+   * fit). So when the hit was refused, the wait until one would be allowed. 0 only when no hit
+   * is counted.
+   */
   resetMs: number;
 }
 

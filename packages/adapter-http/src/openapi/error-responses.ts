@@ -15,11 +15,13 @@ export const standardHeaders = {
     },
     "RateLimit-Remaining": {
       description: "Sends left in the current window.",
-      schema: { type: "integer" },
+      schema: { type: "integer", minimum: 0 },
     },
     "RateLimit-Reset": {
-      description: "Seconds until the window has room again.",
-      schema: { type: "integer" },
+      description:
+        "Whole seconds, rounded up, until the oldest send counted in the sliding window " +
+        "leaves it and RateLimit-Remaining goes up; 0 only when no send is counted.",
+      schema: { type: "integer", minimum: 0 },
     },
   },
 };

@@ -13,21 +13,32 @@ export function rateLimitRepository(db: SqliteDatabase, sql: Sql): SyncOf<RateLi
       return atomically(db, () => {
         sql("DELETE FROM rate_limit_hits WHERE key = ? AND at <= ?").run(key, windowStart);
         // Hits after `now` count too: a caller that read its clock later got the lock first.
-        const { hits } = sql(
-          "SELECT COUNT(*) AS hits FROM rate_limit_hits WHERE key = ? AND at > ?",
-        ).get(key, windowStart) as { hits: number };
+        const counted = sql(
+          "SELECT COUNT(*) AS hits, MIN(at) AS oldest FROM rate_limit_hits WHERE key = ? AND at > ?",
+        ).get(key, windowStart) as { hits: number; oldest: number | null };
+        const { hits } = counted;
         const allowed = hits < limit;
         if (allowed) sql("INSERT INTO rate_limit_hits (key, at) VALUES (?, ?)").run(key, now);
         const inWindow = allowed ? hits + 1 : hits;
         const remaining = Math.max(0, limit - inWindow);
-        if (remaining > 0) return { allowed, limit, remaining, resetMs: 0 };
-        // Room for one more hit opens when enough of the oldest hits leave the window: the
-        // (inWindow - limit + 1)-th oldest must have left, at its time + windowMs.
-        const blocking = sql(
-          `SELECT at FROM rate_limit_hits WHERE key = ? AND at > ?
-           ORDER BY at LIMIT 1 OFFSET ?`,
-        ).get(key, windowStart, Math.max(0, inWindow - limit)) as { at: number } | undefined;
-        const resetMs = blocking === undefined ? 0 : Math.max(0, blocking.at + windowMs - now);
+        // `remaining` goes up when the oldest counted hit leaves the window. When more hits are
+        // counted than `limit` allows (it was lowered), the (inWindow - limit + 1)-th oldest
+        // must leave for one more to fit.
+        let leaving: number | undefined;
+        if (inWindow > limit) {
+          leaving = (
+            sql(
+              `SELECT at FROM rate_limit_hits WHERE key = ? AND at > ?
+               ORDER BY at LIMIT 1 OFFSET ?`,
+            ).get(key, windowStart, inWindow - limit) as { at: number } | undefined
+          )?.at;
+        } else if (inWindow > 0) {
+          // The oldest stored hit, or this one when it is older (a stored hit may be stamped
+          // after `now`) or the only one.
+          const stored = counted.oldest ?? Number.POSITIVE_INFINITY;
+          leaving = allowed ? Math.min(stored, now) : stored;
+        }
+        const resetMs = leaving === undefined ? 0 : leaving + windowMs - now;
         return { allowed, limit, remaining, resetMs };
       });
     },

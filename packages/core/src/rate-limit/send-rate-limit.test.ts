@@ -39,6 +39,16 @@ describe("send rate limit (SPEC.md Limits, DESIGN.md Rate limit)", () => {
     expect(await hit()).toMatchObject({ allowed: false });
   });
 
+  it("resetMs runs until the oldest counted hit leaves, also while there is room", async () => {
+    const { clock, hit } = setup({ ...defaultConfig, sendRateLimit: 3 });
+    expect(await hit()).toMatchObject({ allowed: true, remaining: 2, resetMs: 60_000 });
+    clock.advance(15_500);
+    expect(await hit()).toMatchObject({ allowed: true, remaining: 1, resetMs: 44_500 });
+    clock.advance(44_500);
+    // The first hit has left: Remaining went up, and the second is now the oldest.
+    expect(await hit()).toMatchObject({ allowed: true, remaining: 1, resetMs: 15_500 });
+  });
+
   it("is counted per API key", async () => {
     const { hit } = setup({ ...defaultConfig, sendRateLimit: 1 });
     expect((await hit("key_a")).allowed).toBe(true);
@@ -61,6 +71,15 @@ describe("send rate limit (SPEC.md Limits, DESIGN.md Rate limit)", () => {
     expect(retryAfterSeconds(decision(1001))).toBe(2);
     expect(retryAfterSeconds(decision(0))).toBe(1);
     expect(retryAfterSeconds(decision(60_000))).toBe(60);
+  });
+
+  it("RateLimit-Reset is whole seconds rounded up, 0 only when nothing is counted", () => {
+    const reset = (resetMs: number) =>
+      rateLimitHeaders({ allowed: true, limit: 100, remaining: 99, resetMs })["RateLimit-Reset"];
+    expect(reset(60_000)).toBe("60");
+    expect(reset(59_001)).toBe("60");
+    expect(reset(1)).toBe("1");
+    expect(reset(0)).toBe("0");
   });
 
   it("RateLimit-* headers on every answer; Retry-After only on a refusal", () => {

@@ -26,9 +26,10 @@ export const retryAfterSeconds = (decision: RateLimitDecision): number =>
   Math.max(1, Math.ceil(decision.resetMs / 1000));
 
 /**
- * The `RateLimit-*` headers of every send answer: the limit, the hits left in the window after
- * this one, and the whole seconds until the window has room for one more (0 when it has now).
- * A refused decision also gets `Retry-After`.
+ * The `RateLimit-*` headers of every send answer (IETF RateLimit header fields draft): the
+ * limit, the hits left in the window after this one, and the whole seconds, rounded up, until
+ * the oldest counted hit leaves the sliding window and `RateLimit-Remaining` goes up (0 only
+ * when no hit is counted). A refused decision also gets `Retry-After`, the same wait.
  */
 export function rateLimitHeaders(decision: RateLimitDecision): Record<string, string> {
   const headers: Record<string, string> = {

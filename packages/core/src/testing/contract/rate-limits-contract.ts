@@ -12,12 +12,44 @@ export function rateLimitsContract(harness: () => StorageHarness): void {
       const decisions = [];
       for (let i = 0; i < 4; i++)
         decisions.push(await storage.rateLimits.hit("key_a", T0 + i * 1000, WINDOW, 3));
+      // resetMs: until the oldest counted hit (at T0) leaves, whether there is room or not.
       expect(decisions).toEqual([
-        { allowed: true, limit: 3, remaining: 2, resetMs: 0 },
-        { allowed: true, limit: 3, remaining: 1, resetMs: 0 },
+        { allowed: true, limit: 3, remaining: 2, resetMs: WINDOW },
+        { allowed: true, limit: 3, remaining: 1, resetMs: WINDOW - 1000 },
         { allowed: true, limit: 3, remaining: 0, resetMs: WINDOW - 2000 },
         { allowed: false, limit: 3, remaining: 0, resetMs: WINDOW - 3000 },
       ]);
+    });
+
+    it("resetMs follows the oldest counted hit as older ones leave, and is 0 only when none is counted", async () => {
+      const { storage } = harness();
+      expect(await storage.rateLimits.hit("key_a", T0, WINDOW, 0)).toEqual({
+        allowed: false,
+        limit: 0,
+        remaining: 0,
+        resetMs: 0,
+      });
+      await storage.rateLimits.hit("key_a", T0, WINDOW, 5);
+      await storage.rateLimits.hit("key_a", T0 + 20_000, WINDOW, 5);
+      // The hit at T0 has left; the oldest counted is now the one at T0 + 20 s.
+      expect(await storage.rateLimits.hit("key_a", T0 + WINDOW + 500, WINDOW, 5)).toEqual({
+        allowed: true,
+        limit: 5,
+        remaining: 3,
+        resetMs: 20_000 - 500,
+      });
+    });
+
+    it("with more hits counted than a lowered limit, resetMs is when enough have left for one more", async () => {
+      const { storage } = harness();
+      for (let i = 0; i < 3; i++) await storage.rateLimits.hit("key_a", T0 + i * 1000, WINDOW, 5);
+      // Three counted, limit now 2: the two oldest must leave; the second leaves at T0 + 1 s.
+      expect(await storage.rateLimits.hit("key_a", T0 + 5000, WINDOW, 2)).toEqual({
+        allowed: false,
+        limit: 2,
+        remaining: 0,
+        resetMs: WINDOW + 1000 - 5000,
+      });
     });
 
     it("a hit leaves the window exactly windowMs after it was made", async () => {

@@ -15,10 +15,10 @@ export function memoryRateLimits(scope: MemoryScope): RateLimitRepository {
           counted.sort((a, b) => a - b);
         }
         s.rateLimitHits.set(key, counted);
-        const full = counted.length >= limit;
-        // Room opens when enough of the oldest hits have left for one more to fit.
-        const leaving = counted[counted.length - limit];
-        const resetMs = full && leaving !== undefined ? leaving + windowMs - now : 0;
+        // `remaining` goes up when the oldest counted hit leaves; when more are counted than
+        // `limit` allows (it was lowered), when enough of the oldest have left for one to fit.
+        const leaving = counted[Math.max(0, counted.length - limit)];
+        const resetMs = leaving === undefined ? 0 : leaving + windowMs - now;
         return { allowed, limit, remaining: Math.max(0, limit - counted.length), resetMs };
       }),
   };
