@@ -1,0 +1,33 @@
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+describe("examples/custom-provider/main.ts (smoke)", () => {
+  it("runs with the README's command, prints both sends and exits 0", async () => {
+    // Exactly the command the README gives; it runs to the end on its own.
+    const child = spawn("pnpm", ["exec", "tsx", "examples/custom-provider/main.ts"], {
+      cwd: ROOT,
+      env: process.env,
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const code = await new Promise<number | null>((resolve, reject) => {
+      child.once("error", reject);
+      child.once("close", resolve);
+    });
+    expect(code, stderr).toBe(0);
+    expect(stdout.trim().split("\n")).toEqual([
+      "gateway: SMS from Demo to +14155550101: Your Demo code is 482913",
+      "+14155550101: sent; events message.sent, message.delivered",
+      "+14155550102: failed; events message.sent, message.failed",
+    ]);
+  });
+});
