@@ -5,7 +5,7 @@ import { bodyLength } from "./json-body.js";
 import { buildOpenApiDocument } from "./openapi/document.js";
 import { domainProblem, edgeProblems, problemResponse } from "./problem.js";
 import { requestIdOf } from "./request-id.js";
-import type { Route } from "./route.js";
+import { type Route, unexpectedQuery } from "./route.js";
 import { createRouter } from "./router.js";
 import { messageRoutes } from "./routes/message-routes.js";
 import { profileRoutes } from "./routes/profile-routes.js";
@@ -122,6 +122,10 @@ export function createHttpApp(deps: Deps, options: HttpAppOptions = {}): HttpApp
     const { route, params } = match;
     const forbidden = route.scope ? requireScope(principal.value.scopes, route.scope) : null;
     if (forbidden) return problem(domainProblem(forbidden));
+    // A rate-limited route counts the request first and refuses the query itself, so that
+    // 400 is counted and carries the RateLimit headers like any other (DESIGN "Rate limit").
+    const badQuery = route.doc.query || route.doc.rateLimited ? null : unexpectedQuery(query);
+    if (badQuery) return badQuery;
     const { organizationId, apiKeyId } = principal.value;
     return route.handle({
       deps,

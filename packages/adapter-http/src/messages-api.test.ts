@@ -94,6 +94,18 @@ describe("POST /v1/messages/send", () => {
     }
   });
 
+  it("a query string is 400 naming it, counted and with the RateLimit headers like any 400", async () => {
+    const world = await specWorld();
+    const campaign = await world.campaign();
+    const answer = await world.call("POST", SEND, `${SEND}?dry_run=1`, {
+      body: otpBody(campaign.campaign_id),
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.json.errors).toEqual([{ path: "dry_run", message: expect.any(String) }]);
+    expect(answer.headers["ratelimit-remaining"]).toBe("99");
+    expect(world.provider.dispatched).toHaveLength(0);
+  });
+
   it("SPEC 400: an email recipient matching two profiles is ambiguous", async () => {
     const world = await specWorld();
     const campaign = await world.campaign({ category: "transactional", template: "Hi." });

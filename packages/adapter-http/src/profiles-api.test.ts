@@ -19,6 +19,21 @@ describe("profiles over HTTP", () => {
     });
   });
 
+  it("a query string on a profile endpoint that takes none is 400 naming it", async () => {
+    const world = await specWorld();
+    const refused = await world.call("POST", "/v1/profiles", "/v1/profiles?upsert=true", {
+      body: ADA,
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.json.errors).toEqual([{ path: "upsert", message: expect.any(String) }]);
+    const list = await world.call("GET", "/v1/profiles", "/v1/profiles");
+    expect(list.json.data).toEqual([]);
+    const id = String((await world.request("POST", "/v1/profiles", { body: ADA })).json.public_id);
+    const read = await world.call("GET", "/v1/profiles/{public_id}", `/v1/profiles/${id}?x=1`);
+    expect(read.status).toBe(400);
+    expect(read.json.errors).toEqual([{ path: "x", message: expect.any(String) }]);
+  });
+
   it("GET /v1/profiles/{public_id} answers the Profile", async () => {
     const world = await specWorld();
     const created = await world.request("POST", "/v1/profiles", { body: ADA });

@@ -41,7 +41,10 @@ export interface RouteDoc {
   errors: readonly number[];
   /** Accepts `Idempotency-Key`. */
   idempotent?: boolean | undefined;
-  /** Answers `RateLimit-*` headers and may answer 429. */
+  /**
+   * Answers `RateLimit-*` headers and may answer 429. Such a route counts every request past
+   * the scope check, so it calls `unexpectedQuery` itself, after counting.
+   */
   rateLimited?: boolean | undefined;
 }
 
@@ -73,4 +76,19 @@ export async function withJsonBody(
     );
   }
   return next(body.value);
+}
+
+/**
+ * The 400 of a query string sent to a route that takes none (`?limit=abc` on GET /v1/webhooks
+ * must not pass unnoticed), one issue per parameter at its name; `null` when it has none.
+ * Routes with a query schema validate their own query, in their use case.
+ */
+export function unexpectedQuery(query: URLSearchParams): Answer | null {
+  const names = [...new Set(query.keys())];
+  if (names.length === 0) return null;
+  const issues = names.map((name) => ({
+    path: name,
+    message: "is not a parameter of this endpoint, which takes none.",
+  }));
+  return problem(domainProblem(validationError(issues)));
 }

@@ -61,6 +61,36 @@ describe("webhook subscriptions over HTTP", () => {
     expect(wrongMethod.headers.allow).toBe("POST");
   });
 
+  it("a query string on an endpoint that takes none is 400 naming every parameter", async () => {
+    const world = await specWorld();
+    const created = await create(world, { url: "https://h.example.com", topics: ["message.sent"] });
+    const id = String(created.json.webhook_id);
+    const list = await world.call("GET", "/v1/webhooks", "/v1/webhooks?limit=abc&cursor=x&limit=2");
+    expect(list.status).toBe(400);
+    expect(list.json.code).toBe("validation_failed");
+    expect(list.json.errors).toEqual([
+      { path: "limit", message: expect.any(String) },
+      { path: "cursor", message: expect.any(String) },
+    ]);
+    const cases: Array<[string, string, string]> = [
+      ["GET", ONE, `/v1/webhooks/${id}?expand=all`],
+      ["HEAD", "/v1/webhooks", "/v1/webhooks?limit=5"],
+      ["PATCH", ONE, `/v1/webhooks/${id}?status=inactive`],
+      ["POST", "/v1/webhooks/{webhook_id}/rotate-secret", `/v1/webhooks/${id}/rotate-secret?x`],
+      ["DELETE", ONE, `/v1/webhooks/${id}?force=1`],
+    ];
+    for (const [method, template, url] of cases) {
+      const answer = await world.call(method, template, url, { body: { status: "inactive" } });
+      expect(answer.status, `${method} ${url}`).toBe(400);
+    }
+    // Nothing was changed by the refused requests.
+    const read = await world.call("GET", ONE, `/v1/webhooks/${id}`);
+    expect(read.json).toMatchObject({ status: "active" });
+    expect(read.json.updated_at).toBe(created.json.updated_at);
+    // An empty query string is no parameter at all.
+    expect((await world.call("GET", "/v1/webhooks", "/v1/webhooks?")).status).toBe(200);
+  });
+
   it("a topic overlap is 409 naming the conflicting webhook", async () => {
     const world = await specWorld();
     const first = await create(world, { url: "https://a.example.com", topics: ["message.sent"] });

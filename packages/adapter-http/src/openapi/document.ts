@@ -136,7 +136,8 @@ export function buildOpenApiDocument(routes: readonly Route[], options: OpenApiO
         "RFC 9457 problem documents (`application/problem+json`) with a stable `code`. An " +
         "unknown path answers 404 and a known path with another method answers 405 with `Allow`; " +
         "under `/v1` authentication comes first, so without a valid key either is 401. HEAD is " +
-        "answered wherever GET is, with the same status and headers and no body.",
+        "answered wherever GET is, with the same status and headers and no body. Under `/v1`, an " +
+        "endpoint with no query parameters answers 400 to any, naming each.",
       license: { name: "MIT", identifier: "MIT" },
     },
     servers: [{ url: options.basePath || "/" }],

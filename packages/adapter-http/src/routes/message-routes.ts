@@ -8,7 +8,7 @@ import {
 } from "@tidings/core";
 import { fromResult, json, problem, withHeaders } from "../answer.js";
 import { domainProblem } from "../problem.js";
-import type { Route } from "../route.js";
+import { type Route, unexpectedQuery } from "../route.js";
 import { idempotent } from "./idempotent.js";
 
 /** POST /v1/messages/send: rate limited per key, then idempotent, then the send itself. */
@@ -35,16 +35,18 @@ export const messageRoutes: Route[] = [
       if (!decision.allowed) {
         return withHeaders(problem(domainProblem(rateLimitedError(decision))), headers);
       }
-      const answer = await idempotent(
-        context,
-        "POST /v1/messages/send",
-        async (input, checkpoint) =>
-          fromResult(await sendMessage(context.deps, context.actor, input, { checkpoint })),
-        async (point) => {
-          const result = await recoverSendResult(context.deps, context.actor, point);
-          return result === null ? null : json(200, result);
-        },
-      );
+      const answer =
+        unexpectedQuery(context.query) ??
+        (await idempotent(
+          context,
+          "POST /v1/messages/send",
+          async (input, checkpoint) =>
+            fromResult(await sendMessage(context.deps, context.actor, input, { checkpoint })),
+          async (point) => {
+            const result = await recoverSendResult(context.deps, context.actor, point);
+            return result === null ? null : json(200, result);
+          },
+        ));
       return withHeaders(answer, headers);
     },
   },
