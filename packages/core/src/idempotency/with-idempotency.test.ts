@@ -16,13 +16,13 @@ function setup() {
   const deps = { storage, clock, config: defaultConfig };
   let runs = 0;
   const answer =
-    (status = 200): ((checkpoint: Checkpoint) => Promise<StoredResponse>) =>
+    (status = 200): (() => Promise<StoredResponse>) =>
     async () => {
       runs += 1;
       return { status, body: JSON.stringify({ run: runs }), headers: { "x-run": String(runs) } };
     };
   const call = (
-    run = answer(),
+    run: (checkpoint: Checkpoint) => Promise<StoredResponse> = answer(),
     overrides: Partial<{
       key: string;
       requestBody: unknown;
