@@ -179,7 +179,10 @@ export function createDeliveryEngine(
     inFlight.add(task);
   };
 
-  /** Records `batch` through `repositories`, each only while this engine holds its lease. */
+  /**
+   * Records `batch` through `repositories`: every attempt is logged, and its outcome applied only
+   * while this engine still holds the lease (the answer says which).
+   */
   const recordIn = async (repositories: Repositories, batch: AttemptResult[]) => {
     const recorded: boolean[] = [];
     for (const { delivery, attempt, next } of batch) {
