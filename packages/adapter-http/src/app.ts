@@ -1,4 +1,4 @@
-import { authenticate, type Deps, requireScope } from "@tidings/core";
+import { authenticate, type Deps, requireScope, StorageBusyError } from "@tidings/core";
 import { type Answer, json, problem, render } from "./answer.js";
 import { headerValue } from "./headers.js";
 import { bodyLength } from "./json-body.js";
@@ -12,6 +12,11 @@ import { profileRoutes } from "./routes/profile-routes.js";
 import { sandboxRoutes } from "./routes/sandbox-routes.js";
 import { webhookRoutes } from "./routes/webhook-routes.js";
 import type { HttpApp, HttpLogger, HttpRequest, HttpResponse } from "./types.js";
+
+/** A `StorageBusyError`, also one thrown by another copy of @tidings/core. */
+const isStorageBusy = (error: unknown): boolean =>
+  error instanceof StorageBusyError ||
+  (error instanceof Error && error.name === "StorageBusyError");
 
 /** 1 MiB: the largest request body (DESIGN.md "Status codes"). */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -169,6 +174,17 @@ export function createHttpApp(deps: Deps, options: HttpAppOptions = {}): HttpApp
       try {
         response = render(await dispatch(request, requestId), requestId);
       } catch (error) {
+        if (isStorageBusy(error)) {
+          logger.warn?.("request refused: storage busy", {
+            request_id: requestId,
+            method: request.method,
+            path: splitTarget(request.url)?.path ?? null,
+            error: String(error),
+          });
+          response = problemResponse(edgeProblems.storageBusy(), requestId);
+          response.headers["cache-control"] ??= "no-store";
+          return forMethod(request.method, response);
+        }
         logger.error("request failed", {
           request_id: requestId,
           method: request.method,

@@ -1,4 +1,4 @@
-import { createApiKey, revokeApiKey } from "@tidings/core";
+import { createApiKey, revokeApiKey, StorageBusyError } from "@tidings/core";
 import { describe, expect, it } from "vitest";
 import { specWorld } from "./test-support/world-with-spec.js";
 
@@ -155,6 +155,21 @@ describe("the HTTP edge", () => {
     expect(world.logged).toHaveLength(1);
     expect(world.logged[0]?.fields?.request_id).toBe("trace-42");
     expect(String(world.logged[0]?.fields?.stack)).toContain("disk on fire");
+  });
+
+  it("storage locked by another process for too long is 503 storage_busy with Retry-After", async () => {
+    const world = await specWorld();
+    world.storage.failNext("profiles.insert", new StorageBusyError(5000));
+    const answer = await world.call("POST", LIST, LIST, {
+      body: { phone_number: "+14155552671" },
+      headers: { "x-request-id": "busy-1" },
+    });
+    expect(answer.status).toBe(503);
+    expect(answer.headers["retry-after"]).toBe("1");
+    expect(answer.json).toMatchObject({ code: "storage_busy", request_id: "busy-1" });
+    // Nothing was written: the same request succeeds once the lock is free.
+    const again = await world.call("POST", LIST, LIST, { body: { phone_number: "+14155552671" } });
+    expect(again.status).toBe(201);
   });
 
   it("X-Request-Id is echoed when sane, else a UUID v7 is made", async () => {

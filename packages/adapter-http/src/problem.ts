@@ -143,6 +143,13 @@ export const edgeProblems = {
     code: "internal_error",
     detail: "Something went wrong on our side. Quote the request id when reporting it.",
   }),
+  storageBusy: (): ProblemSpec => ({
+    status: 503,
+    code: "storage_busy",
+    detail:
+      "The database is locked by another process (an import, say); nothing was changed. Retry shortly.",
+    headers: { "retry-after": "1" },
+  }),
   notReady: (): ProblemSpec => ({
     status: 503,
     code: "not_ready",

@@ -54,8 +54,9 @@ function operation(route: Route): JsonObject {
       ...(doc.success.schema ? { content: jsonContent(doc.success.schema) } : {}),
     },
   };
-  // Any request may be malformed at the edge (a NUL in the URL: 400) or too large (413).
-  const statuses = new Set([...doc.errors, 400, 401, 413, 500]);
+  // Any request may be malformed at the edge (a NUL in the URL: 400) or too large (413), and
+  // may find the database locked by another process for too long (503).
+  const statuses = new Set([...doc.errors, 400, 401, 413, 500, 503]);
   if (route.scope) statuses.add(403);
   for (const status of [...statuses].sort()) responses[status] = ref("responses", `E${status}`);
   const description = route.scope

@@ -78,5 +78,15 @@ export const errorResponses: Record<string, unknown> = {
     ...standardHeaders.rateLimit,
   }),
   E500: problemResponse("An unexpected failure (`internal_error`); quote the request id."),
-  E503: problemResponse("Storage does not answer (`not_ready`)."),
+  E503: problemResponse(
+    "Storage does not answer (`not_ready`), or another process has held the database's write " +
+      "lock for too long (`storage_busy`, with `Retry-After`); nothing was changed.",
+    {
+      "Retry-After": {
+        description: "Whole seconds to wait before retrying (`storage_busy` only).",
+        required: false,
+        schema: { type: "integer", minimum: 1 },
+      },
+    },
+  ),
 };
