@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { Issue } from "../errors.js";
 import type { Category, Channel } from "../ports.js";
 import {
+  embedGluedInProse,
   embedInProse,
   hideLink,
   invalidParamsFor,
@@ -161,6 +162,30 @@ describe("validateParams rules", () => {
     expect(validateParams(viberOtp, { name: "A", pin: 123456 })._unsafeUnwrap().pin).toBe("123456");
   });
 
+  it("rule pin_required: a pin of only invisible characters is empty", () => {
+    for (const pin of ["\u200B", "\uFEFF", "\u00A0", "\u2060\u3164", "\u00AD\u200D ", "\u2800"]) {
+      expect(brief(issuesOf(viberOtp, { name: "A", pin }))).toEqual([
+        { path: "params.pin", rule: "pin_required" },
+      ]);
+    }
+    expect(validateParams(viberOtp, { name: "A", pin: "\u200B1234" }).isOk()).toBe(true);
+  });
+
+  it("rule no_links: a link glued to an emoji, a symbol or another script is refused", () => {
+    for (const note of [
+      "Visit example.com😀",
+      "example.com|x",
+      "访问example.com获取验证码",
+      "请拨打tel:+14155550100",
+      ".example.com",
+      "fb:profile",
+    ]) {
+      expect(brief(issuesOf(viberTransactional, { name: "Ana", note }))).toEqual([
+        { path: "params.note", rule: "no_links" },
+      ]);
+    }
+  });
+
   it("rule pin_required: an OTP needs a pin even when its template forgot {{pin}}", () => {
     const otp = campaign("sms", "otp", "Your code follows");
     expect(brief(issuesOf(otp, {}))).toEqual([{ path: "params.pin", rule: "pin_required" }]);
@@ -233,6 +258,24 @@ describe("validateParams properties", () => {
           (i) => i.rule,
         );
         expect(promotional).toEqual(length > 125 ? ["max_length"] : []);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("a link glued to emoji, symbols or another script in prose, plain or hidden, is refused for Transactional/OTP and allowed for Promotional within 125", () => {
+    fc.assert(
+      fc.property(embedGluedInProse(linkArbitrary), (value) => {
+        expect(
+          issuesOf(viberTransactional, { name: value, note: "x" }).map((i) => i.rule),
+        ).toContain("no_links");
+        expect(issuesOf(viberOtp, { name: value, pin: "1" }).map((i) => i.rule)).toContain(
+          "no_links",
+        );
+        const promotional = issuesOf(viberPromotional, { name: "x", note: value }).map(
+          (i) => i.rule,
+        );
+        expect(promotional).toEqual([...value].length > 125 ? ["max_length"] : []);
       }),
       { numRuns: 300 },
     );

@@ -31,6 +31,11 @@ function describe(value: unknown): string {
   return typeof value === "object" ? "an object" : `a ${typeof value}`;
 }
 
+// Whitespace, default-ignorable (zero-width, BOM, soft hyphen, Hangul filler), control and
+// format code points and the braille blank: a pin made only of these shows nothing.
+const INVISIBLE = /[\s\p{Default_Ignorable_Code_Point}\p{C}\u2800]/gu;
+const isBlank = (text: string): boolean => text.replace(INVISIBLE, "") === "";
+
 const shown = (text: string): string =>
   JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}…` : text);
 
@@ -42,8 +47,8 @@ function checkValue(
 ): { text: string | null; issues: Issue[] } {
   const path = `params.${name}`;
   const isOtpPin = campaign.category === "otp" && name === "pin";
-  if (isOtpPin && (raw === null || (typeof raw === "string" && raw.trim() === ""))) {
-    const message = `Parameter "pin" is required for OTP campaigns and must not be null or empty.`;
+  if (isOtpPin && (raw === null || (typeof raw === "string" && isBlank(raw)))) {
+    const message = `Parameter "pin" is required for OTP campaigns and must not be null, empty or only invisible characters.`;
     return { text: null, issues: [{ path, rule: "pin_required", message }] };
   }
   if (typeof raw !== "string" && !(typeof raw === "number" && Number.isFinite(raw))) {
