@@ -5,9 +5,12 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { request } from "undici";
 
-/** The built `tidings` command, through bench's own dependency on @tidings/server. */
+/**
+ * The built `tidings` command (`pnpm run build-packages` makes it). Named by path rather than
+ * through a dependency on @tidings/server, whose bin pnpm would try to link before any build.
+ */
 export const TIDINGS_BIN = fileURLToPath(
-  new URL("../../node_modules/@tidings/server/dist/bin.js", import.meta.url),
+  new URL("../../../packages/server/dist/bin.js", import.meta.url),
 );
 
 export type Env = Record<string, string>;

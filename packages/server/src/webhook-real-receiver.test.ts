@@ -7,6 +7,7 @@ import {
   type ServerResponse,
 } from "node:http";
 import type { AddressInfo } from "node:net";
+import { createUrlPolicy, undiciWebhookTransport } from "@tidings/adapter-http";
 import { sqliteStorage } from "@tidings/adapter-sqlite";
 import {
   type Actor,
@@ -23,8 +24,6 @@ import {
 } from "@tidings/core";
 import { seedMessage, seedOrganization } from "@tidings/core/testing";
 import { afterEach, expect, it } from "vitest";
-import { createUrlPolicy } from "./url-policy.js";
-import { undiciWebhookTransport } from "./webhook-transport.js";
 
 // The issue 4 receiver test: the real delivery engine, the undici transport and SQLite storage
 // against a node:http receiver on port 0 that misbehaves in every way a receiver can.
