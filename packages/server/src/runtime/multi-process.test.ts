@@ -206,7 +206,7 @@ describe.skipIf(PG_URL === undefined)("many processes on one PostgreSQL database
         })),
       );
       expect(answers.filter((a) => a.status !== 200 && a.status !== 409)).toEqual([]);
-      const listed = (await (await call(stride, "GET", "/v1/webhooks?limit=100")).json()) as {
+      const listed = (await (await call(stride, "GET", "/v1/webhooks")).json()) as {
         data: Array<{ webhook_id: string; status: string; topics: string[] }>;
       };
       const active = listed.data.filter((w) => w.status === "active");
