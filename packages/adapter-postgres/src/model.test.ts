@@ -1,9 +1,7 @@
 import { runStorageModel } from "@tidings/core/testing";
 import { afterAll, beforeAll } from "vitest";
-import { postgresStorage } from "./postgres-storage.js";
-import { postgresRawReaders } from "./raw-readers.js";
 import type { TestDatabase } from "./test-database.js";
-import { openTestDatabase, serverUrl } from "./test-database.js";
+import { freshStorageHarness, openTestDatabase, suiteLabel } from "./test-database.js";
 
 // One database handle per file; every random sequence gets a fresh migrated schema, dropped after.
 let db: TestDatabase;
@@ -14,19 +12,4 @@ afterAll(async () => {
   await db?.close();
 });
 
-runStorageModel(
-  serverUrl === undefined ? "postgres (PGlite)" : "postgres (server)",
-  async () => {
-    const { schema, drop } = await db.freshSchema();
-    const storage = postgresStorage(db.client, { schema });
-    return {
-      storage,
-      raw: postgresRawReaders(db.client, schema),
-      async dispose() {
-        await storage.close();
-        await drop();
-      },
-    };
-  },
-  { numRuns: 10 },
-);
+runStorageModel(suiteLabel, () => freshStorageHarness(db), { numRuns: 10 });

@@ -1,9 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { PGlite } from "@electric-sql/pglite";
+import type { StorageHarness } from "@tidings/core/testing";
 import pg from "pg";
 import { migrate } from "./migrations.js";
 import type { PgListeningPool, PgNativeListener } from "./notifications.js";
 import type { PgClient } from "./pg-client.js";
+import { postgresStorage } from "./postgres-storage.js";
+import { postgresRawReaders } from "./raw-readers.js";
 import { quoteIdent } from "./tables.js";
 
 /**
@@ -93,5 +96,22 @@ function fromClient(
       };
     },
     close: end,
+  };
+}
+
+/** Which database a storage suite runs on, for its name. */
+export const suiteLabel = serverUrl === undefined ? "postgres (PGlite)" : "postgres (server)";
+
+/** A storage over a fresh migrated schema of `db` with its raw readers; dispose drops it. */
+export async function freshStorageHarness(db: TestDatabase): Promise<StorageHarness> {
+  const { schema, drop } = await db.freshSchema();
+  const storage = postgresStorage(db.client, { schema });
+  return {
+    storage,
+    raw: postgresRawReaders(db.client, schema),
+    async dispose() {
+      await storage.close();
+      await drop();
+    },
   };
 }
