@@ -1,5 +1,7 @@
 // @tidings/adapter-postgres: Tidings storage on PostgreSQL, shared by any number of processes.
 
+export type { AnalyzeOptions } from "./analyze.js";
+export { analyzeNewTables } from "./analyze.js";
 export type { MigrateOptions, MigrateResult, Migration } from "./migrations.js";
 export {
   latestSchemaVersion,

@@ -3,6 +3,7 @@ import { hostname } from "node:os";
 import { createDeliveryEngine, type DeliveryLogEntry } from "@tidings/core";
 import type { Logger } from "../logger.js";
 import { startExpirySweep } from "./expiry-sweep.js";
+import { startMaintenance } from "./maintenance.js";
 import type { Runtime } from "./runtime.js";
 
 /** Every webhook attempt is logged: status, duration, error (DESIGN "Retries"). */
@@ -29,7 +30,7 @@ export interface BackgroundWork {
 }
 
 /**
- * Starts the webhook delivery engine and the expiry sweep. The engine wakes when this process
+ * Starts the webhook delivery engine, the expiry sweep and the storage's housekeeping. The engine wakes when this process
  * queues a delivery and, on PostgreSQL, when another one does (LISTEN/NOTIFY); it also polls.
  */
 export async function startBackgroundWork(
@@ -47,6 +48,7 @@ export async function startBackgroundWork(
   runtime.onDeliveriesQueued(() => engine.wake());
   engine.start();
   const sweep = startExpirySweep(runtime.deps, logger);
+  const maintenance = startMaintenance(runtime.maintain, logger);
   let unlisten: (() => Promise<void>) | null = null;
   if (runtime.listenForDeliveries) {
     unlisten = await runtime.listenForDeliveries(() => engine.wake());
@@ -56,6 +58,7 @@ export async function startBackgroundWork(
     async stop() {
       await unlisten?.();
       await sweep.stop();
+      await maintenance.stop();
       await engine.stop();
     },
   };

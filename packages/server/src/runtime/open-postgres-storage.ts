@@ -1,4 +1,9 @@
-import { listenForDeliveries, migrate, postgresStorage } from "@tidings/adapter-postgres";
+import {
+  analyzeNewTables,
+  listenForDeliveries,
+  migrate,
+  postgresStorage,
+} from "@tidings/adapter-postgres";
 import pg from "pg";
 import type { OpenedStorage } from "./open-storage.js";
 
@@ -30,6 +35,8 @@ export async function openPostgresStorage(url: string): Promise<OpenedStorage> {
       storage,
       migrations,
       listenForDeliveries: (onNotify) => listenForDeliveries(pool, onNotify, { schema }),
+      maintain: async () =>
+        (await analyzeNewTables(pool, { schema })).map((table) => `analyzed ${table}`),
       async close() {
         await storage.close();
         await pool.end();

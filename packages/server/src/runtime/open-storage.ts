@@ -15,6 +15,11 @@ export interface OpenedStorage {
    * resolves to the function that stops listening.
    */
   listenForDeliveries?: ((onNotify: () => void) => Promise<() => Promise<void>>) | undefined;
+  /**
+   * Housekeeping the database needs now and then (PostgreSQL: ANALYZE of tables that grew
+   * before autovacuum's first visit); resolves to what it did, for the log.
+   */
+  maintain?: (() => Promise<string[]>) | undefined;
   /** Closes the storage and the connections it opened. */
   close(): Promise<void>;
 }

@@ -20,6 +20,7 @@ export interface Runtime {
   deps: Deps;
   migrations: OpenedStorage["migrations"];
   listenForDeliveries: OpenedStorage["listenForDeliveries"];
+  maintain: OpenedStorage["maintain"];
   /** Calls `fn` whenever this process queued webhook deliveries (to wake the engine). */
   onDeliveriesQueued(fn: () => void): void;
   /** Stops the provider, the transport and the storage, in that order. */
@@ -85,6 +86,7 @@ export async function openRuntime(config: ServerConfig, logger: Logger): Promise
     deps,
     migrations: opened.migrations,
     listenForDeliveries: opened.listenForDeliveries,
+    maintain: opened.maintain,
     onDeliveriesQueued: (fn) => {
       queuedListeners.push(fn);
     },
