@@ -6,8 +6,8 @@ import {
   type Sender,
   startProcessCluster,
   type TidingsProcess,
-} from "./process-cluster.js";
-import { startWebhookTally, type WebhookTally } from "./webhook-tally.js";
+} from "../testing/process-cluster.js";
+import { startWebhookTally, type WebhookTally } from "../testing/webhook-tally.js";
 
 /**
  * Issue 8, "How it is shown": several `tidings serve` and `tidings worker` child processes on

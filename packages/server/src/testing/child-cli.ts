@@ -33,24 +33,26 @@ export function runChildCli(
   });
 }
 
-/** A running `tidings serve`: its port, its log lines so far, and how it ended. */
-export interface ServerProcess {
-  port: number;
+/** A running `tidings` child process, with its JSON log lines so far. */
+export interface CliProcess {
   child: ChildProcessWithoutNullStreams;
   logs: Array<Record<string, unknown>>;
-  /** Resolves with the exit code once the process has ended. */
+  /** Resolves with the exit code (or null after a signal) once the process has ended. */
   exited: Promise<number | null>;
 }
 
-/** Starts `tidings serve --port 0` and resolves once its `listening` log line names the port. */
-export function startServer(
+/**
+ * Starts a long-running CLI command and resolves, with the log line that said so, once
+ * `isReady` accepts one of its stdout lines; rejects if it exits first. A line that is not JSON
+ * is kept as `{ not_json }`, so a test can assert that stdout held nothing else.
+ */
+export function startCliProcess(
+  args: string[],
   env: Record<string, string>,
+  isReady: (entry: Record<string, unknown>) => boolean,
   entry: CliEntry = SOURCE_CLI,
-): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [...entry, "serve", "--port", "0"], {
-    cwd: REPO_ROOT,
-    env,
-  });
+): Promise<CliProcess & { ready: Record<string, unknown> }> {
+  const child = spawn(process.execPath, [...entry, ...args], { cwd: REPO_ROOT, env });
   const logs: Array<Record<string, unknown>> = [];
   let stderr = "";
   child.stderr.on("data", (chunk: Buffer) => {
@@ -59,18 +61,36 @@ export function startServer(
   const exited = new Promise<number | null>((resolve) => child.once("close", resolve));
   return new Promise((resolve, reject) => {
     createInterface({ input: child.stdout }).on("line", (line) => {
-      let entry: Record<string, unknown>;
+      let logged: Record<string, unknown>;
       try {
-        entry = JSON.parse(line) as Record<string, unknown>;
+        logged = JSON.parse(line) as Record<string, unknown>;
       } catch {
-        // Kept so a test can assert that stdout held nothing but JSON lines.
-        entry = { not_json: line };
+        logged = { not_json: line };
       }
-      logs.push(entry);
-      if (entry.msg === "listening") resolve({ port: Number(entry.port), child, logs, exited });
+      logs.push(logged);
+      if (isReady(logged)) resolve({ child, logs, exited, ready: logged });
     });
     void exited.then((code) =>
-      reject(new Error(`serve exited with ${code} before listening: ${stderr}`)),
+      reject(new Error(`tidings ${args[0]} exited with ${code} before it was up: ${stderr}`)),
     );
   });
+}
+
+/** A running `tidings serve`: its port, its log lines so far, and how it ended. */
+export interface ServerProcess extends CliProcess {
+  port: number;
+}
+
+/** Starts `tidings serve --port 0` and resolves once its `listening` log line names the port. */
+export async function startServer(
+  env: Record<string, string>,
+  entry: CliEntry = SOURCE_CLI,
+): Promise<ServerProcess> {
+  const started = await startCliProcess(
+    ["serve", "--port", "0"],
+    env,
+    (logged) => logged.msg === "listening",
+    entry,
+  );
+  return { ...started, port: Number(started.ready.port) };
 }

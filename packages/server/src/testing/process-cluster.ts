@@ -1,62 +1,31 @@
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { createInterface } from "node:readline";
 import pg from "pg";
-import { REPO_ROOT } from "../testing/child-cli.js";
-import { runCli } from "../testing/run-cli.js";
+import { type CliProcess, startCliProcess } from "./child-cli.js";
+import { runCli } from "./run-cli.js";
 
 /** A running `tidings serve` or `tidings worker` child process. */
-export interface TidingsProcess {
-  child: ChildProcessWithoutNullStreams;
+export interface TidingsProcess extends CliProcess {
   /** The delivery engine's lease owner, as its start-up log line names it. */
   engine: string;
   /** `http://127.0.0.1:PORT` for `serve`; empty for `worker`. */
   baseUrl: string;
-  /** Every JSON log line so far. */
-  logs: Array<Record<string, unknown>>;
-  /** Resolves with the exit code (or null after a signal) once the process has ended. */
-  exited: Promise<number | null>;
 }
 
 const READY = { serve: "listening", worker: "worker started" } as const;
 
 /** Starts `tidings serve --port 0` or `tidings worker` and resolves once it logs that it is up. */
-export function startTidingsProcess(
+export async function startTidingsProcess(
   command: "serve" | "worker",
   env: Record<string, string>,
 ): Promise<TidingsProcess> {
   const args = command === "serve" ? ["serve", "--port", "0"] : ["worker"];
-  const child = spawn(
-    process.execPath,
-    ["--import", "tsx", "packages/server/src/bin.ts", ...args],
-    {
-      cwd: REPO_ROOT,
-      env,
-    },
+  const { ready, ...started } = await startCliProcess(
+    args,
+    env,
+    (logged) => logged.msg === READY[command],
   );
-  const logs: Array<Record<string, unknown>> = [];
-  let stderr = "";
-  child.stderr.on("data", (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const exited = new Promise<number | null>((resolve) => child.once("close", resolve));
-  return new Promise((resolve, reject) => {
-    createInterface({ input: child.stdout }).on("line", (line) => {
-      let entry: Record<string, unknown>;
-      try {
-        entry = JSON.parse(line) as Record<string, unknown>;
-      } catch {
-        entry = { not_json: line };
-      }
-      logs.push(entry);
-      if (entry.msg !== READY[command]) return;
-      const baseUrl = command === "serve" ? `http://127.0.0.1:${Number(entry.port)}` : "";
-      resolve({ child, engine: String(entry.engine), baseUrl, logs, exited });
-    });
-    void exited.then((code) =>
-      reject(new Error(`${command} exited with ${code} before it was up: ${stderr}`)),
-    );
-  });
+  const baseUrl = command === "serve" ? `http://127.0.0.1:${Number(ready.port)}` : "";
+  return { ...started, engine: String(ready.engine), baseUrl };
 }
 
 /** Several processes on one PostgreSQL schema, with a raw connection to read what they stored. */
