@@ -1,9 +1,9 @@
-import { authenticate, type Deps, requireScope, StorageBusyError } from "@tidings/core";
+import { authenticate, type Deps, requireScope } from "@tidings/core";
 import { type Answer, json, problem, render } from "./answer.js";
 import { headerValue } from "./headers.js";
 import { bodyLength } from "./json-body.js";
 import { buildOpenApiDocument } from "./openapi/document.js";
-import { domainProblem, edgeProblems, problemResponse } from "./problem.js";
+import { domainProblem, edgeProblems, isStorageBusy, problemResponse } from "./problem.js";
 import { requestIdOf } from "./request-id.js";
 import { type Route, unexpectedQuery } from "./route.js";
 import { createRouter } from "./router.js";
@@ -12,11 +12,6 @@ import { profileRoutes } from "./routes/profile-routes.js";
 import { sandboxRoutes } from "./routes/sandbox-routes.js";
 import { webhookRoutes } from "./routes/webhook-routes.js";
 import type { HttpApp, HttpLogger, HttpRequest, HttpResponse } from "./types.js";
-
-/** A `StorageBusyError`, also one thrown by another copy of @tidings/core. */
-const isStorageBusy = (error: unknown): boolean =>
-  error instanceof StorageBusyError ||
-  (error instanceof Error && error.name === "StorageBusyError");
 
 /** 1 MiB: the largest request body (DESIGN.md "Status codes"). */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;

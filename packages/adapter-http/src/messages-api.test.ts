@@ -1,4 +1,4 @@
-import { defaultConfig, SANDBOX_NUMBERS } from "@tidings/core";
+import { defaultConfig, SANDBOX_NUMBERS, StorageBusyError } from "@tidings/core";
 import { describe, expect, it } from "vitest";
 import { type SpecWorld, specWorld } from "./test-support/world-with-spec.js";
 
@@ -259,5 +259,17 @@ describe("POST /v1/messages/send", () => {
     });
     expect(await world.storage.raw.message(id)).toMatchObject({ id, status: "sent" });
     expect(dispatches).toBe(1);
+  });
+
+  it("a database locked too long before the send is stored is 503 storage_busy, with the RateLimit headers", async () => {
+    const world = await specWorld();
+    const campaign = await world.campaign();
+    world.storage.failNext("messages.insert", new StorageBusyError(5000));
+    const busy = await send(world, otpBody(campaign.campaign_id));
+    expect(busy.status).toBe(503);
+    expect(busy.json.code).toBe("storage_busy");
+    expect(busy.headers["retry-after"]).toBe("1");
+    expect(busy.headers["ratelimit-remaining"]).toBe(String(defaultConfig.sendRateLimit - 1));
+    expect(world.provider.dispatched).toHaveLength(0);
   });
 });

@@ -1,4 +1,4 @@
-import type { DomainError, Issue } from "@tidings/core";
+import { type DomainError, type Issue, StorageBusyError } from "@tidings/core";
 import type { HttpResponse } from "./types.js";
 
 /** Where every problem `type` URI points; `<base><code>` names one kind of problem. */
@@ -160,3 +160,8 @@ export const edgeProblems = {
 /** Echoing client input in a message, bounded so a huge path cannot bloat the answer. */
 const truncate = (text: string): string =>
   JSON.stringify(text.length > 200 ? `${text.slice(0, 200)}…` : text);
+
+/** A `StorageBusyError`, also one thrown by another copy of @tidings/core. */
+export const isStorageBusy = (error: unknown): boolean =>
+  error instanceof StorageBusyError ||
+  (error instanceof Error && error.name === "StorageBusyError");

@@ -6,8 +6,8 @@ import {
   sendMessage,
   sendMessageInput,
 } from "@tidings/core";
-import { fromResult, json, problem, withHeaders } from "../answer.js";
-import { domainProblem } from "../problem.js";
+import { type Answer, fromResult, json, problem, withHeaders } from "../answer.js";
+import { domainProblem, edgeProblems, isStorageBusy } from "../problem.js";
 import { type Route, unexpectedQuery } from "../route.js";
 import { idempotent } from "./idempotent.js";
 
@@ -37,17 +37,30 @@ export const messageRoutes: Route[] = [
       }
       const answer =
         unexpectedQuery(context.query) ??
-        (await idempotent(
-          context,
-          "POST /v1/messages/send",
-          async (input, checkpoint) =>
-            fromResult(await sendMessage(context.deps, context.actor, input, { checkpoint })),
-          async (point) => {
-            const result = await recoverSendResult(context.deps, context.actor, point);
-            return result === null ? null : json(200, result);
-          },
+        // The hit is counted, so even a 503 says how many sends are left.
+        (await orStorageBusy(() =>
+          idempotent(
+            context,
+            "POST /v1/messages/send",
+            async (input, checkpoint) =>
+              fromResult(await sendMessage(context.deps, context.actor, input, { checkpoint })),
+            async (point) => {
+              const result = await recoverSendResult(context.deps, context.actor, point);
+              return result === null ? null : json(200, result);
+            },
+          ),
         ));
       return withHeaders(answer, headers);
     },
   },
 ];
+
+/** The answer, or 503 `storage_busy` when the database stayed locked by another process. */
+async function orStorageBusy(answer: () => Promise<Answer>): Promise<Answer> {
+  try {
+    return await answer();
+  } catch (error) {
+    if (isStorageBusy(error)) return problem(edgeProblems.storageBusy());
+    throw error;
+  }
+}

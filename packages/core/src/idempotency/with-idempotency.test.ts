@@ -202,9 +202,48 @@ describe("Idempotency-Key (DESIGN.md Idempotency)", () => {
     clock.advance(defaultConfig.idempotencyLockMs);
     const retried = (await call(answer()))._unsafeUnwrap();
     proceed();
-    await expect(late).rejects.toThrow(/taken over/);
+    // Its work rolled back with the refused checkpoint; it answers 409 like any concurrent use.
+    expect((await late)._unsafeUnwrapErr()).toMatchObject({ code: "idempotency_in_progress" });
     // The late request's failure did not release the retry's answer.
     expect((await call())._unsafeUnwrap()).toEqual({ response: retried.response, replayed: true });
+  });
+
+  it("a run that fails after its work committed keeps the key: a retry after the lock answers from the recovery point", async () => {
+    const { call, clock, storage, deps } = setup();
+    const failing = call(async (checkpoint) => {
+      await storage.transaction((tx) => checkpoint(tx, "message:stored"));
+      throw new Error("recording the hand-off failed");
+    });
+    await expect(failing).rejects.toThrow(/hand-off/);
+    // Released, a retry would have run the send again; held, it waits for the lock to end.
+    expect((await call())._unsafeUnwrapErr()).toMatchObject({ code: "idempotency_in_progress" });
+    clock.advance(defaultConfig.idempotencyLockMs);
+    const request = { apiKeyId: "key_a", endpoint: ENDPOINT, key: "k-1", requestBody: BODY };
+    const retried = await withIdempotency(
+      deps,
+      request,
+      async () => {
+        throw new Error("must not run again");
+      },
+      async (point) => ({ status: 200, body: `{"recovered":"${point}"}`, headers: {} }),
+    );
+    expect(retried._unsafeUnwrap().response.body).toBe('{"recovered":"message:stored"}');
+  });
+
+  it("a 5xx answer after the work committed keeps the key held too", async () => {
+    const { call, clock, storage, answer, runs } = setup();
+    const first = await call(async (checkpoint) => {
+      await storage.transaction((tx) => checkpoint(tx, "message:stored"));
+      return { status: 502, body: "{}", headers: {} };
+    });
+    expect(first._unsafeUnwrap().response.status).toBe(502);
+    expect((await call(answer()))._unsafeUnwrapErr()).toMatchObject({
+      code: "idempotency_in_progress",
+    });
+    clock.advance(defaultConfig.idempotencyLockMs);
+    // Without a way to recover, the resumed key runs the request.
+    expect((await call(answer()))._unsafeUnwrap().replayed).toBe(false);
+    expect(runs()).toBe(1);
   });
 
   it("a key is 1 to 255 printable ASCII characters, else 400 at Idempotency-Key", async () => {

@@ -59,7 +59,9 @@ export type Recover = (recoveryPoint: string) => Promise<StoredResponse | null>;
  * Runs a request at most once per (API key, endpoint, key) within `config.idempotencyTtlMs`
  * (DESIGN.md "Idempotency"). The same body again replays the stored answer without running
  * anything; another body is 422 `idempotency_key_reused`; while the first still runs, 409.
- * An answer that is not replayable (or a thrown `run`) releases the key for a retry.
+ * An answer that is not replayable (or a thrown `run`) releases the key for a retry, unless
+ * the work may have committed (its checkpoint ran): then the key stays held until its lock
+ * ends, and the retry that resumes it answers from the recovery point.
  *
  * A request whose process died keeps its key locked for `config.idempotencyLockMs`; after
  * that, a retry with the same body resumes it. If the dead request's work had committed (its
@@ -114,24 +116,37 @@ export async function withIdempotency(
     return ok({ response: recovered, replayed: true });
   }
 
+  let checkpointed = false;
   const checkpoint: Checkpoint = async (tx, recoveryPoint) => {
     if (
       !(await tx.idempotency.markRecoveryPoint(apiKeyId, endpoint, key, lockedUntil, recoveryPoint))
     ) {
-      throw new Error(`Idempotency-Key ${JSON.stringify(key)} was taken over by a retry.`);
+      throw new TakenOverError(key);
     }
+    checkpointed = true;
   };
   let response: StoredResponse;
   try {
     response = await run(checkpoint);
   } catch (error) {
-    await repository.release(apiKeyId, endpoint, key, lockedUntil);
+    // The work's transaction rolled back with the checkpoint; the retry that took over runs it.
+    if (error instanceof TakenOverError) return err(inProgress());
+    // Work that may have committed keeps the key held: a retry after the lock resumes it and
+    // answers from the recovery point, rather than doing the work again.
+    if (!checkpointed) await repository.release(apiKeyId, endpoint, key, lockedUntil);
     throw error;
   }
   if (isReplayable(response.status)) {
     await repository.complete(apiKeyId, endpoint, key, lockedUntil, response);
-  } else {
+  } else if (!checkpointed) {
     await repository.release(apiKeyId, endpoint, key, lockedUntil);
   }
   return ok({ response, replayed: false });
+}
+
+/** The request ran past its lock and a retry resumed its key: it must not commit its work. */
+class TakenOverError extends Error {
+  constructor(key: string) {
+    super(`Idempotency-Key ${JSON.stringify(key)} was taken over by a retry.`);
+  }
 }

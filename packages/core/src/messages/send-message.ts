@@ -124,6 +124,16 @@ export function sendMessage(
     });
     if (stored.isErr()) return err(stored.error);
 
-    return ok(toSendResult(await handOff(deps, stored.value, campaign)));
+    let handedOff: MessageRecord;
+    try {
+      handedOff = await handOff(deps, stored.value, campaign);
+    } catch (cause) {
+      // Not a storage-busy "nothing changed": the message is stored and may be on its way.
+      throw new Error(
+        `Message ${stored.value.id} was stored, but recording its hand-off to the provider failed.`,
+        { cause },
+      );
+    }
+    return ok(toSendResult(handedOff));
   });
 }
