@@ -329,6 +329,26 @@ describe("the delivery engine (DESIGN.md 'Delivery', 'Retries')", () => {
     expect(after.filter((d) => d.leaseOwner !== null)).toEqual([]);
   });
 
+  it("an attempt whose recording fails is kept and recorded later, not lost or sent again", async () => {
+    const w = await subscribedWorld(async () => status(200));
+    const logged: string[] = [];
+    const engine = createDeliveryEngine(w.deps, {
+      owner: "engine-a",
+      logger: (entry) =>
+        logged.push(entry.event === "error" ? `error ${entry.stage}` : entry.event),
+    });
+    w.storage.failNext("deliveries.completeAttempt");
+    expect(await engine.runOnce()).toBe(1);
+    expect(logged).toEqual(["error record", "attempt"]);
+    expect(w.transport.requests).toHaveLength(1);
+    expect(await w.storage.raw.delivery(w.delivery.id)).toMatchObject({
+      status: "delivered",
+      attempts: 1,
+      leaseOwner: null,
+    });
+    expect(await w.storage.raw.attempts(w.delivery.id)).toHaveLength(1);
+  });
+
   it("refuses slot counts that are not positive integers", async () => {
     const w = await webhookWorld();
     expect(() => createDeliveryEngine(w.deps, { perDestination: 0 })).toThrow(RangeError);

@@ -93,6 +93,10 @@ const LEASE_MARGIN_MS = 5_000;
  * attempts are still in flight; waiting lets one pass record and refill several at once.
  */
 const FLUSH_DELAY_MS = 2;
+/** A finished attempt whose recording failed is kept only while its lease has this much left. */
+const KEEP_MARGIN_MS = 1_000;
+/** How often `settle` tries again to record attempts whose recording keeps failing. */
+const SETTLE_RECORD_TRIES = 3;
 /** Attempts in flight at once, overall. */
 const DEFAULT_CONCURRENCY = 16;
 /**
@@ -141,7 +145,7 @@ export function createDeliveryEngine(
   /** Attempts made and not yet recorded; their rows stay leased to this engine meanwhile. */
   const finished: AttemptResult[] = [];
   /** Recordings under way; `settle` waits for them. */
-  const recordings = new Set<Promise<void>>();
+  const recordings = new Set<Promise<boolean>>();
   let attemptsMade = 0;
   let started = false;
   let stopping = false;
@@ -184,13 +188,16 @@ export function createDeliveryEngine(
    * while this engine still holds the lease (the answer says which).
    */
   const recordIn = async (repositories: Repositories, batch: AttemptResult[]) => {
-    const recorded: boolean[] = [];
-    for (const { delivery, attempt, next } of batch) {
-      recorded.push(
+    const recorded = new Map<string, boolean>();
+    // In id order, the order other writers lock deliveries in, so PostgreSQL never deadlocks.
+    const inIdOrder = [...batch].sort((a, b) => (a.delivery.id < b.delivery.id ? -1 : 1));
+    for (const { delivery, attempt, next } of inIdOrder) {
+      recorded.set(
+        delivery.id,
         await repositories.deliveries.completeAttempt(delivery.id, owner, { attempt, next }),
       );
     }
-    return recorded;
+    return batch.map((result) => recorded.get(result.delivery.id) === true);
   };
 
   const logRecorded = (batch: AttemptResult[], recorded: boolean[]): void => {
@@ -200,24 +207,35 @@ export function createDeliveryEngine(
   };
 
   /**
-   * Records `batch` in a transaction of its own. If the write fails, the rows stay leased and
-   * are attempted again once the lease ends: a delivery is never lost, at worst sent twice with
-   * the same delivery id.
+   * Records `batch` in a transaction of its own; `false` when the write failed. The attempts
+   * whose lease still holds go back to `finished`, to be recorded by a later pass; the others'
+   * rows are another engine's to attempt again once the lease ends (same delivery id), so a
+   * delivery is never lost, at worst sent twice.
    */
-  const recordAlone = async (batch: AttemptResult[]): Promise<void> => {
-    if (batch.length === 0) return;
+  const recordAlone = async (batch: AttemptResult[]): Promise<boolean> => {
+    if (batch.length === 0) return true;
     try {
       logRecorded(batch, await deps.storage.transaction((tx) => recordIn(tx, batch)));
+      return true;
     } catch (cause) {
-      for (const { delivery } of batch) {
-        log({ event: "error", stage: "record", deliveryId: delivery.id, error: String(cause) });
+      const keepUntil = deps.clock.now() + KEEP_MARGIN_MS;
+      for (const result of batch) {
+        const leaseEnds = Date.parse(result.delivery.leaseExpiresAt ?? "");
+        if (leaseEnds > keepUntil) finished.push(result);
+        log({
+          event: "error",
+          stage: "record",
+          deliveryId: result.delivery.id,
+          error: String(cause),
+        });
       }
+      return false;
     }
   };
 
   /** Records whatever has finished now, outside a pass (runOnce, stopping); `settle` waits. */
-  const record = (): Promise<void> => {
-    const recording: Promise<void> = recordAlone(finished.splice(0)).finally(() =>
+  const record = (): Promise<boolean> => {
+    const recording: Promise<boolean> = recordAlone(finished.splice(0)).finally(() =>
       recordings.delete(recording),
     );
     recordings.add(recording);
@@ -283,7 +301,10 @@ export function createDeliveryEngine(
     // An idle engine only reads; a claim writes, which SQLite serializes across processes.
     const due = stopping ? null : await deps.storage.deliveries.nextDueAt();
     const claiming = due !== null && Date.parse(due) <= deps.clock.now();
-    if (!claiming) return recordAlone(batch);
+    if (!claiming) {
+      await recordAlone(batch);
+      return;
+    }
     let outcome: { recorded: boolean[]; claimed: Claimed[] };
     try {
       outcome = await deps.storage.transaction(async (tx) => ({
@@ -292,7 +313,8 @@ export function createDeliveryEngine(
       }));
     } catch (cause) {
       log({ event: "error", stage: "claim", error: String(cause) });
-      return recordAlone(batch);
+      await recordAlone(batch);
+      return;
     }
     logRecorded(batch, outcome.recorded);
     for (const claimed of outcome.claimed) run(claimed);
@@ -308,10 +330,20 @@ export function createDeliveryEngine(
     return pass;
   };
 
-  /** Waits for the attempts in flight and for every one of them to be recorded. */
+  /**
+   * Waits for the attempts in flight and for every one of them to be recorded. A recording that
+   * keeps failing is tried a few more times, a little later each time, then left: its rows'
+   * leases end and another engine attempts them again.
+   */
   const settle = async (): Promise<void> => {
-    while (inFlight.size > 0 || recordings.size > 0 || finished.length > 0) {
-      await Promise.allSettled([...inFlight, ...recordings, record()]);
+    for (let failures = 0; failures < SETTLE_RECORD_TRIES; ) {
+      await Promise.allSettled([...inFlight, ...recordings]);
+      if (inFlight.size > 0 || recordings.size > 0) continue;
+      if (finished.length === 0) return;
+      if (!(await record())) {
+        failures += 1;
+        await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** failures));
+      }
     }
   };
 
