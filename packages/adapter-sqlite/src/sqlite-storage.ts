@@ -81,7 +81,8 @@ export function sqliteStorage(
     }
     // A repository call is one statement or one atomic block, so a busy answer changed nothing
     // and the call can simply be tried again.
-    return mutex.run(() => whileBusy(call, patienceMs));
+    const deadline = Date.now() + patienceMs;
+    return mutex.run(() => whileBusy(call, deadline));
   };
 
   const transaction = <T>(fn: (tx: Repositories) => Promise<T>): Promise<T> => {
@@ -90,6 +91,7 @@ export function sqliteStorage(
     } catch (error) {
       return Promise.reject(error);
     }
+    const deadline = Date.now() + patienceMs;
     return mutex.run(async () => {
       const scope = { open: true };
       const direct: CallRunner = (call) => {
@@ -105,7 +107,7 @@ export function sqliteStorage(
           return Promise.reject(error);
         }
       };
-      await whileBusy(() => db.exec("BEGIN IMMEDIATE"), patienceMs);
+      await whileBusy(() => db.exec("BEGIN IMMEDIATE"), deadline);
       try {
         const result = await insideTransaction.run(scope, () =>
           fn(asyncRepositories(sync, direct)),

@@ -70,4 +70,26 @@ describe("waiting for another process's write lock (sqliteStorage)", () => {
       { busyTimeoutMs: 200 },
     );
   });
+
+  it("the patience counts from when a call was made, also for calls queued behind others", async () => {
+    await withLockHeldElsewhere(
+      async (storage) => {
+        const started = Date.now();
+        const writes = Array.from({ length: 5 }, (_, i) =>
+          storage.organizations.insert({
+            id: `org_0189000000007000800000000${i}`,
+            name: "Blocked",
+            createdAt: "2026-01-01T00:00:00.000Z",
+          }),
+        );
+        const outcomes = await Promise.allSettled(writes);
+        expect(
+          outcomes.every((o) => o.status === "rejected" && o.reason instanceof StorageBusyError),
+        ).toBe(true);
+        // One patience for all, not one each in turn (which would take 5 × 300 ms).
+        expect(Date.now() - started).toBeLessThan(1_200);
+      },
+      { busyTimeoutMs: 300 },
+    );
+  });
 });

@@ -15,17 +15,19 @@ const MAX_PAUSE_MS = 50;
  * own busy wait would sleep inside the call and block the event loop, and with it every other
  * request of this process, for as long as another process holds the write lock. `attempt` must
  * change nothing when it fails busy: one statement, or a `BEGIN IMMEDIATE` before any write.
- * After `patienceMs` of busy answers it throws `StorageBusyError`.
+ * Busy at `deadline` (epoch ms; the caller sets it when it asked, so time spent queued behind
+ * other calls counts), it throws `StorageBusyError`.
  */
-export async function whileBusy<T>(attempt: () => T, patienceMs: number): Promise<T> {
-  const started = Date.now();
+export async function whileBusy<T>(attempt: () => T, deadline: number): Promise<T> {
+  const asked = Date.now();
   for (let pause = 1; ; pause = Math.min(pause * 2, MAX_PAUSE_MS)) {
     try {
       return attempt();
     } catch (error) {
       if (!isBusy(error)) throw error;
-      const waited = Date.now() - started;
-      if (waited + pause > patienceMs) throw new StorageBusyError(waited, { cause: error });
+      if (Date.now() + pause > deadline) {
+        throw new StorageBusyError(Date.now() - asked, { cause: error });
+      }
       await sleep(pause);
     }
   }
