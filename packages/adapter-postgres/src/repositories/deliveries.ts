@@ -119,9 +119,10 @@ export function deliveryRepository(sql: Sql): DeliveryRepository {
   /**
    * The same for every destination but those in `$5`, without reading the excluded
    * destinations' backlogs: a loose index scan of `deliveries_destination_due` steps from one
-   * pending destination to the next, and only the others' due rows are read and locked. Its
-   * cost grows with the number of destinations that have pending rows, not with how many rows a
-   * saturated destination has waiting.
+   * pending destination to the next and reads the others' first due rows, unlocked; then only
+   * the `$2` oldest of those are locked (SKIP LOCKED, lease checked again on the locked row).
+   * Its cost grows with the number of destinations that have pending rows, not with how many
+   * rows a saturated destination has waiting.
    */
   const oldestDueOutside = `WITH RECURSIVE destinations AS (
       (SELECT destination_key AS key FROM ${t.deliveries}
@@ -132,7 +133,7 @@ export function deliveryRepository(sql: Sql): DeliveryRepository {
               ORDER BY p.destination_key LIMIT 1)
       FROM destinations WHERE destinations.key IS NOT NULL
     ),
-    due AS (
+    candidates AS (
       SELECT candidate.id FROM destinations
       CROSS JOIN LATERAL (
         SELECT id, next_attempt_at FROM ${t.deliveries}
@@ -140,12 +141,19 @@ export function deliveryRepository(sql: Sql): DeliveryRepository {
           AND next_attempt_at <= $1 AND ${leaseFree}
         ORDER BY next_attempt_at, id
         LIMIT $2
-        FOR UPDATE SKIP LOCKED
       ) candidate
       WHERE destinations.key IS NOT NULL AND destinations.key <> ALL ($5::text[])
       ORDER BY candidate.next_attempt_at, candidate.id
       LIMIT $2
+    ),
+    due AS (
+      SELECT id FROM ${t.deliveries}
+      WHERE id IN (SELECT id FROM candidates)
+        AND status = 'pending' AND next_attempt_at <= $1 AND ${leaseFree}
+      ORDER BY next_attempt_at, id
+      FOR UPDATE SKIP LOCKED
     )`;
+
   // The payload names the schema, so listeners of other schemas on the database sleep on.
   const notifyAs = (param: number) => `pg_notify('${DELIVERIES_CHANNEL}', $${param}::text)`;
 
@@ -257,12 +265,20 @@ export function deliveryRepository(sql: Sql): DeliveryRepository {
     },
 
     async cancelForSubscription(organizationId, webhookId, at) {
-      // Dropping the lease keeps an in-flight attempt's completion from reviving it.
+      // Dropping the lease keeps an in-flight attempt's completion from reviving it. The rows
+      // are locked in id order, the order a delivery engine records its batch in, so the two
+      // never deadlock.
       const rows = await sql.rows(
-        `UPDATE ${t.deliveries} SET status = 'cancelled', lease_owner = NULL,
+        `WITH locked AS (
+           SELECT id FROM ${t.deliveries}
+           WHERE webhook_id = $2 AND status = 'pending' AND organization_id = $1
+           ORDER BY id
+           FOR UPDATE
+         )
+         UPDATE ${t.deliveries} d SET status = 'cancelled', lease_owner = NULL,
            lease_expires_at = NULL, updated_at = $3
-         WHERE webhook_id = $2 AND status = 'pending' AND organization_id = $1
-         RETURNING id`,
+         FROM locked WHERE d.id = locked.id AND d.status = 'pending'
+         RETURNING d.id`,
         [organizationId, webhookId, at],
       );
       return rows.length;

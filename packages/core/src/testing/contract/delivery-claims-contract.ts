@@ -175,6 +175,27 @@ export function deliveryClaimsContract(harness: () => StorageHarness): void {
       expect(all.map((d) => d.id)).toEqual([...backlog.map((d) => d.id), ownLater.id]);
     });
 
+    it("excludeDestinations: rows another engine holds are passed over too", async () => {
+      const { storage } = harness();
+      const org = await seedOrganization(storage);
+      const busy = await seedWebhook(storage, org);
+      const other = await seedWebhook(storage, org);
+      await seedDelivery(storage, org, { nextAttemptAt: at(1) }, busy);
+      const held = await seedDelivery(storage, org, { nextAttemptAt: at(2) }, other);
+      const free = await seedDelivery(storage, org, { nextAttemptAt: at(3) }, other);
+      expect(
+        (
+          await storage.deliveries.claimDue(at(10), 1, "engine-1", LEASE_MS, {
+            excludeDestinations: [busy.id],
+          })
+        ).map((d) => d.id),
+      ).toEqual([held.id]);
+      const claimed = await storage.deliveries.claimDue(at(10), 5, "engine-2", LEASE_MS, {
+        excludeDestinations: [busy.id],
+      });
+      expect(claimed.map((d) => [d.id, d.leaseOwner])).toEqual([[free.id, "engine-2"]]);
+    });
+
     it("concurrent claimers never receive the same delivery", async () => {
       const { storage } = harness();
       const org = await seedOrganization(storage);
