@@ -16,7 +16,7 @@ export function startMaintenance(
   intervalMs = 10_000,
 ): Maintenance {
   if (maintain === undefined) return { stop: async () => undefined };
-  let running: Promise<void> = Promise.resolve();
+  let running: Promise<void> | null = null;
   const round = async (): Promise<void> => {
     try {
       const done = await maintain();
@@ -25,8 +25,11 @@ export function startMaintenance(
       logger.error("storage maintenance failed", { error });
     }
   };
+  // A tick that finds the last round still running is skipped, so rounds never pile up.
   const timer = setInterval(() => {
-    running = running.then(round);
+    running ??= round().finally(() => {
+      running = null;
+    });
   }, intervalMs);
   timer.unref();
   return {

@@ -31,12 +31,17 @@ export async function openPostgresStorage(url: string): Promise<OpenedStorage> {
   try {
     const migrations = await migrate(pool, { schema });
     const storage = postgresStorage(pool, { schema });
+    // Each table at most once per process; autovacuum keeps the statistics from then on.
+    const analyzed = new Set<string>();
     return {
       storage,
       migrations,
       listenForDeliveries: (onNotify) => listenForDeliveries(pool, onNotify, { schema }),
-      maintain: async () =>
-        (await analyzeNewTables(pool, { schema })).map((table) => `analyzed ${table}`),
+      maintain: async () => {
+        const tables = await analyzeNewTables(pool, { schema, except: analyzed });
+        for (const table of tables) analyzed.add(table);
+        return tables.map((table) => `analyzed ${table}`);
+      },
       async close() {
         await storage.close();
         await pool.end();
