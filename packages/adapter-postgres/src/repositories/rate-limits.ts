@@ -17,25 +17,38 @@ export function rateLimitRepository(sql: Sql): RateLimitRepository {
         ]);
         // Taken after the lock, so this statement sees every hit committed before it. Hits at
         // or before the window's open edge can never count again for a later `now`. Hits after
-        // `now` do count: another process read its clock later but got the lock first.
-        const rows = await tx.rows<{ at: unknown }>(
+        // `now` do count: another process read its clock later but got the lock first. Counted,
+        // not fetched: with a high limit the window may hold thousands of hits.
+        const windowStart = now - windowMs;
+        const [window] = await tx.rows<{ hits: unknown; oldest: unknown }>(
           `WITH pruned AS (DELETE FROM ${t.rateLimitHits} WHERE key = $1 AND at <= $2)
-           SELECT at FROM ${t.rateLimitHits} WHERE key = $1 AND at > $2
-           ORDER BY at`,
-          [key, now - windowMs],
+           SELECT count(*) AS hits, min(at) AS oldest FROM ${t.rateLimitHits}
+           WHERE key = $1 AND at > $2`,
+          [key, windowStart],
         );
-        const counted = rows.map((row) => fromBigint(row.at));
-        const allowed = counted.length < limit;
+        const hits = Number(window?.hits ?? 0);
+        const allowed = hits < limit;
         if (allowed) {
           await tx.rows(`INSERT INTO ${t.rateLimitHits} (key, at) VALUES ($1, $2)`, [key, now]);
-          counted.push(now);
-          counted.sort((a, b) => a - b);
         }
+        const inWindow = allowed ? hits + 1 : hits;
         // `remaining` goes up when the oldest counted hit leaves; when more are counted than
         // `limit` allows (it was lowered), when enough of the oldest have left for one to fit.
-        const leaving = counted[Math.max(0, counted.length - limit)];
+        const skip = Math.max(0, inWindow - limit);
+        let leaving: number | undefined;
+        if (skip === 0) {
+          const oldest = window?.oldest === null ? undefined : fromBigint(window?.oldest);
+          leaving = allowed && (oldest === undefined || now < oldest) ? now : oldest;
+        } else {
+          const [row] = await tx.rows<{ at: unknown }>(
+            `SELECT at FROM ${t.rateLimitHits} WHERE key = $1 AND at > $2
+             ORDER BY at OFFSET $3 LIMIT 1`,
+            [key, windowStart, skip],
+          );
+          leaving = row === undefined ? undefined : fromBigint(row.at);
+        }
         const resetMs = leaving === undefined ? 0 : leaving + windowMs - now;
-        return { allowed, limit, remaining: Math.max(0, limit - counted.length), resetMs };
+        return { allowed, limit, remaining: Math.max(0, limit - inWindow), resetMs };
       }),
   };
 }
