@@ -8,15 +8,15 @@ import {
   aesGcmSecretBox,
   type createDeliveryEngine,
   createIds,
-  type DeliveryDestination,
   type DeliveryRecord,
   defaultConfig,
-  destinationKey,
   isoAt,
   type MessageRecord,
   messageEventBody,
   systemClock,
+  TOPICS,
 } from "@tidings/core";
+import { aDelivery } from "@tidings/core/testing";
 import Database from "better-sqlite3";
 
 /** What the delivery engine needs (the core names it `AttemptDeps` but does not export it). */
@@ -67,14 +67,7 @@ export async function openWebhookRig(receiverUrl: string): Promise<WebhookRig> {
     id: webhookId,
     organizationId,
     url: receiverUrl,
-    topics: [
-      "message.sent",
-      "message.delivered",
-      "message.seen",
-      "message.clicked",
-      "message.failed",
-      "message.expired",
-    ],
+    topics: [...TOPICS],
     status: "active",
     description: "bench receiver",
     secretSealed: secretBox.seal(secret),
@@ -103,15 +96,12 @@ export async function openWebhookRig(receiverUrl: string): Promise<WebhookRig> {
   };
   const delivery = (now: string): DeliveryRecord => {
     const id = ids.uuidv7();
-    const destination: DeliveryDestination = { kind: "subscription", webhookId };
-    return {
+    return aDelivery({
       id,
       organizationId,
       eventId: ids.uuidv7(),
-      messageId: null,
       topic: "message.delivered",
-      destination,
-      destinationKey: destinationKey(destination),
+      destination: { kind: "subscription", webhookId },
       payload: messageEventBody(
         id,
         "message.delivered",
@@ -119,17 +109,10 @@ export async function openWebhookRig(receiverUrl: string): Promise<WebhookRig> {
         { ...message, id: ids.uuidv7() },
         null,
       ),
-      status: "pending",
-      attempts: 0,
       nextAttemptAt: now,
-      firstAttemptAt: null,
-      leaseOwner: null,
-      leaseExpiresAt: null,
-      lastStatusCode: null,
-      lastError: null,
       createdAt: now,
       updatedAt: now,
-    };
+    });
   };
   return {
     deps,
