@@ -3,7 +3,7 @@
 // Run: pnpm --filter @tidings/bench http   (BENCH_DURATION_S, BENCH_DB, BENCH_ONLY, BENCH_CPU_PROF)
 import { call, seedProfiles } from "./harness/api.js";
 import { type BareReply, startBareServer } from "./harness/bare-server.js";
-import { createFixture, type Database } from "./harness/fixture.js";
+import { createFixture, type Database, otpSend } from "./harness/fixture.js";
 import { durationS, type LoadRequest, type LoadResult, runLoad } from "./harness/load.js";
 import { describeMachine, machineLine } from "./harness/machine.js";
 import { fixed, int, percent, table, verdict } from "./harness/markdown.js";
@@ -75,15 +75,7 @@ const ALL_ENDPOINTS: Endpoint[] = [
       let k = 0;
       return () => {
         k += 1;
-        return {
-          method: "POST",
-          path: "/v1/messages/send",
-          body: JSON.stringify({
-            campaign_id: campaignId,
-            recipient: { type: "phone_number", value: phoneNumber(k % SEEDED) },
-            params: { brand: "Acme", pin: String(100_000 + (k % 900_000)) },
-          }),
-        };
+        return otpSend(campaignId, phoneNumber(k % SEEDED), k);
       };
     },
   },

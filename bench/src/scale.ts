@@ -1,7 +1,7 @@
 // Scale: list, lookup and send latency with 10,000 and with 1,000,000 profiles stored (the
 // figures should not grow with the data), and the peak RSS of `tidings serve` meanwhile.
 // Run: pnpm --filter @tidings/bench scale   (BENCH_DURATION_S, BENCH_SCALE_SIZES=10000,1000000)
-import { createFixture } from "./harness/fixture.js";
+import { createFixture, otpSend } from "./harness/fixture.js";
 import { durationS, type LoadRequest, type LoadResult, runLoad } from "./harness/load.js";
 import { describeMachine, machineLine } from "./harness/machine.js";
 import { fixed, int, table, verdict } from "./harness/markdown.js";
@@ -57,15 +57,7 @@ const ENDPOINTS: Endpoint[] = [
       let k = 0;
       return () => {
         k += 1;
-        return {
-          method: "POST",
-          path: "/v1/messages/send",
-          body: JSON.stringify({
-            campaign_id: campaignId,
-            recipient: { type: "phone_number", value: phoneNumber(spread(k, size)) },
-            params: { brand: "Acme", pin: String(100_000 + (k % 900_000)) },
-          }),
-        };
+        return otpSend(campaignId, phoneNumber(spread(k, size)), k);
       };
     },
   },

@@ -38,6 +38,17 @@ export const BENCH_ENV: Env = {
 /** The OTP template of the send benchmarks; Viber, so the parameter validator runs. */
 export const OTP_TEMPLATE = "Your {{brand}} code is {{pin}}. It expires in 10 minutes.";
 
+/** The `k`th OTP send of a run to `phoneNumber`, through the fixture's campaign. */
+export const otpSend = (campaignId: string, phoneNumber: string, k: number) => ({
+  method: "POST" as const,
+  path: "/v1/messages/send",
+  body: JSON.stringify({
+    campaign_id: campaignId,
+    recipient: { type: "phone_number", value: phoneNumber },
+    params: { brand: "Acme", pin: String(100_000 + (k % 900_000)) },
+  }),
+});
+
 /** Creates the database and its organization, key and active OTP campaign with the CLI. */
 export async function createFixture(database: Database): Promise<Fixture> {
   const secretKey = randomBytes(32).toString("hex");
