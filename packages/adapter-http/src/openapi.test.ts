@@ -6,6 +6,7 @@ import { specWorld } from "./test-support/world-with-spec.js";
 
 type Operation = {
   security?: unknown[];
+  parameters?: unknown[];
   responses: Record<string, unknown>;
   requestBody?: { content: Record<string, { schema: unknown }> };
 };
@@ -34,7 +35,7 @@ async function served() {
   const world = await specWorld();
   const document = world.document as {
     paths: Record<string, Record<string, Operation>>;
-    components: { responses: Record<string, unknown> };
+    components: { responses: Record<string, unknown>; schemas: Record<string, JsonSchema> };
   };
   const operations = Object.entries(document.paths).flatMap(([path, methods]) =>
     Object.entries(methods).map(([method, operation]) => ({ key: `${method} ${path}`, operation })),
@@ -81,15 +82,72 @@ describe("the OpenAPI document", () => {
     }
   });
 
-  it("request bodies are the valibot schemas that validate them, converted", async () => {
+  it("request bodies are named component schemas: the valibot schemas that validate them", async () => {
     const { document } = await served();
+    const schemas = document.components.schemas;
     const body = (path: string) =>
       document.paths[path]?.post?.requestBody?.content["application/json"]?.schema;
-    expect(body("/v1/profiles")).toEqual(requestSchema(createProfileInput));
-    expect(body("/v1/messages/send")).toEqual(requestSchema(sendMessageInput));
-    expect(body("/v1/profiles")).toMatchObject({
+    expect(body("/v1/profiles")).toEqual({ $ref: "#/components/schemas/CreateProfileRequest" });
+    expect(schemas.CreateProfileRequest).toEqual(requestSchema(createProfileInput));
+    expect(schemas.SendMessageRequest).toEqual(requestSchema(sendMessageInput));
+    expect(schemas.CreateProfileRequest).toMatchObject({
       required: ["phone_number"],
       additionalProperties: false,
     });
   });
+
+  it("names every request and response body, with an example, for client generators", async () => {
+    const { document, operations } = await served();
+    const schemas = document.components.schemas;
+    for (const { key, operation } of operations) {
+      const media = operation.requestBody?.content["application/json"] as
+        | { schema: { $ref?: string }; example?: unknown }
+        | undefined;
+      if (media) {
+        expect(media.schema.$ref, key).toMatch(/^#\/components\/schemas\/\w+Request$/);
+        expect(media.example, key).toBeTypeOf("object");
+      }
+      for (const [status, response] of Object.entries(operation.responses)) {
+        const content = (response as { content?: Record<string, { schema: { $ref?: string } }> })
+          .content;
+        const schema = content?.["application/json"]?.schema;
+        if (schema && key !== "get /openapi.json") {
+          expect(schema.$ref, `${key} ${status}`).toMatch(/^#\/components\/schemas\/\w+$/);
+        }
+      }
+    }
+    for (const name of ["Profile", "SendResult", "Webhook", "WebhookWithSecret", "Problem"]) {
+      expect(schemas[name], name).toHaveProperty("examples");
+    }
+  });
+
+  it("types every enum and states params as an object of strings, limit as an integer", async () => {
+    const { document } = await served();
+    const untyped: string[] = [];
+    const visit = (node: unknown, at: string) => {
+      if (typeof node !== "object" || node === null) return;
+      const record = node as Record<string, unknown>;
+      if (Array.isArray(record.enum) && typeof record.type !== "string") untyped.push(at);
+      for (const [key, child] of Object.entries(record)) visit(child, `${at}/${key}`);
+    };
+    visit(document, "");
+    expect(untyped).toEqual([]);
+    const schemas = (document as { components: { schemas: Record<string, JsonSchema> } }).components
+      .schemas;
+    expect(schemas.SendMessageRequest?.properties?.params).toMatchObject({
+      type: "object",
+      additionalProperties: { type: "string" },
+    });
+    const list = document.paths["/v1/profiles"]?.get as unknown as {
+      parameters: Array<{ name?: string; schema?: unknown }>;
+    };
+    expect(list.parameters.find((p) => p.name === "limit")?.schema).toEqual({
+      type: "integer",
+      minimum: 1,
+      maximum: 100,
+      default: 50,
+    });
+  });
 });
+
+type JsonSchema = { properties?: Record<string, unknown> };

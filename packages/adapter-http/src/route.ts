@@ -27,13 +27,24 @@ export type ResponseSchemaName =
   | "WebhookTestResult"
   | "SandboxReportResult";
 
+/** A request body as the OpenAPI document names and shows it. */
+export interface RequestBodyDoc {
+  /** The component schema's name, e.g. `CreateProfileRequest`; unique across routes. */
+  name: string;
+  schema: GenericSchema;
+  example: Record<string, unknown>;
+}
+
 /** What the OpenAPI document says about a route; kept on the route so the two cannot drift. */
 export interface RouteDoc {
   operationId: string;
   summary: string;
   tag: "Profiles" | "Messages" | "Webhooks" | "Sandbox";
-  /** The valibot schema that validates the JSON body. */
-  body?: GenericSchema | undefined;
+  /**
+   * The JSON body: the valibot schema that validates it, published as the component schema
+   * `name` (what client generators name their type), with an example request.
+   */
+  body?: RequestBodyDoc | undefined;
   /** The valibot schema that validates the query string. */
   query?: GenericSchema | undefined;
   success: { status: 200 | 201 | 204; schema: ResponseSchemaName | null; description: string };

@@ -15,8 +15,21 @@ export function requestSchema(schema: GenericSchema): JsonObject {
   const { $schema: _dialect, ...rest } = toJsonSchema(schema, {
     errorMode: "ignore",
     target: "draft-2020-12",
+    overrideAction: ({ valibotAction }) => documentedAs(valibotAction),
   }) as JsonObject;
   return rest;
+}
+
+/**
+ * The JSON Schema a valibot pipe states for itself with `v.metadata({ openApi })`, in place
+ * of what was converted before it: for checks that are code (a custom object check, a
+ * string-or-number parsed into an integer), which would otherwise be published as `{}` or
+ * as a vague union.
+ */
+function documentedAs(action: { type: string; metadata?: unknown }): JsonObject | undefined {
+  if (action.type !== "metadata") return undefined;
+  const stated = (action.metadata as JsonObject | undefined)?.openApi;
+  return typeof stated === "object" && stated !== null ? (stated as JsonObject) : undefined;
 }
 
 const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${name}` });
@@ -72,7 +85,12 @@ function operation(route: Route): JsonObject {
       ? {
           requestBody: {
             required: true,
-            content: { "application/json": { schema: requestSchema(doc.body) } },
+            content: {
+              "application/json": {
+                schema: ref("schemas", doc.body.name),
+                example: doc.body.example,
+              },
+            },
           },
         }
       : {}),
@@ -106,6 +124,29 @@ export interface OpenApiOptions {
   /** Where the API is mounted, e.g. `/messaging`; the `servers` entry. */
   basePath?: string | undefined;
   version?: string | undefined;
+}
+
+/**
+ * Every request body schema, by its component name. Two routes may share a body only by
+ * sharing its valibot schema, so a name never stands for two shapes.
+ */
+function requestSchemas(routes: readonly Route[]): Record<string, JsonObject> {
+  const owners = new Map<string, GenericSchema>();
+  const schemas: Record<string, JsonObject> = {};
+  for (const { doc } of routes) {
+    if (!doc.body) continue;
+    const { name, schema } = doc.body;
+    const owner = owners.get(name);
+    if (owner !== undefined && owner !== schema) {
+      throw new Error(`Two request bodies are named ${name}; give each its own name.`);
+    }
+    if (Object.hasOwn(responseSchemas, name)) {
+      throw new Error(`The request body ${name} is named like a response schema.`);
+    }
+    owners.set(name, schema);
+    schemas[name] = requestSchema(schema);
+  }
+  return schemas;
 }
 
 /** The OpenAPI 3.1 document of `routes`, plus the public health and document endpoints. */
@@ -152,7 +193,7 @@ export function buildOpenApiDocument(routes: readonly Route[], options: OpenApiO
     ],
     paths,
     components: {
-      schemas: responseSchemas,
+      schemas: { ...requestSchemas(routes), ...responseSchemas },
       responses: errorResponses,
       parameters: {
         RequestId: {

@@ -9,13 +9,20 @@ type JsonSchema = Record<string, unknown>;
 
 const timestamp: JsonSchema = { type: "string", format: "date-time" };
 const nullable = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: "null" }] });
-const closed = (properties: Record<string, JsonSchema>, description: string): JsonSchema => ({
+const closed = (
+  properties: Record<string, JsonSchema>,
+  description: string,
+  example?: Record<string, unknown>,
+): JsonSchema => ({
   type: "object",
   description,
   properties,
   required: Object.keys(properties),
   additionalProperties: false,
+  ...(example ? { examples: [example] } : {}),
 });
+/** A string enum, typed so client generators make a union of literals. */
+const oneOf = (values: readonly string[]): JsonSchema => ({ type: "string", enum: [...values] });
 
 const TOPICS = [
   "message.sent",
@@ -39,7 +46,7 @@ const profileProperties: Record<string, JsonSchema> = {
     type: "object",
     additionalProperties: { type: ["string", "number", "boolean"] },
   },
-  source: { enum: ["api", "import", "shopify", "woocommerce"] },
+  source: oneOf(["api", "import", "shopify", "woocommerce"]),
   created_at: timestamp,
   updated_at: timestamp,
 };
@@ -47,11 +54,21 @@ const profileProperties: Record<string, JsonSchema> = {
 const webhookProperties: Record<string, JsonSchema> = {
   webhook_id: { type: "string", pattern: "^whk_[0-9a-z]{26}$" },
   url: { type: "string" },
-  topics: { type: "array", items: { enum: TOPICS }, minItems: 1 },
-  status: { enum: ["active", "inactive"] },
+  topics: { type: "array", items: oneOf(TOPICS), minItems: 1 },
+  status: oneOf(["active", "inactive"]),
   description: nullable({ type: "string" }),
   created_at: timestamp,
   updated_at: timestamp,
+};
+
+const webhookExample = {
+  webhook_id: "whk_01jd3v6k8x2m4n5p6q7r8s9t0v",
+  url: "https://example.com/hooks/tidings",
+  topics: ["message.delivered", "message.failed"],
+  status: "active",
+  description: "Delivery reports",
+  created_at: "2026-11-23T09:30:00.000Z",
+  updated_at: "2026-11-23T09:30:00.000Z",
 };
 
 const listMeta = (description: string): JsonSchema =>
@@ -59,7 +76,20 @@ const listMeta = (description: string): JsonSchema =>
 
 /** Every response schema, by the name routes use (`components.schemas`). */
 export const responseSchemas: Record<string, JsonSchema> = {
-  Profile: closed(profileProperties, "A profile; every field is present, null when absent."),
+  Profile: closed(profileProperties, "A profile; every field is present, null when absent.", {
+    public_id: "prf_01jd3v6k8x2m4n5p6q7r8s9t0v",
+    phone_number: "+14155550101",
+    email: "ada@example.com",
+    first_name: "Ada",
+    last_name: "Lovelace",
+    full_name: "Ada Lovelace",
+    viber_marketing_consent: false,
+    sms_marketing_consent: true,
+    attributes: { plan: "pro", orders: 3 },
+    source: "api",
+    created_at: "2026-11-23T09:30:00.000Z",
+    updated_at: "2026-11-23T09:30:00.000Z",
+  }),
   ProfilePage: closed(
     {
       data: { type: "array", items: { $ref: "#/components/schemas/Profile" } },
@@ -70,7 +100,7 @@ export const responseSchemas: Record<string, JsonSchema> = {
   SendResult: closed(
     {
       message_id: { type: "string", format: "uuid" },
-      status: { enum: ["sent", "failed"] },
+      status: oneOf(["sent", "failed"]),
       client_reference: nullable({ type: "string" }),
       error: nullable({
         type: "object",
@@ -79,11 +109,22 @@ export const responseSchemas: Record<string, JsonSchema> = {
       }),
     },
     "The message dispatch result.",
+    {
+      message_id: "01936b8e-4c2a-7d3e-9f10-2b3c4d5e6f70",
+      status: "sent",
+      client_reference: "login-42",
+      error: null,
+    },
   ),
-  Webhook: closed(webhookProperties, "A webhook subscription; its secret is never shown here."),
+  Webhook: closed(
+    webhookProperties,
+    "A webhook subscription; its secret is never shown here.",
+    webhookExample,
+  ),
   WebhookWithSecret: closed(
     { ...webhookProperties, signing_secret: { type: "string", pattern: "^whsec_" } },
     "A webhook subscription with its signing secret, shown on create and rotation only.",
+    { ...webhookExample, signing_secret: "whsec_3q2mYk9wQe1n0v5tZr8bXh4sLp7uJd6cAf2gKi0oMnE" },
   ),
   WebhookList: closed(
     {
@@ -100,6 +141,7 @@ export const responseSchemas: Record<string, JsonSchema> = {
       error: nullable({ type: "string" }),
     },
     "How the receiver answered the test event.",
+    { success: true, status_code: 200, duration_ms: 84, error: null },
   ),
   SandboxReportResult: closed(
     {
@@ -108,7 +150,7 @@ export const responseSchemas: Record<string, JsonSchema> = {
         type: "boolean",
         description: "False when the report would go backwards or repeat, and was ignored.",
       },
-      status: { enum: ["sent", "delivered", "seen", "clicked", "failed", "expired"] },
+      status: oneOf(["sent", "delivered", "seen", "clicked", "failed", "expired"]),
     },
     "The message's status after the report.",
   ),
@@ -139,5 +181,21 @@ export const responseSchemas: Record<string, JsonSchema> = {
     },
     required: ["type", "title", "status", "detail", "code", "request_id"],
     additionalProperties: false,
+    examples: [
+      {
+        type: "https://tidings.dev/problems/validation_failed",
+        title: "Bad Request",
+        status: 400,
+        detail: "The request is invalid.",
+        code: "validation_failed",
+        request_id: "01936b8e-4c2a-7d3e-9f10-2b3c4d5e6f71",
+        errors: [
+          {
+            path: "phone_number",
+            message: "must be an international phone number in E.164 format, starting with +.",
+          },
+        ],
+      },
+    ],
   },
 };

@@ -21,7 +21,16 @@ export const messageRoutes: Route[] = [
       operationId: "sendMessage",
       summary: "Send one message through an active API campaign.",
       tag: "Messages",
-      body: sendMessageInput,
+      body: {
+        name: "SendMessageRequest",
+        schema: sendMessageInput,
+        example: {
+          campaign_id: "cmp_01jd3v6k8x2m4n5p6q7r8s9t0v",
+          recipient: { type: "phone_number", value: "+14155550101" },
+          params: { pin: "123456" },
+          client_reference: "login-42",
+        },
+      },
       success: { status: 200, schema: "SendResult", description: "The dispatch result." },
       errors: [400, 403, 404, 409, 413, 415, 422, 429],
       idempotent: true,

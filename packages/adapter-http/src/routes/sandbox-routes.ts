@@ -31,7 +31,11 @@ export const sandboxRoutes: Route[] = [
       operationId: "reportSandboxMessage",
       summary: "Sandbox only: report a lifecycle event of a message sent with this key.",
       tag: "Sandbox",
-      body: sandboxReportInput,
+      body: {
+        name: "SandboxReportRequest",
+        schema: sandboxReportInput,
+        example: { status: "delivered" },
+      },
       success: {
         status: 200,
         schema: "SandboxReportResult",

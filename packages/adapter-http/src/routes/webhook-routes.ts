@@ -27,7 +27,15 @@ export const webhookRoutes: Route[] = [
       operationId: "createWebhook",
       summary: "Create a subscription; its signing secret is answered only now.",
       tag: "Webhooks",
-      body: createWebhookInput,
+      body: {
+        name: "CreateWebhookRequest",
+        schema: createWebhookInput,
+        example: {
+          url: "https://example.com/hooks/tidings",
+          topics: ["message.delivered", "message.failed"],
+          description: "Delivery reports",
+        },
+      },
       success: { status: 201, schema: "WebhookWithSecret", description: "The subscription." },
       errors: [400, 409, 413, 415],
     },
@@ -57,7 +65,11 @@ export const webhookRoutes: Route[] = [
       operationId: "testWebhook",
       summary: "Send one signed webhook.test event to a subscription now, without retries.",
       tag: "Webhooks",
-      body: testWebhookInput,
+      body: {
+        name: "TestWebhookRequest",
+        schema: testWebhookInput,
+        example: { webhook_id: "whk_01jd3v6k8x2m4n5p6q7r8s9t0v" },
+      },
       success: {
         status: 200,
         schema: "WebhookTestResult",
@@ -92,7 +104,11 @@ export const webhookRoutes: Route[] = [
       operationId: "updateWebhook",
       summary: "Update a subscription's URL, topics, status or description.",
       tag: "Webhooks",
-      body: updateWebhookInput,
+      body: {
+        name: "UpdateWebhookRequest",
+        schema: updateWebhookInput,
+        example: { status: "inactive" },
+      },
       success: { status: 200, schema: "Webhook", description: "The updated subscription." },
       errors: [400, 404, 409, 413, 415],
     },

@@ -31,9 +31,23 @@ export const sendMessageInput = v.strictObject(
     campaign_id: v.string("must be a string."),
     recipient,
     params: v.optional(
-      v.custom<Record<string, unknown>>(
-        (input) => typeof input === "object" && input !== null && !Array.isArray(input),
-        "must be an object mapping each template placeholder to a value.",
+      v.pipe(
+        v.custom<Record<string, unknown>>(
+          (input) => typeof input === "object" && input !== null && !Array.isArray(input),
+          "must be an object mapping each template placeholder to a value.",
+        ),
+        // The values are checked against the campaign's template, which a schema cannot see;
+        // the published schema states the shape clients should send.
+        v.metadata({
+          openApi: {
+            type: "object",
+            description:
+              "A value for every placeholder of the campaign's template, and no other. " +
+              "Numbers are accepted too and turned into strings.",
+            additionalProperties: { type: "string" },
+            examples: [{ pin: "123456" }],
+          },
+        }),
       ),
     ),
     client_reference: v.optional(

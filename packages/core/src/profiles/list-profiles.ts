@@ -22,6 +22,10 @@ const limit = v.pipe(
     addIssue({ message: "must be an integer from 1 to 100." });
     return NEVER;
   }),
+  // A query string is text; what it must spell is an integer in range.
+  v.metadata({
+    openApi: { type: "integer", minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE },
+  }),
 );
 
 /** GET /v1/profiles query parameters. */
