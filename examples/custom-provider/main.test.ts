@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { within } from "@tidings/core/testing";
 import { describe, expect, it } from "vitest";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -19,9 +20,12 @@ describe("examples/custom-provider/main.ts (smoke)", () => {
     child.stderr.on("data", (chunk: Buffer) => {
       stderr += chunk.toString();
     });
-    const code = await new Promise<number | null>((resolve, reject) => {
+    const ended = new Promise<number | null>((resolve, reject) => {
       child.once("error", reject);
       child.once("close", resolve);
+    });
+    const code = await within(60_000, "the example to finish", ended).finally(() => {
+      if (child.exitCode === null) child.kill("SIGKILL");
     });
     expect(code, stderr).toBe(0);
     expect(stdout.trim().split("\n")).toEqual([

@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { within } from "@tidings/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -39,7 +40,7 @@ afterEach(() => {
 describe("examples/embed-node-http/main.ts (smoke)", () => {
   it("serves the shop and Tidings under /messaging, then stops cleanly on SIGTERM", async () => {
     running = startExample({ PORT: "0" });
-    const printed = await running.ready;
+    const printed = await within(60_000, "the example to start", running.ready);
     const url = /The shop runs at (http:\/\/127\.0\.0\.1:\d+)\//.exec(printed)?.[1];
     const token = /Authorization: Bearer ([^']+)'/.exec(printed)?.[1];
     expect(url, printed).toBeDefined();
@@ -57,6 +58,6 @@ describe("examples/embed-node-http/main.ts (smoke)", () => {
     expect(await created.json()).toMatchObject({ phone_number: "+14155550101" });
 
     running.child.kill("SIGTERM");
-    expect(await running.exited).toBe(0);
+    expect(await within(30_000, "the example to exit", running.exited)).toBe(0);
   });
 });

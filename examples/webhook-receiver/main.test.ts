@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { webhookHeaders } from "@tidings/core";
+import { within } from "@tidings/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -63,7 +64,7 @@ const deliver = (url: string, attempt: number, secret = SECRET) =>
 describe("examples/webhook-receiver/main.ts (smoke)", () => {
   it("prints a verified event once, refuses a bad signature, and stops cleanly on SIGTERM", async () => {
     running = startExample({ TIDINGS_WEBHOOK_SECRET: SECRET, RECEIVER_PORT: "0" });
-    const url = await running.ready;
+    const url = await within(60_000, "the example to start", running.ready);
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/webhooks$/);
 
     expect(await (await deliver(url, 0)).json()).toEqual({ received: true, duplicate: false });
@@ -71,7 +72,7 @@ describe("examples/webhook-receiver/main.ts (smoke)", () => {
     expect((await deliver(url, 2, "whsec_wrong")).status).toBe(401);
 
     running.child.kill("SIGTERM");
-    expect(await running.exited).toBe(0);
+    expect(await within(30_000, "the example to exit", running.exited)).toBe(0);
     const lines = running
       .stdout()
       .trim()
@@ -89,7 +90,7 @@ describe("examples/webhook-receiver/main.ts (smoke)", () => {
 
   it("exits 2 and says what to set when TIDINGS_WEBHOOK_SECRET is missing", async () => {
     running = startExample({ RECEIVER_PORT: "0" });
-    expect(await running.exited).toBe(2);
+    expect(await within(30_000, "the example to exit", running.exited)).toBe(2);
     expect(running.stderr()).toContain("Set TIDINGS_WEBHOOK_SECRET");
   });
 });

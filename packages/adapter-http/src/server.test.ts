@@ -1,5 +1,6 @@
 import { Agent, createServer as createNodeServer, request } from "node:http";
 import { type AddressInfo, connect, type Socket } from "node:net";
+import { waitUntil, within } from "@tidings/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { createRequestListener } from "./request-listener.js";
 import { createServer, type ServerOptions, type TidingsHttpServer } from "./server.js";
@@ -97,13 +98,12 @@ async function rawSocket(url: string) {
     received += chunk.toString("latin1");
   });
   socket.on("error", () => undefined);
-  const closed = new Promise<number>((resolve) => socket.once("close", () => resolve(Date.now())));
+  const closed = within(
+    10_000,
+    "the server to close the socket",
+    new Promise<number>((resolve) => socket.once("close", () => resolve(Date.now()))),
+  );
   return { socket, closed, received: () => received };
-}
-
-/** Resolves once `condition()` holds, polling. */
-async function until(condition: () => boolean) {
-  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
 }
 
 describe("createRequestListener", () => {
@@ -207,7 +207,8 @@ describe("createServer", () => {
 
   it("cuts off a client that sends its headers too slowly: 408, then the socket closes", async () => {
     const world = await httpWorld();
-    const { url } = await serve(world.app, { headersTimeout: 200, requestTimeout: 1_000 });
+    // A request timeout far beyond the wait for the close shows it is the headers' that cut.
+    const { url } = await serve(world.app, { headersTimeout: 200, requestTimeout: 120_000 });
     const client = await rawSocket(url);
     const started = Date.now();
     client.socket.write("GET /healthz HTTP/1.1\r\nHost: localhost\r\n");
@@ -218,7 +219,6 @@ describe("createServer", () => {
     clearInterval(trickle);
     expect(client.received()).toMatch(/^HTTP\/1\.1 408 /);
     expect(closedAt - started).toBeGreaterThanOrEqual(190);
-    expect(closedAt - started).toBeLessThan(2_000);
   });
 
   it("cuts off a client that sends its body too slowly, after the request timeout", async () => {
@@ -236,7 +236,6 @@ describe("createServer", () => {
     clearInterval(trickle);
     expect(client.received()).toMatch(/^HTTP\/1\.1 408 /);
     expect(closedAt - started).toBeGreaterThanOrEqual(390);
-    expect(closedAt - started).toBeLessThan(2_500);
   });
 
   it("closes an idle keep-alive connection after the keep-alive timeout", async () => {
@@ -244,13 +243,14 @@ describe("createServer", () => {
     const { url } = await serve(world.app, { keepAliveTimeout: 300 });
     const client = await rawSocket(url);
     client.socket.write("GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n");
-    await until(() => client.received().endsWith('{"status":"ok"}'));
+    await waitUntil("the health answer", 10_000, () =>
+      client.received().endsWith('{"status":"ok"}'),
+    );
     const answeredAt = Date.now();
     expect(client.received()).toMatch(/^HTTP\/1\.1 200 /);
     expect(client.received()).not.toMatch(/connection: close/i);
     const closedAt = await client.closed;
     expect(closedAt - answeredAt).toBeGreaterThanOrEqual(250);
-    expect(closedAt - answeredAt).toBeLessThan(2_500);
   });
 
   it("with short timeouts, a slow handler still finishes and close() is still graceful", async () => {

@@ -25,6 +25,13 @@ function writeUntilKilled(path: string, acks: number, subscribed: boolean): Prom
     let buffered = "";
     let errors = "";
     let aiming = false;
+    // A writer that never prints its acknowledgements is killed too, and the test says so.
+    const stuck = setTimeout(() => {
+      reject(
+        new Error(`the writer printed fewer than ${acks} acknowledgements in 60 s: ${errors}`),
+      );
+      child.kill("SIGKILL");
+    }, 60_000);
     child.stderr.on("data", (chunk: Buffer) => {
       errors += chunk.toString();
     });
@@ -36,6 +43,7 @@ function writeUntilKilled(path: string, acks: number, subscribed: boolean): Prom
     });
     child.on("error", reject);
     child.on("close", (_code, signal) => {
+      clearTimeout(stuck);
       if (signal !== "SIGKILL") reject(new Error(`writer ended without being killed: ${errors}`));
       // Only complete lines are acknowledgements.
       else

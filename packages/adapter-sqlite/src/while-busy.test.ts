@@ -32,22 +32,25 @@ async function withLockHeldElsewhere(
 
 describe("waiting for another process's write lock (sqliteStorage)", () => {
   it("waits on a timer, so the event loop keeps running, and goes on once the lock is free", async () => {
-    await withLockHeldElsewhere(async (storage, release) => {
-      let ticks = 0;
-      const ticker = setInterval(() => {
-        ticks += 1;
-      }, 5);
-      const seeding = seedOrganization(storage);
-      const inTransaction = storage.transaction(async (tx) => tx.organizations.get("org_none"));
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      clearInterval(ticker);
-      // SQLite's own busy wait would have held the loop for the whole 200 ms.
-      expect(ticks).toBeGreaterThan(10);
-      release();
-      const org = await seeding;
-      expect(await storage.organizations.get(org.organization.id)).toEqual(org.organization);
-      expect(await inTransaction).toBeNull();
-    });
+    await withLockHeldElsewhere(
+      async (storage, release) => {
+        const events: string[] = [];
+        const seeding = seedOrganization(storage);
+        const inTransaction = storage.transaction(async (tx) => tx.organizations.get("org_none"));
+        void seeding.then(() => events.push("written"));
+        // The lock is freed by a timer of this very process: had SQLite's own busy wait held
+        // the event loop, the timer could not run before the writes gave up busy.
+        setTimeout(() => {
+          events.push("released");
+          release();
+        }, 50);
+        const org = await seeding;
+        expect(events).toEqual(["released", "written"]);
+        expect(await storage.organizations.get(org.organization.id)).toEqual(org.organization);
+        expect(await inTransaction).toBeNull();
+      },
+      { busyTimeoutMs: 60_000 },
+    );
   });
 
   it("gives up after busyTimeoutMs with StorageBusyError, having written nothing", async () => {
@@ -74,7 +77,6 @@ describe("waiting for another process's write lock (sqliteStorage)", () => {
   it("the patience counts from when a call was made, also for calls queued behind others", async () => {
     await withLockHeldElsewhere(
       async (storage) => {
-        const started = Date.now();
         const writes = Array.from({ length: 5 }, (_, i) =>
           storage.organizations.insert({
             id: `org_0189000000007000800000000${i}`,
@@ -82,12 +84,22 @@ describe("waiting for another process's write lock (sqliteStorage)", () => {
             createdAt: "2026-01-01T00:00:00.000Z",
           }),
         );
+        const events: string[] = [];
+        writes.forEach((write, i) => {
+          write.catch(() => events.push(`write ${i} gave up`));
+        });
+        await writes[0]?.catch(() => undefined);
+        // Once the first has given up, the patience of the queued ones is spent too: each
+        // gives up before a timer of a third of a patience, set now, fires. A patience of
+        // their own would have each of them wait 300 ms more, in turn.
+        await new Promise((resolve) => setTimeout(() => resolve(events.push("100 ms later")), 100));
+        expect(events).toEqual(
+          [0, 1, 2, 3, 4].map((i) => `write ${i} gave up`).concat("100 ms later"),
+        );
         const outcomes = await Promise.allSettled(writes);
         expect(
           outcomes.every((o) => o.status === "rejected" && o.reason instanceof StorageBusyError),
         ).toBe(true);
-        // One patience for all, not one each in turn (which would take 5 × 300 ms).
-        expect(Date.now() - started).toBeLessThan(1_200);
       },
       { busyTimeoutMs: 300 },
     );

@@ -228,7 +228,6 @@ it("500, timeout, reset, 301 and a slow answer: delivered exactly once, same id,
   expect(moved?.error).toContain("301");
   expect(slow).toMatchObject({ error: null, responseBody: "slow but fine" });
   expect(slow?.durationMs).toBeGreaterThanOrEqual(SLOW_MS - 20);
-  expect(slow?.durationMs).toBeLessThan(TIMEOUT_MS);
   for (const [i, a] of attempts.entries()) {
     expect(Math.floor(Date.parse(a.startedAt) / 1000)).toBe(stamps[i]);
   }

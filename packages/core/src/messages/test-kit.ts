@@ -9,6 +9,7 @@ import { createProfile } from "../profiles/create-profile.js";
 import { manualClock } from "../shared/clock.js";
 import { createIds } from "../shared/ids.js";
 import { seedOrganization, seedWebhook } from "../testing/contract/seed.js";
+import { repeatUntilDone } from "../testing/deadlines.js";
 import { memoryStorage } from "../testing/memory/index.js";
 import { recordProviderReport } from "./provider-report.js";
 import { type SandboxScheduler, sandboxProvider } from "./sandbox-provider.js";
@@ -48,9 +49,14 @@ export function manualScheduler() {
       await new Promise((resolve) => setImmediate(resolve));
       return true;
     },
+    /** Fires timers until none is left; a timer that keeps rescheduling itself fails it. */
     async runAll() {
       let fired = 0;
-      while (await scheduler.runNext()) fired += 1;
+      await repeatUntilDone("firing the scheduled timers", 10_000, async () => {
+        if (!(await scheduler.runNext())) return true;
+        fired += 1;
+        return false;
+      });
       return fired;
     },
   };

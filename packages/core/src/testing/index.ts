@@ -2,5 +2,6 @@
 
 export * from "./arbitraries/params.js";
 export * from "./contract/index.js";
+export * from "./deadlines.js";
 export * from "./memory/index.js";
 export * from "./model/index.js";

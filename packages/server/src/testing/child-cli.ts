@@ -12,7 +12,13 @@ export const SOURCE_CLI: CliEntry = ["--import", "tsx", "packages/server/src/bin
 /** The built CLI, as the published package runs it (`buildCli` makes it). */
 export const BUILT_CLI: CliEntry = ["packages/server/dist/bin.js"];
 
-/** Runs one CLI command as a child process and collects its output and exit code. */
+/** How long a child CLI may take to finish a command or to come up before a test gives up. */
+const CHILD_PATIENCE_MS = 60_000;
+
+/**
+ * Runs one CLI command as a child process and collects its output and exit code; a command
+ * still running after a minute is killed, so it ends with a signal (code null) and its output.
+ */
 export function runChildCli(
   args: string[],
   env: Record<string, string>,
@@ -20,6 +26,7 @@ export function runChildCli(
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...entry, ...args], { cwd: REPO_ROOT, env });
+    const stuck = setTimeout(() => child.kill("SIGKILL"), CHILD_PATIENCE_MS);
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => {
@@ -29,7 +36,10 @@ export function runChildCli(
       stderr += chunk.toString();
     });
     child.once("error", reject);
-    child.once("close", (code) => resolve({ code, stdout, stderr }));
+    child.once("close", (code) => {
+      clearTimeout(stuck);
+      resolve({ code, stdout, stderr });
+    });
   });
 }
 
@@ -43,7 +53,8 @@ export interface CliProcess {
 
 /**
  * Starts a long-running CLI command and resolves, with the log line that said so, once
- * `isReady` accepts one of its stdout lines; rejects if it exits first. A line that is not JSON
+ * `isReady` accepts one of its stdout lines; rejects if it exits first, or kills it and rejects
+ * if it is not ready within a minute. A line that is not JSON
  * is kept as `{ not_json }`, so a test can assert that stdout held nothing else.
  */
 export function startCliProcess(
@@ -60,6 +71,11 @@ export function startCliProcess(
   });
   const exited = new Promise<number | null>((resolve) => child.once("close", resolve));
   return new Promise((resolve, reject) => {
+    const stuck = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`tidings ${args[0]} was not up after ${CHILD_PATIENCE_MS} ms: ${stderr}`));
+    }, CHILD_PATIENCE_MS);
+    void exited.finally(() => clearTimeout(stuck));
     createInterface({ input: child.stdout }).on("line", (line) => {
       let logged: Record<string, unknown>;
       try {
@@ -68,7 +84,10 @@ export function startCliProcess(
         logged = { not_json: line };
       }
       logs.push(logged);
-      if (isReady(logged)) resolve({ child, logs, exited, ready: logged });
+      if (isReady(logged)) {
+        clearTimeout(stuck);
+        resolve({ child, logs, exited, ready: logged });
+      }
     });
     void exited.then((code) =>
       reject(new Error(`tidings ${args[0]} exited with ${code} before it was up: ${stderr}`)),

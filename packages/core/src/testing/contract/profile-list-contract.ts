@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { repeatUntilDone } from "../deadlines.js";
 import { aContactList, aMembership, aProfile, at } from "./fixtures.js";
 import { anOrganizationIn, insertProfile } from "./profiles-contract.js";
 import type { StorageHarness } from "./raw.js";
@@ -31,14 +32,15 @@ export function profileListContract(harness: () => StorageHarness): void {
       expect(
         await storage.profiles.list({ organizationId, afterSeq: all[1]!.seq, limit: 3 }),
       ).toEqual(all.slice(2, 5));
-      const seen = [];
+      const seen: typeof all = [];
       let afterSeq: number | undefined;
-      for (;;) {
+      // Seven pages hold the twelve; a storage that ignored the cursor would page forever.
+      await repeatUntilDone("paging profiles.list with afterSeq", 10, async () => {
         const page = await storage.profiles.list({ organizationId, afterSeq, limit: 2 });
         seen.push(...page);
-        if (page.length < 2) break;
-        afterSeq = page[page.length - 1]!.seq;
-      }
+        afterSeq = page[page.length - 1]?.seq;
+        return page.length < 2;
+      });
       expect(seen).toEqual(all);
     });
 

@@ -146,11 +146,21 @@ const list = fc
     );
   });
 
-/** Pages through a whole list the way the core does: one extra row, the last seq as cursor. */
-async function allPages(side: Side, query: Omit<ProfileListQuery, "limit">, size: number) {
+/**
+ * Pages through a whole list the way the core does: one extra row, the last seq as cursor.
+ * Every page but the last is full, so `maxPages` (one more than the profiles there can be) is
+ * never reached by a correct storage; one that ignores the cursor would page forever, on promise
+ * callbacks that never let a test's timeout fire, so it ends with a marker that fails the check.
+ */
+async function allPages(
+  side: Side,
+  query: Omit<ProfileListQuery, "limit">,
+  size: number,
+  maxPages: number,
+) {
   const pages: string[][] = [];
   let afterSeq: number | undefined;
-  for (;;) {
+  while (pages.length < maxPages) {
     const rows = await side.repos.profiles.list({ ...query, afterSeq, limit: size + 1 });
     const page = rows.slice(0, size);
     pages.push(page.map((p) => p.id));
@@ -158,6 +168,7 @@ async function allPages(side: Side, query: Omit<ProfileListQuery, "limit">, size
     if (rows.length <= size || last === undefined) return pages;
     afterSeq = last.seq;
   }
+  return [...pages, [`paging did not end after ${maxPages} pages: is the cursor ignored?`]];
 }
 
 const pageThrough = fc.record({ ...listFilters, size: fc.integer({ min: 1, max: 3 }) }).map((q) => {
@@ -165,7 +176,10 @@ const pageThrough = fc.record({ ...listFilters, size: fc.integer({ min: 1, max: 
   return new Operation(
     `profiles.list pages(org ${orgLabel(filters.organizationId)}, size ${q.size})`,
     always,
-    () => (side) => allPages(side, filters, q.size),
+    (model) => {
+      const maxPages = model.profiles.length + 1;
+      return (side) => allPages(side, filters, q.size, maxPages);
+    },
   );
 });
 

@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { waitUntil } from "@tidings/core/testing";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT, SOURCE_CLI } from "../../testing/child-cli.js";
@@ -57,11 +58,14 @@ function startImport(database: Awaited<ReturnType<typeof freshDatabase>>): Impor
     stderr += chunk.toString();
   });
   child.stdout.resume();
+  // An import that hangs is killed, so the test fails on what it left instead of waiting on.
+  const stuck = setTimeout(() => child.kill("SIGKILL"), 120_000);
   let done = false;
   const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>(
     (resolve) =>
       child.once("close", (code, signal) => {
         done = true;
+        clearTimeout(stuck);
         resolve({ code, signal, stderr });
       }),
   );
@@ -72,7 +76,11 @@ function startImport(database: Awaited<ReturnType<typeof freshDatabase>>): Impor
     kill: (signal) => child.kill(signal),
     async writing() {
       // The WAL holds just its 32-byte header until the transaction spills pages into it.
-      while (!done && !(existsSync(wal) && statSync(wal).size > 32)) await sleep(5);
+      await waitUntil(
+        "the import to write to the WAL",
+        60_000,
+        () => done || (existsSync(wal) && statSync(wal).size > 32),
+      );
     },
   };
 }
