@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { Repositories, Storage } from "@tidings/core";
+import { type Repositories, rollingBackErrors, type Storage } from "@tidings/core";
 import type { PgClient } from "./pg-client.js";
 import { isSingleConnection, runTransaction } from "./pg-client.js";
 import { repositoriesOver } from "./repositories.js";
@@ -80,8 +80,9 @@ export function postgresStorage(client: PgClient, options: PostgresStorageOption
 
   return {
     ...repositoriesOver(autocommit),
-    transaction: <T>(fn: (tx: Repositories) => Promise<T>) =>
+    transaction: rollingBackErrors(<T>(fn: (tx: Repositories) => Promise<T>) =>
       begin((sql) => fn(repositoriesOver(sql))),
+    ),
     async ping() {
       assertUsable();
       await client.query("SELECT 1");

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { Repositories, Storage } from "@tidings/core";
+import { type Repositories, rollingBackErrors, type Storage } from "@tidings/core";
 import Database from "better-sqlite3";
 import { createAsyncMutex } from "./async-mutex.js";
 import { migrate } from "./migrations.js";
@@ -125,7 +125,7 @@ export function sqliteStorage(
 
   return {
     ...asyncRepositories(sync, queued),
-    transaction,
+    transaction: rollingBackErrors(transaction),
     async ping() {
       if (closed) throw new Error("The SQLite storage is closed.");
       ping.get();

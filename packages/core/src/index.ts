@@ -67,5 +67,7 @@ export { isoAt, manualClock, systemClock } from "./shared/clock.js";
 export { createIds, isPrefixedId, isUuidV7 } from "./shared/ids.js";
 export { parseInput, toIssues } from "./shared/parse.js";
 export { StorageBusyError } from "./shared/storage-busy.js";
+export type { Transact } from "./shared/transaction.js";
+export { isErrResult, rollingBackErrors } from "./shared/transaction.js";
 export * from "./webhooks/index.js";
 export * from "./webhooks/signing.js";

@@ -563,7 +563,9 @@ export interface Repositories {
 export interface Storage extends Repositories {
   /**
    * Runs `fn` in one transaction: everything it writes through `tx` commits together when the
-   * returned promise resolves, and nothing is written when it rejects. Safe with an async `fn`:
+   * returned promise resolves, and nothing is written when it rejects or resolves to an error
+   * `Result` (anything whose `isErr()` is true, which the transaction then resolves to; build
+   * `transaction` with the core's `rollingBackErrors`). Safe with an async `fn`:
    * concurrent transactions never see each other's uncommitted writes, and on a single
    * connection they run one after another.
    */

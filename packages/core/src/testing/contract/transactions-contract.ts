@@ -1,3 +1,4 @@
+import { err, ok } from "neverthrow";
 import { describe, expect, it } from "vitest";
 import {
   aConsentChange,
@@ -70,6 +71,64 @@ export function transactionsContract(harness: () => StorageHarness): void {
       expect(await raw.delivery(deliveryId)).toBeNull();
       expect(await raw.idempotency(idem.apiKeyId, idem.endpoint, idem.key)).toBeNull();
       expect(await raw.apiKey(org.apiKey.id)).toEqual(org.apiKey);
+    });
+
+    it("writes nothing when fn resolves to an error Result, and resolves with that Result", async () => {
+      const { storage, raw } = harness();
+      const org = await seedOrganization(storage);
+      const organizationId = org.organization.id;
+      const profile = aProfile({ organizationId });
+      const list = aContactList({ organizationId });
+      const idem = anIdempotencyRecord({ apiKeyId: org.apiKey.id });
+      let messageId = "";
+      let deliveryId = "";
+      const refusal = { type: "conflict", code: "refused after writing" } as const;
+      const result = await storage.transaction(async (tx) => {
+        await tx.profiles.insert(profile);
+        await tx.consent.insert(aConsentChange({ organizationId, profileId: profile.id }));
+        await tx.contactLists.insert(list);
+        messageId = (await seedMessage(tx, org)).message.id;
+        deliveryId = (await seedDelivery(tx, org)).id;
+        await tx.idempotency.begin(idem, at(1));
+        await tx.apiKeys.revoke(org.apiKey.id, at(1));
+        return profile.id === "" ? ok(profile.id) : err(refusal);
+      });
+      expect(result.isErr() && result.error).toBe(refusal);
+      expect(await raw.profile(profile.id)).toBeNull();
+      expect(await raw.consentChanges(profile.id)).toEqual([]);
+      expect(await storage.contactLists.get(organizationId, list.id)).toBeNull();
+      expect(await raw.message(messageId)).toBeNull();
+      expect(await raw.events(messageId)).toEqual([]);
+      expect(await raw.delivery(deliveryId)).toBeNull();
+      expect(await raw.idempotency(idem.apiKeyId, idem.endpoint, idem.key)).toBeNull();
+      expect(await raw.apiKey(org.apiKey.id)).toEqual(org.apiKey);
+    });
+
+    it("commits the writes of fn when it resolves to an ok Result", async () => {
+      const { storage, raw } = harness();
+      const organizationId = await anOrganizationIn(storage);
+      const profile = aProfile({ organizationId });
+      const result = await storage.transaction(async (tx) => {
+        await tx.profiles.insert(profile);
+        return ok(profile.id);
+      });
+      expect(result.isOk() && result.value).toBe(profile.id);
+      expect((await raw.profile(profile.id))?.id).toBe(profile.id);
+    });
+
+    it("after an error Result rolled back, the next transaction commits", async () => {
+      const { storage, raw } = harness();
+      const organizationId = await anOrganizationIn(storage);
+      const dropped = aProfile({ organizationId });
+      const kept = aProfile({ organizationId, phoneNumber: dropped.phoneNumber });
+      await storage.transaction(async (tx) => {
+        await tx.profiles.insert(dropped);
+        return err("no");
+      });
+      // The same phone number is free again: the first insert left no trace.
+      await storage.transaction(async (tx) => tx.profiles.insert(kept));
+      expect(await raw.profile(dropped.id)).toBeNull();
+      expect((await raw.profile(kept.id))?.id).toBe(kept.id);
     });
 
     it("a rolled-back soft delete leaves the profile active and its memberships in place", async () => {

@@ -1,4 +1,5 @@
 import type { Clock, Repositories, Storage } from "../../ports.js";
+import { rollingBackErrors } from "../../shared/transaction.js";
 import type { RawReaders } from "../contract/raw.js";
 import { createFailureInjector } from "./failures.js";
 import { createMutex } from "./mutex.js";
@@ -79,7 +80,7 @@ export function memoryStorage(options: MemoryStorageOptions = {}): MemoryStorage
 
   return {
     ...repositories,
-    transaction,
+    transaction: rollingBackErrors(transaction),
     raw: rawReadersOf(() => committed),
     failNext: failures.failNext,
     async ping() {
