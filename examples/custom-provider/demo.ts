@@ -40,16 +40,16 @@ const unwrap = <T>(result: {
  */
 export async function runDemo(write: (line: string) => void): Promise<DemoSend[]> {
   const key = parseSecretKey(generateSecretKey());
-  if (!key.ok) throw new Error(key.message);
+  if (key.isErr()) throw new Error(key.error);
   const provider = consoleSmsProvider({ write, blocked: ["+14155550102"], receiptAfterMs: 50 });
   const deps = {
     storage: memoryStorage(),
     clock: systemClock,
     ids: createIds(),
-    secretBox: aesGcmSecretBox(key.key),
+    secretBox: aesGcmSecretBox(key.value),
     provider,
     // No webhook URLs in this demo; a real app passes adapter-http's createUrlPolicy().
-    urlPolicy: { check: async () => null },
+    urlPolicy: { check: async () => ({ allowed: true }) as const },
   };
   let receipt: () => void = () => undefined;
   const receiptRecorded = new Promise<void>((resolve) => {

@@ -56,7 +56,7 @@ function shopRoutes(req: IncomingMessage, res: ServerResponse): void {
  */
 export async function startShop(options: ShopOptions): Promise<RunningShop> {
   const parsedKey = parseSecretKey(options.secretKey ?? generateSecretKey());
-  if (!parsedKey.ok) throw new Error(`The secret key is invalid: ${parsedKey.message}`);
+  if (parsedKey.isErr()) throw new Error(`The secret key is invalid: ${parsedKey.error}`);
   // Development settings: the webhook policy allows http://127.0.0.1 receivers.
   const urlPolicy = createUrlPolicy({ dev: true });
   const provider = sandboxProvider({ delayMs: 200 });
@@ -64,7 +64,7 @@ export async function startShop(options: ShopOptions): Promise<RunningShop> {
     storage: sqliteStorage(options.database),
     clock: systemClock,
     ids: createIds(),
-    secretBox: aesGcmSecretBox(parsedKey.key),
+    secretBox: aesGcmSecretBox(parsedKey.value),
     provider,
     transport: undiciWebhookTransport({ urlPolicy }),
     urlPolicy,

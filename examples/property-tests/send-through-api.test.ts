@@ -29,16 +29,16 @@ let send: (params: unknown) => Promise<{ status: number; body: Record<string, un
 
 beforeAll(async () => {
   const key = parseSecretKey(generateSecretKey());
-  if (!key.ok) throw new Error(key.message);
+  if (key.isErr()) throw new Error(key.error);
   const deps: Deps = {
     storage: memoryStorage(),
     clock: systemClock,
     ids: createIds(),
-    secretBox: aesGcmSecretBox(key.key),
+    secretBox: aesGcmSecretBox(key.value),
     provider,
     transport: { post: async () => ({ kind: "error", error: "no webhooks here", durationMs: 0 }) },
     // These sends carry no webhook_url; a real app passes adapter-http's createUrlPolicy.
-    urlPolicy: { check: async () => null },
+    urlPolicy: { check: async () => ({ allowed: true }) },
     // No 429s while fast-check sends hundreds of messages.
     config: { ...defaultConfig, sendRateLimit: 1_000_000 },
   };

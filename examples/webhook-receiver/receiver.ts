@@ -42,9 +42,12 @@ export function createWebhookReceiver(options: WebhookReceiverOptions) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (req.method !== "POST") return answer(res, 405, { error: "POST only" });
     const raw = await readRawBody(req);
-    const verified = verifyWebhook(raw, req.headers, options.secret);
-    if (!verified.ok)
-      return answer(res, 401, { error: verified.reason, message: verified.message });
+    const verification = verifyWebhook(raw, req.headers, options.secret);
+    if (verification.isErr()) {
+      const { reason, message } = verification.error;
+      return answer(res, 401, { error: reason, message });
+    }
+    const verified = verification.value;
     if (handled.has(verified.deliveryId)) {
       return answer(res, 200, { received: true, duplicate: true });
     }

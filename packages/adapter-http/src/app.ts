@@ -120,8 +120,8 @@ export function createHttpApp(deps: Deps, options: HttpAppOptions = {}): HttpApp
       return problem(edgeProblems.methodNotAllowed(request.method, match.allow));
     }
     const { route, params } = match;
-    const forbidden = route.scope ? requireScope(principal.value.scopes, route.scope) : null;
-    if (forbidden) return problem(domainProblem(forbidden));
+    const permitted = route.scope && requireScope(principal.value.scopes, route.scope);
+    if (permitted?.isErr()) return problem(domainProblem(permitted.error));
     // A rate-limited route counts the request first and refuses the query itself, so that
     // 400 is counted and carries the RateLimit headers like any other (DESIGN "Rate limit").
     const badQuery = route.doc.query || route.doc.rateLimited ? null : unexpectedQuery(query);

@@ -141,7 +141,7 @@ it("end to end over sockets: profile, OTP send, signed message.sent and message.
     const delivery = hooks.received.find((r) => r.headers["x-service-topic"] === topic);
     if (!delivery) throw new Error(`no ${topic}`);
     const verified = verifyWebhook(delivery.body, delivery.headers, key.webhook_signing_secret);
-    expect(verified).toMatchObject({ ok: true, topic });
+    expect(verified).toMatchObject({ value: { topic } });
     const event = JSON.parse(delivery.body) as { topic: string; data: Record<string, unknown> };
     expect(event.topic).toBe(topic);
     expect(event.data).toMatchObject({
@@ -149,6 +149,6 @@ it("end to end over sockets: profile, OTP send, signed message.sent and message.
       client_reference: "login-1",
     });
     const forged = verifyWebhook(delivery.body, delivery.headers, "whsec_not-the-secret");
-    expect(forged.ok).toBe(false);
+    expect(forged.isErr()).toBe(true);
   }
 });

@@ -1,3 +1,4 @@
+import { err, ok, type Result } from "neverthrow";
 import { headerValue, type RequestHeaders } from "./headers.js";
 import { edgeProblems, type ProblemSpec } from "./problem.js";
 
@@ -34,10 +35,7 @@ function isJsonContentType(contentType: string | undefined): boolean {
 }
 
 /** A parsed body, or the problem that stopped it. */
-export type BodyOutcome = { ok: true; value: unknown } | { ok: false; problem: ProblemSpec };
-
-const ok = (value: unknown): BodyOutcome => ({ ok: true, value });
-const err = (problem: ProblemSpec): BodyOutcome => ({ ok: false, problem });
+export type BodyOutcome = Result<unknown, ProblemSpec>;
 
 /**
  * Reads a JSON request body. No body (or an empty one) is `undefined`, which the use case's

@@ -79,7 +79,7 @@ export async function withJsonBody(
   next: (input: Record<string, unknown>) => Promise<Answer>,
 ): Promise<Answer> {
   const body = readJsonBody(context.request.headers, context.request.body);
-  if (!body.ok) return problem(body.problem);
+  if (body.isErr()) return problem(body.error);
   if (!isJsonObject(body.value)) {
     const issue = { path: "body", message: "must be a JSON object." };
     return problem(

@@ -1,4 +1,5 @@
 import type { LookupAddress, LookupOptions } from "node:dns";
+import type { UrlPolicy } from "@tidings/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ADDRESS_REFUSED, createUrlPolicy, isPublicAddress } from "./url-policy.js";
@@ -21,6 +22,12 @@ const resolve = table({
 });
 
 const strict = createUrlPolicy({ dev: false, resolve });
+
+/** The policy's reason for refusing `url`, or null when it allows it. */
+async function refusalOf(policy: UrlPolicy, url: string): Promise<string | null> {
+  const verdict = await policy.check(url);
+  return verdict.allowed ? null : verdict.reason;
+}
 const dev = createUrlPolicy({ dev: true, resolve });
 
 /** The guard's answer to one lookup, as a promise. */
@@ -115,8 +122,12 @@ describe("isPublicAddress (only public unicast may receive webhooks)", () => {
 
 describe("createUrlPolicy (DESIGN.md: Webhook URL)", () => {
   it("allows an https URL whose host resolves only to public addresses", async () => {
-    expect(await strict.check("https://hooks.example.com/in?x=1")).toBeNull();
-    expect(await strict.check("https://93.184.215.14/in")).toBeNull();
+    expect(await strict.check("https://hooks.example.com/in?x=1")).toEqual({ allowed: true });
+    expect(await strict.check("http://hooks.example.com/")).toEqual({
+      allowed: false,
+      reason: "The URL must use https.",
+    });
+    expect(await refusalOf(strict, "https://93.184.215.14/in")).toBeNull();
   });
 
   it("refuses private, loopback and metadata targets outside development mode (SSRF)", async () => {
@@ -144,51 +155,57 @@ describe("createUrlPolicy (DESIGN.md: Webhook URL)", () => {
       "https://0.0.0.0",
       "https://[fd00::1]",
     ]) {
-      const reason = await strict.check(url);
+      const reason = await refusalOf(strict, url);
       expect(reason, url).not.toBeNull();
     }
   });
 
   it("names the refused address and its range, and the host that resolved to it", async () => {
-    expect(await strict.check("https://localhost.example/in")).toBe(
+    expect(await refusalOf(strict, "https://localhost.example/in")).toBe(
       "The URL is refused: address 127.0.0.1 is loopback (the host localhost.example resolves to it); webhooks may only go to public addresses.",
     );
-    expect(await strict.check("https://169.254.169.254/")).toMatch(/link-local \(cloud metadata\)/);
-    expect(await strict.check("https://0x7f000001/")).toMatch(/address 127\.0\.0\.1 is loopback/);
-    expect(await strict.check("https://mixed.example/")).toMatch(/address 10\.0\.0\.7 is private/);
-    expect(await strict.check("https://[::ffff:127.0.0.1]/")).toMatch(
+    expect(await refusalOf(strict, "https://169.254.169.254/")).toMatch(
+      /link-local \(cloud metadata\)/,
+    );
+    expect(await refusalOf(strict, "https://0x7f000001/")).toMatch(
+      /address 127\.0\.0\.1 is loopback/,
+    );
+    expect(await refusalOf(strict, "https://mixed.example/")).toMatch(
+      /address 10\.0\.0\.7 is private/,
+    );
+    expect(await refusalOf(strict, "https://[::ffff:127.0.0.1]/")).toMatch(
       /address ::ffff:7f00:1 \(IPv4-mapped 127\.0\.0\.1\) is loopback/,
     );
-    expect(await strict.check("https://[::ffff:a9fe:a9fe]/")).toMatch(
+    expect(await refusalOf(strict, "https://[::ffff:a9fe:a9fe]/")).toMatch(
       /link-local \(cloud metadata\)/,
     );
   });
 
   it("needs https, or http in development mode", async () => {
-    expect(await strict.check("http://hooks.example.com/")).toBe("The URL must use https.");
-    expect(await dev.check("http://hooks.example.com/")).toBeNull();
+    expect(await refusalOf(strict, "http://hooks.example.com/")).toBe("The URL must use https.");
+    expect(await refusalOf(dev, "http://hooks.example.com/")).toBeNull();
     for (const url of [
       "ftp://hooks.example.com/",
       "file:///etc/passwd",
       "javascript:alert(1)",
       "gopher://x/",
     ]) {
-      expect(await dev.check(url), url).not.toBeNull();
-      expect(await strict.check(url), url).not.toBeNull();
+      expect(await refusalOf(dev, url), url).not.toBeNull();
+      expect(await refusalOf(strict, url), url).not.toBeNull();
     }
   });
 
   it("refuses credentials in the URL, unparsable URLs and hosts that do not resolve", async () => {
-    expect(await strict.check("https://user:pass@hooks.example.com/")).toBe(
+    expect(await refusalOf(strict, "https://user:pass@hooks.example.com/")).toBe(
       "The URL must not contain a user name or password.",
     );
-    expect(await strict.check("https://user@hooks.example.com/")).not.toBeNull();
-    expect(await strict.check("not a url")).toBe("The URL is not a valid absolute URL.");
-    expect(await strict.check("/relative")).not.toBeNull();
-    expect(await strict.check("https://nowhere.example/")).toBe(
+    expect(await refusalOf(strict, "https://user@hooks.example.com/")).not.toBeNull();
+    expect(await refusalOf(strict, "not a url")).toBe("The URL is not a valid absolute URL.");
+    expect(await refusalOf(strict, "/relative")).not.toBeNull();
+    expect(await refusalOf(strict, "https://nowhere.example/")).toBe(
       "The host nowhere.example could not be resolved (ENOTFOUND).",
     );
-    expect(await strict.check("https://empty.example/")).toBe(
+    expect(await refusalOf(strict, "https://empty.example/")).toBe(
       "The host empty.example has no addresses.",
     );
   });
@@ -200,7 +217,7 @@ describe("createUrlPolicy (DESIGN.md: Webhook URL)", () => {
       "http://localhost.example/",
       "http://[::ffff:127.0.0.1]/",
     ]) {
-      expect(await dev.check(url), url).toBeNull();
+      expect(await refusalOf(dev, url), url).toBeNull();
     }
     for (const url of [
       "http://169.254.169.254/",
@@ -212,7 +229,7 @@ describe("createUrlPolicy (DESIGN.md: Webhook URL)", () => {
       "http://mixed.example/",
       "http://0.0.0.0/",
     ]) {
-      expect(await dev.check(url), url).not.toBeNull();
+      expect(await refusalOf(dev, url), url).not.toBeNull();
     }
   });
 });
@@ -265,7 +282,7 @@ describe("guardedLookup (the same rule at connect time, against DNS rebinding)",
   it("a host whose DNS answer changes after the check is refused at connect time", async () => {
     let answer = ["93.184.215.14"];
     const rebinding = createUrlPolicy({ dev: false, resolve: async () => answer });
-    expect(await rebinding.check("https://rebind.example/")).toBeNull();
+    expect(await refusalOf(rebinding, "https://rebind.example/")).toBeNull();
     answer = ["127.0.0.1"];
     await expect(lookupWith(rebinding, "rebind.example", {})).rejects.toMatchObject({
       code: ADDRESS_REFUSED,

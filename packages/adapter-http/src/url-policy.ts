@@ -1,7 +1,8 @@
 import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import { createRequire } from "node:module";
 import { isIP, type LookupFunction } from "node:net";
-import type { UrlPolicy } from "@tidings/core";
+import type { UrlPolicy, UrlVerdict } from "@tidings/core";
+import { err, ok, type Result } from "neverthrow";
 
 type IpAddr = typeof import("ipaddr.js");
 type IPv6 = import("ipaddr.js").IPv6;
@@ -83,12 +84,12 @@ export function isPublicAddress(ip: string): boolean {
   return addressRange(ip) === "unicast";
 }
 
-/** `null` when `ip` may be connected to in this mode, otherwise why not (`address … is …`). */
-export function refuseAddress(ip: string, dev: boolean): string | null {
+/** Ok when `ip` may be connected to in this mode, otherwise why not (`address … is …`). */
+export function checkAddress(ip: string, dev: boolean): Result<void, string> {
   const range = addressRange(ip);
-  if (range === "unicast") return null;
-  if (range === null) return `address ${ip} is not an IP address`;
-  if (range === "loopback" && dev) return null;
+  if (range === "unicast") return ok(undefined);
+  if (range === null) return err(`address ${ip} is not an IP address`);
+  if (range === "loopback" && dev) return ok(undefined);
   const words = RANGE_WORDS[range] ?? `in the special-purpose range "${range}"`;
   const parsed = parseAddress(ip);
   const ipv4 = parsed?.kind() === "ipv4" ? parsed.toString() : null;
@@ -96,43 +97,47 @@ export function refuseAddress(ip: string, dev: boolean): string | null {
   const mapped =
     ipv4 !== null && ip.includes(":") && !ip.includes(ipv4) ? ` (IPv4-mapped ${ipv4})` : "";
   const metadata = ipv4 === "169.254.169.254" ? " (cloud metadata)" : "";
-  return `address ${ip}${mapped} is ${words}${metadata}`;
+  return err(`address ${ip}${mapped} is ${words}${metadata}`);
 }
+
+const refuse = (reason: string): UrlVerdict => ({ allowed: false, reason });
 
 /** The URL policy of DESIGN.md "Webhook URL": https only, every resolved address public. */
 export function createUrlPolicy(options: UrlPolicyOptions): WebhookUrlPolicy {
   const resolve = options.resolve ?? resolveWithDns;
   const { dev } = options;
 
-  const check = async (text: string): Promise<string | null> => {
+  const check = async (text: string): Promise<UrlVerdict> => {
     let url: URL;
     try {
       url = new URL(text);
     } catch {
-      return "The URL is not a valid absolute URL.";
+      return refuse("The URL is not a valid absolute URL.");
     }
     const allowed = dev ? ["https:", "http:"] : ["https:"];
     if (!allowed.includes(url.protocol)) {
-      return dev ? "The URL must use https or http." : "The URL must use https.";
+      return refuse(dev ? "The URL must use https or http." : "The URL must use https.");
     }
     if (url.username !== "" || url.password !== "") {
-      return "The URL must not contain a user name or password.";
+      return refuse("The URL must not contain a user name or password.");
     }
     const host = bare(url.hostname);
     let addresses: string[];
     try {
       addresses = isIP(host) !== 0 ? [host] : await resolve(host);
     } catch (error) {
-      return `The host ${host} could not be resolved (${errorCode(error)}).`;
+      return refuse(`The host ${host} could not be resolved (${errorCode(error)}).`);
     }
-    if (addresses.length === 0) return `The host ${host} has no addresses.`;
+    if (addresses.length === 0) return refuse(`The host ${host} has no addresses.`);
     for (const address of addresses) {
-      const refusal = refuseAddress(address, dev);
-      if (refusal === null) continue;
+      const usable = checkAddress(address, dev);
+      if (usable.isOk()) continue;
       const via = address === host ? "" : ` (the host ${host} resolves to it)`;
-      return `The URL is refused: ${refusal}${via}; webhooks may only go to public addresses.`;
+      return refuse(
+        `The URL is refused: ${usable.error}${via}; webhooks may only go to public addresses.`,
+      );
     }
-    return null;
+    return { allowed: true };
   };
 
   const guardedLookup: LookupFunction = (hostname, lookupOptions, callback) => {
@@ -154,8 +159,8 @@ export function createUrlPolicy(options: UrlPolicyOptions): WebhookUrlPolicy {
               (family === undefined || family === 0 || entry.family === family),
           );
         for (const { address } of addresses) {
-          const refusal = refuseAddress(address, dev);
-          if (refusal !== null) return callback(refused(`refused: ${refusal}`), "", 0);
+          const usable = checkAddress(address, dev);
+          if (usable.isErr()) return callback(refused(`refused: ${usable.error}`), "", 0);
         }
         const first = addresses[0];
         if (first === undefined) {

@@ -636,10 +636,12 @@ export interface WebhookTransport {
   close?(): Promise<void>;
 }
 
+/** A URL policy's answer: allowed, or refused with a sentence saying why. */
+export type UrlVerdict = { allowed: true } | { allowed: false; reason: string };
+
 /** Whether a URL may receive webhooks; checked on create, update and send. */
 export interface UrlPolicy {
-  /** `null` when allowed, otherwise the reason it is refused. */
-  check(url: string): Promise<string | null>;
+  check(url: string): Promise<UrlVerdict>;
 }
 
 /** Encrypts secrets at rest. */

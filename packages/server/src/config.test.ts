@@ -1,8 +1,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ok } from "neverthrow";
 import { afterAll, describe, expect, it } from "vitest";
-import { CONFIG_DEFAULTS, hostProblem, parseDatabaseUrl, readConfig } from "./config.js";
+import { CONFIG_DEFAULTS, checkHost, parseDatabaseUrl, readConfig } from "./config.js";
 
 // The working directory exists: a SQLite database in a missing directory is refused.
 const cwd = mkdtempSync(join(tmpdir(), "tidings-config-"));
@@ -13,16 +14,15 @@ const KEY = Buffer.alloc(32, 7).toString("base64");
 
 const errorsOf = (env: Record<string, string>): string[] => {
   const result = read(env);
-  if (result.ok) throw new Error("expected the configuration to be refused");
-  return result.errors;
+  if (result.isOk()) throw new Error("expected the configuration to be refused");
+  return result.error;
 };
 
 describe("readConfig", () => {
   it("gives every variable its documented default when the environment is empty", () => {
     const result = read({});
-    expect(result).toEqual({
-      ok: true,
-      config: {
+    expect(result).toEqual(
+      ok({
         database: { kind: "sqlite", path: join(cwd, "tidings.db") },
         port: 3000,
         host: "127.0.0.1",
@@ -37,8 +37,8 @@ describe("readConfig", () => {
         webhookRetryWindowMs: 259_200_000,
         webhookLeaseMs: 60_000,
         logLevel: "info",
-      },
-    });
+      }),
+    );
   });
 
   it("reads every variable when it is set", () => {
@@ -57,9 +57,8 @@ describe("readConfig", () => {
       TIDINGS_WEBHOOK_LEASE_MS: "25000",
       TIDINGS_LOG_LEVEL: "debug",
     });
-    expect(result).toEqual({
-      ok: true,
-      config: {
+    expect(result).toEqual(
+      ok({
         database: { kind: "postgres", url: "postgres://app@db.internal:5432/tidings" },
         port: 0,
         host: "0.0.0.0",
@@ -74,8 +73,8 @@ describe("readConfig", () => {
         webhookRetryWindowMs: 5000,
         webhookLeaseMs: 25_000,
         logLevel: "debug",
-      },
-    });
+      }),
+    );
   });
 
   it.each([
@@ -145,8 +144,8 @@ describe("readConfig", () => {
 
   it("treats an empty variable as unset", () => {
     const result = read({ PORT: "", TIDINGS_LOG_LEVEL: "  " });
-    expect(result.ok && result.config.port).toBe(3000);
-    expect(result.ok && result.config.logLevel).toBe("info");
+    expect(result.isOk() && result.value.port).toBe(3000);
+    expect(result.isOk() && result.value.logLevel).toBe("info");
   });
 
   it("lists a default for every variable it reads", () => {
@@ -168,7 +167,7 @@ describe("readConfig", () => {
   });
 });
 
-describe("hostProblem", () => {
+describe("checkHost", () => {
   it.each([
     "127.0.0.1",
     "0.0.0.0",
@@ -182,7 +181,7 @@ describe("hostProblem", () => {
     "xn--bcher-kva.example",
     "a".repeat(63),
   ])("accepts %j", (host) => {
-    expect(hostProblem(host)).toBeNull();
+    expect(checkHost(host).isOk()).toBe(true);
   });
 
   it.each([
@@ -200,44 +199,46 @@ describe("hostProblem", () => {
     "999.1.1.1",
     "[::1]",
   ])("refuses %j, saying what it expects", (host) => {
-    expect(hostProblem(host)).toMatch(/^must be an IP address .* or a host name/);
+    expect(checkHost(host)._unsafeUnwrapErr()).toMatch(/^must be an IP address .* or a host name/);
   });
 });
 
 describe("parseDatabaseUrl", () => {
   it("resolves a relative SQLite path against the working directory", () => {
-    expect(parseDatabaseUrl("sqlite:data/t.db", "/srv")).toEqual({
+    expect(parseDatabaseUrl("sqlite:data/t.db", "/srv")._unsafeUnwrap()).toEqual({
       kind: "sqlite",
       path: "/srv/data/t.db",
     });
   });
 
   it("keeps an absolute SQLite path, with or without the sqlite:// form", () => {
-    expect(parseDatabaseUrl("sqlite:/var/t.db", "/srv")).toEqual({
+    expect(parseDatabaseUrl("sqlite:/var/t.db", "/srv")._unsafeUnwrap()).toEqual({
       kind: "sqlite",
       path: "/var/t.db",
     });
-    expect(parseDatabaseUrl("sqlite:///var/t.db", "/srv")).toEqual({
+    expect(parseDatabaseUrl("sqlite:///var/t.db", "/srv")._unsafeUnwrap()).toEqual({
       kind: "sqlite",
       path: "/var/t.db",
     });
   });
 
   it("accepts an in-memory SQLite database", () => {
-    expect(parseDatabaseUrl("sqlite::memory:", "/srv")).toEqual({
+    expect(parseDatabaseUrl("sqlite::memory:", "/srv")._unsafeUnwrap()).toEqual({
       kind: "sqlite",
       path: ":memory:",
     });
   });
 
   it("selects PostgreSQL for postgres:// and postgresql:// URLs", () => {
-    expect(parseDatabaseUrl("postgresql://u@h/d", "/srv")).toEqual({
+    expect(parseDatabaseUrl("postgresql://u@h/d", "/srv")._unsafeUnwrap()).toEqual({
       kind: "postgres",
       url: "postgresql://u@h/d",
     });
   });
 
   it("explains what it expects for anything else", () => {
-    expect(parseDatabaseUrl("tidings.db", "/srv")).toMatch(/sqlite:PATH or postgres/);
+    expect(parseDatabaseUrl("tidings.db", "/srv")._unsafeUnwrapErr()).toMatch(
+      /sqlite:PATH or postgres/,
+    );
   });
 });

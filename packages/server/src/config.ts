@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { isIP } from "node:net";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { defaultConfig, parseSecretKey } from "@tidings/core";
+import { err, ok, type Result } from "neverthrow";
 
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 
@@ -60,10 +61,7 @@ const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 
  * stops with the whole list at once: that includes a malformed `TIDINGS_SECRET_KEY`, one
  * missing on PostgreSQL, and a SQLite path whose directory does not exist.
  */
-export function readConfig(
-  env: Env,
-  cwd = process.cwd(),
-): { ok: true; config: ServerConfig } | { ok: false; errors: string[] } {
+export function readConfig(env: Env, cwd = process.cwd()): Result<ServerConfig, string[]> {
   const errors: string[] = [];
   const get = (name: keyof typeof CONFIG_DEFAULTS): string => {
     const value = env[name];
@@ -81,9 +79,10 @@ export function readConfig(
     return value;
   };
 
-  const database = parseDatabaseUrl(get("TIDINGS_DATABASE_URL"), cwd);
-  if (typeof database === "string") errors.push(`TIDINGS_DATABASE_URL ${database}`);
-  else {
+  const parsedDatabase = parseDatabaseUrl(get("TIDINGS_DATABASE_URL"), cwd);
+  const database = parsedDatabase.unwrapOr(null);
+  if (parsedDatabase.isErr()) errors.push(`TIDINGS_DATABASE_URL ${parsedDatabase.error}`);
+  if (database !== null) {
     const missing = missingDatabaseDirectory(database);
     if (missing !== null) {
       errors.push(`TIDINGS_DATABASE_URL points into ${missing}, which does not exist.`);
@@ -91,8 +90,8 @@ export function readConfig(
   }
 
   const host = get("HOST");
-  const badHost = hostProblem(host);
-  if (badHost !== null) errors.push(`HOST ${badHost}`);
+  const hostChecked = checkHost(host);
+  if (hostChecked.isErr()) errors.push(`HOST ${hostChecked.error}`);
 
   const dev = get("TIDINGS_DEV");
   if (!["0", "1", "true", "false"].includes(dev)) {
@@ -121,15 +120,15 @@ export function readConfig(
   const secretKey = env.TIDINGS_SECRET_KEY?.trim() || null;
   if (secretKey !== null) {
     const parsed = parseSecretKey(secretKey);
-    if (!parsed.ok) errors.push(`TIDINGS_SECRET_KEY ${parsed.message}`);
-  } else if (typeof database !== "string" && database.kind === "postgres") {
+    if (parsed.isErr()) errors.push(`TIDINGS_SECRET_KEY ${parsed.error}`);
+  } else if (database?.kind === "postgres") {
     errors.push(
       "TIDINGS_SECRET_KEY must be set when TIDINGS_DATABASE_URL is PostgreSQL, so every process seals secrets with the same key (32 bytes as base64 or 64 hex characters).",
     );
   }
 
   const config: ServerConfig = {
-    database: typeof database === "string" ? { kind: "sqlite", path: "" } : database,
+    database: database ?? { kind: "sqlite", path: "" },
     port: integer("PORT", 0, 65_535),
     host,
     secretKey,
@@ -150,26 +149,26 @@ export function readConfig(
       "TIDINGS_WEBHOOK_BACKOFF_CAP_MS must not be smaller than TIDINGS_WEBHOOK_BACKOFF_BASE_MS.",
     );
   }
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, config };
+  return errors.length > 0 ? err(errors) : ok(config);
 }
 
-/** `sqlite:PATH` (relative to `cwd` or absolute) or `postgres://…`; a string is the complaint. */
-export function parseDatabaseUrl(url: string, cwd: string): DatabaseConfig | string {
+/** `sqlite:PATH` (relative to `cwd` or absolute) or `postgres://…`; the error completes a sentence. */
+export function parseDatabaseUrl(url: string, cwd: string): Result<DatabaseConfig, string> {
   if (url.startsWith("postgres://") || url.startsWith("postgresql://")) {
     try {
       new URL(url);
-      return { kind: "postgres", url };
+      return ok({ kind: "postgres", url });
     } catch {
-      return `is not a valid PostgreSQL URL: ${JSON.stringify(url)}.`;
+      return err(`is not a valid PostgreSQL URL: ${JSON.stringify(url)}.`);
     }
   }
   if (url.startsWith("sqlite:")) {
     const path = url.slice("sqlite:".length).replace(/^\/\/(?=\/)/, "");
-    if (path === "") return "needs a file path after sqlite:, e.g. sqlite:./tidings.db.";
-    if (path === ":memory:") return { kind: "sqlite", path };
-    return { kind: "sqlite", path: isAbsolute(path) ? path : resolve(cwd, path) };
+    if (path === "") return err("needs a file path after sqlite:, e.g. sqlite:./tidings.db.");
+    if (path === ":memory:") return ok({ kind: "sqlite", path });
+    return ok({ kind: "sqlite", path: isAbsolute(path) ? path : resolve(cwd, path) });
   }
-  return `must be sqlite:PATH or postgres://…, not ${JSON.stringify(url)}.`;
+  return err(`must be sqlite:PATH or postgres://…, not ${JSON.stringify(url)}.`);
 }
 
 /** The directory a SQLite database would be created in, when it does not exist; else null. */
@@ -182,12 +181,12 @@ function missingDatabaseDirectory(database: DatabaseConfig): string | null {
 const HOST_LABEL = /^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$/;
 
 /**
- * Why `host` cannot be listened on, or null: it must be an IP address or a host name (RFC 1123
+ * Ok when `host` can be listened on, else why not: it must be an IP address or a host name (RFC 1123
  * labels). A name ending in a numeric label (`1.2.3`) is refused, as the resolver would read it
  * as an abbreviated IPv4 address.
  */
-export function hostProblem(host: string): string | null {
-  if (isIP(host) !== 0) return null;
+export function checkHost(host: string): Result<void, string> {
+  if (isIP(host) !== 0) return ok(undefined);
   const name = host.endsWith(".") ? host.slice(0, -1) : host;
   const labels = name.split(".");
   const valid =
@@ -195,7 +194,9 @@ export function hostProblem(host: string): string | null {
     name.length <= 253 &&
     labels.every((label) => HOST_LABEL.test(label)) &&
     !/^[0-9]+$/.test(labels.at(-1) ?? "");
-  if (valid) return null;
+  if (valid) return ok(undefined);
   const hint = /^\[.*\]$/.test(host) ? " Write an IPv6 address without brackets." : "";
-  return `must be an IP address (such as 127.0.0.1, 0.0.0.0 or ::) or a host name (such as localhost), not ${JSON.stringify(host)}.${hint}`;
+  return err(
+    `must be an IP address (such as 127.0.0.1, 0.0.0.0 or ::) or a host name (such as localhost), not ${JSON.stringify(host)}.${hint}`,
+  );
 }

@@ -168,7 +168,7 @@ describe("the quickstart", () => {
     expect(topics.slice(0, 2)).toEqual(["message.sent", "message.delivered"]);
     for (const webhook of received) {
       const verified = verifyWebhook(webhook.raw, webhook.headers, key.webhook_signing_secret);
-      expect(verified.ok).toBe(true);
+      expect(verified.isOk()).toBe(true);
       const body = JSON.parse(webhook.raw.toString()) as {
         id: string;
         data: Record<string, unknown>;

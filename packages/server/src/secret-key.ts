@@ -10,8 +10,8 @@ import type { DatabaseConfig } from "./config.js";
 export function loadSecretKey(secretKey: string | null, database: DatabaseConfig): Buffer {
   if (secretKey !== null) {
     const parsed = parseSecretKey(secretKey);
-    if (!parsed.ok) throw new ConfigError(`TIDINGS_SECRET_KEY ${parsed.message}`);
-    return parsed.key;
+    if (parsed.isErr()) throw new ConfigError(`TIDINGS_SECRET_KEY ${parsed.error}`);
+    return parsed.value;
   }
   if (database.kind === "postgres") {
     throw new ConfigError(
@@ -34,8 +34,8 @@ export function loadSecretKey(secretKey: string | null, database: DatabaseConfig
 
 function parseKeyOrThrow(text: string, where: string): Buffer {
   const parsed = parseSecretKey(text);
-  if (!parsed.ok) throw new ConfigError(`${where} ${parsed.message}`);
-  return parsed.key;
+  if (parsed.isErr()) throw new ConfigError(`${where} ${parsed.error}`);
+  return parsed.value;
 }
 
 /** A configuration problem: start-up stops with this message and a non-zero exit code. */

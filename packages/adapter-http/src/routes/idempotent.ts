@@ -29,7 +29,7 @@ function nestsDeeperThan(value: unknown, max: number): boolean {
  */
 function identityOf(context: RouteContext): unknown {
   const parsed = readJsonBody(context.request.headers, context.request.body);
-  if (parsed.ok && !nestsDeeperThan(parsed.value, MAX_HASHED_DEPTH)) return parsed.value;
+  if (parsed.isOk() && !nestsDeeperThan(parsed.value, MAX_HASHED_DEPTH)) return parsed.value;
   return { raw: bodyText(context.request.body) ?? "" };
 }
 

@@ -32,7 +32,10 @@ export const plainSecretBox: SecretBox = {
 
 /** https only, like production minus DNS. */
 export const httpsOnly: UrlPolicy = {
-  check: async (url) => (url.startsWith("https://") ? null : "must be an https URL."),
+  check: async (url) =>
+    url.startsWith("https://")
+      ? { allowed: true }
+      : { allowed: false, reason: "must be an https URL." },
 };
 
 /** A transport that answers 200 and remembers every request. */

@@ -1,3 +1,4 @@
+import { err, ok, type Result } from "neverthrow";
 import type { ForbiddenError } from "../errors.js";
 import type { Scope } from "../ports.js";
 
@@ -11,12 +12,12 @@ export const SCOPES: readonly Scope[] = [
 export const isScope = (value: string): value is Scope =>
   (SCOPES as readonly string[]).includes(value);
 
-/** `null` when the key has the scope, else a 403 naming it. */
-export function requireScope(scopes: readonly Scope[], scope: Scope): ForbiddenError | null {
-  if (scopes.includes(scope)) return null;
-  return {
+/** Ok when the key has the scope, else a 403 naming it. */
+export function requireScope(scopes: readonly Scope[], scope: Scope): Result<void, ForbiddenError> {
+  if (scopes.includes(scope)) return ok(undefined);
+  return err({
     type: "forbidden",
     code: "missing_scope",
     message: `The API key lacks the scope ${scope}.`,
-  };
+  });
 }

@@ -44,9 +44,9 @@ export async function checkSend(
   const paramsInvalid = issues.length > 0;
 
   if (body.webhook_url !== undefined) {
-    const refusal = await deps.urlPolicy.check(body.webhook_url);
-    if (refusal !== null) {
-      issues.push({ path: "webhook_url", rule: "url_policy", message: refusal });
+    const verdict = await deps.urlPolicy.check(body.webhook_url);
+    if (!verdict.allowed) {
+      issues.push({ path: "webhook_url", rule: "url_policy", message: verdict.reason });
     }
   }
   const recipient = normalizeRecipient(body.recipient);

@@ -17,7 +17,10 @@ import { sendMessage } from "./send-message.js";
 
 /** Allows https URLs only; the reason names the rule. */
 export const httpsOnly: UrlPolicy = {
-  check: async (url) => (url.startsWith("https://") ? null : "must be an https URL."),
+  check: async (url) =>
+    url.startsWith("https://")
+      ? { allowed: true }
+      : { allowed: false, reason: "must be an https URL." },
 };
 
 /** A scheduler that runs nothing until told to, in the order things were scheduled. */

@@ -4,7 +4,7 @@ import { type DomainError, notFound } from "../errors.js";
 import { isoAt } from "../shared/clock.js";
 import { useCase } from "../shared/result.js";
 import { findProfile } from "./find-profile.js";
-import { assertModifiable } from "./protected-profile.js";
+import { checkModifiable } from "./protected-profile.js";
 
 /**
  * Soft-deletes a profile: it becomes inactive, leaves every contact list, disappears from every
@@ -19,8 +19,8 @@ export function deleteProfile(
     deps.storage.transaction(async (tx) => {
       const current = await findProfile(tx.profiles, actor.organizationId, profileId);
       if (!current) return err(notFound("profile", profileId, "profile_not_found"));
-      const protectedError = assertModifiable(current);
-      if (protectedError) return err(protectedError);
+      const modifiable = checkModifiable(current);
+      if (modifiable.isErr()) return err(modifiable.error);
       const deleted = await tx.profiles.softDelete(
         actor.organizationId,
         profileId,

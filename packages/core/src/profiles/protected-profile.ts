@@ -1,3 +1,4 @@
+import { err, ok, type Result } from "neverthrow";
 import type { ConflictError } from "../errors.js";
 import type { ProfileRecord } from "../ports.js";
 
@@ -5,11 +6,11 @@ import type { ProfileRecord } from "../ports.js";
  * A profile synchronized from a connected Shopify or WooCommerce store is owned by that store:
  * the API may not change or delete it (SPEC.md Errors, 409).
  */
-export function assertModifiable(profile: ProfileRecord): ConflictError | null {
-  if (profile.source !== "shopify" && profile.source !== "woocommerce") return null;
-  return {
+export function checkModifiable(profile: ProfileRecord): Result<ProfileRecord, ConflictError> {
+  if (profile.source !== "shopify" && profile.source !== "woocommerce") return ok(profile);
+  return err({
     type: "conflict",
     code: "profile_protected",
     message: `The profile originates from a connected ${profile.source === "shopify" ? "Shopify" : "WooCommerce"} store and cannot be modified through the API.`,
-  };
+  });
 }

@@ -11,7 +11,7 @@ import { phoneTaken } from "./create-profile.js";
 import { findProfile } from "./find-profile.js";
 import { updateProfileInput } from "./profile-input.js";
 import { type ProfileView, toProfileView } from "./profile-view.js";
-import { assertModifiable } from "./protected-profile.js";
+import { checkModifiable } from "./protected-profile.js";
 
 const MUTABLE: ReadonlyArray<keyof ProfileRecord> = [
   "phoneNumber",
@@ -39,8 +39,8 @@ export function updateProfile(
     return deps.storage.transaction(async (tx) => {
       const current = await findProfile(tx.profiles, actor.organizationId, profileId);
       if (!current) return err(notFound("profile", profileId, "profile_not_found"));
-      const protectedError = assertModifiable(current);
-      if (protectedError) return err(protectedError);
+      const modifiable = checkModifiable(current);
+      if (modifiable.isErr()) return err(modifiable.error);
 
       const next: ProfileRecord = {
         ...current,

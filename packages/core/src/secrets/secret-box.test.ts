@@ -90,8 +90,8 @@ describe("parseSecretKey (DESIGN.md: Configuration, TIDINGS_SECRET_KEY)", () => 
           ` ${raw.toString("base64")}\n`,
         ]) {
           const parsed = parseSecretKey(text);
-          expect(parsed.ok, text).toBe(true);
-          if (parsed.ok) expect(parsed.key.equals(raw)).toBe(true);
+          expect(parsed.isOk(), text).toBe(true);
+          if (parsed.isOk()) expect(parsed.value.equals(raw)).toBe(true);
         }
       }),
     );
@@ -107,10 +107,10 @@ describe("parseSecretKey (DESIGN.md: Configuration, TIDINGS_SECRET_KEY)", () => 
       "g".repeat(64),
     ]) {
       const parsed = parseSecretKey(text);
-      expect(parsed.ok, text).toBe(false);
-      if (!parsed.ok) {
-        expect(parsed.message).toMatch(/^must be 32 bytes/);
-        if (text.length > 0) expect(parsed.message).not.toContain(text);
+      expect(parsed.isErr(), text).toBe(true);
+      if (parsed.isErr()) {
+        expect(parsed.error).toMatch(/^must be 32 bytes/);
+        if (text.length > 0) expect(parsed.error).not.toContain(text);
       }
     }
   });
@@ -118,10 +118,10 @@ describe("parseSecretKey (DESIGN.md: Configuration, TIDINGS_SECRET_KEY)", () => 
   it("a generated key parses back to 32 bytes and opens what it sealed", () => {
     const text = generateSecretKey();
     const parsed = parseSecretKey(text);
-    expect(parsed.ok).toBe(true);
-    if (!parsed.ok) return;
-    expect(parsed.key).toHaveLength(32);
-    const sealed = aesGcmSecretBox(parsed.key).seal("x");
+    expect(parsed.isOk()).toBe(true);
+    if (parsed.isErr()) return;
+    expect(parsed.value).toHaveLength(32);
+    const sealed = aesGcmSecretBox(parsed.value).seal("x");
     expect(aesGcmSecretBox(Buffer.from(text, "base64")).open(sealed)).toBe("x");
     expect(generateSecretKey()).not.toBe(text);
   });

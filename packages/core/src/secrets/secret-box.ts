@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
+import { err, ok, type Result } from "neverthrow";
 import type { SecretBox } from "../ports.js";
 
 const KEY_BYTES = 32;
@@ -70,12 +71,10 @@ const BASE64URL_KEY = /^[A-Za-z0-9_-]{43}=?$/;
  * Reads `TIDINGS_SECRET_KEY`: 32 bytes as base64, base64url or 64 hex characters. The message
  * completes a sentence that starts with the variable's name and never repeats the key.
  */
-export function parseSecretKey(
-  text: string,
-): { ok: true; key: Buffer } | { ok: false; message: string } {
+export function parseSecretKey(text: string): Result<Buffer, string> {
   const trimmed = text.trim();
   // Hex first: 64 hex characters are also valid base64 (of 48 bytes).
-  if (HEX_KEY.test(trimmed)) return { ok: true, key: Buffer.from(trimmed, "hex") };
+  if (HEX_KEY.test(trimmed)) return ok(Buffer.from(trimmed, "hex"));
   const encoding = BASE64_KEY.test(trimmed)
     ? "base64"
     : BASE64URL_KEY.test(trimmed)
@@ -88,13 +87,12 @@ export function parseSecretKey(
       key.length === KEY_BYTES &&
       key.toString(encoding).replace(/=+$/, "") === unpadded(trimmed)
     ) {
-      return { ok: true, key };
+      return ok(key);
     }
   }
-  return {
-    ok: false,
-    message: `must be ${KEY_BYTES} bytes written as base64 (44 characters) or as 64 hex characters; the value given (${trimmed.length} characters) is neither. Generate one with: openssl rand -base64 32`,
-  };
+  return err(
+    `must be ${KEY_BYTES} bytes written as base64 (44 characters) or as 64 hex characters; the value given (${trimmed.length} characters) is neither. Generate one with: openssl rand -base64 32`,
+  );
 }
 
 const unpadded = (text: string): string => text.replace(/=+$/, "");

@@ -83,7 +83,7 @@ describe("the delivery engine (DESIGN.md 'Delivery', 'Retries')", () => {
       const sentAt = Number(header(request, "x-service-timestamp")) * 1000;
       expect(
         verifyWebhook(request.body, request.headers, w.webhook.signing_secret, { now: sentAt }),
-      ).toMatchObject({ ok: true, deliveryId: w.delivery.id, topic: "message.sent" });
+      ).toMatchObject({ value: { deliveryId: w.delivery.id, topic: "message.sent" } });
     }
     // The timestamp is the attempt's own second, not the event's.
     const stamps = w.transport.requests.map((r) => Number(header(r, "x-service-timestamp")));
@@ -153,7 +153,7 @@ describe("the delivery engine (DESIGN.md 'Delivery', 'Retries')", () => {
     const sentAt = Number(header(retry, "x-service-timestamp")) * 1000;
     expect(
       verifyWebhook(retry.body, retry.headers, w.webhook.signing_secret, { now: sentAt }),
-    ).toMatchObject({ ok: false, reason: "signature_mismatch" });
+    ).toMatchObject({ error: { reason: "signature_mismatch" } });
   });
 
   it("a message's own webhook_url is signed with the API key's webhook signing secret", async () => {

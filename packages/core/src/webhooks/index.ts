@@ -21,11 +21,7 @@ export { createDeliveryEngine } from "./delivery-engine.js";
 export type { EventBody, EventData, TestEventData } from "./event-body.js";
 export { messageEventBody, testEventBody } from "./event-body.js";
 export { recordEvent, routeEvent } from "./outbox.js";
-export {
-  assertCanActivate,
-  MAX_ACTIVE_WEBHOOKS,
-  MAX_WEBHOOK_SUBSCRIPTIONS,
-} from "./subscription-rules.js";
+export { MAX_ACTIVE_WEBHOOKS, MAX_WEBHOOK_SUBSCRIPTIONS } from "./subscription-rules.js";
 export type { WebhookList } from "./subscriptions.js";
 export {
   createWebhook,

@@ -1,5 +1,6 @@
 import { createHmac } from "node:crypto";
 import fc from "fast-check";
+import { ok } from "neverthrow";
 import { describe, expect, it } from "vitest";
 import { signPayload, verifyWebhook, webhookHeaders } from "./signing.js";
 
@@ -48,12 +49,13 @@ describe("webhookHeaders (SPEC.md: Headers on every delivery)", () => {
 
 describe("verifyWebhook", () => {
   it("accepts what webhookHeaders signed, answering the timestamp, delivery id and topic", () => {
-    expect(verifyWebhook(BODY, headersFor(), SECRET, { now: NOW })).toEqual({
-      ok: true,
-      timestamp: T,
-      deliveryId: "0190a0a0-0000-7000-8000-000000000000",
-      topic: "message.sent",
-    });
+    expect(verifyWebhook(BODY, headersFor(), SECRET, { now: NOW })).toEqual(
+      ok({
+        timestamp: T,
+        deliveryId: "0190a0a0-0000-7000-8000-000000000000",
+        topic: "message.sent",
+      }),
+    );
   });
 
   it("accepts a signature made with a plain HMAC, any body and secret, as string or bytes", () => {
@@ -63,8 +65,8 @@ describe("verifyWebhook", () => {
           "x-service-signature": plainHmac(secret, T, body),
           "x-service-timestamp": `${T}`,
         };
-        expect(verifyWebhook(body, headers, secret, { now: NOW }).ok).toBe(true);
-        expect(verifyWebhook(Buffer.from(body, "utf8"), headers, secret, { now: NOW }).ok).toBe(
+        expect(verifyWebhook(body, headers, secret, { now: NOW }).isOk()).toBe(true);
+        expect(verifyWebhook(Buffer.from(body, "utf8"), headers, secret, { now: NOW }).isOk()).toBe(
           true,
         );
       }),
@@ -75,31 +77,33 @@ describe("verifyWebhook", () => {
     const upper = Object.fromEntries(
       Object.entries(headersFor()).map(([k, v]) => [k.toUpperCase(), v]),
     );
-    expect(verifyWebhook(BODY, upper, SECRET, { now: NOW }).ok).toBe(true);
-    expect(verifyWebhook(BODY, new Headers(headersFor()), SECRET, { now: NOW }).ok).toBe(true);
+    expect(verifyWebhook(BODY, upper, SECRET, { now: NOW }).isOk()).toBe(true);
+    expect(verifyWebhook(BODY, new Headers(headersFor()), SECRET, { now: NOW }).isOk()).toBe(true);
     const asArrays = {
       "x-service-signature": [plainHmac(SECRET, T, BODY)],
       "x-service-timestamp": [`${T}`],
     };
-    expect(verifyWebhook(BODY, asArrays, SECRET, { now: NOW }).ok).toBe(true);
+    expect(verifyWebhook(BODY, asArrays, SECRET, { now: NOW }).isOk()).toBe(true);
   });
 
   it("accepts a timestamp exactly at the tolerance, either way, and refuses one second beyond", () => {
     for (const offset of [-300, 300]) {
       const headers = headersFor(BODY, T + offset);
-      expect(verifyWebhook(BODY, headers, SECRET, { now: NOW }).ok).toBe(true);
+      expect(verifyWebhook(BODY, headers, SECRET, { now: NOW }).isOk()).toBe(true);
     }
     for (const offset of [-301, 301]) {
       const result = verifyWebhook(BODY, headersFor(BODY, T + offset), SECRET, { now: NOW });
-      expect(result).toMatchObject({ ok: false, reason: "timestamp_out_of_tolerance" });
+      expect(result).toMatchObject({ error: { reason: "timestamp_out_of_tolerance" } });
     }
   });
 
   it("honours a custom tolerance", () => {
     const headers = headersFor(BODY, T - 10);
-    expect(verifyWebhook(BODY, headers, SECRET, { now: NOW, toleranceSeconds: 10 }).ok).toBe(true);
+    expect(verifyWebhook(BODY, headers, SECRET, { now: NOW, toleranceSeconds: 10 }).isOk()).toBe(
+      true,
+    );
     expect(verifyWebhook(BODY, headers, SECRET, { now: NOW, toleranceSeconds: 9 })).toMatchObject({
-      reason: "timestamp_out_of_tolerance",
+      error: { reason: "timestamp_out_of_tolerance" },
     });
   });
 
@@ -108,20 +112,20 @@ describe("verifyWebhook", () => {
       fc.property(fc.string(), fc.string(), (body, other) => {
         fc.pre(body !== other);
         const result = verifyWebhook(other, headersFor(body), SECRET, { now: NOW });
-        expect(result).toMatchObject({ ok: false, reason: "signature_mismatch" });
+        expect(result).toMatchObject({ error: { reason: "signature_mismatch" } });
       }),
     );
   });
 
   it("refuses a signature made with another secret", () => {
     const result = verifyWebhook(BODY, headersFor(BODY, T, "whsec_other"), SECRET, { now: NOW });
-    expect(result).toMatchObject({ ok: false, reason: "signature_mismatch" });
+    expect(result).toMatchObject({ error: { reason: "signature_mismatch" } });
   });
 
   it("refuses a signature whose timestamp header was changed (the timestamp is signed)", () => {
     const headers = { ...headersFor(), "X-Service-Timestamp": String(T + 1) };
     expect(verifyWebhook(BODY, headers, SECRET, { now: NOW })).toMatchObject({
-      reason: "signature_mismatch",
+      error: { reason: "signature_mismatch" },
     });
   });
 
@@ -129,15 +133,13 @@ describe("verifyWebhook", () => {
     const { "X-Service-Signature": _s, ...noSignature } = headersFor();
     const { "X-Service-Timestamp": _t, ...noTimestamp } = headersFor();
     expect(verifyWebhook(BODY, noSignature, SECRET, { now: NOW })).toMatchObject({
-      ok: false,
-      reason: "missing_signature",
+      error: { reason: "missing_signature" },
     });
     expect(verifyWebhook(BODY, noTimestamp, SECRET, { now: NOW })).toMatchObject({
-      ok: false,
-      reason: "missing_timestamp",
+      error: { reason: "missing_timestamp" },
     });
     expect(verifyWebhook(BODY, {}, SECRET, { now: NOW })).toMatchObject({
-      reason: "missing_signature",
+      error: { reason: "missing_signature" },
     });
   });
 
@@ -147,13 +149,13 @@ describe("verifyWebhook", () => {
       const result = verifyWebhook(BODY, { ...base, "X-Service-Signature": signature }, SECRET, {
         now: NOW,
       });
-      expect(result, signature).toMatchObject({ ok: false, reason: "malformed_signature" });
+      expect(result, signature).toMatchObject({ error: { reason: "malformed_signature" } });
     }
     for (const stamp of ["soon", "1.5", "-1", "1e9", `${T}, ${T}`]) {
       const result = verifyWebhook(BODY, { ...base, "X-Service-Timestamp": stamp }, SECRET, {
         now: NOW,
       });
-      expect(result, stamp).toMatchObject({ ok: false, reason: "malformed_timestamp" });
+      expect(result, stamp).toMatchObject({ error: { reason: "malformed_timestamp" } });
     }
   });
 
@@ -167,8 +169,8 @@ describe("verifyWebhook", () => {
         fc.string(),
         (headers, body) => {
           const result = verifyWebhook(body, headers, SECRET, { now: NOW });
-          expect(typeof result.ok).toBe("boolean");
-          if (!result.ok) expect(result.message.length).toBeGreaterThan(0);
+          expect(typeof result.isOk()).toBe("boolean");
+          if (result.isErr()) expect(result.error.message.length).toBeGreaterThan(0);
         },
       ),
     );

@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
+import { err, ok, type Result } from "neverthrow";
 
 /** The User-Agent of every webhook request. */
 export const WEBHOOK_USER_AGENT = "Tidings-Webhooks/1";
@@ -46,9 +47,20 @@ export type WebhookRefusal =
   | "timestamp_out_of_tolerance"
   | "signature_mismatch";
 
-export type WebhookVerification =
-  | { ok: true; timestamp: number; deliveryId: string; topic: string }
-  | { ok: false; reason: WebhookRefusal; message: string };
+/** What a verified webhook's headers say. */
+export interface VerifiedWebhook {
+  timestamp: number;
+  deliveryId: string;
+  topic: string;
+}
+
+/** Why a webhook was refused: a stable `reason` to switch on and a sentence for logs. */
+export interface WebhookRejection {
+  reason: WebhookRefusal;
+  message: string;
+}
+
+export type WebhookVerification = Result<VerifiedWebhook, WebhookRejection>;
 
 export interface VerifyWebhookOptions {
   /** Largest accepted distance between the timestamp and now, in seconds (300). */
@@ -116,12 +128,11 @@ export function verifyWebhook(
         "The signature does not match the body: it was changed or signed with another secret.",
       );
     }
-    return {
-      ok: true,
+    return ok({
       timestamp,
       deliveryId: headerValues(headers, "x-service-delivery-id")[0] ?? "",
       topic: headerValues(headers, "x-service-topic")[0] ?? "",
-    };
+    });
   } catch {
     // Only an exotic headers object could get here; a refusal is still the honest answer.
     return refuse("malformed_signature", "The webhook headers could not be read.");
@@ -135,11 +146,8 @@ function hmac(secret: string, timestamp: number, body: Uint8Array): Buffer {
     .digest();
 }
 
-const refuse = (reason: WebhookRefusal, message: string): WebhookVerification => ({
-  ok: false,
-  reason,
-  message,
-});
+const refuse = (reason: WebhookRefusal, message: string): WebhookVerification =>
+  err({ reason, message });
 
 /**
  * Every value of a header, by case-insensitive name, trimmed; a comma-separated value counts as

@@ -1,3 +1,4 @@
+import { err, ok, type Result } from "neverthrow";
 import type { ConflictError } from "../errors.js";
 import type { WebhookSubscriptionRecord, WebhookTopic } from "../ports.js";
 
@@ -13,24 +14,24 @@ export interface Candidate {
 }
 
 /**
- * `null` when `candidate` may be active beside the organization's other subscriptions: fewer
+ * Ok when `candidate` may be active beside the organization's other subscriptions: fewer
  * than 5 other active ones, and none of them sharing a topic. Inactive ones count toward
  * neither. Call it after `lockOrganization`, inside the transaction that writes the change.
  */
-export function assertCanActivate(
+export function checkCanActivate(
   candidate: Candidate,
   subscriptions: readonly WebhookSubscriptionRecord[],
-): ConflictError | null {
+): Result<void, ConflictError> {
   const activeOthers = subscriptions.filter((s) => s.status === "active" && s.id !== candidate.id);
   if (activeOthers.length >= MAX_ACTIVE_WEBHOOKS) {
-    return {
+    return err({
       type: "conflict",
       code: "webhook_limit_reached",
       message: `The organization already has ${MAX_ACTIVE_WEBHOOKS} active webhooks (${activeOthers
         .map((s) => s.id)
         .join(", ")}); deactivate one first.`,
       conflicts: activeOthers.map((s) => ({ id: s.id, reason: "active" })),
-    };
+    });
   }
   const overlaps = activeOthers.flatMap((s) =>
     s.topics
@@ -38,7 +39,7 @@ export function assertCanActivate(
       .map((topic) => ({ id: s.id, topic })),
   );
   if (overlaps.length > 0) {
-    return {
+    return err({
       type: "conflict",
       code: "webhook_topic_overlap",
       message: `Another active webhook already subscribes to these topics: ${overlaps
@@ -50,19 +51,19 @@ export function assertCanActivate(
         message: `${o.topic} is already subscribed by the active webhook ${o.id}.`,
         rule: "topic_overlap",
       })),
-    };
+    });
   }
-  return null;
+  return ok(undefined);
 }
 
-/** `null` while the organization has room for one more subscription. */
-export function assertCanAdd(
+/** Ok while the organization has room for one more subscription. */
+export function checkCanAdd(
   subscriptions: readonly WebhookSubscriptionRecord[],
-): ConflictError | null {
-  if (subscriptions.length < MAX_WEBHOOK_SUBSCRIPTIONS) return null;
-  return {
+): Result<void, ConflictError> {
+  if (subscriptions.length < MAX_WEBHOOK_SUBSCRIPTIONS) return ok(undefined);
+  return err({
     type: "conflict",
     code: "webhook_subscription_limit",
     message: `The organization already has ${MAX_WEBHOOK_SUBSCRIPTIONS} webhook subscriptions; delete one first.`,
-  };
+  });
 }

@@ -6,7 +6,7 @@ import type { WebhookSubscriptionRecord } from "../ports.js";
 import { isoAt } from "../shared/clock.js";
 import { useCase } from "../shared/result.js";
 import { findWebhook, webhookNotFound } from "./find-webhook.js";
-import { assertCanActivate, assertCanAdd } from "./subscription-rules.js";
+import { checkCanActivate, checkCanAdd } from "./subscription-rules.js";
 import { createWebhookInput, parseWebhookInput } from "./webhook-input.js";
 import { toWebhookView, type WebhookView, type WebhookWithSecret } from "./webhook-view.js";
 
@@ -48,10 +48,10 @@ export function createWebhook(
     return deps.storage.transaction(async (tx) => {
       await tx.webhooks.lockOrganization(actor.organizationId);
       const existing = await tx.webhooks.list(actor.organizationId);
-      const refusal =
-        assertCanAdd(existing) ??
-        (status === "active" ? assertCanActivate({ id: null, topics }, existing) : null);
-      if (refusal) return err(refusal);
+      const allowed = checkCanAdd(existing).andThen(() =>
+        status === "active" ? checkCanActivate({ id: null, topics }, existing) : ok(undefined),
+      );
+      if (allowed.isErr()) return err(allowed.error);
       await tx.webhooks.insert(record);
       return ok({ ...toWebhookView(record), signing_secret: secret });
     });

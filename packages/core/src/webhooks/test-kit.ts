@@ -26,7 +26,10 @@ export const plainSecretBox: SecretBox = {
 
 /** Allows https URLs only; the reason names the rule. */
 export const httpsOnly: UrlPolicy = {
-  check: async (url) => (url.startsWith("https://") ? null : "must be an https URL."),
+  check: async (url) =>
+    url.startsWith("https://")
+      ? { allowed: true }
+      : { allowed: false, reason: "must be an https URL." },
 };
 
 /** A transport that answers from a script and remembers every request. */

@@ -5,7 +5,7 @@ import type { WebhookSubscriptionChanges, WebhookSubscriptionRecord } from "../p
 import { isoAt } from "../shared/clock.js";
 import { useCase } from "../shared/result.js";
 import { findWebhook, webhookNotFound } from "./find-webhook.js";
-import { assertCanActivate } from "./subscription-rules.js";
+import { checkCanActivate } from "./subscription-rules.js";
 import { parseWebhookInput, updateWebhookInput } from "./webhook-input.js";
 import { toWebhookView, type WebhookView } from "./webhook-view.js";
 
@@ -48,8 +48,8 @@ export function updateWebhook(
 
       const activating = next.status === "active" && current.status !== "active";
       if (activating || (next.status === "active" && topicsChanged)) {
-        const refusal = assertCanActivate(next, await tx.webhooks.list(actor.organizationId));
-        if (refusal) return err(refusal);
+        const allowed = checkCanActivate(next, await tx.webhooks.list(actor.organizationId));
+        if (allowed.isErr()) return err(allowed.error);
       }
       const now = isoAt(deps.clock.now());
       next.updatedAt = now;

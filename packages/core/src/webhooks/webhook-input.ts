@@ -72,8 +72,8 @@ export async function parseWebhookInput<S extends v.GenericSchema>(
   const issues: Issue[] = parsed.success ? [] : toIssues(parsed.issues);
   const url = typeof input === "object" && input !== null ? Reflect.get(input, "url") : undefined;
   if (typeof url === "string" && !issues.some((issue) => issue.path === "url")) {
-    const refusal = await urlPolicy.check(url);
-    if (refusal !== null) issues.push({ path: "url", message: refusal, rule: "url_policy" });
+    const verdict = await urlPolicy.check(url);
+    if (!verdict.allowed) issues.push({ path: "url", message: verdict.reason, rule: "url_policy" });
   }
   if (parsed.success && issues.length === 0) return ok(parsed.output);
   return err(validationError(issues));

@@ -1,5 +1,6 @@
 import type { Writable } from "node:stream";
 import type { DomainError } from "@tidings/core";
+import type { Result } from "neverthrow";
 import type { ServerConfig } from "../config.js";
 import type { Logger } from "../logger.js";
 import type { Runtime } from "../runtime/runtime.js";
@@ -33,12 +34,14 @@ export interface CommandContext {
   runtime: Runtime;
 }
 
-/** What a one-shot command answers: the JSON document and the text for a person. */
-export type CommandOutcome =
-  | { ok: true; json: unknown; human: string }
-  | { ok: false; error: DomainError }
-  /** A long-running command (serve, worker) that has already said what it had to. */
-  | { ok: "exit"; code: number };
+/**
+ * What a command answers: a one-shot command's JSON document and text for a person, or the
+ * exit code of a long-running one (serve, worker) that has already said what it had to; or the
+ * domain error to print.
+ */
+export type CommandOutcome = Result<CommandAnswer, DomainError>;
+
+export type CommandAnswer = { json: unknown; human: string } | { exitCode: number };
 
 export type OptionSpec = { type: "string" | "boolean"; short?: string; multiple?: boolean };
 

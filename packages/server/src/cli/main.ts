@@ -128,22 +128,23 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   }
 
   const read = readConfig(io.env, io.cwd);
-  if (!read.ok) {
-    for (const message of read.errors) writeProblem(io.stderr, json, "configuration", message);
+  if (read.isErr()) {
+    for (const message of read.error) writeProblem(io.stderr, json, "configuration", message);
     return EXIT.failure;
   }
-  const config = read.config;
+  const config = read.value;
   const logger = createLogger(config.logLevel, command.logsToStdout ? io.stdout : io.stderr);
   let runtime: Runtime | null = null;
   try {
     runtime = await openRuntime(config, logger);
     const outcome = await command.run({ io, json, config, logger, runtime, ...parsed });
-    if (outcome.ok === "exit") return outcome.code;
-    if (!outcome.ok) {
+    if (outcome.isErr()) {
       writeError(io.stderr, json, outcome.error);
       return EXIT.failure;
     }
-    writeResult(io.stdout, json, outcome.json, outcome.human);
+    const answer = outcome.value;
+    if ("exitCode" in answer) return answer.exitCode;
+    writeResult(io.stdout, json, answer.json, answer.human);
     return EXIT.ok;
   } catch (error) {
     if (error instanceof UsageError) {

@@ -67,7 +67,7 @@ export async function startWebhookTally(
         deliveryId,
         topic: String(body.topic),
         messageId: String(body.data?.message_id),
-        verified: verifyWebhook(raw, req.headers, secret).ok && body.id === deliveryId,
+        verified: verifyWebhook(raw, req.headers, secret).isOk() && body.id === deliveryId,
         arrivedAt: Date.now(),
         outcome: "open",
         endedAt: null,

@@ -5,6 +5,7 @@ import {
   deactivateCampaign,
   listCampaigns,
 } from "@tidings/core";
+import { err, ok } from "neverthrow";
 import type { Command, CommandContext, CommandOutcome } from "../command.js";
 import { findOrganization } from "./organization.js";
 
@@ -38,7 +39,7 @@ export const campaignsCreate: Command = {
   required: ["org", "name", "channel", "category", "sender", "template"],
   async run(context) {
     const org = await findOrganization(context);
-    if (!org.ok) return org;
+    if (org.isErr()) return err(org.error);
     const { flags } = context;
     const input: Record<string, unknown> = {
       name: flags.name,
@@ -51,15 +52,14 @@ export const campaignsCreate: Command = {
     if (flags["sms-fallback"] === true) input.sms_fallback = true;
     const ttl = ttlValue(flags.ttl as string | undefined);
     if (ttl !== undefined) input.ttl_seconds = ttl;
-    const actor = { organizationId: org.id, apiKeyId: null };
+    const actor = { organizationId: org.value, apiKeyId: null };
     const created = await createCampaign(context.runtime.deps, actor, input);
-    if (created.isErr()) return { ok: false, error: created.error };
+    if (created.isErr()) return err(created.error);
     const campaign = created.value;
-    return {
-      ok: true,
+    return ok({
       json: campaign,
       human: `Created ${campaign.status} campaign ${campaign.campaign_id} (${campaign.name}).`,
-    };
+    });
   },
 };
 
@@ -68,16 +68,15 @@ async function changeStatus(
   change: typeof activateCampaign,
 ): Promise<CommandOutcome> {
   const org = await findOrganization(context);
-  if (!org.ok) return org;
-  const actor = { organizationId: org.id, apiKeyId: null };
+  if (org.isErr()) return err(org.error);
+  const actor = { organizationId: org.value, apiKeyId: null };
   const changed = await change(context.runtime.deps, actor, context.positionals[0] ?? "");
-  if (changed.isErr()) return { ok: false, error: changed.error };
+  if (changed.isErr()) return err(changed.error);
   const campaign = changed.value;
-  return {
-    ok: true,
+  return ok({
     json: campaign,
     human: `Campaign ${campaign.campaign_id} is ${campaign.status}.`,
-  };
+  });
 }
 
 /**
@@ -114,17 +113,16 @@ export const campaignsList: Command = {
   required: ["org"],
   async run(context) {
     const org = await findOrganization(context);
-    if (!org.ok) return org;
-    const actor = { organizationId: org.id, apiKeyId: null };
+    if (org.isErr()) return err(org.error);
+    const actor = { organizationId: org.value, apiKeyId: null };
     const campaigns = await listCampaigns(context.runtime.deps, actor);
-    if (campaigns.isErr()) return { ok: false, error: campaigns.error };
-    return {
-      ok: true,
+    if (campaigns.isErr()) return err(campaigns.error);
+    return ok({
       json: { data: campaigns.value },
       human:
         campaigns.value.length === 0
           ? "No campaigns."
           : campaigns.value.map(describeCampaign).join("\n"),
-    };
+    });
   },
 };

@@ -1,4 +1,5 @@
 import { type ApiKeyView, createApiKey, listApiKeys, revokeApiKey } from "@tidings/core";
+import { err, ok } from "neverthrow";
 import type { Command } from "../command.js";
 import { findOrganization } from "./organization.js";
 
@@ -24,20 +25,19 @@ export const keysCreate: Command = {
   required: ["org", "scopes"],
   async run(context) {
     const org = await findOrganization(context);
-    if (!org.ok) return org;
+    if (org.isErr()) return err(org.error);
     const scopes = String(context.flags.scopes)
       .split(",")
       .map((scope) => scope.trim())
       .filter((scope) => scope !== "");
     const created = await createApiKey(context.runtime.deps, {
-      organization_id: org.id,
+      organization_id: org.value,
       scopes,
       expires_at: context.flags["expires-at"] ?? null,
     });
-    if (created.isErr()) return { ok: false, error: created.error };
+    if (created.isErr()) return err(created.error);
     const key = created.value;
-    return {
-      ok: true,
+    return ok({
       json: key,
       human: [
         `Created API key ${key.key_id} (${key.scopes.join(", ")}${key.expires_at ? `, expires ${key.expires_at}` : ""}).`,
@@ -45,7 +45,7 @@ export const keysCreate: Command = {
         `  token (Authorization: Bearer …):  ${key.token}`,
         `  webhook_signing_secret:           ${key.webhook_signing_secret}`,
       ].join("\n"),
-    };
+    });
   },
 };
 
@@ -58,14 +58,13 @@ export const keysList: Command = {
   required: ["org"],
   async run(context) {
     const org = await findOrganization(context);
-    if (!org.ok) return org;
-    const keys = await listApiKeys(context.runtime.deps, org.id);
-    if (keys.isErr()) return { ok: false, error: keys.error };
-    return {
-      ok: true,
+    if (org.isErr()) return err(org.error);
+    const keys = await listApiKeys(context.runtime.deps, org.value);
+    if (keys.isErr()) return err(keys.error);
+    return ok({
       json: { data: keys.value },
       human: keys.value.length === 0 ? "No API keys." : keys.value.map(describeKey).join("\n"),
-    };
+    });
   },
 };
 
@@ -78,11 +77,10 @@ export const keysRevoke: Command = {
   positionals: { min: 1, max: 1 },
   async run({ runtime, positionals }) {
     const revoked = await revokeApiKey(runtime.deps, positionals[0] ?? "");
-    if (revoked.isErr()) return { ok: false, error: revoked.error };
-    return {
-      ok: true,
+    if (revoked.isErr()) return err(revoked.error);
+    return ok({
       json: revoked.value,
       human: `Revoked API key ${revoked.value.key_id} (${revoked.value.revoked_at}).`,
-    };
+    });
   },
 };

@@ -1,4 +1,5 @@
 import { createOrganization } from "@tidings/core";
+import { err, ok } from "neverthrow";
 import type { Command } from "../command.js";
 
 /** `orgs create --name NAME` → `{ org_id, name, created_at }`. */
@@ -10,12 +11,11 @@ export const orgsCreate: Command = {
   required: ["name"],
   async run({ runtime, flags }) {
     const created = await createOrganization(runtime.deps, { name: flags.name });
-    if (created.isErr()) return { ok: false, error: created.error };
+    if (created.isErr()) return err(created.error);
     const org = created.value;
-    return {
-      ok: true,
+    return ok({
       json: { org_id: org.id, name: org.name, created_at: org.createdAt },
       human: `Created organization ${org.id} (${org.name}).`,
-    };
+    });
   },
 };

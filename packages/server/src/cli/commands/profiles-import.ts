@@ -1,6 +1,7 @@
 import { access, constants } from "node:fs/promises";
 import type { ImportRow, ImportSummary, Issue } from "@tidings/core";
 import { importProfiles } from "@tidings/core";
+import { err, ok } from "neverthrow";
 import { importProgress } from "../../import/progress.js";
 import { detectFormat, readRows } from "../../import/read-rows.js";
 import type { Command } from "../command.js";
@@ -53,7 +54,7 @@ export const profilesImport: Command = {
   async run(context) {
     const source = (context.flags.source ?? "import") as Source;
     const org = await findOrganization(context);
-    if (!org.ok) return org;
+    if (org.isErr()) return err(org.error);
     const file = String(context.flags.file);
     try {
       await access(file, constants.R_OK);
@@ -70,9 +71,9 @@ export const profilesImport: Command = {
       else rows.push({ row: entry.row, data: entry.data });
     }
     progress.finish(`Importing ${rows.length} rows…`);
-    const actor = { organizationId: org.id, apiKeyId: null };
+    const actor = { organizationId: org.value, apiKeyId: null };
     const imported = await importProfiles(context.runtime.deps, actor, rows, { source });
-    if (imported.isErr()) return { ok: false, error: imported.error };
+    if (imported.isErr()) return err(imported.error);
     const summary = imported.value;
     const report: ImportReport = {
       file,
@@ -84,6 +85,6 @@ export const profilesImport: Command = {
         .sort((a, b) => a.row - b.row)
         .map(({ row, issues }) => ({ line: row, issues })),
     };
-    return { ok: true, json: report, human: humanReport(report) };
+    return ok({ json: report, human: humanReport(report) });
   },
 };

@@ -1,4 +1,5 @@
 import { addProfilesToList } from "@tidings/core";
+import { err, ok } from "neverthrow";
 import type { Command } from "../command.js";
 import { findOrganization } from "./organization.js";
 
@@ -12,18 +13,17 @@ export const profilesListsAdd: Command = {
   positionals: { min: 1, max: 10_000 },
   async run(context) {
     const org = await findOrganization(context);
-    if (!org.ok) return org;
-    const actor = { organizationId: org.id, apiKeyId: null };
+    if (org.isErr()) return err(org.error);
+    const actor = { organizationId: org.value, apiKeyId: null };
     const added = await addProfilesToList(context.runtime.deps, actor, {
       list: context.flags.list,
       profile_ids: context.positionals,
     });
-    if (added.isErr()) return { ok: false, error: added.error };
+    if (added.isErr()) return err(added.error);
     const { list, added: count } = added.value;
-    return {
-      ok: true,
+    return ok({
       json: added.value,
       human: `Added ${count} profile${count === 1 ? "" : "s"} to the list ${JSON.stringify(list.name)} (${list.list_id}).`,
-    };
+    });
   },
 };

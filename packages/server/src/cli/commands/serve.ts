@@ -1,4 +1,5 @@
-import { hostProblem } from "../../config.js";
+import { ok } from "neverthrow";
+import { checkHost } from "../../config.js";
 import { startBackgroundWork } from "../../runtime/background.js";
 import { listenHttp } from "../../runtime/http-listener.js";
 import { ConfigError } from "../../secret-key.js";
@@ -67,8 +68,8 @@ export const serveCommand: Command = {
   logsToStdout: true,
   validate(flags) {
     if (typeof flags.port === "string") portOf(flags.port);
-    const badHost = typeof flags.host === "string" ? hostProblem(flags.host) : null;
-    if (badHost !== null) throw new UsageError(`--host ${badHost}`);
+    const host = typeof flags.host === "string" ? checkHost(flags.host) : null;
+    if (host?.isErr()) throw new UsageError(`--host ${host.error}`);
   },
   async run(context) {
     const { config, logger, runtime, flags } = context;
@@ -103,6 +104,6 @@ export const serveCommand: Command = {
     await http.close();
     await background.stop();
     logger.info("stopped", { signal });
-    return { ok: "exit", code: 0 };
+    return ok({ exitCode: 0 });
   },
 };

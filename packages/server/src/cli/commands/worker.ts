@@ -1,3 +1,4 @@
+import { ok } from "neverthrow";
 import { startBackgroundWork } from "../../runtime/background.js";
 import type { Command } from "../command.js";
 import { shutdownRequested } from "./serve.js";
@@ -26,6 +27,6 @@ export const workerCommand: Command = {
     logger.info("shutting down", { signal });
     await background.stop();
     logger.info("stopped", { signal });
-    return { ok: "exit", code: 0 };
+    return ok({ exitCode: 0 });
   },
 };
