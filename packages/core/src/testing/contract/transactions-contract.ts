@@ -1,5 +1,6 @@
 import { err, ok } from "neverthrow";
 import { describe, expect, it } from "vitest";
+import type { Repositories, Storage } from "../../ports.js";
 import {
   aConsentChange,
   aContactList,
@@ -9,7 +10,7 @@ import {
   at,
 } from "./fixtures.js";
 import { anOrganizationIn, insertProfile } from "./profiles-contract.js";
-import type { StorageHarness } from "./raw.js";
+import type { RawReaders, StorageHarness } from "./raw.js";
 import { seedDelivery, seedMessage, seedOrganization } from "./seed.js";
 
 /** A promise with its resolver outside, to hold a transaction open. */
@@ -19,6 +20,39 @@ function gate(): { promise: Promise<void>; open: () => void } {
     open = resolve;
   });
   return { promise, open };
+}
+
+/** A write to every kind of record, and the check that none of it was kept. */
+async function manyWrites(storage: Storage) {
+  const org = await seedOrganization(storage);
+  const organizationId = org.organization.id;
+  const profile = aProfile({ organizationId });
+  const list = aContactList({ organizationId });
+  const idem = anIdempotencyRecord({ apiKeyId: org.apiKey.id });
+  let messageId = "";
+  let deliveryId = "";
+  return {
+    organizationId,
+    async write(tx: Repositories): Promise<void> {
+      await tx.profiles.insert(profile);
+      await tx.consent.insert(aConsentChange({ organizationId, profileId: profile.id }));
+      await tx.contactLists.insert(list);
+      messageId = (await seedMessage(tx, org)).message.id;
+      deliveryId = (await seedDelivery(tx, org)).id;
+      await tx.idempotency.begin(idem, at(1));
+      await tx.apiKeys.revoke(org.apiKey.id, at(1));
+    },
+    async expectNone(raw: RawReaders, storage: Storage): Promise<void> {
+      expect(await raw.profile(profile.id)).toBeNull();
+      expect(await raw.consentChanges(profile.id)).toEqual([]);
+      expect(await storage.contactLists.get(organizationId, list.id)).toBeNull();
+      expect(await raw.message(messageId)).toBeNull();
+      expect(await raw.events(messageId)).toEqual([]);
+      expect(await raw.delivery(deliveryId)).toBeNull();
+      expect(await raw.idempotency(idem.apiKeyId, idem.endpoint, idem.key)).toBeNull();
+      expect(await raw.apiKey(org.apiKey.id)).toEqual(org.apiKey);
+    },
+  };
 }
 
 /** `storage.transaction`: commit, rollback, isolation and serialization. */
@@ -46,62 +80,27 @@ export function transactionsContract(harness: () => StorageHarness): void {
 
     it("writes nothing when fn rejects, and rejects with fn's error", async () => {
       const { storage, raw } = harness();
-      const org = await seedOrganization(storage);
-      const organizationId = org.organization.id;
-      const profile = aProfile({ organizationId });
-      const idem = anIdempotencyRecord({ apiKeyId: org.apiKey.id });
+      const writes = await manyWrites(storage);
       const boom = new Error("boom");
-      let messageId = "";
-      let deliveryId = "";
       await expect(
         storage.transaction(async (tx) => {
-          await tx.profiles.insert(profile);
-          await tx.consent.insert(aConsentChange({ organizationId, profileId: profile.id }));
-          messageId = (await seedMessage(tx, org)).message.id;
-          deliveryId = (await seedDelivery(tx, org)).id;
-          await tx.idempotency.begin(idem, at(1));
-          await tx.apiKeys.revoke(org.apiKey.id, at(1));
+          await writes.write(tx);
           throw boom;
         }),
       ).rejects.toBe(boom);
-      expect(await raw.profile(profile.id)).toBeNull();
-      expect(await raw.consentChanges(profile.id)).toEqual([]);
-      expect(await raw.message(messageId)).toBeNull();
-      expect(await raw.events(messageId)).toEqual([]);
-      expect(await raw.delivery(deliveryId)).toBeNull();
-      expect(await raw.idempotency(idem.apiKeyId, idem.endpoint, idem.key)).toBeNull();
-      expect(await raw.apiKey(org.apiKey.id)).toEqual(org.apiKey);
+      await writes.expectNone(raw, storage);
     });
 
     it("writes nothing when fn resolves to an error Result, and resolves with that Result", async () => {
       const { storage, raw } = harness();
-      const org = await seedOrganization(storage);
-      const organizationId = org.organization.id;
-      const profile = aProfile({ organizationId });
-      const list = aContactList({ organizationId });
-      const idem = anIdempotencyRecord({ apiKeyId: org.apiKey.id });
-      let messageId = "";
-      let deliveryId = "";
+      const writes = await manyWrites(storage);
       const refusal = { type: "conflict", code: "refused after writing" } as const;
       const result = await storage.transaction(async (tx) => {
-        await tx.profiles.insert(profile);
-        await tx.consent.insert(aConsentChange({ organizationId, profileId: profile.id }));
-        await tx.contactLists.insert(list);
-        messageId = (await seedMessage(tx, org)).message.id;
-        deliveryId = (await seedDelivery(tx, org)).id;
-        await tx.idempotency.begin(idem, at(1));
-        await tx.apiKeys.revoke(org.apiKey.id, at(1));
-        return profile.id === "" ? ok(profile.id) : err(refusal);
+        await writes.write(tx);
+        return writes.organizationId === "" ? ok(undefined) : err(refusal);
       });
       expect(result.isErr() && result.error).toBe(refusal);
-      expect(await raw.profile(profile.id)).toBeNull();
-      expect(await raw.consentChanges(profile.id)).toEqual([]);
-      expect(await storage.contactLists.get(organizationId, list.id)).toBeNull();
-      expect(await raw.message(messageId)).toBeNull();
-      expect(await raw.events(messageId)).toEqual([]);
-      expect(await raw.delivery(deliveryId)).toBeNull();
-      expect(await raw.idempotency(idem.apiKeyId, idem.endpoint, idem.key)).toBeNull();
-      expect(await raw.apiKey(org.apiKey.id)).toEqual(org.apiKey);
+      await writes.expectNone(raw, storage);
     });
 
     it("commits the writes of fn when it resolves to an ok Result", async () => {
