@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Migration } from "./migrations.js";
-import { latestSchemaVersion, migrate, SchemaTooNewError, schemaVersion } from "./migrations.js";
+import {
+  latestSchemaVersion,
+  migrate,
+  migrations,
+  SchemaTooNewError,
+  schemaVersion,
+} from "./migrations.js";
+
+const every = migrations.map((m) => m.version);
+
 import { quoteIdent, tablesIn } from "./tables.js";
 import type { TestDatabase } from "./test-database.js";
 import { openTestDatabase } from "./test-database.js";
@@ -36,7 +45,7 @@ describe("migrate", () => {
     await withSchema(async (schema) => {
       expect(await schemaVersion(db.client, { schema })).toBe(0);
       const first = await migrate(db.client, { schema });
-      expect(first).toEqual({ applied: [latestSchemaVersion], version: latestSchemaVersion });
+      expect(first).toEqual({ applied: every, version: latestSchemaVersion });
       expect(await tablesOf(schema)).toContain("deliveries");
       const second = await migrate(db.client, { schema });
       expect(second).toEqual({ applied: [], version: latestSchemaVersion });
@@ -50,12 +59,12 @@ describe("migrate", () => {
       const results = await Promise.all(
         Array.from({ length: 5 }, () => migrate(db.client, { schema })),
       );
-      expect(results.flatMap((r) => r.applied)).toEqual([latestSchemaVersion]);
+      expect(results.flatMap((r) => r.applied).sort((a, b) => a - b)).toEqual(every);
       expect(results.every((r) => r.version === latestSchemaVersion)).toBe(true);
       const { rows } = await db.client.query(
         `SELECT version FROM ${tablesIn(schema).schemaMigrations}`,
       );
-      expect(rows).toHaveLength(1);
+      expect(rows).toHaveLength(every.length);
     });
   });
 

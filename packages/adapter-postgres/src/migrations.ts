@@ -1,4 +1,5 @@
 import { initialSchema } from "./migrations/0001-initial-schema.js";
+import { retentionIndexes } from "./migrations/0002-retention.js";
 import type { PgClient, PgQueryable } from "./pg-client.js";
 import { runTransaction } from "./pg-client.js";
 import { DEFAULT_SCHEMA, quoteIdent, tablesIn } from "./tables.js";
@@ -14,6 +15,7 @@ export interface Migration {
 /** Every migration this code knows, oldest first. Never edit a released one: add a new one. */
 export const migrations: readonly Migration[] = [
   { version: 1, name: "initial schema", statements: initialSchema },
+  { version: 2, name: "retention indexes", statements: retentionIndexes },
 ];
 
 /** The schema version this code writes and expects. */

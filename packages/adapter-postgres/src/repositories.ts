@@ -9,6 +9,7 @@ import { messageRepository } from "./repositories/messages.js";
 import { organizationRepository } from "./repositories/organizations.js";
 import { profileRepository } from "./repositories/profiles.js";
 import { rateLimitRepository } from "./repositories/rate-limits.js";
+import { retentionRepository } from "./repositories/retention.js";
 import { webhookRepository } from "./repositories/webhooks.js";
 import type { Sql } from "./sql.js";
 
@@ -26,5 +27,6 @@ export function repositoriesOver(sql: Sql): Repositories {
     deliveries: deliveryRepository(sql),
     rateLimits: rateLimitRepository(sql),
     idempotency: idempotencyRepository(sql),
+    retention: retentionRepository(sql),
   };
 }

@@ -1,4 +1,5 @@
 import { initialSchema } from "./migrations/0001-initial-schema.js";
+import { retentionIndexes } from "./migrations/0002-retention.js";
 import type { SqliteDatabase } from "./sqlite-database.js";
 
 /** One schema change: applied once, in `version` order, inside its own transaction. */
@@ -11,6 +12,7 @@ export interface Migration {
 /** Every migration this code knows, oldest first. Never edit a released one: add a new one. */
 export const migrations: readonly Migration[] = [
   { version: 1, name: "initial schema", sql: initialSchema },
+  { version: 2, name: "retention indexes", sql: retentionIndexes },
 ];
 
 /** The schema version this code writes and expects. */
@@ -50,6 +52,21 @@ CREATE TABLE IF NOT EXISTS schema_migrations (
 ) STRICT`;
 
 /**
+ * Puts a new, empty database file in incremental auto-vacuum mode, so the pages that retention
+ * frees can be given back to the file system (`PRAGMA incremental_vacuum`). The mode can only
+ * be chosen before the first table exists; an existing file keeps its mode until a one-off
+ * `VACUUM` (see the docs on retention).
+ */
+function reclaimFreedPages(db: SqliteDatabase): void {
+  const tables = db.prepare("SELECT COUNT(*) AS n FROM sqlite_master").get() as { n: number };
+  if (tables.n > 0 || db.inTransaction) return;
+  // The VACUUM of an empty file is instant, and makes the mode stick even once the file is in
+  // WAL mode (where the PRAGMA alone is ignored).
+  db.exec("PRAGMA auto_vacuum = INCREMENTAL");
+  db.exec("VACUUM");
+}
+
+/**
  * Applies the pending migrations in version order, each in its own `BEGIN IMMEDIATE`
  * transaction together with its row in `schema_migrations`. Safe to run twice and from two
  * processes at once (each step re-reads the recorded version under the write lock). Throws
@@ -58,6 +75,7 @@ CREATE TABLE IF NOT EXISTS schema_migrations (
 export function migrate(db: SqliteDatabase, options: MigrateOptions = {}): MigrateResult {
   const known = [...(options.migrations ?? migrations)].sort((a, b) => a.version - b.version);
   const codeVersion = known.at(-1)?.version ?? 0;
+  reclaimFreedPages(db);
   db.exec(recordTable);
   const maxVersion = db.prepare("SELECT MAX(version) AS version FROM schema_migrations");
   const record = db.prepare(

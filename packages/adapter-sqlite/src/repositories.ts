@@ -9,6 +9,7 @@ import { messageRepository } from "./repositories/messages.js";
 import { organizationRepository } from "./repositories/organizations.js";
 import { profileRepository } from "./repositories/profiles.js";
 import { rateLimitRepository } from "./repositories/rate-limits.js";
+import { retentionRepository } from "./repositories/retention.js";
 import { webhookRepository } from "./repositories/webhooks.js";
 import type { SqliteDatabase } from "./sqlite-database.js";
 import { statementCache } from "./sqlite-database.js";
@@ -33,6 +34,7 @@ export function syncRepositories(db: SqliteDatabase): SyncRepositories {
     deliveries: deliveryRepository(db, sql),
     rateLimits: rateLimitRepository(db, sql),
     idempotency: idempotencyRepository(db, sql),
+    retention: retentionRepository(db, sql),
   };
 }
 
@@ -50,5 +52,6 @@ export function asyncRepositories(sync: SyncRepositories, run: CallRunner): Repo
     deliveries: toAsync(sync.deliveries, run),
     rateLimits: toAsync(sync.rateLimits, run),
     idempotency: toAsync(sync.idempotency, run),
+    retention: toAsync(sync.retention, run),
   };
 }

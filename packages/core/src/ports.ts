@@ -545,6 +545,68 @@ export interface IdempotencyRepository {
   release(apiKeyId: string, endpoint: string, key: string, lockedUntil: string): Promise<void>;
 }
 
+/** Where a walk over old messages stopped: the last message it looked at. */
+export interface MessageCursor {
+  createdAt: string;
+  id: string;
+}
+
+export interface OldMessagesQuery {
+  /** Only messages created before this are deleted. */
+  createdBefore: string;
+  /** The sweep's time: a message still `sent` whose `expiresAt` is after it is kept. */
+  now: string;
+  /** Continue after this message (in `createdAt`, then `id` order); `null` starts at the oldest. */
+  after: MessageCursor | null;
+  /** How many messages one call looks at, at most; it bounds the work of one batch. */
+  limit: number;
+}
+
+export interface OldMessagesDeleted {
+  /** How many messages were deleted, each with its events, deliveries and attempts. */
+  deleted: number;
+  /**
+   * The last message looked at, to continue from; `null` when fewer than `limit` were left to
+   * look at (the walk reached the end).
+   */
+  next: MessageCursor | null;
+}
+
+/**
+ * What retention deletes. Every method deletes a bounded batch in one short transaction and
+ * answers how much it did, so a sweep can go on in small steps between other work. Profiles,
+ * consent history, campaigns, keys and subscriptions are never touched.
+ */
+export interface RetentionRepository {
+  /**
+   * Looks at up to `limit` messages created before `createdBefore`, oldest first after
+   * `after`, and deletes those whose deliveries are none of them `pending` and whose lifecycle
+   * is not still open (`sent` with `expiresAt` after `now`), each together with its events,
+   * deliveries and their attempts. Atomic per call: a reader sees a message with all its
+   * records or not at all. Skips (keeps, for a later call) a message whose row or deliveries
+   * another transaction holds, so concurrent sweepers never wait on each other or on claims.
+   */
+  deleteOldMessages(query: OldMessagesQuery): Promise<OldMessagesDeleted>;
+  /**
+   * Deletes up to `limit` idempotency records whose `expiresAt` is at or before `now` and that
+   * no request holds (completed, or in progress with `lockedUntil` at or before `now`).
+   * Returns how many.
+   */
+  deleteExpiredIdempotencyRecords(now: string, limit: number): Promise<number>;
+  /**
+   * Deletes up to `limit` rate-limit hits made at or before `before` (ms since the epoch), of
+   * any key; `hit` prunes only the key it counts, so keys that stopped sending leave theirs.
+   * Returns how many.
+   */
+  deleteRateLimitHitsBefore(before: number, limit: number): Promise<number>;
+  /**
+   * Gives the space freed by deletes back to the file system where the storage can (SQLite
+   * in incremental auto-vacuum mode, a bounded number of pages per call); elsewhere a no-op.
+   * Call it outside a transaction. Returns how many pages it released (0 when none or unknown).
+   */
+  reclaimSpace(): Promise<number>;
+}
+
 /** The repositories, as seen inside or outside a transaction. */
 export interface Repositories {
   organizations: OrganizationRepository;
@@ -558,6 +620,7 @@ export interface Repositories {
   deliveries: DeliveryRepository;
   rateLimits: RateLimitRepository;
   idempotency: IdempotencyRepository;
+  retention: RetentionRepository;
 }
 
 export interface Storage extends Repositories {

@@ -11,6 +11,7 @@ import { messagesContract } from "./messages-contract.js";
 import { profileListContract } from "./profile-list-contract.js";
 import { profilesContract } from "./profiles-contract.js";
 import { rateLimitsContract } from "./rate-limits-contract.js";
+import { retentionContract } from "./retention-contract.js";
 import { transactionsContract } from "./transactions-contract.js";
 import { webhookChangesContract } from "./webhook-changes-contract.js";
 import { webhooksContract } from "./webhooks-contract.js";
@@ -33,6 +34,7 @@ export function runStorageContract(name: string, makeHarness: HarnessFactory): v
     deliveryClaimsContract(harness);
     deliveryOutcomesContract(harness);
     rateLimitsContract(harness);
+    retentionContract(harness);
     idempotencyContract(harness);
     transactionsContract(harness);
     concurrencyContract(harness);

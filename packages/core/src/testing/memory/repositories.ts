@@ -9,6 +9,7 @@ import { memoryMessages } from "./messages.js";
 import { memoryOrganizations } from "./organizations.js";
 import { memoryProfiles } from "./profiles.js";
 import { memoryRateLimits } from "./rate-limits.js";
+import { memoryRetention } from "./retention.js";
 import type { MemoryScope } from "./scope.js";
 import { memoryWebhooks } from "./webhooks.js";
 
@@ -26,5 +27,6 @@ export function memoryRepositories(scope: MemoryScope): Repositories {
     deliveries: memoryDeliveries(scope),
     rateLimits: memoryRateLimits(scope),
     idempotency: memoryIdempotency(scope),
+    retention: memoryRetention(scope),
   };
 }

@@ -1,0 +1,103 @@
+import type { RetentionRepository } from "@tidings/core";
+import type { Sql } from "../sql.js";
+
+interface CandidateRow {
+  id: string;
+  created_at: string;
+  status: string;
+  expires_at: string;
+}
+
+/**
+ * Retention's deletes, each batch in one transaction that never waits for a lock: rows another
+ * transaction holds (a second sweeper, a claim, a lifecycle change, a redelivery) are skipped
+ * and left for a later batch. Locks are taken messages first, then their deliveries in id
+ * order, the order in which lifecycle changes take them, so no cycle can form.
+ */
+export function retentionRepository(sql: Sql): RetentionRepository {
+  const t = sql.tables;
+  return {
+    deleteOldMessages: ({ createdBefore, now, after, limit }) =>
+      sql.atomic(async (tx) => {
+        const looked = await tx.rows<CandidateRow>(
+          `SELECT id, created_at, status, expires_at FROM ${t.messages}
+           WHERE created_at < $1 AND (created_at, id) > ($2, $3)
+           ORDER BY created_at, id LIMIT $4
+           FOR UPDATE SKIP LOCKED`,
+          [createdBefore, after?.createdAt ?? "", after?.id ?? "", limit],
+        );
+        const candidates = looked
+          .filter((m) => !(m.status === "sent" && m.expires_at > now))
+          .map((m) => m.id);
+        // A delivery locked by someone else is not read; its message is kept for later, as
+        // its status may be about to change (a redelivery makes a failed one pending again).
+        const locked = await tx.rows<{ message_id: string; status: string }>(
+          `SELECT message_id, status FROM ${t.deliveries}
+           WHERE message_id = ANY($1::text[]) ORDER BY id FOR UPDATE SKIP LOCKED`,
+          [candidates],
+        );
+        const all = await tx.rows<{ message_id: string; n: string }>(
+          `SELECT message_id, count(*) AS n FROM ${t.deliveries}
+           WHERE message_id = ANY($1::text[]) GROUP BY message_id`,
+          [candidates],
+        );
+        const lockedCount = new Map<string, number>();
+        const pending = new Set<string>();
+        for (const row of locked) {
+          lockedCount.set(row.message_id, (lockedCount.get(row.message_id) ?? 0) + 1);
+          if (row.status === "pending") pending.add(row.message_id);
+        }
+        const skipped = new Set(
+          all
+            .filter((row) => Number(row.n) !== (lockedCount.get(row.message_id) ?? 0))
+            .map((row) => row.message_id),
+        );
+        const doomed = candidates.filter((id) => !pending.has(id) && !skipped.has(id));
+        if (doomed.length > 0) {
+          // Children first: attempts belong to deliveries, events to messages.
+          await tx.rows(
+            `DELETE FROM ${t.deliveryAttempts} WHERE delivery_id IN
+               (SELECT id FROM ${t.deliveries} WHERE message_id = ANY($1::text[]))`,
+            [doomed],
+          );
+          await tx.rows(`DELETE FROM ${t.deliveries} WHERE message_id = ANY($1::text[])`, [doomed]);
+          await tx.rows(`DELETE FROM ${t.messageEvents} WHERE message_id = ANY($1::text[])`, [
+            doomed,
+          ]);
+          await tx.rows(`DELETE FROM ${t.messages} WHERE id = ANY($1::text[])`, [doomed]);
+        }
+        const last = looked.at(-1);
+        return {
+          deleted: doomed.length,
+          next:
+            looked.length === limit && last !== undefined
+              ? { createdAt: last.created_at, id: last.id }
+              : null,
+        };
+      }),
+    deleteExpiredIdempotencyRecords: async (now, limit) => {
+      const rows = await sql.rows(
+        `DELETE FROM ${t.idempotencyRecords} WHERE (api_key_id, endpoint, key) IN (
+           SELECT api_key_id, endpoint, key FROM ${t.idempotencyRecords}
+           WHERE expires_at <= $1
+             AND (state = 'completed' OR locked_until IS NULL OR locked_until <= $1)
+           LIMIT $2 FOR UPDATE SKIP LOCKED)
+         RETURNING 1`,
+        [now, limit],
+      );
+      return rows.length;
+    },
+    deleteRateLimitHitsBefore: async (before, limit) => {
+      const rows = await sql.rows(
+        `DELETE FROM ${t.rateLimitHits} WHERE seq IN (
+           SELECT seq FROM ${t.rateLimitHits} WHERE at <= $1 ORDER BY at LIMIT $2
+           FOR UPDATE SKIP LOCKED)
+         RETURNING 1`,
+        [before, limit],
+      );
+      return rows.length;
+    },
+    // Autovacuum reuses the space of deleted rows; nothing to hand back by hand.
+    reclaimSpace: async () => 0,
+  };
+}
