@@ -36,6 +36,11 @@ export interface TidingsConfig {
   webhookRetryWindowMs: number;
   /** Hard deadline of one webhook POST, in ms (15 000). */
   webhookTimeoutMs: number;
+  /**
+   * How long a message is kept, with its events, deliveries and attempts, in ms (90 days),
+   * counted from its creation; longer while one of its deliveries is still pending.
+   */
+  retentionMs: number;
 }
 
 export const defaultConfig: TidingsConfig = {
@@ -47,6 +52,7 @@ export const defaultConfig: TidingsConfig = {
   webhookBackoffCapMs: 6 * 60 * 60 * 1000,
   webhookRetryWindowMs: 72 * 60 * 60 * 1000,
   webhookTimeoutMs: 15_000,
+  retentionMs: 90 * 24 * 60 * 60 * 1000,
 };
 
 /** Everything a use case may touch. */

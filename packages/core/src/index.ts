@@ -61,6 +61,8 @@ export type { ProfileView } from "./profiles/profile-view.js";
 export { toProfileView } from "./profiles/profile-view.js";
 export { updateProfile } from "./profiles/update-profile.js";
 export * from "./rate-limit/send-rate-limit.js";
+export * from "./retention/retention-clock.js";
+export * from "./retention/retention-sweep.js";
 export * from "./secrets/secret-box.js";
 export type { ManualClock } from "./shared/clock.js";
 export { isoAt, manualClock, systemClock } from "./shared/clock.js";
