@@ -36,6 +36,8 @@ describe("readConfig", () => {
         webhookBackoffCapMs: 21_600_000,
         webhookRetryWindowMs: 259_200_000,
         webhookLeaseMs: 60_000,
+        retentionMs: 90 * 86_400_000,
+        idempotencyTtlMs: 86_400_000,
         logLevel: "info",
       }),
     );
@@ -55,6 +57,8 @@ describe("readConfig", () => {
       TIDINGS_WEBHOOK_BACKOFF_CAP_MS: "1000",
       TIDINGS_WEBHOOK_RETRY_WINDOW_MS: "5000",
       TIDINGS_WEBHOOK_LEASE_MS: "25000",
+      TIDINGS_RETENTION: "2m",
+      TIDINGS_IDEMPOTENCY_TTL: "1500ms",
       TIDINGS_LOG_LEVEL: "debug",
     });
     expect(result).toEqual(
@@ -72,6 +76,8 @@ describe("readConfig", () => {
         webhookBackoffCapMs: 1000,
         webhookRetryWindowMs: 5000,
         webhookLeaseMs: 25_000,
+        retentionMs: 120_000,
+        idempotencyTtlMs: 1500,
         logLevel: "debug",
       }),
     );
@@ -98,6 +104,12 @@ describe("readConfig", () => {
     // The lease must outlast the 15 s webhook timeout plus the engine's 5 s margin.
     ["TIDINGS_WEBHOOK_LEASE_MS", "20000"],
     ["TIDINGS_LOG_LEVEL", "verbose"],
+    ["TIDINGS_RETENTION", "90"],
+    ["TIDINGS_RETENTION", "3 months"],
+    ["TIDINGS_RETENTION", "0d"],
+    ["TIDINGS_RETENTION", "99999999d"],
+    ["TIDINGS_IDEMPOTENCY_TTL", "1.5h"],
+    ["TIDINGS_IDEMPOTENCY_TTL", "500ms"],
   ])("refuses a bad %s (%j) with a message naming the variable", (name, value) => {
     const errors = errorsOf({ [name]: value });
     expect(errors).toHaveLength(1);
@@ -162,6 +174,8 @@ describe("readConfig", () => {
       "TIDINGS_WEBHOOK_BACKOFF_CAP_MS",
       "TIDINGS_WEBHOOK_RETRY_WINDOW_MS",
       "TIDINGS_WEBHOOK_LEASE_MS",
+      "TIDINGS_RETENTION",
+      "TIDINGS_IDEMPOTENCY_TTL",
       "TIDINGS_LOG_LEVEL",
     ]);
   });

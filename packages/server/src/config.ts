@@ -3,6 +3,7 @@ import { isIP } from "node:net";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { defaultConfig, parseSecretKey } from "@tidings/core";
 import { err, ok, type Result } from "neverthrow";
+import { formatDuration, parseDuration } from "./duration.js";
 
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 
@@ -26,6 +27,10 @@ export interface ServerConfig {
   webhookRetryWindowMs: number;
   /** How long a claimed webhook delivery stays leased to one engine before others may take it. */
   webhookLeaseMs: number;
+  /** `TIDINGS_RETENTION`: how long messages, their events, deliveries and attempts are kept. */
+  retentionMs: number;
+  /** `TIDINGS_IDEMPOTENCY_TTL`: how long an Idempotency-Key is remembered. */
+  idempotencyTtlMs: number;
   logLevel: LogLevel;
 }
 
@@ -45,6 +50,8 @@ export const CONFIG_DEFAULTS = {
   TIDINGS_WEBHOOK_BACKOFF_CAP_MS: "21600000",
   TIDINGS_WEBHOOK_RETRY_WINDOW_MS: "259200000",
   TIDINGS_WEBHOOK_LEASE_MS: "60000",
+  TIDINGS_RETENTION: "90d",
+  TIDINGS_IDEMPOTENCY_TTL: "24h",
   TIDINGS_LOG_LEVEL: "info",
 } as const;
 
@@ -53,6 +60,9 @@ export const CONFIG_DEFAULTS = {
  * engine's 5 s margin, so an attempt always ends (and is recorded) while its lease still holds.
  */
 export const MIN_WEBHOOK_LEASE_MS = defaultConfig.webhookTimeoutMs + 5_000 + 1;
+
+/** The longest duration a setting takes; anything longer is surely a typo. */
+const MAX_DURATION_MS = 36_500 * 86_400_000;
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
@@ -73,6 +83,17 @@ export function readConfig(env: Env, cwd = process.cwd()): Result<ServerConfig, 
     if (!Number.isSafeInteger(value) || value < min || value > max) {
       errors.push(
         `${name} must be a whole number from ${min} to ${max}, not ${JSON.stringify(text)}.`,
+      );
+      return min;
+    }
+    return value;
+  };
+  const duration = (name: keyof typeof CONFIG_DEFAULTS, min: number): number => {
+    const text = get(name);
+    const value = parseDuration(text);
+    if (value === null || value < min || value > MAX_DURATION_MS) {
+      errors.push(
+        `${name} must be a duration such as 90d, 24h, 30m, 45s or 1500ms, from ${formatDuration(min)} to 100 years, not ${JSON.stringify(text)}.`,
       );
       return min;
     }
@@ -141,6 +162,8 @@ export function readConfig(env: Env, cwd = process.cwd()): Result<ServerConfig, 
     webhookBackoffCapMs: integer("TIDINGS_WEBHOOK_BACKOFF_CAP_MS", 1, 7 * 86_400_000),
     webhookRetryWindowMs: integer("TIDINGS_WEBHOOK_RETRY_WINDOW_MS", 1, 30 * 86_400_000),
     webhookLeaseMs: integer("TIDINGS_WEBHOOK_LEASE_MS", MIN_WEBHOOK_LEASE_MS, 86_400_000),
+    retentionMs: duration("TIDINGS_RETENTION", 1000),
+    idempotencyTtlMs: duration("TIDINGS_IDEMPOTENCY_TTL", 1000),
     logLevel: logLevel as LogLevel,
   };
   const backoffRead = !errors.some((e) => e.startsWith("TIDINGS_WEBHOOK_BACKOFF_"));

@@ -46,6 +46,11 @@ export function listMessageEvents(
     const message = await findMessage(deps.storage, actor.organizationId, messageId);
     if (!message) return err(messageNotFound(messageId));
     const events = await deps.storage.messages.listEvents(actor.organizationId, messageId);
+    // Retention deletes a message with its events atomically: if it is still there after the
+    // events were read, they were read whole; if not, it is gone, not a message without events.
+    if (!(await findMessage(deps.storage, actor.organizationId, messageId))) {
+      return err(messageNotFound(messageId));
+    }
     return ok(events.map(toMessageEventView));
   });
 }

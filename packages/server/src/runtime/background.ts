@@ -4,6 +4,7 @@ import { createDeliveryEngine, type DeliveryLogEntry } from "@tidings/core";
 import type { Logger } from "../logger.js";
 import { startExpirySweep } from "./expiry-sweep.js";
 import { startMaintenance } from "./maintenance.js";
+import { startRetentionSweep } from "./retention-sweep.js";
 import type { Runtime } from "./runtime.js";
 
 /** Every webhook attempt is logged: status, duration, error (DESIGN "Retries"). */
@@ -30,7 +31,7 @@ export interface BackgroundWork {
 }
 
 /**
- * Starts the webhook delivery engine, the expiry sweep and the storage's housekeeping. The engine wakes when this process
+ * Starts the webhook delivery engine, the expiry sweep, the retention sweep and the storage's housekeeping. The engine wakes when this process
  * queues a delivery and, on PostgreSQL, when another one does (LISTEN/NOTIFY); it also polls.
  */
 export async function startBackgroundWork(
@@ -49,6 +50,7 @@ export async function startBackgroundWork(
   engine.start();
   const sweep = startExpirySweep(runtime.deps, logger);
   const maintenance = startMaintenance(runtime.maintain, logger);
+  const retention = startRetentionSweep(runtime.deps, logger);
   let unlisten: (() => Promise<void>) | null = null;
   if (runtime.listenForDeliveries) {
     unlisten = await runtime.listenForDeliveries(() => engine.wake());
@@ -59,6 +61,7 @@ export async function startBackgroundWork(
       await unlisten?.();
       await sweep.stop();
       await maintenance.stop();
+      await retention.stop();
       await engine.stop();
     },
   };

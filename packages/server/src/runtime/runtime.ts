@@ -36,6 +36,8 @@ export function tidingsConfig(config: ServerConfig): TidingsConfig {
     webhookBackoffBaseMs: config.webhookBackoffBaseMs,
     webhookBackoffCapMs: config.webhookBackoffCapMs,
     webhookRetryWindowMs: config.webhookRetryWindowMs,
+    retentionMs: config.retentionMs,
+    idempotencyTtlMs: config.idempotencyTtlMs,
   };
 }
 
