@@ -32,7 +32,8 @@ export interface BackgroundWork {
 
 /**
  * Starts the webhook delivery engine, the expiry sweep, the retention sweep and the storage's
- * housekeeping. The engine wakes when this process queues a delivery and, on PostgreSQL, when another one does (LISTEN/NOTIFY); it also polls.
+ * housekeeping. The engine wakes when this process queues a delivery and, on PostgreSQL, when
+ * another one does (LISTEN/NOTIFY); it also polls.
  */
 export async function startBackgroundWork(
   runtime: Runtime,
