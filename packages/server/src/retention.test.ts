@@ -3,8 +3,9 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { main } from "./cli/main.js";
-import { Captured, runCli, tempWorkspace } from "./testing/run-cli.js";
+import { startServer } from "./testing/child-cli.js";
+import { createSender } from "./testing/process-cluster.js";
+import { runCli, tempWorkspace } from "./testing/run-cli.js";
 
 let workspace: ReturnType<typeof tempWorkspace>;
 const receivers: Server[] = [];
@@ -49,69 +50,13 @@ describe("retention through the running server", () => {
       TIDINGS_WEBHOOK_BACKOFF_CAP_MS: "300",
       TIDINGS_WEBHOOK_RETRY_WINDOW_MS: "6000",
     };
-    const org = (await runCli(["orgs", "create", "--name", "Acme", "--json"], env)).json<{
-      org_id: string;
-    }>().org_id;
-    const { token } = (
-      await runCli(
-        [
-          "keys",
-          "create",
-          "--org",
-          org,
-          "--scopes",
-          "profiles:read,profiles:write,messages:send",
-          "--json",
-        ],
-        env,
-      )
-    ).json<{ token: string }>();
-    const { campaign_id } = (
-      await runCli(
-        [
-          "campaigns",
-          "create",
-          "--org",
-          org,
-          "--name",
-          "Login",
-          "--channel",
-          "sms",
-          "--category",
-          "otp",
-          "--sender",
-          "Acme",
-          "--template",
-          "Your code is {{pin}}",
-          "--active",
-          "--json",
-        ],
-        env,
-      )
-    ).json<{ campaign_id: string }>();
-
-    const stdout = new Captured();
-    let requestStop: (signal: string) => void = () => undefined;
-    const exit = main(["serve", "--port", "0"], {
+    const { token, campaignId: campaign_id } = await createSender(
       env,
-      cwd: workspace.dir,
-      stdout,
-      stderr: new Captured(),
-      waitForShutdown: () =>
-        new Promise<string>((resolve) => {
-          requestStop = resolve;
-        }),
-    });
-    const logs = () =>
-      stdout
-        .text()
-        .split("\n")
-        .filter((line) => line !== "")
-        .map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(await eventually(() => logs().some((l) => l.msg === "listening"), 10_000)).toBe(true);
-    const port = logs().find((l) => l.msg === "listening")?.port;
+      "profiles:read,profiles:write,messages:send",
+    );
+    const server = await startServer(env);
     const api = (path: string, body?: unknown, headers: Record<string, string> = {}) =>
-      fetch(`http://127.0.0.1:${port}${path}`, {
+      fetch(`http://127.0.0.1:${server.port}${path}`, {
         method: body === undefined ? "GET" : "POST",
         headers: {
           authorization: `Bearer ${token}`,
@@ -189,9 +134,9 @@ describe("retention through the running server", () => {
     // What retention never deletes.
     expect((await api(`/v1/profiles/${public_id}`)).status).toBe(200);
 
-    requestStop("SIGTERM");
-    expect(await exit).toBe(0);
-    const lines = logs();
+    server.child.kill("SIGTERM");
+    expect(await server.exited).toBe(0);
+    const lines = server.logs;
     expect(lines.filter((l) => l.level === "error")).toEqual([]);
     expect(lines).toEqual(
       expect.arrayContaining([
