@@ -1,28 +1,28 @@
-/** SQLite has no boolean: flags are stored as 0 / 1. */
+import { type SqlCodec, selectLists, sqlRecords } from "@tidings/core/sql";
+
+/**
+ * SQLite's side of the shared row mapping: it has no boolean, so flags are stored as 0 / 1;
+ * integers arrive as numbers; JSON columns are TEXT and are selected as they are.
+ */
+export const sqliteCodec: SqlCodec = {
+  readFlag: (value) => (value === 1 ? true : value === 0 ? false : undefined),
+  readInteger: (value) =>
+    typeof value === "number" && Number.isSafeInteger(value) ? value : undefined,
+  selectJson: (column, alias) => alias + column,
+};
+
+/** Each record decoded from its SQLite row. */
+export const records = sqlRecords(sqliteCodec);
+
+/** Each table's select list, in the order of its INSERT column list. */
+export const select = selectLists(sqliteCodec);
+
+/** A flag's stored form. */
 export const toFlag = (value: boolean): 0 | 1 => (value ? 1 : 0);
 
-export const fromFlag = (value: number): boolean => value === 1;
-
-/** A nullable flag, for consent history's `oldValue`. */
+/** A nullable flag's stored form, for consent history's `oldValue`. */
 export const toFlagOrNull = (value: boolean | null): 0 | 1 | null =>
   value === null ? null : toFlag(value);
-
-export const fromFlagOrNull = (value: number | null): boolean | null =>
-  value === null ? null : fromFlag(value);
-
-/** JSON columns are TEXT. */
-export const toJson = (value: unknown): string => JSON.stringify(value);
-
-export const toJsonOrNull = (value: unknown): string | null =>
-  value === null ? null : JSON.stringify(value);
-
-export function fromJson<T>(text: string): T {
-  return JSON.parse(text) as T;
-}
-
-export function fromJsonOrNull<T>(text: string | null): T | null {
-  return text === null ? null : (JSON.parse(text) as T);
-}
 
 /**
  * Whether `error` is SQLite refusing a write because a UNIQUE index on `target` (a

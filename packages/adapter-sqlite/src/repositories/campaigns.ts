@@ -1,41 +1,8 @@
-import type { CampaignRecord, CampaignRepository, Category, Channel } from "@tidings/core";
-import { fromFlag, toFlag } from "../columns.js";
+import type { CampaignRecord, CampaignRepository } from "@tidings/core";
+import { insertColumns, sqlTables } from "@tidings/core/sql";
+import { records, select, toFlag } from "../columns.js";
 import type { Sql } from "../sqlite-database.js";
 import type { SyncOf } from "../sync-repository.js";
-
-export interface CampaignRow {
-  id: string;
-  organization_id: string;
-  name: string;
-  channel: string;
-  sms_fallback: number;
-  category: string;
-  sender: string;
-  template: string;
-  ttl_seconds: number;
-  status: string;
-  created_at: string;
-  updated_at: string;
-}
-
-export const campaignColumns =
-  "id, organization_id, name, channel, sms_fallback, category, sender, template, " +
-  "ttl_seconds, status, created_at, updated_at";
-
-export const toCampaign = (row: CampaignRow): CampaignRecord => ({
-  id: row.id,
-  organizationId: row.organization_id,
-  name: row.name,
-  channel: row.channel as Channel,
-  smsFallback: fromFlag(row.sms_fallback),
-  category: row.category as Category,
-  sender: row.sender,
-  template: row.template,
-  ttlSeconds: row.ttl_seconds,
-  status: row.status === "active" ? "active" : "inactive",
-  createdAt: row.created_at,
-  updatedAt: row.updated_at,
-});
 
 const campaignParams = (campaign: CampaignRecord) => ({
   ...campaign,
@@ -47,23 +14,23 @@ export function campaignRepository(sql: Sql): SyncOf<CampaignRepository> {
   return {
     insert(campaign) {
       sql(
-        `INSERT INTO campaigns (${campaignColumns})
+        `INSERT INTO campaigns (${insertColumns(sqlTables.campaigns)})
          VALUES (@id, @organizationId, @name, @channel, @smsFallback, @category, @sender,
            @template, @ttlSeconds, @status, @createdAt, @updatedAt)`,
       ).run(campaignParams(campaign));
     },
     get(organizationId, id) {
       const row = sql(
-        `SELECT ${campaignColumns} FROM campaigns WHERE id = ? AND organization_id = ?`,
+        `SELECT ${select.campaigns} FROM campaigns WHERE id = ? AND organization_id = ?`,
       ).get(id, organizationId);
-      return row === undefined ? null : toCampaign(row as CampaignRow);
+      return row === undefined ? null : records.campaign(row);
     },
     list(organizationId) {
       const rows = sql(
-        `SELECT ${campaignColumns} FROM campaigns WHERE organization_id = ?
+        `SELECT ${select.campaigns} FROM campaigns WHERE organization_id = ?
          ORDER BY created_at, id`,
-      ).all(organizationId) as CampaignRow[];
-      return rows.map(toCampaign);
+      ).all(organizationId);
+      return rows.map(records.campaign);
     },
     update(campaign) {
       const result = sql(

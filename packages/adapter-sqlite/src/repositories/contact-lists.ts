@@ -1,52 +1,20 @@
-import type { ContactListRecord, ContactListRepository, MembershipRecord } from "@tidings/core";
-import { isUniqueViolation } from "../columns.js";
+import type { ContactListRepository } from "@tidings/core";
+import { insertColumns, sqlTables } from "@tidings/core/sql";
+import { isUniqueViolation, records, select } from "../columns.js";
 import type { Sql } from "../sqlite-database.js";
 import type { SyncOf } from "../sync-repository.js";
-
-interface ContactListRow {
-  id: string;
-  organization_id: string;
-  name: string;
-  created_at: string;
-}
-
-export interface MembershipRow {
-  list_id: string;
-  profile_id: string;
-  organization_id: string;
-  added_at: string;
-}
-
-const listColumns = "id, organization_id, name, created_at";
-
-const toContactList = (row: ContactListRow): ContactListRecord => ({
-  id: row.id,
-  organizationId: row.organization_id,
-  name: row.name,
-  createdAt: row.created_at,
-});
-
-export const toMembership = (row: MembershipRow): MembershipRecord => ({
-  listId: row.list_id,
-  profileId: row.profile_id,
-  organizationId: row.organization_id,
-  addedAt: row.added_at,
-});
 
 const ids = (rows: unknown[]): string[] => (rows as Array<{ id: string }>).map((row) => row.id);
 
 /** Contact lists (names unique per organization) and their memberships. */
 export function contactListRepository(sql: Sql): SyncOf<ContactListRepository> {
-  const one = (row: unknown) => (row === undefined ? null : toContactList(row as ContactListRow));
+  const one = (row: unknown) => (row === undefined ? null : records.contactList(row));
   return {
     insert(list) {
       try {
-        sql(`INSERT INTO contact_lists (${listColumns}) VALUES (?, ?, ?, ?)`).run(
-          list.id,
-          list.organizationId,
-          list.name,
-          list.createdAt,
-        );
+        sql(
+          `INSERT INTO contact_lists (${insertColumns(sqlTables.contactLists)}) VALUES (?, ?, ?, ?)`,
+        ).run(list.id, list.organizationId, list.name, list.createdAt);
       } catch (error) {
         if (isUniqueViolation(error, "contact_lists.name")) return "name_taken";
         throw error;
@@ -54,30 +22,28 @@ export function contactListRepository(sql: Sql): SyncOf<ContactListRepository> {
     },
     get(organizationId, id) {
       return one(
-        sql(`SELECT ${listColumns} FROM contact_lists WHERE id = ? AND organization_id = ?`).get(
-          id,
-          organizationId,
-        ),
+        sql(
+          `SELECT ${select.contactLists} FROM contact_lists WHERE id = ? AND organization_id = ?`,
+        ).get(id, organizationId),
       );
     },
     findByName(organizationId, name) {
       return one(
-        sql(`SELECT ${listColumns} FROM contact_lists WHERE organization_id = ? AND name = ?`).get(
-          organizationId,
-          name,
-        ),
+        sql(
+          `SELECT ${select.contactLists} FROM contact_lists WHERE organization_id = ? AND name = ?`,
+        ).get(organizationId, name),
       );
     },
     list(organizationId) {
       const rows = sql(
-        `SELECT ${listColumns} FROM contact_lists WHERE organization_id = ?
+        `SELECT ${select.contactLists} FROM contact_lists WHERE organization_id = ?
          ORDER BY created_at, id`,
-      ).all(organizationId) as ContactListRow[];
-      return rows.map(toContactList);
+      ).all(organizationId);
+      return rows.map(records.contactList);
     },
     addMember(membership) {
       const result = sql(
-        `INSERT INTO list_memberships (list_id, profile_id, organization_id, added_at)
+        `INSERT INTO list_memberships (${insertColumns(sqlTables.listMemberships)})
          VALUES (?, ?, ?, ?) ON CONFLICT (list_id, profile_id) DO NOTHING`,
       ).run(membership.listId, membership.profileId, membership.organizationId, membership.addedAt);
       return result.changes === 1;

@@ -1,89 +1,9 @@
-import type {
-  DeliveryAttemptRecord,
-  DeliveryDestination,
-  DeliveryRecord,
-  DeliveryRepository,
-  DeliveryStatus,
-} from "@tidings/core";
+import type { DeliveryRepository } from "@tidings/core";
+import { byDue, insertColumns, isoPlus, sqlTables, toJson } from "@tidings/core/sql";
 import { atomically } from "../atomically.js";
-import { fromJson, toJson } from "../columns.js";
+import { records, select } from "../columns.js";
 import type { Sql, SqliteDatabase } from "../sqlite-database.js";
 import type { SyncOf } from "../sync-repository.js";
-
-export interface DeliveryRow {
-  id: string;
-  organization_id: string;
-  event_id: string;
-  message_id: string | null;
-  topic: string;
-  destination: string;
-  destination_key: string;
-  payload: string;
-  status: string;
-  attempts: number;
-  next_attempt_at: string;
-  first_attempt_at: string | null;
-  lease_owner: string | null;
-  lease_expires_at: string | null;
-  last_status_code: number | null;
-  last_error: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface AttemptRow {
-  delivery_id: string;
-  organization_id: string;
-  attempt: number;
-  started_at: string;
-  duration_ms: number;
-  status_code: number | null;
-  error: string | null;
-  response_body: string | null;
-}
-
-export const deliveryColumns =
-  "id, organization_id, event_id, message_id, topic, destination, destination_key, payload, " +
-  "status, attempts, next_attempt_at, first_attempt_at, lease_owner, lease_expires_at, " +
-  "last_status_code, last_error, created_at, updated_at";
-
-export const attemptColumns =
-  "delivery_id, organization_id, attempt, started_at, duration_ms, status_code, error, " +
-  "response_body";
-
-export const toDelivery = (row: DeliveryRow): DeliveryRecord => ({
-  id: row.id,
-  organizationId: row.organization_id,
-  eventId: row.event_id,
-  messageId: row.message_id,
-  topic: row.topic,
-  destination: fromJson<DeliveryDestination>(row.destination),
-  destinationKey: row.destination_key,
-  payload: row.payload,
-  status: row.status as DeliveryStatus,
-  attempts: row.attempts,
-  nextAttemptAt: row.next_attempt_at,
-  firstAttemptAt: row.first_attempt_at,
-  leaseOwner: row.lease_owner,
-  leaseExpiresAt: row.lease_expires_at,
-  lastStatusCode: row.last_status_code,
-  lastError: row.last_error,
-  createdAt: row.created_at,
-  updatedAt: row.updated_at,
-});
-
-export const toAttempt = (row: AttemptRow): DeliveryAttemptRecord => ({
-  deliveryId: row.delivery_id,
-  organizationId: row.organization_id,
-  attempt: row.attempt,
-  startedAt: row.started_at,
-  durationMs: row.duration_ms,
-  statusCode: row.status_code,
-  error: row.error,
-  responseBody: row.response_body,
-});
-
-const isoPlus = (iso: string, ms: number): string => new Date(Date.parse(iso) + ms).toISOString();
 
 /** Webhook deliveries, claimed by engines as time-limited leases, and their attempt log. */
 export function deliveryRepository(db: SqliteDatabase, sql: Sql): SyncOf<DeliveryRepository> {
@@ -133,7 +53,7 @@ export function deliveryRepository(db: SqliteDatabase, sql: Sql): SyncOf<Deliver
   return {
     insert(delivery) {
       sql(
-        `INSERT INTO deliveries (${deliveryColumns})
+        `INSERT INTO deliveries (${insertColumns(sqlTables.deliveries)})
          VALUES (@id, @organizationId, @eventId, @messageId, @topic, @destination,
            @destinationKey, @payload, @status, @attempts, @nextAttemptAt, @firstAttemptAt, @leaseOwner, @leaseExpiresAt,
            @lastStatusCode, @lastError, @createdAt, @updatedAt)`,
@@ -142,17 +62,17 @@ export function deliveryRepository(db: SqliteDatabase, sql: Sql): SyncOf<Deliver
 
     get(organizationId, id) {
       const row = sql(
-        `SELECT ${deliveryColumns} FROM deliveries WHERE id = ? AND organization_id = ?`,
+        `SELECT ${select.deliveries} FROM deliveries WHERE id = ? AND organization_id = ?`,
       ).get(id, organizationId);
-      return row === undefined ? null : toDelivery(row as DeliveryRow);
+      return row === undefined ? null : records.delivery(row);
     },
 
     listForMessage(organizationId, messageId) {
       const rows = sql(
-        `SELECT ${deliveryColumns} FROM deliveries WHERE message_id = ? AND organization_id = ?
+        `SELECT ${select.deliveries} FROM deliveries WHERE message_id = ? AND organization_id = ?
          ORDER BY created_at, id`,
-      ).all(messageId, organizationId) as DeliveryRow[];
-      return rows.map(toDelivery);
+      ).all(messageId, organizationId);
+      return rows.map(records.delivery);
     },
 
     claimDue(now, limit, owner, leaseMs, options = {}) {
@@ -166,16 +86,14 @@ export function deliveryRepository(db: SqliteDatabase, sql: Sql): SyncOf<Deliver
         const rows = sql(
           `UPDATE deliveries SET lease_owner = @owner, lease_expires_at = @leaseExpiresAt
            WHERE seq IN (SELECT value FROM json_each(@seqs))
-           RETURNING ${deliveryColumns}`,
+           RETURNING ${select.deliveries}`,
         ).all({
           owner,
           leaseExpiresAt: isoPlus(now, leaseMs),
           seqs: toJson(seqs),
-        }) as DeliveryRow[];
+        });
         // RETURNING gives no order guarantee; the port promises oldest due first.
-        const order = (row: DeliveryRow) => `${row.next_attempt_at} ${row.id}`;
-        rows.sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
-        return rows.map(toDelivery);
+        return rows.map(records.delivery).sort(byDue);
       });
     },
 
@@ -184,7 +102,7 @@ export function deliveryRepository(db: SqliteDatabase, sql: Sql): SyncOf<Deliver
         // The attempt went out, so it is logged whatever became of the lease meanwhile; it
         // belongs to the delivery it completes, whatever ids the caller copied in.
         const logged = sql(
-          `INSERT INTO delivery_attempts (${attemptColumns})
+          `INSERT INTO delivery_attempts (${insertColumns(sqlTables.deliveryAttempts)})
            SELECT id, organization_id, @attempt, @startedAt, @durationMs, @statusCode, @error,
              @responseBody
            FROM deliveries WHERE id = @id`,
@@ -233,10 +151,10 @@ export function deliveryRepository(db: SqliteDatabase, sql: Sql): SyncOf<Deliver
 
     listAttempts(organizationId, deliveryId) {
       const rows = sql(
-        `SELECT ${attemptColumns} FROM delivery_attempts
+        `SELECT ${select.deliveryAttempts} FROM delivery_attempts
          WHERE delivery_id = ? AND organization_id = ? ORDER BY attempt, seq`,
-      ).all(deliveryId, organizationId) as AttemptRow[];
-      return rows.map(toAttempt);
+      ).all(deliveryId, organizationId);
+      return rows.map(records.attempt);
     },
 
     nextDueAt() {

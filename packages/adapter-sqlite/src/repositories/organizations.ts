@@ -1,18 +1,7 @@
-import type { OrganizationRecord, OrganizationRepository } from "@tidings/core";
+import type { OrganizationRepository } from "@tidings/core";
+import { records, select } from "../columns.js";
 import type { Sql } from "../sqlite-database.js";
 import type { SyncOf } from "../sync-repository.js";
-
-interface OrganizationRow {
-  id: string;
-  name: string;
-  created_at: string;
-}
-
-const toOrganization = (row: OrganizationRow): OrganizationRecord => ({
-  id: row.id,
-  name: row.name,
-  createdAt: row.created_at,
-});
 
 /** Organizations: just their id, name and creation time. */
 export function organizationRepository(sql: Sql): SyncOf<OrganizationRepository> {
@@ -25,8 +14,8 @@ export function organizationRepository(sql: Sql): SyncOf<OrganizationRepository>
       );
     },
     get(id) {
-      const row = sql("SELECT id, name, created_at FROM organizations WHERE id = ?").get(id);
-      return row === undefined ? null : toOrganization(row as OrganizationRow);
+      const row = sql(`SELECT ${select.organizations} FROM organizations WHERE id = ?`).get(id);
+      return row === undefined ? null : records.organization(row);
     },
   };
 }

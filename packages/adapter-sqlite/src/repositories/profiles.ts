@@ -1,56 +1,9 @@
-import type {
-  Attributes,
-  NewProfile,
-  ProfileRecord,
-  ProfileRepository,
-  ProfileSource,
-} from "@tidings/core";
+import type { NewProfile, ProfileRecord, ProfileRepository } from "@tidings/core";
+import { toJson } from "@tidings/core/sql";
 import { atomically } from "../atomically.js";
-import { fromFlag, fromJson, isUniqueViolation, toFlag, toJson } from "../columns.js";
+import { isUniqueViolation, records, select as columns, toFlag } from "../columns.js";
 import type { Sql, SqliteDatabase } from "../sqlite-database.js";
 import type { SyncOf } from "../sync-repository.js";
-
-export interface ProfileRow {
-  seq: number;
-  id: string;
-  organization_id: string;
-  phone_number: string;
-  email: string | null;
-  first_name: string | null;
-  last_name: string | null;
-  viber_marketing_consent: number;
-  sms_marketing_consent: number;
-  attributes: string;
-  source: string;
-  status: string;
-  created_at: string;
-  updated_at: string;
-  deleted_at: string | null;
-}
-
-export const profileColumns =
-  "seq, id, organization_id, phone_number, email, first_name, last_name, " +
-  "viber_marketing_consent, sms_marketing_consent, attributes, source, status, " +
-  "created_at, updated_at, deleted_at";
-
-/** A stored row as the port's record. */
-export const toProfile = (row: ProfileRow): ProfileRecord => ({
-  id: row.id,
-  organizationId: row.organization_id,
-  seq: row.seq,
-  phoneNumber: row.phone_number,
-  email: row.email,
-  firstName: row.first_name,
-  lastName: row.last_name,
-  viberMarketingConsent: fromFlag(row.viber_marketing_consent),
-  smsMarketingConsent: fromFlag(row.sms_marketing_consent),
-  attributes: fromJson<Attributes>(row.attributes),
-  source: row.source as ProfileSource,
-  status: row.status === "active" ? "active" : "inactive",
-  createdAt: row.created_at,
-  updatedAt: row.updated_at,
-  deletedAt: row.deleted_at,
-});
 
 /** The named parameters of a profile's columns. */
 const profileParams = (profile: NewProfile) => ({
@@ -80,12 +33,12 @@ const phoneIndex = "profiles.organization_id, profiles.phone_number";
 
 // Every query below names `status = 'active'` literally: SQLite only uses a partial index
 // when the query's WHERE clause implies the index's, which a bound parameter never does.
-const select = `SELECT ${profileColumns} FROM profiles`;
+const select = `SELECT ${columns.profiles} FROM profiles`;
 
 /** Profiles, with phone uniqueness among active profiles enforced by a partial UNIQUE index. */
 export function profileRepository(db: SqliteDatabase, sql: Sql): SyncOf<ProfileRepository> {
   const readRows = (text: string, params: object): ProfileRecord[] =>
-    (sql(text).all(params) as ProfileRow[]).map(toProfile);
+    sql(text).all(params).map(records.profile);
 
   return {
     insert(profile) {
@@ -97,9 +50,9 @@ export function profileRepository(db: SqliteDatabase, sql: Sql): SyncOf<ProfileR
            VALUES (@id, @organizationId, @phoneNumber, @email, @emailLower, @firstName,
              @lastName, @viber, @sms, @attributes, @source, @status, @createdAt, @updatedAt,
              @deletedAt)
-           RETURNING ${profileColumns}`,
-        ).get(profileParams(profile)) as ProfileRow;
-        return toProfile(row);
+           RETURNING ${columns.profiles}`,
+        ).get(profileParams(profile));
+        return records.profile(row);
       } catch (error) {
         if (isUniqueViolation(error, phoneIndex)) return "phone_number_taken";
         throw error;
@@ -111,14 +64,14 @@ export function profileRepository(db: SqliteDatabase, sql: Sql): SyncOf<ProfileR
         id,
         organizationId,
       );
-      return row === undefined ? null : toProfile(row as ProfileRow);
+      return row === undefined ? null : records.profile(row);
     },
 
     findByPhone(organizationId, phoneNumber) {
       const row = sql(
         `${select} WHERE organization_id = ? AND phone_number = ? AND status = 'active'`,
       ).get(organizationId, phoneNumber);
-      return row === undefined ? null : toProfile(row as ProfileRow);
+      return row === undefined ? null : records.profile(row);
     },
 
     findByEmail(organizationId, email, limit) {

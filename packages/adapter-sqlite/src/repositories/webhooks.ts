@@ -1,39 +1,8 @@
-import type {
-  WebhookSubscriptionChanges,
-  WebhookSubscriptionRecord,
-  WebhookSubscriptionRepository,
-  WebhookTopic,
-} from "@tidings/core";
-import { fromJson, toJson } from "../columns.js";
+import type { WebhookSubscriptionChanges, WebhookSubscriptionRepository } from "@tidings/core";
+import { insertColumns, sqlTables, toJson } from "@tidings/core/sql";
+import { records, select } from "../columns.js";
 import type { Sql } from "../sqlite-database.js";
 import type { SyncOf } from "../sync-repository.js";
-
-export interface WebhookRow {
-  id: string;
-  organization_id: string;
-  url: string;
-  topics: string;
-  status: string;
-  description: string | null;
-  secret_sealed: string;
-  created_at: string;
-  updated_at: string;
-}
-
-export const webhookColumns =
-  "id, organization_id, url, topics, status, description, secret_sealed, created_at, updated_at";
-
-export const toWebhook = (row: WebhookRow): WebhookSubscriptionRecord => ({
-  id: row.id,
-  organizationId: row.organization_id,
-  url: row.url,
-  topics: fromJson<WebhookTopic[]>(row.topics),
-  status: row.status === "active" ? "active" : "inactive",
-  description: row.description,
-  secretSealed: row.secret_sealed,
-  createdAt: row.created_at,
-  updatedAt: row.updated_at,
-});
 
 /** Each field a write may change and its column, `updated_at` always among them. */
 const changeableColumns: ReadonlyArray<[keyof WebhookSubscriptionChanges, string]> = [
@@ -47,11 +16,11 @@ const changeableColumns: ReadonlyArray<[keyof WebhookSubscriptionChanges, string
 
 /** Webhook subscriptions. */
 export function webhookRepository(sql: Sql): SyncOf<WebhookSubscriptionRepository> {
-  const one = (row: unknown) => (row === undefined ? null : toWebhook(row as WebhookRow));
+  const one = (row: unknown) => (row === undefined ? null : records.webhook(row));
   return {
     insert(subscription) {
       sql(
-        `INSERT INTO webhook_subscriptions (${webhookColumns})
+        `INSERT INTO webhook_subscriptions (${insertColumns(sqlTables.webhookSubscriptions)})
          VALUES (@id, @organizationId, @url, @topics, @status, @description, @secretSealed,
            @createdAt, @updatedAt)`,
       ).run({ ...subscription, topics: toJson(subscription.topics) });
@@ -59,20 +28,24 @@ export function webhookRepository(sql: Sql): SyncOf<WebhookSubscriptionRepositor
     get(organizationId, id) {
       return one(
         sql(
-          `SELECT ${webhookColumns} FROM webhook_subscriptions
+          `SELECT ${select.webhookSubscriptions} FROM webhook_subscriptions
            WHERE id = ? AND organization_id = ?`,
         ).get(id, organizationId),
       );
     },
     getById(id) {
-      return one(sql(`SELECT ${webhookColumns} FROM webhook_subscriptions WHERE id = ?`).get(id));
+      return one(
+        sql(`SELECT ${select.webhookSubscriptions} FROM webhook_subscriptions WHERE id = ?`).get(
+          id,
+        ),
+      );
     },
     list(organizationId) {
       const rows = sql(
-        `SELECT ${webhookColumns} FROM webhook_subscriptions WHERE organization_id = ?
+        `SELECT ${select.webhookSubscriptions} FROM webhook_subscriptions WHERE organization_id = ?
          ORDER BY created_at, id`,
-      ).all(organizationId) as WebhookRow[];
-      return rows.map(toWebhook);
+      ).all(organizationId);
+      return rows.map(records.webhook);
     },
     update(organizationId, id, changes) {
       // Only the columns being changed are written (at most 32 statement texts, each cached).

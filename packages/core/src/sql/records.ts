@@ -1,0 +1,245 @@
+import type {
+  ApiKeyRecord,
+  CampaignRecord,
+  Category,
+  Channel,
+  ConsentChangeRecord,
+  ContactListRecord,
+  DeliveryAttemptRecord,
+  DeliveryRecord,
+  DeliveryStatus,
+  IdempotencyRecord,
+  MembershipRecord,
+  MessageEventRecord,
+  MessageRecord,
+  MessageStatus,
+  OrganizationRecord,
+  ProfileRecord,
+  ProfileSource,
+  WebhookSubscriptionRecord,
+} from "../ports.js";
+import { TOPICS } from "../webhooks/webhook-input.js";
+import type { SqlCodec } from "./codec.js";
+import {
+  attributesShape,
+  destinationShape,
+  messageErrorShape,
+  scopesShape,
+  storedResponseShape,
+  topicsShape,
+} from "./json-shapes.js";
+import { type RowReader, rowReader } from "./row-reader.js";
+import { type SqlTable, sqlTables as t } from "./tables.js";
+
+/** Every member of a string union, checked complete by the compiler. */
+const members = <T extends string>(all: Record<T, true>): readonly T[] => Object.keys(all) as T[];
+
+const CHANNELS = members<Channel>({ viber: true, sms: true });
+const CATEGORIES = members<Category>({ otp: true, transactional: true, promotional: true });
+const ACTIVITY = members<"active" | "inactive">({ active: true, inactive: true });
+const PROFILE_SOURCES = members<ProfileSource>({
+  api: true,
+  import: true,
+  shopify: true,
+  woocommerce: true,
+});
+const MESSAGE_STATUSES = members<MessageStatus>({
+  sent: true,
+  delivered: true,
+  seen: true,
+  clicked: true,
+  failed: true,
+  expired: true,
+});
+const DELIVERY_STATUSES = members<DeliveryStatus>({
+  pending: true,
+  delivered: true,
+  failed: true,
+  cancelled: true,
+});
+const IDEMPOTENCY_STATES = members<IdempotencyRecord["state"]>({
+  in_progress: true,
+  completed: true,
+});
+/** A delivery carries a message topic, or the test event a subscriber asked for. */
+const DELIVERY_TOPICS = [...TOPICS, "webhook.test"];
+
+/**
+ * Each record as decoded from a driver's row; every decoder throws `CorruptRowError` on a bad
+ * row, so a caller may hand over whatever the driver returned.
+ */
+export interface SqlRecords {
+  organization(row: unknown): OrganizationRecord;
+  profile(row: unknown): ProfileRecord;
+  consentChange(row: unknown): ConsentChangeRecord;
+  contactList(row: unknown): ContactListRecord;
+  membership(row: unknown): MembershipRecord;
+  campaign(row: unknown): CampaignRecord;
+  apiKey(row: unknown): ApiKeyRecord;
+  message(row: unknown): MessageRecord;
+  messageEvent(row: unknown): MessageEventRecord;
+  webhook(row: unknown): WebhookSubscriptionRecord;
+  delivery(row: unknown): DeliveryRecord;
+  attempt(row: unknown): DeliveryAttemptRecord;
+  idempotency(row: unknown): IdempotencyRecord;
+}
+
+/** The row decoders of one database, whose differences `codec` carries. */
+export function sqlRecords(codec: SqlCodec): SqlRecords {
+  const from =
+    <T>(table: SqlTable, decode: (r: RowReader) => T) =>
+    (row: unknown): T =>
+      decode(rowReader(table.name, row, codec));
+  return {
+    organization: from(t.organizations, (r) => ({
+      id: r.text("id"),
+      name: r.text("name"),
+      createdAt: r.text("created_at"),
+    })),
+    profile: from(t.profiles, (r) => ({
+      id: r.text("id"),
+      organizationId: r.text("organization_id"),
+      seq: r.integer("seq"),
+      phoneNumber: r.text("phone_number"),
+      email: r.textOrNull("email"),
+      firstName: r.textOrNull("first_name"),
+      lastName: r.textOrNull("last_name"),
+      viberMarketingConsent: r.flag("viber_marketing_consent"),
+      smsMarketingConsent: r.flag("sms_marketing_consent"),
+      attributes: r.json("attributes", attributesShape),
+      source: r.oneOf("source", PROFILE_SOURCES),
+      status: r.oneOf("status", ACTIVITY),
+      createdAt: r.text("created_at"),
+      updatedAt: r.text("updated_at"),
+      deletedAt: r.textOrNull("deleted_at"),
+    })),
+    consentChange: from(t.consentChanges, (r) => ({
+      id: r.text("id"),
+      organizationId: r.text("organization_id"),
+      profileId: r.text("profile_id"),
+      channel: r.oneOf("channel", CHANNELS),
+      oldValue: r.flagOrNull("old_value"),
+      newValue: r.flag("new_value"),
+      apiKeyId: r.textOrNull("api_key_id"),
+      changedAt: r.text("changed_at"),
+    })),
+    contactList: from(t.contactLists, (r) => ({
+      id: r.text("id"),
+      organizationId: r.text("organization_id"),
+      name: r.text("name"),
+      createdAt: r.text("created_at"),
+    })),
+    membership: from(t.listMemberships, (r) => ({
+      listId: r.text("list_id"),
+      profileId: r.text("profile_id"),
+      organizationId: r.text("organization_id"),
+      addedAt: r.text("added_at"),
+    })),
+    campaign: from(t.campaigns, (r) => ({
+      id: r.text("id"),
+      organizationId: r.text("organization_id"),
+      name: r.text("name"),
+      channel: r.oneOf("channel", CHANNELS),
+      smsFallback: r.flag("sms_fallback"),
+      category: r.oneOf("category", CATEGORIES),
+      sender: r.text("sender"),
+      template: r.text("template"),
+      ttlSeconds: r.integer("ttl_seconds"),
+      status: r.oneOf("status", ACTIVITY),
+      createdAt: r.text("created_at"),
+      updatedAt: r.text("updated_at"),
+    })),
+    apiKey: from(t.apiKeys, (r) => ({
+      id: r.text("id"),
+      organizationId: r.text("organization_id"),
+      secretHash: r.text("secret_hash"),
+      webhookSigningSecretSealed: r.text("webhook_signing_secret_sealed"),
+      scopes: r.json("scopes", scopesShape),
+      expiresAt: r.textOrNull("expires_at"),
+      revokedAt: r.textOrNull("revoked_at"),
+      createdAt: r.text("created_at"),
+    })),
+    message: from(t.messages, (r) => ({
+      id: r.text("id"),
+      organizationId: r.text("organization_id"),
+      apiKeyId: r.text("api_key_id"),
+      campaignId: r.text("campaign_id"),
+      profileId: r.text("profile_id"),
+      phoneNumber: r.text("phone_number"),
+      category: r.oneOf("category", CATEGORIES),
+      channel: r.oneOf("channel", CHANNELS),
+      smsFallbackAllowed: r.flag("sms_fallback_allowed"),
+      sender: r.text("sender"),
+      body: r.text("body"),
+      clientReference: r.textOrNull("client_reference"),
+      webhookUrl: r.textOrNull("webhook_url"),
+      status: r.oneOf("status", MESSAGE_STATUSES),
+      error: r.jsonOrNull("error", messageErrorShape),
+      expiresAt: r.text("expires_at"),
+      createdAt: r.text("created_at"),
+      updatedAt: r.text("updated_at"),
+    })),
+    messageEvent: from(t.messageEvents, (r) => ({
+      id: r.text("id"),
+      organizationId: r.text("organization_id"),
+      messageId: r.text("message_id"),
+      topic: r.oneOf("topic", TOPICS),
+      channel: r.oneOf("channel", CHANNELS),
+      error: r.jsonOrNull("error", messageErrorShape),
+      createdAt: r.text("created_at"),
+    })),
+    webhook: from(t.webhookSubscriptions, (r) => ({
+      id: r.text("id"),
+      organizationId: r.text("organization_id"),
+      url: r.text("url"),
+      topics: r.json("topics", topicsShape),
+      status: r.oneOf("status", ACTIVITY),
+      description: r.textOrNull("description"),
+      secretSealed: r.text("secret_sealed"),
+      createdAt: r.text("created_at"),
+      updatedAt: r.text("updated_at"),
+    })),
+    delivery: from(t.deliveries, (r) => ({
+      id: r.text("id"),
+      organizationId: r.text("organization_id"),
+      eventId: r.text("event_id"),
+      messageId: r.textOrNull("message_id"),
+      topic: r.oneOf("topic", DELIVERY_TOPICS),
+      destination: r.json("destination", destinationShape),
+      destinationKey: r.text("destination_key"),
+      payload: r.text("payload"),
+      status: r.oneOf("status", DELIVERY_STATUSES),
+      attempts: r.integer("attempts"),
+      nextAttemptAt: r.text("next_attempt_at"),
+      firstAttemptAt: r.textOrNull("first_attempt_at"),
+      leaseOwner: r.textOrNull("lease_owner"),
+      leaseExpiresAt: r.textOrNull("lease_expires_at"),
+      lastStatusCode: r.integerOrNull("last_status_code"),
+      lastError: r.textOrNull("last_error"),
+      createdAt: r.text("created_at"),
+      updatedAt: r.text("updated_at"),
+    })),
+    attempt: from(t.deliveryAttempts, (r) => ({
+      deliveryId: r.text("delivery_id"),
+      organizationId: r.text("organization_id"),
+      attempt: r.integer("attempt"),
+      startedAt: r.text("started_at"),
+      durationMs: r.integer("duration_ms"),
+      statusCode: r.integerOrNull("status_code"),
+      error: r.textOrNull("error"),
+      responseBody: r.textOrNull("response_body"),
+    })),
+    idempotency: from(t.idempotencyRecords, (r) => ({
+      apiKeyId: r.text("api_key_id"),
+      endpoint: r.text("endpoint"),
+      key: r.text("key"),
+      requestHash: r.text("request_hash"),
+      state: r.oneOf("state", IDEMPOTENCY_STATES),
+      response: r.jsonOrNull("response", storedResponseShape),
+      lockedUntil: r.textOrNull("locked_until"),
+      recoveryPoint: r.textOrNull("recovery_point"),
+      createdAt: r.text("created_at"),
+      expiresAt: r.text("expires_at"),
+    })),
+  };
+}
