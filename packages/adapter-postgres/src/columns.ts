@@ -1,22 +1,30 @@
+import { type SqlCodec, selectLists, sqlRecords } from "@tidings/core/sql";
+
 /**
- * Conversions between records and columns. JSON columns are JSONB, written from text
- * (`$n::text::jsonb`) and read back as text (`col::text`), and BIGINT columns are read with
- * `Number`, so the mapping never depends on how a driver parses types (pg and PGlite differ).
+ * PostgreSQL's side of the shared row mapping. Flags are BOOLEAN. JSON columns are JSONB,
+ * written from text (`$n::text::jsonb`) and selected as text (`col::text`), and integers are
+ * accepted as numbers or digit strings (pg answers BIGINT as a string, PGlite as a number), so
+ * the mapping never depends on how a driver parses types.
  */
+export const postgresCodec: SqlCodec = {
+  readFlag: (value) => (typeof value === "boolean" ? value : undefined),
+  readInteger: (value) => {
+    const number =
+      typeof value === "number"
+        ? value
+        : typeof value === "bigint" || (typeof value === "string" && /^-?\d+$/.test(value))
+          ? Number(value)
+          : Number.NaN;
+    return Number.isSafeInteger(number) ? number : undefined;
+  },
+  selectJson: (column, alias) => `${alias}${column}::text AS ${column}`,
+};
 
-/** A JSON column's parameter: bound as text and cast with `::text::jsonb` in the statement. */
-export const toJson = (value: unknown): string => JSON.stringify(value);
+/** Each record decoded from its PostgreSQL row. */
+export const records = sqlRecords(postgresCodec);
 
-export const toJsonOrNull = (value: unknown): string | null =>
-  value === null ? null : JSON.stringify(value);
-
-export function fromJson<T>(text: string): T {
-  return JSON.parse(text) as T;
-}
-
-export function fromJsonOrNull<T>(text: string | null): T | null {
-  return text === null ? null : (JSON.parse(text) as T);
-}
+/** Each table's select list, in the order of its INSERT column list. */
+export const select = selectLists(postgresCodec);
 
 /** A BIGINT as a number: pg answers strings, PGlite numbers, a custom parser maybe bigints. */
 export const fromBigint = (value: unknown): number => Number(value);
@@ -27,7 +35,3 @@ export function isUniqueViolation(error: unknown, constraint: string): boolean {
   const { code, constraint: violated } = error as { code?: unknown; constraint?: unknown };
   return code === "23505" && violated === constraint;
 }
-
-/** An ISO timestamp `ms` milliseconds after `iso`. */
-export const isoPlus = (iso: string, ms: number): string =>
-  new Date(Date.parse(iso) + ms).toISOString();

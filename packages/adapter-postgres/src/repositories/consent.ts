@@ -1,30 +1,7 @@
-import type { ConsentChangeRecord, ConsentChannel, ConsentHistoryRepository } from "@tidings/core";
+import type { ConsentHistoryRepository } from "@tidings/core";
+import { insertColumns, sqlTables } from "@tidings/core/sql";
+import { records, select } from "../columns.js";
 import type { Sql } from "../sql.js";
-
-export interface ConsentRow {
-  id: string;
-  organization_id: string;
-  profile_id: string;
-  channel: string;
-  old_value: boolean | null;
-  new_value: boolean;
-  api_key_id: string | null;
-  changed_at: string;
-}
-
-export const consentColumns =
-  "id, organization_id, profile_id, channel, old_value, new_value, api_key_id, changed_at";
-
-export const toConsentChange = (row: ConsentRow): ConsentChangeRecord => ({
-  id: row.id,
-  organizationId: row.organization_id,
-  profileId: row.profile_id,
-  channel: row.channel as ConsentChannel,
-  oldValue: row.old_value,
-  newValue: row.new_value,
-  apiKeyId: row.api_key_id,
-  changedAt: row.changed_at,
-});
 
 /** The consent history: an append-only log of every consent flag change. */
 export function consentRepository(sql: Sql): ConsentHistoryRepository {
@@ -32,7 +9,7 @@ export function consentRepository(sql: Sql): ConsentHistoryRepository {
   return {
     async insert(change) {
       await sql.rows(
-        `INSERT INTO ${t.consentChanges} (${consentColumns})
+        `INSERT INTO ${t.consentChanges} (${insertColumns(sqlTables.consentChanges)})
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
         [
           change.id,
@@ -47,12 +24,12 @@ export function consentRepository(sql: Sql): ConsentHistoryRepository {
       );
     },
     async listForProfile(organizationId, profileId) {
-      const rows = await sql.rows<ConsentRow>(
-        `SELECT ${consentColumns} FROM ${t.consentChanges}
+      const rows = await sql.rows(
+        `SELECT ${select.consentChanges} FROM ${t.consentChanges}
          WHERE profile_id = $1 AND organization_id = $2 ORDER BY changed_at, id`,
         [profileId, organizationId],
       );
-      return rows.map(toConsentChange);
+      return rows.map(records.consentChange);
     },
   };
 }

@@ -1,43 +1,14 @@
-import type { ContactListRecord, ContactListRepository, MembershipRecord } from "@tidings/core";
+import type { ContactListRepository } from "@tidings/core";
+import { insertColumns, sqlTables } from "@tidings/core/sql";
+import { records, select } from "../columns.js";
 import type { Sql } from "../sql.js";
-
-interface ListRow {
-  id: string;
-  organization_id: string;
-  name: string;
-  created_at: string;
-}
-
-export interface MembershipRow {
-  list_id: string;
-  profile_id: string;
-  organization_id: string;
-  added_at: string;
-}
-
-const listColumns = "id, organization_id, name, created_at";
-export const membershipColumns = "list_id, profile_id, organization_id, added_at";
-
-const toList = (row: ListRow): ContactListRecord => ({
-  id: row.id,
-  organizationId: row.organization_id,
-  name: row.name,
-  createdAt: row.created_at,
-});
-
-export const toMembership = (row: MembershipRow): MembershipRecord => ({
-  listId: row.list_id,
-  profileId: row.profile_id,
-  organizationId: row.organization_id,
-  addedAt: row.added_at,
-});
 
 /** Contact lists and their memberships. */
 export function contactListRepository(sql: Sql): ContactListRepository {
   const t = sql.tables;
   const oneList = async (text: string, values: unknown[]) => {
-    const rows = await sql.rows<ListRow>(text, values);
-    return rows[0] === undefined ? null : toList(rows[0]);
+    const rows = await sql.rows(text, values);
+    return rows[0] === undefined ? null : records.contactList(rows[0]);
   };
   const ids = async (text: string, values: unknown[]) =>
     (await sql.rows<{ id: string }>(text, values)).map((row) => row.id);
@@ -46,7 +17,7 @@ export function contactListRepository(sql: Sql): ContactListRepository {
     async insert(list) {
       // ON CONFLICT on the name only: a duplicate id is a bug and still raises.
       const rows = await sql.rows(
-        `INSERT INTO ${t.contactLists} (${listColumns}) VALUES ($1, $2, $3, $4)
+        `INSERT INTO ${t.contactLists} (${insertColumns(sqlTables.contactLists)}) VALUES ($1, $2, $3, $4)
          ON CONFLICT ON CONSTRAINT contact_lists_name DO NOTHING RETURNING id`,
         [list.id, list.organizationId, list.name, list.createdAt],
       );
@@ -54,25 +25,25 @@ export function contactListRepository(sql: Sql): ContactListRepository {
     },
     get: (organizationId, id) =>
       oneList(
-        `SELECT ${listColumns} FROM ${t.contactLists} WHERE id = $1 AND organization_id = $2`,
+        `SELECT ${select.contactLists} FROM ${t.contactLists} WHERE id = $1 AND organization_id = $2`,
         [id, organizationId],
       ),
     findByName: (organizationId, name) =>
       oneList(
-        `SELECT ${listColumns} FROM ${t.contactLists} WHERE organization_id = $1 AND name = $2`,
+        `SELECT ${select.contactLists} FROM ${t.contactLists} WHERE organization_id = $1 AND name = $2`,
         [organizationId, name],
       ),
     async list(organizationId) {
-      const rows = await sql.rows<ListRow>(
-        `SELECT ${listColumns} FROM ${t.contactLists} WHERE organization_id = $1
+      const rows = await sql.rows(
+        `SELECT ${select.contactLists} FROM ${t.contactLists} WHERE organization_id = $1
          ORDER BY created_at, id`,
         [organizationId],
       );
-      return rows.map(toList);
+      return rows.map(records.contactList);
     },
     async addMember(membership) {
       const rows = await sql.rows(
-        `INSERT INTO ${t.listMemberships} (${membershipColumns}) VALUES ($1, $2, $3, $4)
+        `INSERT INTO ${t.listMemberships} (${insertColumns(sqlTables.listMemberships)}) VALUES ($1, $2, $3, $4)
          ON CONFLICT ON CONSTRAINT list_memberships_pair DO NOTHING RETURNING list_id`,
         [membership.listId, membership.profileId, membership.organizationId, membership.addedAt],
       );

@@ -1,105 +1,8 @@
-import type {
-  DeliveryAttemptRecord,
-  DeliveryDestination,
-  DeliveryRecord,
-  DeliveryRepository,
-  DeliveryStatus,
-} from "@tidings/core";
-import { fromJson, isoPlus, toJson } from "../columns.js";
+import type { DeliveryRepository } from "@tidings/core";
+import { byDue, insertColumns, isoPlus, selectColumns, sqlTables, toJson } from "@tidings/core/sql";
+import { postgresCodec, records, select } from "../columns.js";
 import { DELIVERIES_CHANNEL } from "../notifications.js";
 import type { Sql } from "../sql.js";
-
-export interface DeliveryRow {
-  id: string;
-  organization_id: string;
-  event_id: string;
-  message_id: string | null;
-  topic: string;
-  destination: string;
-  destination_key: string;
-  payload: string;
-  status: string;
-  attempts: number;
-  next_attempt_at: string;
-  first_attempt_at: string | null;
-  lease_owner: string | null;
-  lease_expires_at: string | null;
-  last_status_code: number | null;
-  last_error: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface AttemptRow {
-  delivery_id: string;
-  organization_id: string;
-  attempt: number;
-  started_at: string;
-  duration_ms: number;
-  status_code: number | null;
-  error: string | null;
-  response_body: string | null;
-}
-
-const deliveryFields =
-  "id, organization_id, event_id, message_id, topic, destination, destination_key, payload, " +
-  "status, attempts, next_attempt_at, first_attempt_at, lease_owner, lease_expires_at, " +
-  "last_status_code, last_error, created_at, updated_at";
-
-/** The columns of a delivery as `toDelivery` reads them, qualified by `alias` when given. */
-export const deliveryColumns = (alias = ""): string =>
-  deliveryFields
-    .split(", ")
-    .map((c) => (c === "destination" ? `${alias}destination::text AS destination` : alias + c))
-    .join(", ");
-
-export const attemptColumns =
-  "delivery_id, organization_id, attempt, started_at, duration_ms, status_code, error, " +
-  "response_body";
-
-export const toDelivery = (row: DeliveryRow): DeliveryRecord => ({
-  id: row.id,
-  organizationId: row.organization_id,
-  eventId: row.event_id,
-  messageId: row.message_id,
-  topic: row.topic,
-  destination: fromJson<DeliveryDestination>(row.destination),
-  destinationKey: row.destination_key,
-  payload: row.payload,
-  status: row.status as DeliveryStatus,
-  attempts: row.attempts,
-  nextAttemptAt: row.next_attempt_at,
-  firstAttemptAt: row.first_attempt_at,
-  leaseOwner: row.lease_owner,
-  leaseExpiresAt: row.lease_expires_at,
-  lastStatusCode: row.last_status_code,
-  lastError: row.last_error,
-  createdAt: row.created_at,
-  updatedAt: row.updated_at,
-});
-
-export const toAttempt = (row: AttemptRow): DeliveryAttemptRecord => ({
-  deliveryId: row.delivery_id,
-  organizationId: row.organization_id,
-  attempt: row.attempt,
-  startedAt: row.started_at,
-  durationMs: row.duration_ms,
-  statusCode: row.status_code,
-  error: row.error,
-  responseBody: row.response_body,
-});
-
-// Oldest due first, then by id: the port's order, which RETURNING does not keep.
-const byDue = (a: DeliveryRow, b: DeliveryRow): number =>
-  a.next_attempt_at < b.next_attempt_at
-    ? -1
-    : a.next_attempt_at > b.next_attempt_at
-      ? 1
-      : a.id < b.id
-        ? -1
-        : a.id > b.id
-          ? 1
-          : 0;
 
 /**
  * Webhook deliveries, claimed by engines in any number of processes as time-limited leases,
@@ -162,7 +65,7 @@ export function deliveryRepository(sql: Sql): DeliveryRepository {
       // One statement: the notification is sent only if the insert commits.
       await sql.rows(
         `WITH inserted AS (
-           INSERT INTO ${t.deliveries} (${deliveryFields})
+           INSERT INTO ${t.deliveries} (${insertColumns(sqlTables.deliveries)})
            VALUES ($1, $2, $3, $4, $5, $6::text::jsonb, $7, $8, $9, $10, $11, $12, $13, $14,
              $15, $16, $17, $18)
            RETURNING status
@@ -193,20 +96,20 @@ export function deliveryRepository(sql: Sql): DeliveryRepository {
     },
 
     async get(organizationId, id) {
-      const rows = await sql.rows<DeliveryRow>(
-        `SELECT ${deliveryColumns()} FROM ${t.deliveries} WHERE id = $1 AND organization_id = $2`,
+      const rows = await sql.rows(
+        `SELECT ${select.deliveries} FROM ${t.deliveries} WHERE id = $1 AND organization_id = $2`,
         [id, organizationId],
       );
-      return rows[0] === undefined ? null : toDelivery(rows[0]);
+      return rows[0] === undefined ? null : records.delivery(rows[0]);
     },
 
     async listForMessage(organizationId, messageId) {
-      const rows = await sql.rows<DeliveryRow>(
-        `SELECT ${deliveryColumns()} FROM ${t.deliveries}
+      const rows = await sql.rows(
+        `SELECT ${select.deliveries} FROM ${t.deliveries}
          WHERE message_id = $1 AND organization_id = $2 ORDER BY created_at, id`,
         [messageId, organizationId],
       );
-      return rows.map(toDelivery);
+      return rows.map(records.delivery);
     },
 
     async claimDue(now, limit, owner, leaseMs, options = {}) {
@@ -215,14 +118,14 @@ export function deliveryRepository(sql: Sql): DeliveryRepository {
       // claimers in any processes never both take a row.
       const excluded = [...(options.excludeDestinations ?? [])];
       const due = excluded.length === 0 ? oldestDue : oldestDueOutside;
-      const rows = await sql.rows<DeliveryRow>(
+      const rows = await sql.rows(
         `${due}
          UPDATE ${t.deliveries} d SET lease_owner = $3, lease_expires_at = $4
          FROM due WHERE d.id = due.id
-         RETURNING ${deliveryColumns("d.")}`,
+         RETURNING ${selectColumns(sqlTables.deliveries, postgresCodec, "d.")}`,
         [now, limit, owner, isoPlus(now, leaseMs), ...(excluded.length === 0 ? [] : [excluded])],
       );
-      return rows.sort(byDue).map(toDelivery);
+      return rows.map(records.delivery).sort(byDue);
     },
 
     async completeAttempt(id, owner, { attempt, next }) {
@@ -240,7 +143,7 @@ export function deliveryRepository(sql: Sql): DeliveryRepository {
            RETURNING id
          ),
          logged AS (
-           INSERT INTO ${t.deliveryAttempts} (${attemptColumns})
+           INSERT INTO ${t.deliveryAttempts} (${insertColumns(sqlTables.deliveryAttempts)})
            SELECT id, organization_id, $9::integer, $5, $10::integer, $6, $7, $11::text
            FROM ${t.deliveries} WHERE id = $1
            RETURNING delivery_id
@@ -299,12 +202,12 @@ export function deliveryRepository(sql: Sql): DeliveryRepository {
     },
 
     async listAttempts(organizationId, deliveryId) {
-      const rows = await sql.rows<AttemptRow>(
-        `SELECT ${attemptColumns} FROM ${t.deliveryAttempts}
+      const rows = await sql.rows(
+        `SELECT ${select.deliveryAttempts} FROM ${t.deliveryAttempts}
          WHERE delivery_id = $1 AND organization_id = $2 ORDER BY attempt, seq`,
         [deliveryId, organizationId],
       );
-      return rows.map(toAttempt);
+      return rows.map(records.attempt);
     },
 
     async nextDueAt() {

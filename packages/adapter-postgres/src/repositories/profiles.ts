@@ -1,54 +1,7 @@
-import type {
-  Attributes,
-  NewProfile,
-  ProfileRecord,
-  ProfileRepository,
-  ProfileSource,
-} from "@tidings/core";
-import { fromBigint, fromJson, isUniqueViolation, toJson } from "../columns.js";
+import type { NewProfile, ProfileRepository } from "@tidings/core";
+import { toJson } from "@tidings/core/sql";
+import { isUniqueViolation, records, select as columns } from "../columns.js";
 import type { Sql } from "../sql.js";
-
-export interface ProfileRow {
-  seq: unknown;
-  id: string;
-  organization_id: string;
-  phone_number: string;
-  email: string | null;
-  first_name: string | null;
-  last_name: string | null;
-  viber_marketing_consent: boolean;
-  sms_marketing_consent: boolean;
-  attributes: string;
-  source: string;
-  status: string;
-  created_at: string;
-  updated_at: string;
-  deleted_at: string | null;
-}
-
-export const profileColumns =
-  "seq, id, organization_id, phone_number, email, first_name, last_name, " +
-  "viber_marketing_consent, sms_marketing_consent, attributes::text AS attributes, source, " +
-  "status, created_at, updated_at, deleted_at";
-
-/** A stored row as the port's record. */
-export const toProfile = (row: ProfileRow): ProfileRecord => ({
-  id: row.id,
-  organizationId: row.organization_id,
-  seq: fromBigint(row.seq),
-  phoneNumber: row.phone_number,
-  email: row.email,
-  firstName: row.first_name,
-  lastName: row.last_name,
-  viberMarketingConsent: row.viber_marketing_consent,
-  smsMarketingConsent: row.sms_marketing_consent,
-  attributes: fromJson<Attributes>(row.attributes),
-  source: row.source as ProfileSource,
-  status: row.status === "active" ? "active" : "inactive",
-  createdAt: row.created_at,
-  updatedAt: row.updated_at,
-  deletedAt: row.deleted_at,
-});
 
 // JavaScript's toLowerCase is Unicode-aware and the same on every server, whatever its locale.
 const lowerEmail = (email: string | null): string | null =>
@@ -60,9 +13,9 @@ const PHONE_INDEX = "profiles_active_phone";
 /** Profiles, with phone uniqueness among active profiles enforced by a partial unique index. */
 export function profileRepository(sql: Sql): ProfileRepository {
   const t = sql.tables;
-  const select = `SELECT ${profileColumns} FROM ${t.profiles}`;
+  const select = `SELECT ${columns.profiles} FROM ${t.profiles}`;
   const many = async (text: string, values: unknown[]) =>
-    (await sql.rows<ProfileRow>(text, values)).map(toProfile);
+    (await sql.rows(text, values)).map(records.profile);
   const one = async (text: string, values: unknown[]) => (await many(text, values))[0] ?? null;
 
   return {
@@ -75,7 +28,7 @@ export function profileRepository(sql: Sql): ProfileRepository {
            source, status, created_at, updated_at, deleted_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::text::jsonb, $11, $12, $13, $14, $15)
          ON CONFLICT (organization_id, phone_number) WHERE status = 'active' DO NOTHING
-         RETURNING ${profileColumns}`,
+         RETURNING ${columns.profiles}`,
         [
           profile.id,
           profile.organizationId,

@@ -1,39 +1,7 @@
-import type {
-  WebhookSubscriptionChanges,
-  WebhookSubscriptionRecord,
-  WebhookSubscriptionRepository,
-  WebhookTopic,
-} from "@tidings/core";
-import { fromJson, toJson } from "../columns.js";
+import type { WebhookSubscriptionChanges, WebhookSubscriptionRepository } from "@tidings/core";
+import { insertColumns, sqlTables, toJson } from "@tidings/core/sql";
+import { records, select as columns } from "../columns.js";
 import type { Sql } from "../sql.js";
-
-export interface WebhookRow {
-  id: string;
-  organization_id: string;
-  url: string;
-  topics: string;
-  status: string;
-  description: string | null;
-  secret_sealed: string;
-  created_at: string;
-  updated_at: string;
-}
-
-export const webhookColumns =
-  "id, organization_id, url, topics::text AS topics, status, description, secret_sealed, " +
-  "created_at, updated_at";
-
-export const toWebhook = (row: WebhookRow): WebhookSubscriptionRecord => ({
-  id: row.id,
-  organizationId: row.organization_id,
-  url: row.url,
-  topics: fromJson<WebhookTopic[]>(row.topics),
-  status: row.status === "active" ? "active" : "inactive",
-  description: row.description,
-  secretSealed: row.secret_sealed,
-  createdAt: row.created_at,
-  updatedAt: row.updated_at,
-});
 
 /** Each field a write may change and its column, `updated_at` always among them. */
 const changeableColumns: ReadonlyArray<[keyof WebhookSubscriptionChanges, string]> = [
@@ -48,16 +16,15 @@ const changeableColumns: ReadonlyArray<[keyof WebhookSubscriptionChanges, string
 /** Organization webhook subscriptions. */
 export function webhookRepository(sql: Sql): WebhookSubscriptionRepository {
   const t = sql.tables;
-  const select = `SELECT ${webhookColumns} FROM ${t.webhookSubscriptions}`;
+  const select = `SELECT ${columns.webhookSubscriptions} FROM ${t.webhookSubscriptions}`;
   const one = async (text: string, values: unknown[]) => {
-    const rows = await sql.rows<WebhookRow>(text, values);
-    return rows[0] === undefined ? null : toWebhook(rows[0]);
+    const rows = await sql.rows(text, values);
+    return rows[0] === undefined ? null : records.webhook(rows[0]);
   };
   return {
     async insert(w) {
       await sql.rows(
-        `INSERT INTO ${t.webhookSubscriptions} (id, organization_id, url, topics, status,
-           description, secret_sealed, created_at, updated_at)
+        `INSERT INTO ${t.webhookSubscriptions} (${insertColumns(sqlTables.webhookSubscriptions)})
          VALUES ($1, $2, $3, $4::text::jsonb, $5, $6, $7, $8, $9)`,
         [
           w.id,
@@ -76,11 +43,10 @@ export function webhookRepository(sql: Sql): WebhookSubscriptionRepository {
       one(`${select} WHERE id = $1 AND organization_id = $2`, [id, organizationId]),
     getById: (id) => one(`${select} WHERE id = $1`, [id]),
     async list(organizationId) {
-      const rows = await sql.rows<WebhookRow>(
-        `${select} WHERE organization_id = $1 ORDER BY created_at, id`,
-        [organizationId],
-      );
-      return rows.map(toWebhook);
+      const rows = await sql.rows(`${select} WHERE organization_id = $1 ORDER BY created_at, id`, [
+        organizationId,
+      ]);
+      return rows.map(records.webhook);
     },
     async update(organizationId, id, changes) {
       // Only the columns being changed are written, so a concurrent writer's other fields stay.
