@@ -1,4 +1,4 @@
-import { runStorageContract } from "@tidings/core/testing";
+import { runCorruptRowContract, runStorageContract } from "@tidings/core/testing";
 import { afterAll, beforeAll } from "vitest";
 import type { TestDatabase } from "./test-database.js";
 import { freshStorageHarness, openTestDatabase, suiteLabel } from "./test-database.js";
@@ -13,3 +13,4 @@ afterAll(async () => {
 });
 
 runStorageContract(suiteLabel, () => freshStorageHarness(db));
+runCorruptRowContract(suiteLabel, () => freshStorageHarness(db));

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { PGlite } from "@electric-sql/pglite";
-import type { StorageHarness } from "@tidings/core/testing";
+import type { CorruptibleHarness } from "@tidings/core/testing";
 import pg from "pg";
 import { migrate } from "./migrations.js";
 import type { PgListeningPool, PgNativeListener } from "./notifications.js";
@@ -102,13 +102,20 @@ function fromClient(
 /** Which database a storage suite runs on, for its name. */
 export const suiteLabel = serverUrl === undefined ? "postgres (PGlite)" : "postgres (server)";
 
-/** A storage over a fresh migrated schema of `db` with its raw readers; dispose drops it. */
-export async function freshStorageHarness(db: TestDatabase): Promise<StorageHarness> {
+/**
+ * A storage over a fresh migrated schema of `db` with its raw readers and a writer of corrupt
+ * values; dispose drops the schema.
+ */
+export async function freshStorageHarness(db: TestDatabase): Promise<CorruptibleHarness> {
   const { schema, drop } = await db.freshSchema();
   const storage = postgresStorage(db.client, { schema });
   return {
     storage,
     raw: postgresRawReaders(db.client, schema),
+    async corrupt(table, column, literal, id) {
+      const target = `${quoteIdent(schema)}.${quoteIdent(table)}`;
+      await db.client.query(`UPDATE ${target} SET ${column} = ${literal} WHERE id = $1`, [id]);
+    },
     async dispose() {
       await storage.close();
       await drop();

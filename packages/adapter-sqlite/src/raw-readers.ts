@@ -7,17 +7,16 @@ import type { SqliteDatabase } from "./sqlite-database.js";
  * the mutex and every status or organization filter. Only the row-to-record mapping is shared.
  */
 export function sqliteRawReaders(db: SqliteDatabase): RawReaders {
-  const one = <T>(text: string, map: (row: unknown) => T, ...params: unknown[]) => {
+  // Async, so a corrupt row rejects the read as it does in the storage.
+  const one = async <T>(text: string, map: (row: unknown) => T, ...params: unknown[]) => {
     const row = db.prepare(text).get(...params);
-    return Promise.resolve(row === undefined ? null : map(row));
+    return row === undefined ? null : map(row);
   };
-  const many = <T>(text: string, map: (row: unknown) => T, ...params: unknown[]) =>
-    Promise.resolve(
-      db
-        .prepare(text)
-        .all(...params)
-        .map(map),
-    );
+  const many = async <T>(text: string, map: (row: unknown) => T, ...params: unknown[]) =>
+    db
+      .prepare(text)
+      .all(...params)
+      .map(map);
   return {
     profile: (id) =>
       one(`SELECT ${select.profiles} FROM profiles WHERE id = ?`, records.profile, id),

@@ -1,6 +1,6 @@
 import type { ApiKeyRepository } from "@tidings/core";
 import { insertColumns, sqlTables, toJson } from "@tidings/core/sql";
-import { records, select as columns } from "../columns.js";
+import { select as columns, records } from "../columns.js";
 import type { Sql } from "../sql.js";
 
 /** API keys: hashed secrets, sealed webhook signing secrets, scopes. */

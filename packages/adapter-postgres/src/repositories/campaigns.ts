@@ -1,6 +1,6 @@
 import type { CampaignRepository } from "@tidings/core";
 import { insertColumns, sqlTables } from "@tidings/core/sql";
-import { records, select as columns } from "../columns.js";
+import { select as columns, records } from "../columns.js";
 import type { Sql } from "../sql.js";
 
 /** API campaigns (managed in the CMS; the API only reads them). */

@@ -1,6 +1,6 @@
 import type { MessageRepository } from "@tidings/core";
 import { insertColumns, sqlTables, toJsonOrNull } from "@tidings/core/sql";
-import { records, select as columns } from "../columns.js";
+import { select as columns, records } from "../columns.js";
 import type { Sql } from "../sql.js";
 
 /** Messages, their lifecycle compare-and-set, and their events. */

@@ -1,6 +1,6 @@
 import type { NewProfile, ProfileRepository } from "@tidings/core";
 import { toJson } from "@tidings/core/sql";
-import { isUniqueViolation, records, select as columns } from "../columns.js";
+import { select as columns, isUniqueViolation, records } from "../columns.js";
 import type { Sql } from "../sql.js";
 
 // JavaScript's toLowerCase is Unicode-aware and the same on every server, whatever its locale.

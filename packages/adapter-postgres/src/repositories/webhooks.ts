@@ -1,6 +1,6 @@
 import type { WebhookSubscriptionChanges, WebhookSubscriptionRepository } from "@tidings/core";
 import { insertColumns, sqlTables, toJson } from "@tidings/core/sql";
-import { records, select as columns } from "../columns.js";
+import { select as columns, records } from "../columns.js";
 import type { Sql } from "../sql.js";
 
 /** Each field a write may change and its column, `updated_at` always among them. */

@@ -1,7 +1,7 @@
 import type { NewProfile, ProfileRecord, ProfileRepository } from "@tidings/core";
 import { toJson } from "@tidings/core/sql";
 import { atomically } from "../atomically.js";
-import { isUniqueViolation, records, select as columns, toFlag } from "../columns.js";
+import { select as columns, isUniqueViolation, records, toFlag } from "../columns.js";
 import type { Sql, SqliteDatabase } from "../sqlite-database.js";
 import type { SyncOf } from "../sync-repository.js";
 

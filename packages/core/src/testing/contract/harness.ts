@@ -8,8 +8,10 @@ export type HarnessFactory = () => Promise<StorageHarness>;
  * Registers hooks giving every test of the enclosing `describe` its own harness, disposed
  * after it; the returned function reads the current test's harness.
  */
-export function useHarness(makeHarness: HarnessFactory): () => StorageHarness {
-  let current: StorageHarness | undefined;
+export function useHarness<H extends StorageHarness = StorageHarness>(
+  makeHarness: () => Promise<H>,
+): () => H {
+  let current: H | undefined;
   beforeEach(async () => {
     current = await makeHarness();
   });

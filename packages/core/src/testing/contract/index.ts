@@ -1,3 +1,8 @@
+export {
+  type CorruptibleHarness,
+  type CorruptRow,
+  runCorruptRowContract,
+} from "./corrupt-rows-contract.js";
 export * from "./fixtures.js";
 export type { HarnessFactory } from "./harness.js";
 export type { RawReaders, StorageHarness } from "./raw.js";

@@ -1,0 +1,106 @@
+import { describe, expect, it } from "vitest";
+import type { SqlCodec } from "./codec.js";
+import { CorruptRowError } from "./corrupt-row-error.js";
+import { sqlRecords } from "./records.js";
+import { rowReader } from "./row-reader.js";
+
+// A codec as strict as SQLite's: flags are 0 / 1, integers are numbers.
+const codec: SqlCodec = {
+  readFlag: (value) => (value === 1 ? true : value === 0 ? false : undefined),
+  readInteger: (value) =>
+    typeof value === "number" && Number.isSafeInteger(value) ? value : undefined,
+  selectJson: (column, alias) => alias + column,
+};
+
+const failure = (read: () => unknown): CorruptRowError => {
+  try {
+    read();
+  } catch (error) {
+    if (error instanceof CorruptRowError) return error;
+    throw error;
+  }
+  throw new Error("expected a CorruptRowError");
+};
+
+describe("rowReader", () => {
+  const reader = (row: unknown) => rowReader("things", row, codec);
+
+  it("reads well-typed values, and null where the column allows it", () => {
+    const r = reader({ a: "x", b: null, c: 1, d: 7, e: '{"k":"v"}', f: null });
+    expect(r.text("a")).toBe("x");
+    expect(r.textOrNull("b")).toBeNull();
+    expect(r.flag("c")).toBe(true);
+    expect(r.flagOrNull("b")).toBeNull();
+    expect(r.integer("d")).toBe(7);
+    expect(r.oneOf("a", ["x", "y"])).toBe("x");
+    const object = {
+      expected: "an object",
+      is: (v: unknown): v is object => typeof v === "object",
+    };
+    expect(r.json("e", object)).toEqual({ k: "v" });
+    expect(r.jsonOrNull("f", object)).toBeNull();
+  });
+
+  it("names table, column, value and what was expected", () => {
+    const error = failure(() => reader({ status: "bogus" }).oneOf("status", ["a", "b"]));
+    expect(error).toMatchObject({ table: "things", column: "status", value: "bogus" });
+    expect(error.message).toBe(
+      'corrupt row in things: column status holds "bogus", expected one of a, b',
+    );
+  });
+
+  it("refuses a value of the wrong kind for each reader", () => {
+    const r = reader({ n: null, two: 2, text: "1", big: 2 ** 60, json: "{", float: 1.5 });
+    expect(failure(() => r.text("n")).expected).toBe("text");
+    expect(failure(() => r.flag("two")).expected).toBe("a boolean");
+    expect(failure(() => r.flag("text")).expected).toBe("a boolean");
+    expect(failure(() => r.integer("big")).expected).toBe("an integer");
+    expect(failure(() => r.integer("float")).expected).toBe("an integer");
+    const any = { expected: "anything", is: (_: unknown): _ is unknown => true };
+    expect(failure(() => r.json("json", any)).expected).toBe("JSON: anything");
+    expect(failure(() => r.json("text", { ...any, is: (v): v is never => v !== 1 })).value).toBe(
+      "1",
+    );
+  });
+
+  it("refuses a column that was not selected, and a row that is not an object", () => {
+    expect(failure(() => reader({}).text("id")).message).toContain("was not selected");
+    expect(failure(() => reader(undefined).text("id")).expected).toBe("a row object");
+  });
+
+  it("quotes at most the start of a long value", () => {
+    const error = failure(() => reader({ t: "x".repeat(1000) }).integer("t"));
+    expect(error.message.length).toBeLessThan(250);
+    expect(error.message).toContain("…");
+  });
+});
+
+describe("sqlRecords", () => {
+  it("decodes a delivery's test topic and refuses an unknown one", () => {
+    const records = sqlRecords(codec);
+    const row = {
+      id: "d1",
+      organization_id: "org_1",
+      event_id: "e1",
+      message_id: null,
+      topic: "webhook.test",
+      destination: '{"kind":"subscription","webhookId":"whk_1"}',
+      destination_key: "whk_1",
+      payload: "{}",
+      status: "pending",
+      attempts: 0,
+      next_attempt_at: "2026-01-01T00:00:00.000Z",
+      first_attempt_at: null,
+      lease_owner: null,
+      lease_expires_at: null,
+      last_status_code: null,
+      last_error: null,
+      created_at: "2026-01-01T00:00:00.000Z",
+      updated_at: "2026-01-01T00:00:00.000Z",
+    };
+    expect(records.delivery(row).topic).toBe("webhook.test");
+    expect(() => records.delivery({ ...row, topic: "webhook.other" })).toThrow(
+      /deliveries: column topic holds "webhook.other"/,
+    );
+  });
+});
