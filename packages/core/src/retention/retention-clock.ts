@@ -38,8 +38,9 @@ export function retentionClock(
         return { now: wallNow, jumpMs: 0 };
       }
       const elapsed = Math.max(0, mono - last.mono);
-      const now = Math.min(wallNow, last.now + elapsed);
-      const jumpMs = wallNow - (last.wall + elapsed);
+      // Whole milliseconds, as the wall clock reads: monotonic time has fractions.
+      const now = Math.floor(Math.min(wallNow, last.now + elapsed));
+      const jumpMs = Math.round(wallNow - (last.wall + elapsed));
       last = { wall: wallNow, mono, now };
       return { now, jumpMs };
     },

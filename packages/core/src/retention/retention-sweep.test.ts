@@ -168,6 +168,24 @@ describe("the retention sweep", () => {
     expect(await w.storage.raw.message(later)).not.toBeNull();
   });
 
+  it("deletes by whole milliseconds even when the monotonic clock has fractions", async () => {
+    const w = await retentionWorld();
+    let mono = 0.25;
+    const sweeper = createRetentionSweeper(w.deps, { monotonic: () => mono });
+    await sweeper.round();
+    await w.storage.rateLimits.hit("key_quiet", w.clock.now(), 60_000, 100);
+    w.clock.advance(RATE_LIMIT_HIT_HORIZON_MS + 1000);
+    mono += RATE_LIMIT_HIT_HORIZON_MS + 999.6;
+    const calls: number[] = [];
+    const spy = w.storage.retention.deleteRateLimitHitsBefore;
+    w.storage.retention.deleteRateLimitHitsBefore = (before, limit) => {
+      calls.push(before);
+      return spy(before, limit);
+    };
+    expect((await sweeper.round()).rateLimitHits).toBe(1);
+    expect(calls.every(Number.isInteger)).toBe(true);
+  });
+
   it("works in bounded batches with a pause between them, and goes on in the next round where it stopped", async () => {
     const w = await retentionWorld();
     const sent = [];
