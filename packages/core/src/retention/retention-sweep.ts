@@ -100,6 +100,9 @@ export function createRetentionSweeper(
         () => retention.deleteRateLimitHitsBefore(time.now - horizon, batchSize * 5),
         batchSize * 5,
       );
+      // Where further expiring records join the round (console sign-in links and sessions,
+      // once the storage keeps them): one more bounded delete by `now`, before the space is
+      // given back.
       await between();
       const pagesReclaimed = await retention.reclaimSpace();
       return {
