@@ -15,10 +15,11 @@ export default defineConfig({
       { find: /^@tidings\/adapter-sqlite$/, replacement: src("adapter-sqlite") },
       { find: /^@tidings\/adapter-postgres$/, replacement: src("adapter-postgres") },
       { find: /^@tidings\/server$/, replacement: src("server") },
+      { find: /^@tidings\/console$/, replacement: src("console") },
     ],
   },
   test: {
-    include: ["packages/*/src/**/*.test.ts", "examples/**/*.test.ts", "bench/**/*.test.ts"],
+    include: ["packages/*/src/**/*.test.{ts,tsx}", "examples/**/*.test.ts", "bench/**/*.test.ts"],
     exclude: ["**/node_modules/**", "**/dist/**"],
     testTimeout: 30_000,
     hookTimeout: 60_000,

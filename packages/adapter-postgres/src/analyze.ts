@@ -18,6 +18,8 @@ const LOOKUP_TABLES = [
   "api_keys",
   "campaigns",
   "consent_changes",
+  "console_sessions",
+  "console_sign_in_tokens",
   "contact_lists",
   "deliveries",
   "delivery_attempts",

@@ -1,5 +1,6 @@
 import { initialSchema } from "./migrations/0001-initial-schema.js";
 import { retentionIndexes } from "./migrations/0002-retention.js";
+import { consoleSchema } from "./migrations/0002-console.js";
 import type { PgClient, PgQueryable } from "./pg-client.js";
 import { runTransaction } from "./pg-client.js";
 import { DEFAULT_SCHEMA, quoteIdent, tablesIn } from "./tables.js";
@@ -16,6 +17,7 @@ export interface Migration {
 export const migrations: readonly Migration[] = [
   { version: 1, name: "initial schema", statements: initialSchema },
   { version: 2, name: "retention indexes", statements: retentionIndexes },
+  { version: 3, name: "console sessions and api key names", statements: consoleSchema },
 ];
 
 /** The schema version this code writes and expects. */

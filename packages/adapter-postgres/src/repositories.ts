@@ -2,6 +2,7 @@ import type { Repositories } from "@tidings/core";
 import { apiKeyRepository } from "./repositories/api-keys.js";
 import { campaignRepository } from "./repositories/campaigns.js";
 import { consentRepository } from "./repositories/consent.js";
+import { consoleSessionRepository } from "./repositories/console-sessions.js";
 import { contactListRepository } from "./repositories/contact-lists.js";
 import { deliveryRepository } from "./repositories/deliveries.js";
 import { idempotencyRepository } from "./repositories/idempotency.js";
@@ -28,5 +29,6 @@ export function repositoriesOver(sql: Sql): Repositories {
     rateLimits: rateLimitRepository(sql),
     idempotency: idempotencyRepository(sql),
     retention: retentionRepository(sql),
+    consoleSessions: consoleSessionRepository(sql),
   };
 }

@@ -19,6 +19,8 @@ export interface Tables {
   readonly deliveryAttempts: string;
   readonly rateLimitHits: string;
   readonly idempotencyRecords: string;
+  readonly consoleSignInTokens: string;
+  readonly consoleSessions: string;
   readonly schemaMigrations: string;
 }
 
@@ -41,6 +43,8 @@ export function tablesIn(schema: string): Tables {
     deliveryAttempts: q("delivery_attempts"),
     rateLimitHits: q("rate_limit_hits"),
     idempotencyRecords: q("idempotency_records"),
+    consoleSignInTokens: q("console_sign_in_tokens"),
+    consoleSessions: q("console_sessions"),
     schemaMigrations: q("schema_migrations"),
   };
 }

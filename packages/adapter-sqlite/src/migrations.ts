@@ -1,5 +1,6 @@
 import { initialSchema } from "./migrations/0001-initial-schema.js";
 import { retentionIndexes } from "./migrations/0002-retention.js";
+import { consoleSchema } from "./migrations/0002-console.js";
 import type { SqliteDatabase } from "./sqlite-database.js";
 
 /** One schema change: applied once, in `version` order, inside its own transaction. */
@@ -13,6 +14,7 @@ export interface Migration {
 export const migrations: readonly Migration[] = [
   { version: 1, name: "initial schema", sql: initialSchema },
   { version: 2, name: "retention indexes", sql: retentionIndexes },
+  { version: 3, name: "console sessions and api key names", sql: consoleSchema },
 ];
 
 /** The schema version this code writes and expects. */

@@ -2,6 +2,7 @@ import type { Repositories } from "@tidings/core";
 import { apiKeyRepository } from "./repositories/api-keys.js";
 import { campaignRepository } from "./repositories/campaigns.js";
 import { consentRepository } from "./repositories/consent.js";
+import { consoleSessionRepository } from "./repositories/console-sessions.js";
 import { contactListRepository } from "./repositories/contact-lists.js";
 import { deliveryRepository } from "./repositories/deliveries.js";
 import { idempotencyRepository } from "./repositories/idempotency.js";
@@ -35,6 +36,7 @@ export function syncRepositories(db: SqliteDatabase): SyncRepositories {
     rateLimits: rateLimitRepository(db, sql),
     idempotency: idempotencyRepository(db, sql),
     retention: retentionRepository(db, sql),
+    consoleSessions: consoleSessionRepository(sql),
   };
 }
 
@@ -53,5 +55,6 @@ export function asyncRepositories(sync: SyncRepositories, run: CallRunner): Repo
     rateLimits: toAsync(sync.rateLimits, run),
     idempotency: toAsync(sync.idempotency, run),
     retention: toAsync(sync.retention, run),
+    consoleSessions: toAsync(sync.consoleSessions, run),
   };
 }

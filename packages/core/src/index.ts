@@ -2,8 +2,15 @@
 // Each line re-exports one module's public names explicitly.
 
 export type { ApiKeyView, CreatedApiKey } from "./auth/api-keys.js";
-export { createApiKey, listApiKeys, revokeApiKey, toApiKeyView } from "./auth/api-keys.js";
+export {
+  createApiKey,
+  listApiKeys,
+  MAX_KEY_NAME_LENGTH,
+  revokeApiKey,
+  toApiKeyView,
+} from "./auth/api-keys.js";
 export type { Principal } from "./auth/authenticate.js";
+export * from "./auth/console-sessions.js";
 export { authenticate } from "./auth/authenticate.js";
 export { createOrganization } from "./auth/organizations.js";
 export { isScope, requireScope, SCOPES } from "./auth/scopes.js";

@@ -11,7 +11,7 @@ export function apiKeyRepository(sql: Sql): ApiKeyRepository {
     async insert(key) {
       await sql.rows(
         `INSERT INTO ${t.apiKeys} (${insertColumns(sqlTables.apiKeys)})
-         VALUES ($1, $2, $3, $4, $5::text::jsonb, $6, $7, $8)`,
+         VALUES ($1, $2, $3, $4, $5::text::jsonb, $6, $7, $8, $9)`,
         [
           key.id,
           key.organizationId,
@@ -21,6 +21,7 @@ export function apiKeyRepository(sql: Sql): ApiKeyRepository {
           key.expiresAt,
           key.revokedAt,
           key.createdAt,
+          key.name,
         ],
       );
     },

@@ -11,7 +11,7 @@ export function apiKeyRepository(sql: Sql): SyncOf<ApiKeyRepository> {
       sql(
         `INSERT INTO api_keys (${insertColumns(sqlTables.apiKeys)})
          VALUES (@id, @organizationId, @secretHash, @webhookSigningSecretSealed, @scopes,
-           @expiresAt, @revokedAt, @createdAt)`,
+           @expiresAt, @revokedAt, @createdAt, @name)`,
       ).run({ ...key, scopes: toJson(key.scopes) });
     },
     get(id) {

@@ -9,8 +9,20 @@ import { useCase } from "../shared/result.js";
 import { hashKeySecret, randomSecret } from "./key-secret.js";
 import { SCOPES } from "./scopes.js";
 
+/** The longest key name, in characters. */
+export const MAX_KEY_NAME_LENGTH = 100;
+
 const createApiKeyInput = v.strictObject({
   organization_id: v.string(),
+  name: v.optional(
+    v.nullable(
+      v.pipe(
+        v.string(),
+        v.trim(),
+        v.maxLength(MAX_KEY_NAME_LENGTH, `must be at most ${MAX_KEY_NAME_LENGTH} characters.`),
+      ),
+    ),
+  ),
   scopes: v.pipe(
     v.array(v.picklist(SCOPES, `must be one of ${SCOPES.join(", ")}.`)),
     v.minLength(1, "must name at least one scope."),
@@ -23,6 +35,7 @@ const createApiKeyInput = v.strictObject({
 /** A new key as answered once: the secret and the webhook signing secret are never shown again. */
 export interface CreatedApiKey {
   key_id: string;
+  name: string | null;
   key_secret: string;
   token: string;
   webhook_signing_secret: string;
@@ -33,6 +46,7 @@ export interface CreatedApiKey {
 /** A stored key without its secrets. */
 export interface ApiKeyView {
   key_id: string;
+  name: string | null;
   organization_id: string;
   scopes: Scope[];
   expires_at: string | null;
@@ -42,6 +56,7 @@ export interface ApiKeyView {
 
 export const toApiKeyView = (key: ApiKeyRecord): ApiKeyView => ({
   key_id: key.id,
+  name: key.name,
   organization_id: key.organizationId,
   scopes: key.scopes,
   expires_at: key.expiresAt,
@@ -58,6 +73,7 @@ export function createApiKey(
     const parsed = parseInput(createApiKeyInput, input);
     if (parsed.isErr()) return err(parsed.error);
     const { organization_id, scopes, expires_at } = parsed.value;
+    const name = parsed.value.name ? parsed.value.name : null;
     if (!(await deps.storage.organizations.get(organization_id))) {
       return err(notFound("organization", organization_id, "organization_not_found"));
     }
@@ -72,6 +88,7 @@ export function createApiKey(
     const key: ApiKeyRecord = {
       id: deps.ids.prefixed("key"),
       organizationId: organization_id,
+      name,
       secretHash: await hashKeySecret(keySecret),
       webhookSigningSecretSealed: deps.secretBox.seal(webhookSigningSecret),
       scopes: uniqueScopes,
@@ -82,6 +99,7 @@ export function createApiKey(
     await deps.storage.apiKeys.insert(key);
     return ok({
       key_id: key.id,
+      name,
       key_secret: keySecret,
       token: `${key.id}:${keySecret}`,
       webhook_signing_secret: webhookSigningSecret,

@@ -158,6 +158,7 @@ export function sqlRecords(codec: SqlCodec): SqlRecords {
       expiresAt: r.textOrNull("expires_at"),
       revokedAt: r.textOrNull("revoked_at"),
       createdAt: r.text("created_at"),
+      name: r.textOrNull("name"),
     })),
     message: from(t.messages, (r) => ({
       id: r.text("id"),

@@ -37,7 +37,7 @@ export const sqlTables = {
   apiKeys: table(
     "api_keys",
     "id, organization_id, secret_hash, webhook_signing_secret_sealed, scopes, expires_at, " +
-      "revoked_at, created_at",
+      "revoked_at, created_at, name",
     ["scopes"],
   ),
   messages: table(

@@ -113,6 +113,7 @@ export const aCampaign = (overrides: Owned<CampaignRecord>): CampaignRecord => (
 /** An unrevoked, unexpiring API key with every scope. */
 export const anApiKey = (overrides: Owned<ApiKeyRecord>): ApiKeyRecord => ({
   id: ids.prefixed("key"),
+  name: null,
   secretHash: "sha256$47DEQpj8HBSa-_TImW-5JCeuQeRkm5NMpJWZG3hSuFU",
   webhookSigningSecretSealed: "sealed:key-secret",
   scopes: ["profiles:read", "profiles:write", "messages:send", "webhooks:manage"],

@@ -1,6 +1,7 @@
 import { describe } from "vitest";
 import { accountsContract } from "./accounts-contract.js";
 import { concurrencyContract } from "./concurrency-contract.js";
+import { consoleSessionsContract } from "./console-sessions-contract.js";
 import { contactListsContract } from "./contact-lists-contract.js";
 import { deliveryClaimsContract } from "./delivery-claims-contract.js";
 import { deliveryOutcomesContract } from "./delivery-outcomes-contract.js";
@@ -38,5 +39,6 @@ export function runStorageContract(name: string, makeHarness: HarnessFactory): v
     idempotencyContract(harness);
     transactionsContract(harness);
     concurrencyContract(harness);
+    consoleSessionsContract(harness);
   });
 }

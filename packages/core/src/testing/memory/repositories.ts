@@ -2,6 +2,7 @@ import type { Repositories } from "../../ports.js";
 import { memoryApiKeys } from "./api-keys.js";
 import { memoryCampaigns } from "./campaigns.js";
 import { memoryConsent } from "./consent.js";
+import { memoryConsoleSessions } from "./console-sessions.js";
 import { memoryContactLists } from "./contact-lists.js";
 import { memoryDeliveries } from "./deliveries.js";
 import { memoryIdempotency } from "./idempotency.js";
@@ -28,5 +29,6 @@ export function memoryRepositories(scope: MemoryScope): Repositories {
     rateLimits: memoryRateLimits(scope),
     idempotency: memoryIdempotency(scope),
     retention: memoryRetention(scope),
+    consoleSessions: memoryConsoleSessions(scope),
   };
 }

@@ -2,6 +2,8 @@ import type {
   ApiKeyRecord,
   CampaignRecord,
   ConsentChangeRecord,
+  ConsoleSessionRecord,
+  ConsoleSignInTokenRecord,
   ContactListRecord,
   DeliveryAttemptRecord,
   DeliveryRecord,
@@ -38,6 +40,10 @@ export interface MemoryState {
   rateLimitHits: Map<string, number[]>;
   /** Keyed by `idempotencyKey(apiKeyId, endpoint, key)`. */
   idempotency: Map<string, IdempotencyRecord>;
+  /** Keyed by token hash. */
+  consoleSignInTokens: Map<string, ConsoleSignInTokenRecord>;
+  /** Keyed by session id hash. */
+  consoleSessions: Map<string, ConsoleSessionRecord>;
 }
 
 /** A fresh, empty state. */
@@ -58,6 +64,8 @@ export function emptyState(): MemoryState {
     attempts: [],
     rateLimitHits: new Map(),
     idempotency: new Map(),
+    consoleSignInTokens: new Map(),
+    consoleSessions: new Map(),
   };
 }
 
