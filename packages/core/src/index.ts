@@ -15,6 +15,12 @@ export { authenticate } from "./auth/authenticate.js";
 export { createOrganization } from "./auth/organizations.js";
 export { isScope, requireScope, SCOPES } from "./auth/scopes.js";
 // Added by server (CLI, runtime, examples); `export *` for the same reason as above.
+export {
+  DEFAULT_TTL_SECONDS,
+  MAX_TEMPLATE_LENGTH,
+  MAX_TTL_SECONDS,
+  MIN_TTL_SECONDS,
+} from "./campaigns/campaign-input.js";
 export * from "./campaigns/campaign-view.js";
 // Added by adapter-http for the use cases it serves. `export *` on purpose: it cannot clash with
 // an explicit line the owning area adds for the same module (the explicit one wins).

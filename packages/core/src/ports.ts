@@ -627,6 +627,8 @@ export interface RetentionRepository {
    * Call it outside a transaction. Returns how many pages it released (0 when none or unknown).
    */
   reclaimSpace(): Promise<number>;
+}
+
 /**
  * Console sign-in tokens and sessions. Both are looked up by the hash of their secret only, and
  * neither is scoped by organization on reads (the hash is the credential); a record whose

@@ -154,6 +154,27 @@ describe("readConfig", () => {
     expect(errors[0]).toContain("TIDINGS_WEBHOOK_BACKOFF_CAP_MS");
   });
 
+  it("reads TIDINGS_PUBLIC_URL without its trailing slash, and refuses what is not http(s)", () => {
+    const read1 = read({ TIDINGS_PUBLIC_URL: "https://tidings.example.com/" });
+    expect(read1.ok && read1.config.publicUrl).toBe("https://tidings.example.com");
+    const unset = read({});
+    expect(unset.ok && unset.config.publicUrl).toBeNull();
+    for (const bad of ["ftp://x.example", "not a url", "https://x.example/?a=1"]) {
+      const refused = read({ TIDINGS_PUBLIC_URL: bad });
+      expect(refused.ok).toBe(false);
+      expect(!refused.ok && refused.errors[0]).toContain("TIDINGS_PUBLIC_URL");
+    }
+  });
+
+  it("mounts the console unless TIDINGS_CONSOLE is 0", () => {
+    const on = read({});
+    expect(on.ok && on.config.console).toBe(true);
+    const off = read({ TIDINGS_CONSOLE: "0" });
+    expect(off.ok && off.config.console).toBe(false);
+    const bad = read({ TIDINGS_CONSOLE: "maybe" });
+    expect(!bad.ok && bad.errors[0]).toContain("TIDINGS_CONSOLE");
+  });
+
   it("treats an empty variable as unset", () => {
     const result = read({ PORT: "", TIDINGS_LOG_LEVEL: "  " });
     expect(result.isOk() && result.value.port).toBe(3000);
@@ -177,6 +198,8 @@ describe("readConfig", () => {
       "TIDINGS_RETENTION",
       "TIDINGS_IDEMPOTENCY_TTL",
       "TIDINGS_LOG_LEVEL",
+      "TIDINGS_PUBLIC_URL",
+      "TIDINGS_CONSOLE",
     ]);
   });
 });

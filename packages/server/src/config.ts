@@ -32,6 +32,10 @@ export interface ServerConfig {
   /** `TIDINGS_IDEMPOTENCY_TTL`: how long an Idempotency-Key is remembered. */
   idempotencyTtlMs: number;
   logLevel: LogLevel;
+  /** `TIDINGS_PUBLIC_URL` without a trailing slash, or `null`: where users reach the server. */
+  publicUrl: string | null;
+  /** Whether `serve` mounts the web console at `/console` (`TIDINGS_CONSOLE`, on by default). */
+  console: boolean;
 }
 
 type Env = Record<string, string | undefined>;
@@ -53,6 +57,8 @@ export const CONFIG_DEFAULTS = {
   TIDINGS_RETENTION: "90d",
   TIDINGS_IDEMPOTENCY_TTL: "24h",
   TIDINGS_LOG_LEVEL: "info",
+  TIDINGS_PUBLIC_URL: "http://127.0.0.1:$PORT",
+  TIDINGS_CONSOLE: "1",
 } as const;
 
 /**
@@ -138,6 +144,11 @@ export function readConfig(env: Env, cwd = process.cwd()): Result<ServerConfig, 
       `TIDINGS_LOG_LEVEL must be one of debug, info, warn, error, silent, not ${JSON.stringify(logLevel)}.`,
     );
   }
+  const publicUrl = publicUrlOf(env.TIDINGS_PUBLIC_URL?.trim() || null, errors);
+  const consoleFlag = get("TIDINGS_CONSOLE");
+  if (!["0", "1", "true", "false"].includes(consoleFlag)) {
+    errors.push(`TIDINGS_CONSOLE must be 1 or 0, not ${JSON.stringify(consoleFlag)}.`);
+  }
   const secretKey = env.TIDINGS_SECRET_KEY?.trim() || null;
   if (secretKey !== null) {
     const parsed = parseSecretKey(secretKey);
@@ -165,6 +176,8 @@ export function readConfig(env: Env, cwd = process.cwd()): Result<ServerConfig, 
     retentionMs: duration("TIDINGS_RETENTION", 1000),
     idempotencyTtlMs: duration("TIDINGS_IDEMPOTENCY_TTL", 1000),
     logLevel: logLevel as LogLevel,
+    publicUrl,
+    console: consoleFlag === "1" || consoleFlag === "true",
   };
   const backoffRead = !errors.some((e) => e.startsWith("TIDINGS_WEBHOOK_BACKOFF_"));
   if (backoffRead && config.webhookBackoffCapMs < config.webhookBackoffBaseMs) {
@@ -173,6 +186,19 @@ export function readConfig(env: Env, cwd = process.cwd()): Result<ServerConfig, 
     );
   }
   return errors.length > 0 ? err(errors) : ok(config);
+}
+
+/** An http(s) URL without query or fragment, kept without its trailing slash; else an error. */
+function publicUrlOf(text: string | null, errors: string[]): string | null {
+  if (text === null) return null;
+  const url = URL.canParse(text) ? new URL(text) : null;
+  if (!url || !["http:", "https:"].includes(url.protocol) || url.search || url.hash) {
+    errors.push(
+      `TIDINGS_PUBLIC_URL must be an http or https URL such as https://tidings.example.com, without query or fragment, not ${JSON.stringify(text)}.`,
+    );
+    return null;
+  }
+  return `${url.origin}${url.pathname}`.replace(/\/+$/, "");
 }
 
 /** `sqlite:PATH` (relative to `cwd` or absolute) or `postgres://…`; the error completes a sentence. */

@@ -6,6 +6,7 @@ import {
   campaignsDeactivate,
   campaignsList,
 } from "./commands/campaigns.js";
+import { consoleLink, consoleSessionsRevoke } from "./commands/console.js";
 import { keysCreate, keysList, keysRevoke } from "./commands/keys.js";
 import { migrateCommand } from "./commands/migrate.js";
 import { orgsCreate } from "./commands/orgs.js";
@@ -29,6 +30,8 @@ export const COMMANDS: readonly Command[] = [
   campaignsList,
   profilesImport,
   profilesListsAdd,
+  consoleLink,
+  consoleSessionsRevoke,
 ];
 
 const synopsis = (command: Command): string =>

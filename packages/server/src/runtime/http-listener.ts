@@ -1,5 +1,8 @@
 import { createHttpApp, createServer } from "@tidings/adapter-http";
+import { createConsole } from "@tidings/console";
+import type { ServerConfig } from "../config.js";
 import type { Logger } from "../logger.js";
+import { type Mount, withMounts } from "./mount.js";
 import { withRequestLog } from "./request-log.js";
 import type { Runtime } from "./runtime.js";
 
@@ -12,14 +15,33 @@ export interface HttpListener {
   close(): Promise<void>;
 }
 
-/** Serves the REST API (adapter-http) over node:http on `host:port` (port 0 picks a free one). */
+/** Where `serve` mounts the web console. */
+export const CONSOLE_PATH = "/console";
+
+/**
+ * Serves the REST API (adapter-http), and the web console under `/console` unless turned off,
+ * over node:http on `host:port` (port 0 picks a free one).
+ */
 export async function listenHttp(
   runtime: Runtime,
   logger: Logger,
   host: string,
   port: number,
+  config: Pick<ServerConfig, "console" | "publicUrl">,
 ): Promise<HttpListener> {
-  const app = withRequestLog(createHttpApp(runtime.deps, { logger }), logger);
+  const mounts: Mount[] = config.console
+    ? [
+        {
+          prefix: CONSOLE_PATH,
+          app: createConsole(runtime.deps, {
+            basePath: CONSOLE_PATH,
+            publicUrl: config.publicUrl ?? undefined,
+            logger,
+          }),
+        },
+      ]
+    : [];
+  const app = withRequestLog(withMounts(createHttpApp(runtime.deps, { logger }), mounts), logger);
   const server = createServer(app);
   const where = await server.listen(port, host);
   return { ...where, close: () => server.close() };

@@ -9,16 +9,17 @@ const describeKey = (key: ApiKeyView): string => {
     : key.expires_at
       ? `expires ${key.expires_at}`
       : "active";
-  return `${key.key_id}  ${key.scopes.join(",")}  ${state}`;
+  return `${key.key_id}  ${key.scopes.join(",")}  ${state}${key.name ? `  ${JSON.stringify(key.name)}` : ""}`;
 };
 
 /** `keys create --org ORG --scopes s1,s2 [--expires-at ISO]`: the secrets are shown once. */
 export const keysCreate: Command = {
   name: ["keys", "create"],
   summary: "Create an API key; its secret and webhook signing secret are shown once.",
-  usage: "--org ORG --scopes SCOPE[,SCOPE…] [--expires-at ISO]",
+  usage: "--org ORG --scopes SCOPE[,SCOPE…] [--name NAME] [--expires-at ISO]",
   options: {
     org: { type: "string" },
+    name: { type: "string" },
     scopes: { type: "string" },
     "expires-at": { type: "string" },
   },
@@ -32,6 +33,7 @@ export const keysCreate: Command = {
       .filter((scope) => scope !== "");
     const created = await createApiKey(context.runtime.deps, {
       organization_id: org.value,
+      name: context.flags.name ?? null,
       scopes,
       expires_at: context.flags["expires-at"] ?? null,
     });
@@ -40,7 +42,7 @@ export const keysCreate: Command = {
     return ok({
       json: key,
       human: [
-        `Created API key ${key.key_id} (${key.scopes.join(", ")}${key.expires_at ? `, expires ${key.expires_at}` : ""}).`,
+        `Created API key ${key.key_id}${key.name ? ` ${JSON.stringify(key.name)}` : ""} (${key.scopes.join(", ")}${key.expires_at ? `, expires ${key.expires_at}` : ""}).`,
         "These secrets are shown only now; keep them somewhere safe.",
         `  token (Authorization: Bearer …):  ${key.token}`,
         `  webhook_signing_secret:           ${key.webhook_signing_secret}`,

@@ -80,7 +80,7 @@ export const serveCommand: Command = {
     });
     let http: Awaited<ReturnType<typeof listenHttp>>;
     try {
-      http = await listenHttp(runtime, logger, host, port);
+      http = await listenHttp(runtime, logger, host, port, config);
     } catch (error) {
       await background.stop();
       throw listenFailure(
@@ -98,6 +98,7 @@ export const serveCommand: Command = {
       database: config.database.kind,
       dev: config.dev,
       engine: background.owner,
+      console: config.console ? `${config.publicUrl ?? http.url}/console` : null,
     });
     const signal = await shutdownRequested(context);
     logger.info("shutting down", { signal });

@@ -1,0 +1,350 @@
+import type { ComponentChildren } from "preact";
+
+/** Each field's problems by field name; `""` holds those that belong to no one field. */
+export type FieldErrors = Record<string, string[]>;
+
+/** What every signed-in page needs to render its frame and its forms. */
+export interface PageFrame {
+  /** Where the console is mounted, e.g. `/console` (no trailing slash; `""` at the root). */
+  base: string;
+  csrfToken: string;
+  organization: { id: string; name: string };
+}
+
+export type Section = "overview" | "campaigns" | "messages" | "webhooks" | "keys" | "profiles";
+
+const NAV: ReadonlyArray<{ section: Section; label: string; path: string }> = [
+  { section: "overview", label: "Overview", path: "" },
+  { section: "campaigns", label: "Campaigns", path: "/campaigns" },
+  { section: "messages", label: "Messages", path: "/messages" },
+  { section: "webhooks", label: "Webhooks", path: "/webhooks" },
+  { section: "keys", label: "API keys", path: "/keys" },
+  { section: "profiles", label: "Profiles", path: "/profiles" },
+];
+
+/** The document around every page: stylesheet and script from the package, no inline code. */
+export function Document(props: { base: string; title: string; children: ComponentChildren }) {
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="referrer" content="no-referrer" />
+        <title>{`${props.title} · Tidings console`}</title>
+        <link rel="stylesheet" href={`${props.base}/assets/console.css`} />
+        <script src={`${props.base}/assets/console.js`} defer />
+      </head>
+      <body>{props.children}</body>
+    </html>
+  );
+}
+
+/** A signed-in page: the navigation, the organization, Sign out, and the page's content. */
+export function Layout(props: {
+  frame: PageFrame;
+  section: Section;
+  title: string;
+  children: ComponentChildren;
+}) {
+  const { frame } = props;
+  return (
+    <Document base={frame.base} title={props.title}>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
+      <header class="top">
+        <div class="brand">
+          <span class="logo">Tidings</span>
+          <span class="org" title={frame.organization.id}>
+            {frame.organization.name}
+          </span>
+        </div>
+        <nav aria-label="Console">
+          <ul>
+            {NAV.map((item) => (
+              <li key={item.section}>
+                <a
+                  href={`${frame.base}${item.path}` || "/"}
+                  aria-current={item.section === props.section ? "page" : undefined}
+                >
+                  {item.label}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <form method="post" action={`${frame.base}/sign-out`} class="sign-out">
+          <Csrf frame={frame} />
+          <button type="submit" class="secondary">
+            Sign out
+          </button>
+        </form>
+      </header>
+      <main id="main">
+        <h1>{props.title}</h1>
+        {props.children}
+      </main>
+    </Document>
+  );
+}
+
+/** The hidden CSRF field every state-changing form carries. */
+export function Csrf(props: { frame: PageFrame }) {
+  return <input type="hidden" name="csrf_token" value={props.frame.csrfToken} />;
+}
+
+/** A POST form with its CSRF field; `confirm` asks before submitting (when script runs). */
+export function PostForm(props: {
+  frame: PageFrame;
+  action: string;
+  confirm?: string | undefined;
+  class?: string | undefined;
+  label?: string | undefined;
+  children: ComponentChildren;
+}) {
+  return (
+    <form
+      method="post"
+      action={props.action}
+      class={props.class}
+      data-confirm={props.confirm}
+      aria-label={props.label}
+      noValidate
+    >
+      <Csrf frame={props.frame} />
+      {props.children}
+    </form>
+  );
+}
+
+/** A UTC time; the script shows it in the viewer's time zone, with UTC on hover. */
+export function Time(props: { at: string | null | undefined }) {
+  if (!props.at) return <span class="muted">—</span>;
+  const utc = `${props.at.slice(0, 10)} ${props.at.slice(11, 19)} UTC`;
+  return (
+    <time datetime={props.at} title={utc}>
+      {utc}
+    </time>
+  );
+}
+
+/** Problems that belong to no field, announced at the top of a refused form. */
+export function FormProblems(props: { errors: FieldErrors | undefined }) {
+  const general = props.errors?.[""] ?? [];
+  const count = Object.values(props.errors ?? {}).reduce((n, list) => n + list.length, 0);
+  if (count === 0) return null;
+  return (
+    <div class="problems" role="alert">
+      <p>
+        {count === 1 ? "One problem needs fixing" : `${count} problems need fixing`} before this
+        can be saved.
+      </p>
+      {general.length > 0 && (
+        <ul>
+          {general.map((message) => (
+            <li key={message}>{message}</li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+function FieldError(props: { id: string; messages: string[] | undefined }) {
+  if (!props.messages || props.messages.length === 0) return null;
+  return (
+    <p class="field-error" id={props.id}>
+      {props.messages.join(" ")}
+    </p>
+  );
+}
+
+interface FieldProps {
+  name: string;
+  label: string;
+  errors?: FieldErrors | undefined;
+  hint?: string | undefined;
+  required?: boolean | undefined;
+  /** Distinguishes ids when one page has two forms with the same field name. */
+  idPrefix?: string | undefined;
+}
+
+const fieldIds = (props: FieldProps) => {
+  const id = `${props.idPrefix ?? ""}${props.name}`;
+  const messages = props.errors?.[props.name];
+  const describedBy = [
+    props.hint ? `${id}-hint` : null,
+    messages && messages.length > 0 ? `${id}-error` : null,
+  ].filter(Boolean);
+  return {
+    id,
+    messages,
+    attrs: {
+      id,
+      name: props.name,
+      "aria-invalid": messages && messages.length > 0 ? ("true" as const) : undefined,
+      "aria-describedby": describedBy.length > 0 ? describedBy.join(" ") : undefined,
+      required: props.required,
+    },
+  };
+};
+
+function Hint(props: { id: string; hint: string | undefined }) {
+  return props.hint ? (
+    <p class="hint" id={`${props.id}-hint`}>
+      {props.hint}
+    </p>
+  ) : null;
+}
+
+/** A labelled text input with its hint and its problems beside it. */
+export function TextField(
+  props: FieldProps & {
+    value: string | undefined;
+    type?: "text" | "url" | "number" | "email";
+  },
+) {
+  const { id, messages, attrs } = fieldIds(props);
+  return (
+    <div class="field">
+      <label for={id}>{props.label}</label>
+      <Hint id={id} hint={props.hint} />
+      <input type={(props.type ?? "text") as "text"} value={props.value ?? ""} {...attrs} />
+      <FieldError id={`${id}-error`} messages={messages} />
+    </div>
+  );
+}
+
+/** A labelled multi-line text box. */
+export function TextArea(props: FieldProps & { value: string | undefined; rows?: number }) {
+  const { id, messages, attrs } = fieldIds(props);
+  return (
+    <div class="field">
+      <label for={id}>{props.label}</label>
+      <Hint id={id} hint={props.hint} />
+      <textarea rows={props.rows ?? 4} {...attrs}>
+        {props.value ?? ""}
+      </textarea>
+      <FieldError id={`${id}-error`} messages={messages} />
+    </div>
+  );
+}
+
+/** A labelled select. */
+export function SelectField(
+  props: FieldProps & {
+    value: string | undefined;
+    options: ReadonlyArray<{ value: string; label: string }>;
+    disabled?: boolean | undefined;
+  },
+) {
+  const { id, messages, attrs } = fieldIds(props);
+  return (
+    <div class="field">
+      <label for={id}>{props.label}</label>
+      <Hint id={id} hint={props.hint} />
+      <select {...attrs} disabled={props.disabled}>
+        {props.options.map((option) => (
+          <option key={option.value} value={option.value} selected={option.value === props.value}>
+            {option.label}
+          </option>
+        ))}
+      </select>
+      <FieldError id={`${id}-error`} messages={messages} />
+    </div>
+  );
+}
+
+/** A group of checkboxes, each labelled with its value (a scope, a topic). */
+export function CheckboxGroup(
+  props: FieldProps & { options: readonly string[]; checked: readonly string[] },
+) {
+  const id = `${props.idPrefix ?? ""}${props.name}`;
+  const messages = props.errors?.[props.name];
+  return (
+    <fieldset
+      class="field checkboxes"
+      aria-describedby={messages && messages.length > 0 ? `${id}-error` : undefined}
+    >
+      <legend>{props.label}</legend>
+      {props.options.map((option) => (
+        <label key={option} class="check">
+          <input
+            type="checkbox"
+            name={props.name}
+            value={option}
+            checked={props.checked.includes(option)}
+          />
+          {option}
+        </label>
+      ))}
+      <FieldError id={`${id}-error`} messages={messages} />
+    </fieldset>
+  );
+}
+
+/** One checkbox with its label (a flag such as "SMS fallback"). */
+export function CheckboxField(props: FieldProps & { checked: boolean }) {
+  const { id, messages, attrs } = fieldIds(props);
+  return (
+    <div class="field">
+      <label class="check" for={id}>
+        <input type="checkbox" value="true" checked={props.checked} {...attrs} />
+        {props.label}
+      </label>
+      <Hint id={id} hint={props.hint} />
+      <FieldError id={`${id}-error`} messages={messages} />
+    </div>
+  );
+}
+
+/** A secret shown once, with a Copy button. */
+export function SecretOnce(props: { label: string; value: string; copyLabel: string }) {
+  return (
+    <div class="secret">
+      <p class="secret-label">{props.label}</p>
+      <code class="secret-value">{props.value}</code>
+      <button type="button" class="secondary" data-copy={props.value} hidden>
+        {props.copyLabel}
+      </button>
+    </div>
+  );
+}
+
+/** A value with a Copy button (shown once the script runs; the value is selectable anyway). */
+export function CopyValue(props: { value: string; label: string }) {
+  return (
+    <span class="copy-value">
+      <code>{props.value}</code>{" "}
+      <button type="button" class="secondary small" data-copy={props.value} hidden>
+        {props.label}
+      </button>
+    </span>
+  );
+}
+
+/** A word for a state, with a colour that repeats what the word says. */
+export function Badge(props: { tone: "good" | "bad" | "neutral" | "warn"; children: string }) {
+  return <span class={`badge badge-${props.tone}`}>{props.children}</span>;
+}
+
+/** A message shown after an action (saved, deleted…), announced to screen readers. */
+export function Notice(props: { tone?: "good" | "bad"; children: ComponentChildren }) {
+  return (
+    <div class={`notice notice-${props.tone ?? "good"}`} role="status">
+      {props.children}
+    </div>
+  );
+}
+
+/** The link to the next page of a list, keeping the filters in the URL. */
+export function NextPage(props: { href: string | null }) {
+  if (!props.href) return null;
+  return (
+    <nav aria-label="Pagination" class="pager">
+      <a href={props.href} rel="next">
+        Next page
+      </a>
+    </nav>
+  );
+}

@@ -1,0 +1,230 @@
+import {
+  type ApiKeyView,
+  type CreatedApiKey,
+  createApiKey,
+  listApiKeys,
+  revokeApiKey,
+  SCOPES,
+} from "@tidings/core";
+import {
+  Badge,
+  CheckboxGroup,
+  type FieldErrors,
+  FormProblems,
+  Layout,
+  Notice,
+  type PageFrame,
+  PostForm,
+  SecretOnce,
+  TextField,
+  Time,
+} from "../components.js";
+import {
+  fieldErrorsOf,
+  noticeOf,
+  type PageContext,
+  type PageRoute,
+  redirectTo,
+  renderPage,
+} from "../context.js";
+
+interface KeyForm {
+  name: string;
+  scopes: string[];
+  expires_at: string;
+}
+
+const EMPTY_FORM: KeyForm = { name: "", scopes: [], expires_at: "" };
+
+function stateOf(key: ApiKeyView, now: number) {
+  if (key.revoked_at) return <Badge tone="bad">Revoked</Badge>;
+  if (key.expires_at && Date.parse(key.expires_at) <= now) return <Badge tone="bad">Expired</Badge>;
+  return <Badge tone="good">Active</Badge>;
+}
+
+function KeysPage(props: {
+  frame: PageFrame;
+  keys: ApiKeyView[];
+  now: number;
+  form: KeyForm;
+  errors: FieldErrors;
+  created: CreatedApiKey | null;
+  notice: string | null;
+}) {
+  const { frame, created } = props;
+  return (
+    <Layout frame={frame} section="keys" title="API keys">
+      {props.notice && <Notice>{props.notice}</Notice>}
+      {created && (
+        <section class="card created" aria-labelledby="created-heading">
+          <h2 id="created-heading">Key {created.name ?? created.key_id} created</h2>
+          <p>
+            <strong>These secrets are shown only now.</strong> Keep them somewhere safe: Tidings
+            stores only a hash of the token.
+          </p>
+          <SecretOnce
+            label="Token (Authorization: Bearer …)"
+            value={created.token}
+            copyLabel="Copy token"
+          />
+          <SecretOnce
+            label="Webhook signing secret"
+            value={created.webhook_signing_secret}
+            copyLabel="Copy signing secret"
+          />
+        </section>
+      )}
+      <section aria-labelledby="list-heading">
+        <h2 id="list-heading">Keys</h2>
+        {props.keys.length === 0 ? (
+          <p class="empty">No API keys yet.</p>
+        ) : (
+          <div class="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Key ID</th>
+                  <th scope="col">Scopes</th>
+                  <th scope="col">State</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Expires</th>
+                  <th scope="col">
+                    <span class="visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {props.keys.map((key) => (
+                  <tr key={key.key_id}>
+                    <td class="wrap">{key.name ?? <span class="muted">(no name)</span>}</td>
+                    <td>
+                      <code>{key.key_id}</code>
+                    </td>
+                    <td>{key.scopes.join(", ")}</td>
+                    <td>{stateOf(key, props.now)}</td>
+                    <td>
+                      <Time at={key.created_at} />
+                    </td>
+                    <td>
+                      <Time at={key.expires_at} />
+                    </td>
+                    <td>
+                      {key.revoked_at === null && (
+                        <PostForm
+                          frame={frame}
+                          action={`${frame.base}/keys/${key.key_id}/revoke`}
+                          confirm={`Revoke the key ${key.name ?? key.key_id}? Requests made with it will be refused at once.`}
+                        >
+                          <button
+                            type="submit"
+                            class="danger small"
+                            aria-label={`Revoke ${key.name ?? key.key_id}`}
+                          >
+                            Revoke
+                          </button>
+                        </PostForm>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+      <section class="card" aria-labelledby="create-heading">
+        <h2 id="create-heading">New key</h2>
+        <PostForm frame={frame} action={`${frame.base}/keys`} label="New key">
+          <FormProblems errors={props.errors} />
+          <TextField
+            name="name"
+            label="Name"
+            value={props.form.name}
+            errors={props.errors}
+            hint="Optional: what uses the key, e.g. Checkout service."
+          />
+          <CheckboxGroup
+            name="scopes"
+            label="Scopes"
+            options={SCOPES}
+            checked={props.form.scopes}
+            errors={props.errors}
+          />
+          <TextField
+            name="expires_at"
+            label="Expires at"
+            value={props.form.expires_at}
+            errors={props.errors}
+            hint="Optional: an ISO 8601 time such as 2027-01-31T00:00:00Z. Empty: never."
+          />
+          <button type="submit">Create key</button>
+        </PostForm>
+      </section>
+    </Layout>
+  );
+}
+
+async function keysPage(
+  context: PageContext,
+  form: KeyForm,
+  errors: FieldErrors,
+  created: CreatedApiKey | null,
+  status = 200,
+) {
+  const listed = await listApiKeys(context.deps, context.actor.organizationId);
+  if (listed.isErr()) throw new Error(listed.error.message);
+  return renderPage(
+    status,
+    <KeysPage
+      frame={context.frame}
+      keys={[...listed.value].reverse()}
+      now={context.deps.clock.now()}
+      form={form}
+      errors={errors}
+      created={created}
+      notice={noticeOf(context.request)}
+    />,
+  );
+}
+
+/** API keys: list (newest first, revoked ones shown as such), create with scopes, revoke. */
+export const keyRoutes: PageRoute[] = [
+  { method: "GET", pattern: "/keys", handle: (context) => keysPage(context, EMPTY_FORM, {}, null) },
+  {
+    method: "POST",
+    pattern: "/keys",
+    async handle(context) {
+      const { form: posted } = context.request;
+      const form: KeyForm = {
+        name: posted.get("name") ?? "",
+        scopes: posted.getAll("scopes"),
+        expires_at: posted.get("expires_at") ?? "",
+      };
+      const created = await createApiKey(context.deps, {
+        organization_id: context.actor.organizationId,
+        name: form.name.trim() === "" ? null : form.name,
+        scopes: form.scopes,
+        expires_at: form.expires_at.trim() === "" ? null : form.expires_at.trim(),
+      });
+      if (created.isErr()) {
+        const errors = fieldErrorsOf(created.error, (path) => path);
+        return keysPage(context, form, errors, null, 400);
+      }
+      // Shown in this answer only: a redirect would have to carry the secret somewhere.
+      return keysPage(context, EMPTY_FORM, {}, created.value, 201);
+    },
+  },
+  {
+    method: "POST",
+    pattern: "/keys/:id/revoke",
+    async handle(context) {
+      const id = context.params.id ?? "";
+      const keys = await listApiKeys(context.deps, context.actor.organizationId);
+      if (keys.isErr() || !keys.value.some((key) => key.key_id === id)) return context.notFound();
+      const revoked = await revokeApiKey(context.deps, id);
+      if (revoked.isErr()) return context.notFound();
+      return redirectTo(context.frame, "/keys", "key_revoked");
+    },
+  },
+];

@@ -1,0 +1,116 @@
+// A console over the in-memory storage with a manual clock, two organizations, and request
+// shortcuts that sign in and carry the CSRF token. Not exported from the package.
+
+import type { HttpResponse } from "@tidings/adapter-http";
+import {
+  createIds,
+  createOrganization,
+  createSignInToken,
+  type Deps,
+  defaultConfig,
+  manualClock,
+  sandboxProvider,
+  type SecretBox,
+  type WebhookRequest,
+  type WebhookTransport,
+} from "@tidings/core";
+import { memoryStorage } from "@tidings/core/testing";
+import { createConsole, SESSION_COOKIE } from "../console-app.js";
+
+/** Seals as `sealed:<plaintext>` so stored values stay readable in assertions. */
+const plainSecretBox: SecretBox = {
+  seal: (plaintext) => `sealed:${plaintext}`,
+  open: (sealed) => sealed.slice("sealed:".length),
+};
+
+/** A signed-in browser: its cookie and the CSRF token its pages carry. */
+export interface Browser {
+  cookie: string;
+  csrf: string;
+}
+
+/** The console, its storage and two organizations. */
+export async function consoleWorld() {
+  const clock = manualClock(Date.UTC(2026, 5, 1, 12));
+  const transportRequests: WebhookRequest[] = [];
+  let receiverStatus = 204;
+  const transport: WebhookTransport = {
+    async post(request) {
+      transportRequests.push(request);
+      return { kind: "response", status: receiverStatus, headers: {}, body: "", durationMs: 3 };
+    },
+  };
+  const deps: Deps = {
+    storage: memoryStorage(),
+    clock,
+    ids: createIds(),
+    secretBox: plainSecretBox,
+    provider: sandboxProvider({ delayMs: 0 }),
+    transport,
+    urlPolicy: {
+      check: async (url) => (url.startsWith("https://") ? null : "must be an https URL."),
+    },
+    config: defaultConfig,
+  };
+  const app = createConsole(deps, { basePath: "/console", logger: { error: () => undefined } });
+  const org = (await createOrganization(deps, { name: "Acme" }))._unsafeUnwrap();
+  const otherOrg = (await createOrganization(deps, { name: "Globex" }))._unsafeUnwrap();
+
+  async function request(
+    method: string,
+    url: string,
+    options: { cookie?: string; form?: Record<string, string | string[]>; headers?: Record<string, string> } = {},
+  ): Promise<HttpResponse> {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.cookie) headers.cookie = `${SESSION_COOKIE}=${options.cookie}`;
+    let body: string | undefined;
+    if (options.form) {
+      const params = new URLSearchParams();
+      for (const [name, value] of Object.entries(options.form)) {
+        for (const one of Array.isArray(value) ? value : [value]) params.append(name, one);
+      }
+      body = params.toString();
+      headers["content-type"] = "application/x-www-form-urlencoded";
+    }
+    return app.handle({ method, url, headers, body });
+  }
+
+  /** A sign-in token for an organization, as `tidings console link` makes one. */
+  async function linkToken(organizationId = org.id, minutes = 15): Promise<string> {
+    return (await createSignInToken(deps, organizationId, minutes))._unsafeUnwrap().token;
+  }
+
+  /** Signs in through the sign-in page's form, as a person pressing "Sign in" would. */
+  async function signIn(organizationId = org.id): Promise<Browser> {
+    const token = await linkToken(organizationId);
+    const answer = await request("POST", "/sign-in", { form: { token } });
+    const setCookie = answer.headers["set-cookie"] ?? "";
+    const cookie = new RegExp(`${SESSION_COOKIE}=([^;]+)`).exec(setCookie)?.[1];
+    if (answer.status !== 303 || !cookie) throw new Error(`sign-in failed: ${answer.status}`);
+    const overview = await request("GET", "/", { cookie });
+    const csrf = /name="csrf_token" value="([^"]+)"/.exec(overview.body)?.[1];
+    if (!csrf) throw new Error("no CSRF token on the overview");
+    return { cookie, csrf };
+  }
+
+  return {
+    deps,
+    clock,
+    app,
+    org,
+    otherOrg,
+    transportRequests,
+    setReceiverStatus: (status: number) => {
+      receiverStatus = status;
+    },
+    request,
+    linkToken,
+    signIn,
+    get: (browser: Browser | null, url: string) =>
+      request("GET", url, browser ? { cookie: browser.cookie } : {}),
+    post: (browser: Browser, url: string, form: Record<string, string | string[]> = {}) =>
+      request("POST", url, { cookie: browser.cookie, form: { csrf_token: browser.csrf, ...form } }),
+  };
+}
+
+export type ConsoleWorld = Awaited<ReturnType<typeof consoleWorld>>;
