@@ -17,7 +17,10 @@ export function readAsset(name: string): { contentType: string; body: string } |
   let found: { contentType: string; body: string } | null = null;
   if (type !== undefined) {
     try {
-      found = { contentType: type, body: readFileSync(new URL(`./assets/${name}`, import.meta.url), "utf8") };
+      found = {
+        contentType: type,
+        body: readFileSync(new URL(`./assets/${name}`, import.meta.url), "utf8"),
+      };
     } catch {
       found = null;
     }

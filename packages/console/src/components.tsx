@@ -136,8 +136,8 @@ export function FormProblems(props: { errors: FieldErrors | undefined }) {
   return (
     <div class="problems" role="alert">
       <p>
-        {count === 1 ? "One problem needs fixing" : `${count} problems need fixing`} before this
-        can be saved.
+        {count === 1 ? "One problem needs fixing" : `${count} problems need fixing`} before this can
+        be saved.
       </p>
       {general.length > 0 && (
         <ul>

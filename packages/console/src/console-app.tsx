@@ -241,7 +241,10 @@ export function createConsole(deps: Deps, options: ConsoleOptions = {}): HttpApp
         logger.error("console request failed", { method: raw.method, path: request.path, error });
         return finish(
           request.method,
-          htmlResponse(500, "<!doctype html><title>Error</title><p>Something went wrong; it was logged.</p>"),
+          htmlResponse(
+            500,
+            "<!doctype html><title>Error</title><p>Something went wrong; it was logged.</p>",
+          ),
         );
       }
     },

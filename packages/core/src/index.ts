@@ -10,8 +10,8 @@ export {
   toApiKeyView,
 } from "./auth/api-keys.js";
 export type { Principal } from "./auth/authenticate.js";
-export * from "./auth/console-sessions.js";
 export { authenticate } from "./auth/authenticate.js";
+export * from "./auth/console-sessions.js";
 export { createOrganization } from "./auth/organizations.js";
 export { isScope, requireScope, SCOPES } from "./auth/scopes.js";
 // Added by server (CLI, runtime, examples); `export *` for the same reason as above.

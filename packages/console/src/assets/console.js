@@ -40,7 +40,7 @@
     const seconds = Math.max(2, Number(settling.dataset.refresh) || 5);
     setTimeout(() => {
       const active = document.activeElement;
-      if (!active || !active.closest("form")) window.location.reload();
+      if (!active?.closest("form")) window.location.reload();
     }, seconds * 1000);
   }
 })();

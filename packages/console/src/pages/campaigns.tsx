@@ -209,7 +209,9 @@ function CampaignsPage(props: {
                 {props.campaigns.map((campaign) => (
                   <tr key={campaign.campaign_id}>
                     <td class="wrap">
-                      <a href={`${frame.base}/campaigns/${campaign.campaign_id}`}>{campaign.name}</a>
+                      <a href={`${frame.base}/campaigns/${campaign.campaign_id}`}>
+                        {campaign.name}
+                      </a>
                     </td>
                     <td>
                       <code>{campaign.campaign_id}</code>
@@ -236,8 +238,8 @@ function CampaignsPage(props: {
       <section aria-labelledby="create-heading" class="card">
         <h2 id="create-heading">New campaign</h2>
         <p class="hint">
-          Choose the channel and category, write the template, set the delivery options, then
-          choose whether it starts active.
+          Choose the channel and category, write the template, set the delivery options, then choose
+          whether it starts active.
         </p>
         <PostForm frame={frame} action={`${frame.base}/campaigns`} label="New campaign">
           <FormProblems errors={props.errors} />

@@ -2,6 +2,7 @@ import { type DeliveryView, redeliverDelivery } from "@tidings/core";
 import { Badge, type PageFrame, PostForm, Time } from "../components.js";
 import { type PageRoute, redirectTo, renderPage } from "../context.js";
 import { ProblemPage } from "./errors.js";
+import { shownUrl } from "./webhooks.js";
 
 const TONES = {
   pending: "warn",
@@ -23,9 +24,7 @@ function destinationOf(delivery: DeliveryView, frame: PageFrame) {
     const id = delivery.destination.webhook_id;
     return <a href={`${frame.base}/webhooks/${id}`}>{id}</a>;
   }
-  const url = delivery.destination.url;
-  const shown = URL.canParse(url) ? `${new URL(url).origin}${new URL(url).pathname}` : url;
-  return <span class="wrap">{shown}</span>;
+  return <span class="wrap">{shownUrl(delivery.destination.url)}</span>;
 }
 
 /**
@@ -73,7 +72,9 @@ export function DeliveryList(props: {
           {delivery.attempts.length > 0 && (
             <div class="table-wrap">
               <table class="attempts">
-                <caption class="visually-hidden">Attempts of delivery {delivery.delivery_id}</caption>
+                <caption class="visually-hidden">
+                  Attempts of delivery {delivery.delivery_id}
+                </caption>
                 <thead>
                   <tr>
                     <th scope="col">Attempt</th>

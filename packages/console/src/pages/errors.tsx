@@ -1,4 +1,4 @@
-import { type PageFrame, Layout, type Section } from "../components.js";
+import { Layout, type PageFrame, type Section } from "../components.js";
 
 /** The 404 of a signed-in page: nothing says whether the id exists elsewhere. */
 export function NotFoundPage(props: { frame: PageFrame; section: Section }) {

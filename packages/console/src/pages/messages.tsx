@@ -28,7 +28,7 @@ export function MessageStatus(props: { status: MessageView["status"] }) {
 
 function SearchForm(props: { frame: PageFrame; q: string }) {
   return (
-    <form method="get" action={`${props.frame.base}/messages`} class="search" role="search">
+    <form method="get" action={`${props.frame.base}/messages`} class="search">
       <label for="q">Search</label>
       <input
         type="search"
@@ -172,14 +172,19 @@ export const messageRoutes: PageRoute[] = [
     pattern: "/messages",
     async handle(context) {
       const q = (context.request.query.get("q") ?? "").trim();
-      if (q === "") return renderPage(200, <MessagesPage frame={context.frame} q="" problem={null} />);
+      if (q === "")
+        return renderPage(200, <MessagesPage frame={context.frame} q="" problem={null} />);
       if (UUID.test(q)) {
         const found = await getMessage(context.deps, context.actor, q.toLowerCase());
         if (found.isOk()) return redirectTo(context.frame, `/messages/${found.value.message_id}`);
       }
       return renderPage(
         404,
-        <MessagesPage frame={context.frame} q={q} problem="No message of this organization has this ID." />,
+        <MessagesPage
+          frame={context.frame}
+          q={q}
+          problem="No message of this organization has this ID."
+        />,
       );
     },
   },

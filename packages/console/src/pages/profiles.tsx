@@ -22,7 +22,7 @@ function ProfilesPage(props: {
   const { frame } = props;
   return (
     <Layout frame={frame} section="profiles" title="Profiles">
-      <form method="get" action={`${frame.base}/profiles`} class="search" role="search">
+      <form method="get" action={`${frame.base}/profiles`} class="search">
         <label for="q">Search</label>
         <input type="search" id="q" name="q" value={props.q} aria-describedby="q-hint" />
         <button type="submit">Search</button>
@@ -53,7 +53,9 @@ function ProfilesPage(props: {
               {props.profiles.map((profile) => (
                 <tr key={profile.public_id}>
                   <td>
-                    <a href={`${frame.base}/profiles/${profile.public_id}`}>{profile.phone_number}</a>
+                    <a href={`${frame.base}/profiles/${profile.public_id}`}>
+                      {profile.phone_number}
+                    </a>
                   </td>
                   <td class="wrap">{profile.full_name ?? "—"}</td>
                   <td class="wrap">{profile.email ?? "—"}</td>

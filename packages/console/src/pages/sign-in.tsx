@@ -26,8 +26,8 @@ export function SignInPage(props: { base: string; state: SignInState }) {
         {state.kind === "invalid_link" && (
           <div class="problems" role="alert">
             <p>
-              This sign-in link cannot be used: it was already used, it expired, or it is not a
-              link Tidings made.
+              This sign-in link cannot be used: it was already used, it expired, or it is not a link
+              Tidings made.
             </p>
             <p>
               Ask for a new one on the server: <code>{HOW_TO_GET_A_LINK}</code>

@@ -65,6 +65,16 @@ const inputOf = (form: WebhookForm) => ({
   description: form.description.trim() === "" ? null : form.description,
 });
 
+/**
+ * A receiver's URL as lists show it: without its query string, which often carries the
+ * receiver's token (the edit form, for its owner, still has it whole).
+ */
+export function shownUrl(url: string): string {
+  if (!URL.canParse(url)) return url;
+  const parsed = new URL(url);
+  return `${parsed.origin}${parsed.pathname}${parsed.search ? "?…" : ""}`;
+}
+
 const statusBadge = (status: string) =>
   status === "active" ? <Badge tone="good">Active</Badge> : <Badge tone="bad">Inactive</Badge>;
 
@@ -153,7 +163,9 @@ function WebhooksPage(props: {
                 {props.webhooks.map((webhook) => (
                   <tr key={webhook.webhook_id}>
                     <td class="wrap">
-                      <a href={`${frame.base}/webhooks/${webhook.webhook_id}`}>{webhook.url}</a>
+                      <a href={`${frame.base}/webhooks/${webhook.webhook_id}`}>
+                        {shownUrl(webhook.url)}
+                      </a>
                     </td>
                     <td>{webhook.topics.join(", ")}</td>
                     <td>{statusBadge(webhook.status)}</td>
@@ -202,10 +214,14 @@ function WebhookPage(props: {
         <section class="card created" aria-labelledby="rotated-heading">
           <h2 id="rotated-heading">Secret rotated</h2>
           <p>
-            <strong>The new signing secret is shown only now.</strong> The old one no longer
-            signs anything.
+            <strong>The new signing secret is shown only now.</strong> The old one no longer signs
+            anything.
           </p>
-          <SecretOnce label="Signing secret" value={extras.rotated} copyLabel="Copy signing secret" />
+          <SecretOnce
+            label="Signing secret"
+            value={extras.rotated}
+            copyLabel="Copy signing secret"
+          />
         </section>
       )}
       {extras.test && (
@@ -225,7 +241,7 @@ function WebhookPage(props: {
           <CopyValue value={webhook.webhook_id} label="Copy ID" />
         </dd>
         <dt>URL</dt>
-        <dd class="wrap">{webhook.url}</dd>
+        <dd class="wrap">{shownUrl(webhook.url)}</dd>
         <dt>Status</dt>
         <dd>{statusBadge(webhook.status)}</dd>
         <dt>Topics</dt>
@@ -301,7 +317,12 @@ async function listPage(
 
 async function webhookPage(
   context: PageContext,
-  options: { form?: WebhookForm; errors?: FieldErrors; extras?: WebhookExtras; status?: number } = {},
+  options: {
+    form?: WebhookForm;
+    errors?: FieldErrors;
+    extras?: WebhookExtras;
+    status?: number;
+  } = {},
 ) {
   const found = await getWebhook(context.deps, context.actor, context.params.id ?? "");
   if (found.isErr()) return context.notFound();
@@ -330,7 +351,11 @@ const fieldOf = (path: string) => path;
 
 /** Webhooks: subscriptions (create, edit, enable, rotate, test, delete) and Redeliver. */
 export const webhookRoutes: PageRoute[] = [
-  { method: "GET", pattern: "/webhooks", handle: (context) => listPage(context, EMPTY_FORM, {}, null) },
+  {
+    method: "GET",
+    pattern: "/webhooks",
+    handle: (context) => listPage(context, EMPTY_FORM, {}, null),
+  },
   {
     method: "POST",
     pattern: "/webhooks",
@@ -382,7 +407,11 @@ export const webhookRoutes: PageRoute[] = [
     method: "POST",
     pattern: "/webhooks/:id/rotate-secret",
     async handle(context) {
-      const rotated = await rotateWebhookSecret(context.deps, context.actor, context.params.id ?? "");
+      const rotated = await rotateWebhookSecret(
+        context.deps,
+        context.actor,
+        context.params.id ?? "",
+      );
       if (rotated.isErr()) return context.notFound();
       return webhookPage(context, { extras: { rotated: rotated.value.signing_secret } });
     },

@@ -9,8 +9,8 @@ import {
   type Deps,
   defaultConfig,
   manualClock,
-  sandboxProvider,
   type SecretBox,
+  sandboxProvider,
   type WebhookRequest,
   type WebhookTransport,
 } from "@tidings/core";
@@ -59,7 +59,11 @@ export async function consoleWorld() {
   async function request(
     method: string,
     url: string,
-    options: { cookie?: string; form?: Record<string, string | string[]>; headers?: Record<string, string> } = {},
+    options: {
+      cookie?: string;
+      form?: Record<string, string | string[]>;
+      headers?: Record<string, string>;
+    } = {},
   ): Promise<HttpResponse> {
     const headers: Record<string, string> = { ...options.headers };
     if (options.cookie) headers.cookie = `${SESSION_COOKIE}=${options.cookie}`;

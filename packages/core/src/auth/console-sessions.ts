@@ -62,11 +62,7 @@ export function createSignInToken(
   ttlMinutes: number = SIGN_IN_LINK_DEFAULT_MINUTES,
 ): ResultAsync<SignInToken, DomainError> {
   return useCase(async () => {
-    if (
-      !Number.isInteger(ttlMinutes) ||
-      ttlMinutes < 1 ||
-      ttlMinutes > SIGN_IN_LINK_MAX_MINUTES
-    ) {
+    if (!Number.isInteger(ttlMinutes) || ttlMinutes < 1 || ttlMinutes > SIGN_IN_LINK_MAX_MINUTES) {
       return err(
         validationError([
           {
@@ -170,7 +166,9 @@ export function revokeConsoleSessions(
     if (!(await deps.storage.organizations.get(organizationId))) {
       return err(notFound("organization", organizationId, "organization_not_found"));
     }
-    return ok({ revoked: await deps.storage.consoleSessions.deleteOrganizationSessions(organizationId) });
+    return ok({
+      revoked: await deps.storage.consoleSessions.deleteOrganizationSessions(organizationId),
+    });
   });
 }
 

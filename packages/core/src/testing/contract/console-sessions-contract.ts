@@ -6,7 +6,10 @@ import type { StorageHarness } from "./raw.js";
 
 let counter = 0;
 /** A distinct, well-formed hash for each record. */
-const aHash = (): string => `sha256$${String((counter += 1)).padStart(43, "h")}`;
+function aHash(): string {
+  counter += 1;
+  return `sha256$${String(counter).padStart(43, "h")}`;
+}
 
 const aToken = (organizationId: string, expiresAt = at(10)): ConsoleSignInTokenRecord => ({
   tokenHash: aHash(),
@@ -127,7 +130,9 @@ export function consoleSessionsContract(harness: () => StorageHarness): void {
       expect(await storage.consoleSessions.findSession(a2.idHash, at(1))).toBeNull();
       expect(await storage.consoleSessions.findSignInToken(tokenA.tokenHash, at(1))).toBeNull();
       expect(await storage.consoleSessions.findSession(b.idHash, at(1))).toEqual(b);
-      expect(await storage.consoleSessions.findSignInToken(tokenB.tokenHash, at(1))).toEqual(tokenB);
+      expect(await storage.consoleSessions.findSignInToken(tokenB.tokenHash, at(1))).toEqual(
+        tokenB,
+      );
     });
 
     it("deleteExpired removes the tokens and sessions expired at `now`, and counts them", async () => {

@@ -48,7 +48,9 @@ export const consoleLink: Command = {
       );
     }
     if (!context.config.console) {
-      context.logger.warn("TIDINGS_CONSOLE=0: serve does not mount the console, so this link opens nothing.");
+      context.logger.warn(
+        "TIDINGS_CONSOLE=0: serve does not mount the console, so this link opens nothing.",
+      );
     }
     const created = await createSignInToken(context.runtime.deps, org.id, minutes);
     if (created.isErr()) return { ok: false, error: created.error };
