@@ -348,3 +348,13 @@ export function NextPage(props: { href: string | null }) {
     </nav>
   );
 }
+
+/**
+ * A receiver's URL as lists show it: without its query string, which often carries the
+ * receiver's token (the edit form, for its owner, still has it whole).
+ */
+export function shownUrl(url: string): string {
+  if (!URL.canParse(url)) return url;
+  const parsed = new URL(url);
+  return `${parsed.origin}${parsed.pathname}${parsed.search ? "?…" : ""}`;
+}

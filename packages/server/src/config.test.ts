@@ -39,6 +39,8 @@ describe("readConfig", () => {
         retentionMs: 90 * 86_400_000,
         idempotencyTtlMs: 86_400_000,
         logLevel: "info",
+        publicUrl: null,
+        console: true,
       }),
     );
   });
@@ -60,6 +62,8 @@ describe("readConfig", () => {
       TIDINGS_RETENTION: "2m",
       TIDINGS_IDEMPOTENCY_TTL: "1500ms",
       TIDINGS_LOG_LEVEL: "debug",
+      TIDINGS_PUBLIC_URL: "https://tidings.example.com",
+      TIDINGS_CONSOLE: "0",
     });
     expect(result).toEqual(
       ok({
@@ -79,6 +83,8 @@ describe("readConfig", () => {
         retentionMs: 120_000,
         idempotencyTtlMs: 1500,
         logLevel: "debug",
+        publicUrl: "https://tidings.example.com",
+        console: false,
       }),
     );
   });
@@ -155,24 +161,21 @@ describe("readConfig", () => {
   });
 
   it("reads TIDINGS_PUBLIC_URL without its trailing slash, and refuses what is not http(s)", () => {
-    const read1 = read({ TIDINGS_PUBLIC_URL: "https://tidings.example.com/" });
-    expect(read1.ok && read1.config.publicUrl).toBe("https://tidings.example.com");
+    const given = read({ TIDINGS_PUBLIC_URL: "https://tidings.example.com/" });
+    expect(given.isOk() && given.value.publicUrl).toBe("https://tidings.example.com");
     const unset = read({});
-    expect(unset.ok && unset.config.publicUrl).toBeNull();
+    expect(unset.isOk() && unset.value.publicUrl).toBeNull();
     for (const bad of ["ftp://x.example", "not a url", "https://x.example/?a=1"]) {
-      const refused = read({ TIDINGS_PUBLIC_URL: bad });
-      expect(refused.ok).toBe(false);
-      expect(!refused.ok && refused.errors[0]).toContain("TIDINGS_PUBLIC_URL");
+      expect(errorsOf({ TIDINGS_PUBLIC_URL: bad })[0]).toContain("TIDINGS_PUBLIC_URL");
     }
   });
 
   it("mounts the console unless TIDINGS_CONSOLE is 0", () => {
     const on = read({});
-    expect(on.ok && on.config.console).toBe(true);
+    expect(on.isOk() && on.value.console).toBe(true);
     const off = read({ TIDINGS_CONSOLE: "0" });
-    expect(off.ok && off.config.console).toBe(false);
-    const bad = read({ TIDINGS_CONSOLE: "maybe" });
-    expect(!bad.ok && bad.errors[0]).toContain("TIDINGS_CONSOLE");
+    expect(off.isOk() && off.value.console).toBe(false);
+    expect(errorsOf({ TIDINGS_CONSOLE: "maybe" })[0]).toContain("TIDINGS_CONSOLE");
   });
 
   it("treats an empty variable as unset", () => {

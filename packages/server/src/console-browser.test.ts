@@ -192,6 +192,7 @@ describe.skipIf(!haveChromium)("the console in Chromium", () => {
     expect(await mainText()).toContain("{{pin}}");
     const kept = await page.$eval("#name", (input) => (input as HTMLInputElement).value);
     expect(kept).toBe("Login codes <script>alert(1)</script>");
+    await fill("Name", "Login codes");
     await fill("Template", "Your Acme code is {{pin}}");
     await clickAndWait(aria("button", "Create campaign"));
     expect(await mainText()).toContain("Campaign created.");

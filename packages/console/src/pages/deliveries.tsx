@@ -1,8 +1,7 @@
 import { type DeliveryView, redeliverDelivery } from "@tidings/core";
-import { Badge, type PageFrame, PostForm, Time } from "../components.js";
+import { Badge, type PageFrame, PostForm, shownUrl, Time } from "../components.js";
 import { type PageRoute, redirectTo, renderPage } from "../context.js";
 import { ProblemPage } from "./errors.js";
-import { shownUrl } from "./webhooks.js";
 
 const TONES = {
   pending: "warn",

@@ -23,6 +23,7 @@ import {
   PostForm,
   SecretOnce,
   SelectField,
+  shownUrl,
   TextArea,
   TextField,
   Time,
@@ -64,16 +65,6 @@ const inputOf = (form: WebhookForm) => ({
   status: form.status === "" ? undefined : form.status,
   description: form.description.trim() === "" ? null : form.description,
 });
-
-/**
- * A receiver's URL as lists show it: without its query string, which often carries the
- * receiver's token (the edit form, for its owner, still has it whole).
- */
-export function shownUrl(url: string): string {
-  if (!URL.canParse(url)) return url;
-  const parsed = new URL(url);
-  return `${parsed.origin}${parsed.pathname}${parsed.search ? "?…" : ""}`;
-}
 
 const statusBadge = (status: string) =>
   status === "active" ? <Badge tone="good">Active</Badge> : <Badge tone="bad">Inactive</Badge>;
