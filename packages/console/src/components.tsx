@@ -358,3 +358,59 @@ export function shownUrl(url: string): string {
   const parsed = new URL(url);
   return `${parsed.origin}${parsed.pathname}${parsed.search ? "?…" : ""}`;
 }
+
+/** A section with a heading and a table of records, or a line saying there are none. */
+export function RecordTable(props: {
+  id: string;
+  heading: string;
+  empty: string;
+  columns: readonly string[];
+  count: number;
+  children: ComponentChildren;
+}) {
+  return (
+    <section aria-labelledby={`${props.id}-heading`}>
+      <h2 id={`${props.id}-heading`}>{props.heading}</h2>
+      {props.count === 0 ? (
+        <p class="empty">{props.empty}</p>
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                {props.columns.map((column) => (
+                  <th scope="col" key={column}>
+                    {column === "" ? <span class="visually-hidden">Actions</span> : column}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>{props.children}</tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
+
+/** What a create or rotate answer shows once: a heading, what to know, and the secrets. */
+export function CreatedSecrets(props: {
+  heading: string;
+  children: ComponentChildren;
+  secrets: ReadonlyArray<{ label: string; value: string; copyLabel: string }>;
+}) {
+  return (
+    <section class="card created" aria-labelledby="created-heading">
+      <h2 id="created-heading">{props.heading}</h2>
+      <p>{props.children}</p>
+      {props.secrets.map((secret) => (
+        <SecretOnce
+          key={secret.label}
+          label={secret.label}
+          value={secret.value}
+          copyLabel={secret.copyLabel}
+        />
+      ))}
+    </section>
+  );
+}

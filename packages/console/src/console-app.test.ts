@@ -29,6 +29,31 @@ async function aCampaign(world: ConsoleWorld, organizationId = world.org.id, nam
   return (await createCampaign(world.deps, actor, campaignInput({ name })))._unsafeUnwrap();
 }
 
+/** A message sent to +14155550002 by a fresh key of the campaign's organization. */
+async function aSentMessage(
+  world: ConsoleWorld,
+  organizationId: string,
+  campaignId: string,
+  extra: Record<string, unknown> = {},
+): Promise<string> {
+  const key = (
+    await createApiKey(world.deps, { organization_id: organizationId, scopes: ["messages:send"] })
+  )._unsafeUnwrap();
+  const sent = (
+    await sendMessage(
+      world.deps,
+      { organizationId, apiKeyId: key.key_id },
+      {
+        campaign_id: campaignId,
+        recipient: { type: "phone_number", value: "+14155550002" },
+        params: { order: "1" },
+        ...extra,
+      },
+    )
+  )._unsafeUnwrap();
+  return (sent as unknown as { message_id: string }).message_id;
+}
+
 describe("signing in", () => {
   it("shows every page signed out as the sign-in page, 401, with nothing of the organization", async () => {
     const world = await consoleWorld();
@@ -207,18 +232,7 @@ describe("organizations", () => {
     const profile = (
       await createProfile(world.deps, theirs, { phone_number: "+14155550002" })
     )._unsafeUnwrap();
-    const sent = (
-      await sendMessage(
-        world.deps,
-        { organizationId: world.otherOrg.id, apiKeyId: key.key_id },
-        {
-          campaign_id: campaign.campaign_id,
-          recipient: { type: "phone_number", value: "+14155550002" },
-          params: { order: "1" },
-        },
-      )
-    )._unsafeUnwrap();
-    const messageId = (sent as unknown as { message_id: string }).message_id;
+    const messageId = await aSentMessage(world, world.otherOrg.id, campaign.campaign_id);
     for (const path of [
       `/campaigns/${campaign.campaign_id}`,
       `/webhooks/${webhook.webhook_id}`,
@@ -424,6 +438,28 @@ describe("escaping", () => {
   });
 });
 
+describe("overview", () => {
+  it("charts the last 24 hours of messages by hour and status, drawn on the server", async () => {
+    const world = await consoleWorld();
+    const browser = await world.signIn();
+    const campaign = await aCampaign(world);
+    world.clock.advance(-25 * HOUR);
+    await aSentMessage(world, world.org.id, campaign.campaign_id);
+    world.clock.advance(25 * HOUR);
+    await aSentMessage(world, world.org.id, campaign.campaign_id);
+    await aSentMessage(
+      world,
+      world.otherOrg.id,
+      await aCampaign(world, world.otherOrg.id).then((c) => c.campaign_id),
+    );
+    const page = await world.get(browser, "/");
+    expect(page.status).toBe(200);
+    expect(page.body).toContain('aria-label="1 message in the last 24 hours: 1 sent."');
+    expect(page.body.match(/<rect [^>]*fill="#8da2c0"/g)).toHaveLength(2);
+    expect(page.body).toContain("Sent, not yet delivered: 1");
+  });
+});
+
 describe("profiles and messages", () => {
   it("finds profiles by phone or email, pages with the filter kept, and shows consent history", async () => {
     const world = await consoleWorld();
@@ -456,22 +492,10 @@ describe("profiles and messages", () => {
     const world = await consoleWorld();
     const browser = await world.signIn();
     const campaign = await aCampaign(world);
-    const key = (
-      await createApiKey(world.deps, { organization_id: world.org.id, scopes: ["messages:send"] })
-    )._unsafeUnwrap();
-    const sent = (
-      await sendMessage(
-        world.deps,
-        { organizationId: world.org.id, apiKeyId: key.key_id },
-        {
-          campaign_id: campaign.campaign_id,
-          recipient: { type: "phone_number", value: "+14155550002" },
-          params: { order: "<b>7</b>" },
-          client_reference: HOSTILE,
-        },
-      )
-    )._unsafeUnwrap();
-    const messageId = (sent as unknown as { message_id: string }).message_id;
+    const messageId = await aSentMessage(world, world.org.id, campaign.campaign_id, {
+      params: { order: "<b>7</b>" },
+      client_reference: HOSTILE,
+    });
     const search = await world.get(browser, `/messages?q=${messageId.toUpperCase()}`);
     expect(search.status).toBe(303);
     expect(search.headers.location).toBe(`/console/messages/${messageId}`);

@@ -39,6 +39,7 @@ export { notFound, validationError } from "./errors.js";
 export * from "./idempotency/with-idempotency.js";
 export * from "./messages/expire-messages.js";
 export * from "./messages/get-message.js";
+export * from "./messages/message-counts.js";
 export * from "./messages/message-view.js";
 export * from "./messages/provider-report.js";
 export * from "./messages/sandbox-provider.js";

@@ -416,6 +416,19 @@ export interface MessageRepository {
   insertEvent(event: MessageEventRecord): Promise<void>;
   /** A message's events in the order they happened. */
   listEvents(organizationId: string, messageId: string): Promise<MessageEventRecord[]>;
+  /**
+   * How many of the organization's messages created at or after `since` are in each status
+   * now, by the UTC hour of their creation (`hour` is `YYYY-MM-DDTHH`, the first 13 characters
+   * of `createdAt`); only non-zero counts, in no particular order.
+   */
+  countByHour(organizationId: string, since: string): Promise<MessageHourCount[]>;
+}
+
+/** One line of `MessageRepository.countByHour`. */
+export interface MessageHourCount {
+  hour: string;
+  status: MessageStatus;
+  count: number;
 }
 
 /**

@@ -22,4 +22,6 @@ export const consoleSchema: readonly string[] = [
   `CREATE INDEX console_sessions_expiry ON console_sessions (expires_at)`,
   `CREATE INDEX console_sessions_organization ON console_sessions (organization_id)`,
   `ALTER TABLE api_keys ADD COLUMN name TEXT`,
+  // The overview counts the last day's messages by hour and status from this index alone.
+  `CREATE INDEX messages_organization_created ON messages (organization_id, created_at, status)`,
 ];

@@ -1,6 +1,6 @@
-import type { MessageRepository } from "@tidings/core";
+import type { MessageRepository, MessageStatus } from "@tidings/core";
 import { insertColumns, sqlTables, toJsonOrNull } from "@tidings/core/sql";
-import { select as columns, records } from "../columns.js";
+import { select as columns, fromBigint, records } from "../columns.js";
 import type { Sql } from "../sql.js";
 
 /** Messages, their lifecycle compare-and-set, and their events. */
@@ -89,6 +89,18 @@ export function messageRepository(sql: Sql): MessageRepository {
         [messageId, organizationId],
       );
       return rows.map(records.messageEvent);
+    },
+    async countByHour(organizationId, since) {
+      const rows = await sql.rows<{ hour: string; status: MessageStatus; count: unknown }>(
+        `SELECT left(created_at, 13) AS hour, status, COUNT(*) AS count FROM ${t.messages}
+         WHERE organization_id = $1 AND created_at >= $2 GROUP BY 1, 2`,
+        [organizationId, since],
+      );
+      return rows.map((row) => ({
+        hour: row.hour,
+        status: row.status,
+        count: fromBigint(row.count),
+      }));
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { MessageRepository } from "@tidings/core";
+import type { MessageHourCount, MessageRepository } from "@tidings/core";
 import { insertColumns, sqlTables, toJsonOrNull } from "@tidings/core/sql";
 import { records, select, toFlag } from "../columns.js";
 import type { Sql } from "../sqlite-database.js";
@@ -65,6 +65,12 @@ export function messageRepository(sql: Sql): SyncOf<MessageRepository> {
          WHERE message_id = ? AND organization_id = ? ORDER BY created_at, id`,
       ).all(messageId, organizationId);
       return rows.map(records.messageEvent);
+    },
+    countByHour(organizationId, since) {
+      return sql(
+        `SELECT substr(created_at, 1, 13) AS hour, status, COUNT(*) AS count FROM messages
+         WHERE organization_id = ? AND created_at >= ? GROUP BY hour, status`,
+      ).all(organizationId, since) as MessageHourCount[];
     },
   };
 }

@@ -9,13 +9,14 @@ import {
 import {
   Badge,
   CheckboxGroup,
+  CreatedSecrets,
   type FieldErrors,
   FormProblems,
   Layout,
   Notice,
   type PageFrame,
   PostForm,
-  SecretOnce,
+  RecordTable,
   TextField,
   Time,
 } from "../components.js";
@@ -56,83 +57,66 @@ function KeysPage(props: {
     <Layout frame={frame} section="keys" title="API keys">
       {props.notice && <Notice>{props.notice}</Notice>}
       {created && (
-        <section class="card created" aria-labelledby="created-heading">
-          <h2 id="created-heading">Key {created.name ?? created.key_id} created</h2>
-          <p>
-            <strong>These secrets are shown only now.</strong> Keep them somewhere safe: Tidings
-            stores only a hash of the token.
-          </p>
-          <SecretOnce
-            label="Token (Authorization: Bearer …)"
-            value={created.token}
-            copyLabel="Copy token"
-          />
-          <SecretOnce
-            label="Webhook signing secret"
-            value={created.webhook_signing_secret}
-            copyLabel="Copy signing secret"
-          />
-        </section>
+        <CreatedSecrets
+          heading={`Key ${created.name ?? created.key_id} created`}
+          secrets={[
+            {
+              label: "Token (Authorization: Bearer …)",
+              value: created.token,
+              copyLabel: "Copy token",
+            },
+            {
+              label: "Webhook signing secret",
+              value: created.webhook_signing_secret,
+              copyLabel: "Copy signing secret",
+            },
+          ]}
+        >
+          <strong>These secrets are shown only now.</strong> Keep them somewhere safe: Tidings
+          stores only a hash of the token.
+        </CreatedSecrets>
       )}
-      <section aria-labelledby="list-heading">
-        <h2 id="list-heading">Keys</h2>
-        {props.keys.length === 0 ? (
-          <p class="empty">No API keys yet.</p>
-        ) : (
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Key ID</th>
-                  <th scope="col">Scopes</th>
-                  <th scope="col">State</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Expires</th>
-                  <th scope="col">
-                    <span class="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {props.keys.map((key) => (
-                  <tr key={key.key_id}>
-                    <td class="wrap">{key.name ?? <span class="muted">(no name)</span>}</td>
-                    <td>
-                      <code>{key.key_id}</code>
-                    </td>
-                    <td>{key.scopes.join(", ")}</td>
-                    <td>{stateOf(key, props.now)}</td>
-                    <td>
-                      <Time at={key.created_at} />
-                    </td>
-                    <td>
-                      <Time at={key.expires_at} />
-                    </td>
-                    <td>
-                      {key.revoked_at === null && (
-                        <PostForm
-                          frame={frame}
-                          action={`${frame.base}/keys/${key.key_id}/revoke`}
-                          confirm={`Revoke the key ${key.name ?? key.key_id}? Requests made with it will be refused at once.`}
-                        >
-                          <button
-                            type="submit"
-                            class="danger small"
-                            aria-label={`Revoke ${key.name ?? key.key_id}`}
-                          >
-                            Revoke
-                          </button>
-                        </PostForm>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
-      </section>
+      <RecordTable
+        id="list"
+        heading="Keys"
+        empty="No API keys yet."
+        columns={["Name", "Key ID", "Scopes", "State", "Created", "Expires", ""]}
+        count={props.keys.length}
+      >
+        {props.keys.map((key) => (
+          <tr key={key.key_id}>
+            <td class="wrap">{key.name ?? <span class="muted">(no name)</span>}</td>
+            <td>
+              <code>{key.key_id}</code>
+            </td>
+            <td>{key.scopes.join(", ")}</td>
+            <td>{stateOf(key, props.now)}</td>
+            <td>
+              <Time at={key.created_at} />
+            </td>
+            <td>
+              <Time at={key.expires_at} />
+            </td>
+            <td>
+              {key.revoked_at === null && (
+                <PostForm
+                  frame={frame}
+                  action={`${frame.base}/keys/${key.key_id}/revoke`}
+                  confirm={`Revoke the key ${key.name ?? key.key_id}? Requests made with it will be refused at once.`}
+                >
+                  <button
+                    type="submit"
+                    class="danger small"
+                    aria-label={`Revoke ${key.name ?? key.key_id}`}
+                  >
+                    Revoke
+                  </button>
+                </PostForm>
+              )}
+            </td>
+          </tr>
+        ))}
+      </RecordTable>
       <section class="card" aria-labelledby="create-heading">
         <h2 id="create-heading">New key</h2>
         <PostForm frame={frame} action={`${frame.base}/keys`} label="New key">

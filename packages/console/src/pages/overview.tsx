@@ -1,6 +1,13 @@
-import { listApiKeys, listCampaigns, listWebhooks } from "@tidings/core";
+import {
+  countRecentMessages,
+  type HourlyMessageCounts,
+  listApiKeys,
+  listCampaigns,
+  listWebhooks,
+} from "@tidings/core";
 import { Layout, type PageFrame } from "../components.js";
 import { type PageRoute, renderPage } from "../context.js";
+import { MessageChart } from "./message-chart.js";
 
 interface Counts {
   activeCampaigns: number;
@@ -10,7 +17,7 @@ interface Counts {
   activeKeys: number;
 }
 
-function OverviewPage(props: { frame: PageFrame; counts: Counts }) {
+function OverviewPage(props: { frame: PageFrame; counts: Counts; hours: HourlyMessageCounts[] }) {
   const { frame, counts } = props;
   return (
     <Layout frame={frame} section="overview" title="Overview">
@@ -33,6 +40,10 @@ function OverviewPage(props: { frame: PageFrame; counts: Counts }) {
           </a>
         </li>
       </ul>
+      <section aria-labelledby="chart-heading">
+        <h2 id="chart-heading">Messages in the last 24 hours</h2>
+        <MessageChart hours={props.hours} />
+      </section>
     </Layout>
   );
 }
@@ -44,12 +55,15 @@ export const overviewRoutes: PageRoute[] = [
     pattern: "/",
     async handle(context) {
       const { deps, actor } = context;
-      const [campaigns, webhooks, keys] = await Promise.all([
+      const [campaigns, webhooks, keys, hours] = await Promise.all([
         listCampaigns(deps, actor),
         listWebhooks(deps, actor),
         listApiKeys(deps, actor.organizationId),
+        countRecentMessages(deps, actor),
       ]);
-      if (campaigns.isErr() || webhooks.isErr() || keys.isErr()) throw new Error("overview failed");
+      if (campaigns.isErr() || webhooks.isErr() || keys.isErr() || hours.isErr()) {
+        throw new Error("overview failed");
+      }
       const now = deps.clock.now();
       const counts: Counts = {
         campaigns: campaigns.value.length,
@@ -60,7 +74,10 @@ export const overviewRoutes: PageRoute[] = [
           (k) => k.revoked_at === null && (k.expires_at === null || Date.parse(k.expires_at) > now),
         ).length,
       };
-      return renderPage(200, <OverviewPage frame={context.frame} counts={counts} />);
+      return renderPage(
+        200,
+        <OverviewPage frame={context.frame} counts={counts} hours={hours.value} />,
+      );
     },
   },
 ];

@@ -15,13 +15,14 @@ import {
   Badge,
   CheckboxGroup,
   CopyValue,
+  CreatedSecrets,
   type FieldErrors,
   FormProblems,
   Layout,
   Notice,
   type PageFrame,
   PostForm,
-  SecretOnce,
+  RecordTable,
   SelectField,
   shownUrl,
   TextArea,
@@ -120,57 +121,42 @@ function WebhooksPage(props: {
     <Layout frame={frame} section="webhooks" title="Webhooks">
       {props.notice && <Notice>{props.notice}</Notice>}
       {created && (
-        <section class="card created" aria-labelledby="created-heading">
-          <h2 id="created-heading">Webhook created</h2>
-          <p>
-            <strong>The signing secret is shown only now.</strong> The receiver checks each
-            request's signature with it.{" "}
-            <a href={`${frame.base}/webhooks/${created.webhook_id}`}>Open the webhook</a>
-          </p>
-          <SecretOnce
-            label="Signing secret"
-            value={created.signing_secret}
-            copyLabel="Copy signing secret"
-          />
-        </section>
+        <CreatedSecrets
+          heading="Webhook created"
+          secrets={[
+            {
+              label: "Signing secret",
+              value: created.signing_secret,
+              copyLabel: "Copy signing secret",
+            },
+          ]}
+        >
+          <strong>The signing secret is shown only now.</strong> The receiver checks each request's
+          signature with it.{" "}
+          <a href={`${frame.base}/webhooks/${created.webhook_id}`}>Open the webhook</a>
+        </CreatedSecrets>
       )}
-      <section aria-labelledby="list-heading">
-        <h2 id="list-heading">Subscriptions</h2>
-        {props.webhooks.length === 0 ? (
-          <p class="empty">No webhook subscriptions yet.</p>
-        ) : (
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">URL</th>
-                  <th scope="col">Topics</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Description</th>
-                  <th scope="col">Updated</th>
-                </tr>
-              </thead>
-              <tbody>
-                {props.webhooks.map((webhook) => (
-                  <tr key={webhook.webhook_id}>
-                    <td class="wrap">
-                      <a href={`${frame.base}/webhooks/${webhook.webhook_id}`}>
-                        {shownUrl(webhook.url)}
-                      </a>
-                    </td>
-                    <td>{webhook.topics.join(", ")}</td>
-                    <td>{statusBadge(webhook.status)}</td>
-                    <td class="wrap">{webhook.description ?? ""}</td>
-                    <td>
-                      <Time at={webhook.updated_at} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
-      </section>
+      <RecordTable
+        id="list"
+        heading="Subscriptions"
+        empty="No webhook subscriptions yet."
+        columns={["URL", "Topics", "Status", "Description", "Updated"]}
+        count={props.webhooks.length}
+      >
+        {props.webhooks.map((webhook) => (
+          <tr key={webhook.webhook_id}>
+            <td class="wrap">
+              <a href={`${frame.base}/webhooks/${webhook.webhook_id}`}>{shownUrl(webhook.url)}</a>
+            </td>
+            <td>{webhook.topics.join(", ")}</td>
+            <td>{statusBadge(webhook.status)}</td>
+            <td class="wrap">{webhook.description ?? ""}</td>
+            <td>
+              <Time at={webhook.updated_at} />
+            </td>
+          </tr>
+        ))}
+      </RecordTable>
       <section class="card" aria-labelledby="create-heading">
         <h2 id="create-heading">New webhook</h2>
         <PostForm frame={frame} action={`${frame.base}/webhooks`} label="New webhook">
@@ -202,18 +188,15 @@ function WebhookPage(props: {
     <Layout frame={frame} section="webhooks" title="Webhook">
       {props.notice && <Notice>{props.notice}</Notice>}
       {extras.rotated && (
-        <section class="card created" aria-labelledby="rotated-heading">
-          <h2 id="rotated-heading">Secret rotated</h2>
-          <p>
-            <strong>The new signing secret is shown only now.</strong> The old one no longer signs
-            anything.
-          </p>
-          <SecretOnce
-            label="Signing secret"
-            value={extras.rotated}
-            copyLabel="Copy signing secret"
-          />
-        </section>
+        <CreatedSecrets
+          heading="Secret rotated"
+          secrets={[
+            { label: "Signing secret", value: extras.rotated, copyLabel: "Copy signing secret" },
+          ]}
+        >
+          <strong>The new signing secret is shown only now.</strong> The old one no longer signs
+          anything.
+        </CreatedSecrets>
       )}
       {extras.test && (
         <Notice tone={extras.test.success ? "good" : "bad"}>

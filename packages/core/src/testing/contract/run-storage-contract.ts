@@ -8,6 +8,7 @@ import { deliveryOutcomesContract } from "./delivery-outcomes-contract.js";
 import type { HarnessFactory } from "./harness.js";
 import { useHarness } from "./harness.js";
 import { idempotencyContract } from "./idempotency-contract.js";
+import { messageCountsContract } from "./message-counts-contract.js";
 import { messagesContract } from "./messages-contract.js";
 import { profileListContract } from "./profile-list-contract.js";
 import { profilesContract } from "./profiles-contract.js";
@@ -40,5 +41,6 @@ export function runStorageContract(name: string, makeHarness: HarnessFactory): v
     transactionsContract(harness);
     concurrencyContract(harness);
     consoleSessionsContract(harness);
+    messageCountsContract(harness);
   });
 }

@@ -1,4 +1,4 @@
-import type { MessageRepository } from "../../ports.js";
+import type { MessageHourCount, MessageRepository } from "../../ports.js";
 import type { MemoryScope } from "./scope.js";
 import { assertNew, clone, ms, oldestFirst } from "./state.js";
 
@@ -54,5 +54,19 @@ export function memoryMessages(scope: MemoryScope): MessageRepository {
           (e) => e.id,
         ),
       ),
+    countByHour: (organizationId, since) =>
+      scope.read("messages.countByHour", (s) => {
+        const counts = new Map<string, MessageHourCount>();
+        for (const message of s.messages.values()) {
+          if (message.organizationId !== organizationId) continue;
+          if (ms(message.createdAt) < ms(since)) continue;
+          const hour = message.createdAt.slice(0, 13);
+          const key = `${hour} ${message.status}`;
+          const line = counts.get(key) ?? { hour, status: message.status, count: 0 };
+          line.count += 1;
+          counts.set(key, line);
+        }
+        return [...counts.values()];
+      }),
   };
 }
