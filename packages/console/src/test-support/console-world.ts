@@ -48,7 +48,10 @@ export async function consoleWorld() {
     provider: sandboxProvider({ delayMs: 0 }),
     transport,
     urlPolicy: {
-      check: async (url) => (url.startsWith("https://") ? null : "must be an https URL."),
+      check: async (url) =>
+        url.startsWith("https://")
+          ? { allowed: true }
+          : { allowed: false, reason: "must be an https URL." },
     },
     config: defaultConfig,
   };

@@ -22,8 +22,8 @@ async function anOrganization(): Promise<string> {
 /** Opens the console over the workspace's database, as `serve` mounts it. */
 async function consoleOverWorkspace() {
   const read = readConfig(workspace.env, workspace.dir);
-  if (!read.ok) throw new Error(read.errors.join("\n"));
-  const runtime = await openRuntime(read.config, createLogger("silent", process.stderr));
+  if (read.isErr()) throw new Error(read.error.join("\n"));
+  const runtime = await openRuntime(read.value, createLogger("silent", process.stderr));
   return { runtime, app: createConsole(runtime.deps) };
 }
 

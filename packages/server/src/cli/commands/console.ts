@@ -4,6 +4,7 @@ import {
   SIGN_IN_LINK_DEFAULT_MINUTES,
   SIGN_IN_LINK_MAX_MINUTES,
 } from "@tidings/core";
+import { err, ok } from "neverthrow";
 import type { ServerConfig } from "../../config.js";
 import type { Command } from "../command.js";
 import { UsageError } from "../usage-error.js";
@@ -38,7 +39,7 @@ export const consoleLink: Command = {
   },
   async run(context) {
     const org = await findOrganization(context);
-    if (!org.ok) return org;
+    if (org.isErr()) return err(org.error);
     const ttl = context.flags["ttl-minutes"];
     const minutes = typeof ttl === "string" ? minutesOf(ttl) : SIGN_IN_LINK_DEFAULT_MINUTES;
     if (context.config.publicUrl === null) {
@@ -52,17 +53,16 @@ export const consoleLink: Command = {
         "TIDINGS_CONSOLE=0: serve does not mount the console, so this link opens nothing.",
       );
     }
-    const created = await createSignInToken(context.runtime.deps, org.id, minutes);
-    if (created.isErr()) return { ok: false, error: created.error };
+    const created = await createSignInToken(context.runtime.deps, org.value, minutes);
+    if (created.isErr()) return err(created.error);
     const url = `${consoleBaseUrl(context.config)}/sign-in?token=${created.value.token}`;
-    return {
-      ok: true,
+    return ok({
       json: { url, expires_at: created.value.expires_at },
       human: [
         url,
         `It signs in once, until ${created.value.expires_at}. Open it in a browser and press Sign in.`,
       ].join("\n"),
-    };
+    });
   },
 };
 
@@ -75,14 +75,13 @@ export const consoleSessionsRevoke: Command = {
   required: ["org"],
   async run(context) {
     const org = await findOrganization(context);
-    if (!org.ok) return org;
-    const revoked = await revokeConsoleSessions(context.runtime.deps, org.id);
-    if (revoked.isErr()) return { ok: false, error: revoked.error };
+    if (org.isErr()) return err(org.error);
+    const revoked = await revokeConsoleSessions(context.runtime.deps, org.value);
+    if (revoked.isErr()) return err(revoked.error);
     const { revoked: count } = revoked.value;
-    return {
-      ok: true,
+    return ok({
       json: { revoked: count },
-      human: `Ended ${count} console session${count === 1 ? "" : "s"} of ${org.id}.`,
-    };
+      human: `Ended ${count} console session${count === 1 ? "" : "s"} of ${org.value}.`,
+    });
   },
 };
