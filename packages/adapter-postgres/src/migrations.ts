@@ -1,6 +1,6 @@
 import { initialSchema } from "./migrations/0001-initial-schema.js";
 import { retentionIndexes } from "./migrations/0002-retention.js";
-import { consoleSchema } from "./migrations/0002-console.js";
+import { consoleSchema } from "./migrations/0003-console.js";
 import type { PgClient, PgQueryable } from "./pg-client.js";
 import { runTransaction } from "./pg-client.js";
 import { DEFAULT_SCHEMA, quoteIdent, tablesIn } from "./tables.js";
