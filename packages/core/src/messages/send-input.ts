@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { objectMessage } from "../shared/parse.js";
 import { codePointLength } from "../shared/text.js";
+import { webhookUrlSchema } from "../webhooks/webhook-input.js";
 
 /** DESIGN.md "Campaign template": `client_reference` is at most 255 characters. */
 export const MAX_CLIENT_REFERENCE_LENGTH = 255;
@@ -59,7 +60,8 @@ export const sendMessageInput = v.strictObject(
         }, `must be 1 to ${MAX_CLIENT_REFERENCE_LENGTH} characters long.`),
       ),
     ),
-    webhook_url: v.optional(v.string("must be a string.")),
+    // As long as a subscription's may be: it is stored with the message and each delivery.
+    webhook_url: v.optional(webhookUrlSchema),
   },
   objectMessage("must be a JSON object."),
 );

@@ -14,7 +14,8 @@ export const TOPICS: readonly Topic[] = [
   "message.expired",
 ];
 
-const url = v.pipe(
+/** A webhook URL, of a subscription or of one message: 1 to 2048 characters. */
+export const webhookUrlSchema = v.pipe(
   v.string("must be a string."),
   v.minLength(1, "must not be empty."),
   v.maxLength(2048, "must be at most 2048 characters."),
@@ -37,7 +38,7 @@ const description = v.nullable(
 
 /** POST /v1/webhooks: `{ url, topics, status? = "active", description? }`. */
 export const createWebhookInput = v.strictObject({
-  url,
+  url: webhookUrlSchema,
   topics,
   status: v.optional(status, "active"),
   description: v.optional(description, null),
@@ -45,7 +46,7 @@ export const createWebhookInput = v.strictObject({
 
 /** PATCH /v1/webhooks/{webhook_id}: any subset of the create fields. */
 export const updateWebhookInput = v.strictObject({
-  url: v.optional(url),
+  url: v.optional(webhookUrlSchema),
   topics: v.optional(topics),
   status: v.optional(status),
   description: v.optional(description),
