@@ -60,27 +60,44 @@ export function readJsonBody(
     const reason = error instanceof SyntaxError ? error.message : "it cannot be parsed.";
     return err(edgeProblems.malformedJson(reason.slice(0, 200)));
   }
-  // NUL can only arrive escaped; PostgreSQL cannot store it, so it is refused for every store.
-  if (/\\u0000/i.test(text)) {
-    const path = pathOfNul(value);
-    if (path !== null) return err(edgeProblems.nulCharacter(path));
+  // Refused here, once for every field of every endpoint: NUL, which PostgreSQL cannot store,
+  // and lone UTF-16 surrogates, which are no text at all (stored as invalid UTF-8, read back
+  // as U+FFFD). Past UTF-8 decoding both can only arrive as JSON escapes, so most bodies skip
+  // the walk.
+  if (/\\u(0000|d[89a-f])/i.test(text) || LONE_SURROGATE.test(text)) {
+    const found = unstorableText(value);
+    if (found !== null) return err(edgeProblems.unstorableText(found.path, found.what));
   }
   return ok(value);
 }
 
-/** The path of the first key or string holding U+0000, walked without recursion. */
-export function pathOfNul(root: unknown): string | null {
+/** A UTF-16 surrogate not paired with its other half (with `u`, a pair is one code point). */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+/** What makes a string unstorable: `nul` (U+0000) or `surrogate` (a lone UTF-16 surrogate). */
+export type UnstorableText = "nul" | "surrogate";
+
+const unstorable = (text: string): UnstorableText | null =>
+  text.includes("\0") ? "nul" : LONE_SURROGATE.test(text) ? "surrogate" : null;
+
+/**
+ * The path of the first key or string holding NUL or a lone surrogate, and which it holds,
+ * walked without recursion; `null` when every string can be stored.
+ */
+export function unstorableText(root: unknown): { path: string; what: UnstorableText } | null {
   const stack: Array<{ value: unknown; path: string }> = [{ value: root, path: "" }];
   while (stack.length > 0) {
     const { value, path } = stack.pop()!;
     if (typeof value === "string") {
-      if (value.includes("\0")) return path || "body";
+      const what = unstorable(value);
+      if (what !== null) return { path: path || "body", what };
     } else if (Array.isArray(value)) {
       for (const [i, item] of value.entries()) stack.push({ value: item, path: `${path}[${i}]` });
     } else if (typeof value === "object" && value !== null) {
       for (const [key, item] of Object.entries(value)) {
         const at = path === "" ? key : `${path}.${key}`;
-        if (key.includes("\0")) return at;
+        const what = unstorable(key);
+        if (what !== null) return { path: at, what };
         stack.push({ value: item, path: at });
       }
     }

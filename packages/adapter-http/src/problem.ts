@@ -98,6 +98,12 @@ export function problemResponse(spec: ProblemSpec, requestId: string): HttpRespo
   };
 }
 
+const UNSTORABLE = {
+  nul: "must not contain the NUL character (U+0000).",
+  surrogate:
+    "must not contain a lone UTF-16 surrogate (a \\ud800-\\udfff escape without its pair).",
+};
+
 /** Problems raised by the HTTP edge itself, before any use case runs. */
 export const edgeProblems = {
   unauthorized: (): ProblemSpec => ({
@@ -127,11 +133,12 @@ export const edgeProblems = {
     code: "malformed_json",
     detail: `The request body is not valid JSON: ${reason}`,
   }),
-  nulCharacter: (path: string): ProblemSpec => ({
+  nulCharacter: (path: string): ProblemSpec => edgeProblems.unstorableText(path, "nul"),
+  unstorableText: (path: string, what: "nul" | "surrogate"): ProblemSpec => ({
     status: 400,
     code: "validation_failed",
     detail: "The request is invalid.",
-    issues: [{ path, message: "must not contain the NUL character (U+0000)." }],
+    issues: [{ path, message: UNSTORABLE[what] }],
   }),
   payloadTooLarge: (maxBytes: number): ProblemSpec => ({
     status: 413,
