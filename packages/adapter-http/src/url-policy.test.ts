@@ -2,7 +2,12 @@ import type { LookupAddress, LookupOptions } from "node:dns";
 import type { UrlPolicy } from "@tidings/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ADDRESS_REFUSED, createUrlPolicy, isPublicAddress } from "./url-policy.js";
+import {
+  ADDRESS_REFUSED,
+  CLOUD_METADATA_ADDRESSES,
+  createUrlPolicy,
+  isPublicAddress,
+} from "./url-policy.js";
 
 /** A resolver from a fixed table, so no test touches real DNS. */
 const table =
@@ -165,7 +170,7 @@ describe("createUrlPolicy (DESIGN.md: Webhook URL)", () => {
       "The URL is refused: address 127.0.0.1 is loopback (the host localhost.example resolves to it); webhooks may only go to public addresses.",
     );
     expect(await refusalOf(strict, "https://169.254.169.254/")).toMatch(
-      /link-local \(cloud metadata\)/,
+      /instance metadata service .*\(cloud metadata\)/,
     );
     expect(await refusalOf(strict, "https://0x7f000001/")).toMatch(
       /address 127\.0\.0\.1 is loopback/,
@@ -177,7 +182,7 @@ describe("createUrlPolicy (DESIGN.md: Webhook URL)", () => {
       /address ::ffff:7f00:1 \(IPv4-mapped 127\.0\.0\.1\) is loopback/,
     );
     expect(await refusalOf(strict, "https://[::ffff:a9fe:a9fe]/")).toMatch(
-      /link-local \(cloud metadata\)/,
+      /IPv4-mapped 169\.254\.169\.254\) is the instance metadata service .*\(cloud metadata\)/,
     );
   });
 
@@ -234,6 +239,51 @@ describe("createUrlPolicy (DESIGN.md: Webhook URL)", () => {
   });
 });
 
+describe("cloud metadata endpoints", () => {
+  const metadata = Object.keys(CLOUD_METADATA_ADDRESSES);
+  const literal = (ip: string) => (ip.includes(":") ? `[${ip}]` : ip);
+  const viaDns = createUrlPolicy({
+    dev: true,
+    resolve: async (host) => [metadata[Number(host.split(".")[0]?.slice(1))] ?? "8.8.8.8"],
+  });
+
+  it("lists the Azure, Alibaba, AWS IPv6 and Oracle addresses beside the usual one", () => {
+    for (const ip of [
+      "169.254.169.254",
+      "168.63.129.16",
+      "100.100.100.200",
+      "fd00:ec2::254",
+      "192.0.0.192",
+    ]) {
+      expect(metadata, ip).toContain(ip);
+    }
+  });
+
+  it("are refused in every mode, by literal, by name, IPv4-mapped and at connect time", async () => {
+    for (const [i, ip] of metadata.entries()) {
+      expect(isPublicAddress(ip), ip).toBe(false);
+      for (const policy of [strict, dev]) {
+        expect(await refusalOf(policy, `https://${literal(ip)}/latest`), ip).toMatch(
+          /\(cloud metadata\); webhooks may only go to public addresses\.$/,
+        );
+      }
+      expect(await refusalOf(viaDns, `http://m${i}.example/`), ip).toMatch(
+        new RegExp(`${ip.replaceAll(".", "\\.")} is .*\\(cloud metadata\\) \\(the host m${i}`),
+      );
+      await expect(lookupWith(viaDns, `m${i}.example`, {}), ip).rejects.toMatchObject({
+        code: ADDRESS_REFUSED,
+      });
+      if (!ip.includes(":")) {
+        expect(await refusalOf(dev, `http://[::ffff:${ip}]/`), ip).toMatch(/\(cloud metadata\)/);
+      }
+    }
+  });
+
+  it("a public address that is none of them is still allowed", async () => {
+    expect(await refusalOf(viaDns, "http://public.example/")).toBeNull();
+  });
+});
+
 describe("guardedLookup (the same rule at connect time, against DNS rebinding)", () => {
   it("answers the public addresses, one or all, as dns.lookup does", async () => {
     expect(await lookupWith(strict, "hooks.example.com", {})).toEqual({
@@ -272,7 +322,8 @@ describe("guardedLookup (the same rule at connect time, against DNS rebinding)",
 
   it("checks IP literals too and passes resolver errors through", async () => {
     await expect(lookupWith(strict, "169.254.169.254", {})).rejects.toMatchObject({
-      message: "refused: address 169.254.169.254 is link-local (cloud metadata)",
+      message:
+        "refused: address 169.254.169.254 is the instance metadata service of AWS, GCP, Azure and Oracle Cloud (cloud metadata)",
     });
     await expect(lookupWith(strict, "nowhere.example", {})).rejects.toMatchObject({
       code: "ENOTFOUND",

@@ -79,25 +79,57 @@ function parseAddress(ip: string): IPAddress | null {
 const isIpv4Compatible = (address: IPv6): boolean =>
   address.parts.slice(0, 6).every((part) => part === 0);
 
+/**
+ * Cloud metadata and platform endpoints, refused in every mode (development too) whatever
+ * range they are in: they hand out credentials to whoever on the machine asks. Keyed by the
+ * address as ipaddr.js prints it; each entry names where the address is documented.
+ */
+export const CLOUD_METADATA_ADDRESSES: Readonly<Record<string, string>> = {
+  // AWS, GCP, Azure and Oracle instance metadata (IMDS):
+  // https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/instancedata-data-retrieval.html
+  "169.254.169.254": "the instance metadata service of AWS, GCP, Azure and Oracle Cloud",
+  // AWS IMDS over IPv6 (Nitro instances), same page as above.
+  "fd00:ec2::254": "the AWS instance metadata service (IPv6)",
+  // AWS ECS task metadata and credentials:
+  // https://docs.aws.amazon.com/AmazonECS/latest/developerguide/task-metadata-endpoint-v2.html
+  "169.254.170.2": "the AWS ECS task metadata and credentials endpoint",
+  // Azure WireServer, a public address on every Azure VM:
+  // https://learn.microsoft.com/azure/virtual-network/what-is-ip-address-168-63-129-16
+  "168.63.129.16": "the Azure WireServer (platform metadata)",
+  // Alibaba Cloud ECS metadata:
+  // https://www.alibabacloud.com/help/en/ecs/user-guide/view-instance-metadata
+  "100.100.100.200": "the Alibaba Cloud instance metadata service",
+  // Oracle Cloud Infrastructure's legacy metadata and iSCSI address:
+  // https://docs.oracle.com/en-us/iaas/Content/Compute/Tasks/gettingmetadata.htm
+  "192.0.0.192": "an Oracle Cloud metadata endpoint",
+};
+
 /** Whether an address is public unicast, the only kind that may receive webhooks. */
 export function isPublicAddress(ip: string): boolean {
-  return addressRange(ip) === "unicast";
+  return addressRange(ip) === "unicast" && metadataEndpoint(ip) === null;
+}
+
+/** What cloud metadata endpoint `ip` is (IPv4-mapped forms included), or `null`. */
+function metadataEndpoint(ip: string): string | null {
+  const parsed = parseAddress(ip);
+  return parsed === null ? null : (CLOUD_METADATA_ADDRESSES[parsed.toString()] ?? null);
 }
 
 /** Ok when `ip` may be connected to in this mode, otherwise why not (`address … is …`). */
 export function checkAddress(ip: string, dev: boolean): Result<void, string> {
   const range = addressRange(ip);
-  if (range === "unicast") return ok(undefined);
   if (range === null) return err(`address ${ip} is not an IP address`);
-  if (range === "loopback" && dev) return ok(undefined);
-  const words = RANGE_WORDS[range] ?? `in the special-purpose range "${range}"`;
   const parsed = parseAddress(ip);
   const ipv4 = parsed?.kind() === "ipv4" ? parsed.toString() : null;
   // `::ffff:7f00:1` is easier to judge as 127.0.0.1.
   const mapped =
     ipv4 !== null && ip.includes(":") && !ip.includes(ipv4) ? ` (IPv4-mapped ${ipv4})` : "";
-  const metadata = ipv4 === "169.254.169.254" ? " (cloud metadata)" : "";
-  return err(`address ${ip}${mapped} is ${words}${metadata}`);
+  const metadata = metadataEndpoint(ip);
+  if (metadata !== null) return err(`address ${ip}${mapped} is ${metadata} (cloud metadata)`);
+  if (range === "unicast") return ok(undefined);
+  if (range === "loopback" && dev) return ok(undefined);
+  const words = RANGE_WORDS[range] ?? `in the special-purpose range "${range}"`;
+  return err(`address ${ip}${mapped} is ${words}`);
 }
 
 const refuse = (reason: string): UrlVerdict => ({ allowed: false, reason });

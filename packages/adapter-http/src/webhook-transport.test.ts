@@ -263,7 +263,8 @@ describe("the SSRF guard at connect time", () => {
       const again = undiciWebhookTransport({ urlPolicy: policy });
       expect(await again.post(post(`http://receiver.example:${port}/ok`))).toMatchObject({
         kind: "error",
-        error: "refused: address 169.254.169.254 is link-local (cloud metadata)",
+        error:
+          "refused: address 169.254.169.254 is the instance metadata service of AWS, GCP, Azure and Oracle Cloud (cloud metadata)",
       });
       await again.close();
     } finally {
