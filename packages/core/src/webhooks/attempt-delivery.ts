@@ -7,6 +7,7 @@ import type {
 } from "../ports.js";
 import { isoAt } from "../shared/clock.js";
 import { type ResolvedDestination, resolveDestination } from "./delivery-destination.js";
+import { loggableUrl, withLoggableUrl } from "./loggable-url.js";
 import { nextAttemptAt, parseRetryAfter } from "./retry-schedule.js";
 import { webhookHeaders } from "./signing.js";
 
@@ -17,6 +18,7 @@ export const RESPONSE_BODY_LIMIT = 4096;
 export interface AttemptReport {
   deliveryId: string;
   attempt: number;
+  /** Where it went: scheme, host and path only (see `loggableUrl`). */
   url: string | null;
   statusCode: number | null;
   durationMs: number;
@@ -91,17 +93,24 @@ export async function makeAttempt(
   return { delivery, attempt, next, url };
 }
 
-/** The log line of an attempt; `recorded` is what `completeAttempt` answered. */
-export const attemptReport = (result: AttemptResult, recorded: boolean): AttemptReport => ({
-  deliveryId: result.delivery.id,
-  attempt: result.attempt.attempt,
-  url: result.url,
-  statusCode: result.attempt.statusCode,
-  durationMs: result.attempt.durationMs,
-  error: result.attempt.error,
-  outcome: result.next.status,
-  recorded,
-});
+/**
+ * The log line of an attempt; `recorded` is what `completeAttempt` answered. The URL is logged
+ * without its query string, where receivers put tokens, also inside the error.
+ */
+export const attemptReport = (result: AttemptResult, recorded: boolean): AttemptReport => {
+  const { url } = result;
+  const { error } = result.attempt;
+  return {
+    deliveryId: result.delivery.id,
+    attempt: result.attempt.attempt,
+    url: url === null ? null : loggableUrl(url),
+    statusCode: result.attempt.statusCode,
+    durationMs: result.attempt.durationMs,
+    error: error === null || url === null ? error : withLoggableUrl(error, url),
+    outcome: result.next.status,
+    recorded,
+  };
+};
 
 /** Makes one attempt of a leased delivery (see `makeAttempt`) and records it at once. */
 export async function attemptDelivery(
