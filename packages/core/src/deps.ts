@@ -21,6 +21,10 @@ export interface TidingsConfig {
   sendRateLimit: number;
   /** The sliding window of the send rate limit, in ms (60 000). */
   sendRateWindowMs: number;
+  /** Test webhooks (`POST /v1/webhooks/test`) allowed per API key per window (10). */
+  webhookTestRateLimit: number;
+  /** The sliding window of the test webhook rate limit, in ms (60 000). */
+  webhookTestRateWindowMs: number;
   /** How long an Idempotency-Key is remembered, in ms (24 h). */
   idempotencyTtlMs: number;
   /**
@@ -46,6 +50,8 @@ export interface TidingsConfig {
 export const defaultConfig: TidingsConfig = {
   sendRateLimit: 100,
   sendRateWindowMs: 60_000,
+  webhookTestRateLimit: 10,
+  webhookTestRateWindowMs: 60_000,
   idempotencyTtlMs: 24 * 60 * 60 * 1000,
   idempotencyLockMs: 60_000,
   webhookBackoffBaseMs: 30_000,

@@ -22,6 +22,8 @@ export interface ServerConfig {
   sandboxDelayMs: number;
   sendRateLimit: number;
   sendRateWindowMs: number;
+  webhookTestRateLimit: number;
+  webhookTestRateWindowMs: number;
   webhookBackoffBaseMs: number;
   webhookBackoffCapMs: number;
   webhookRetryWindowMs: number;
@@ -50,6 +52,7 @@ export const CONFIG_DEFAULTS = {
   TIDINGS_PROVIDER: "sandbox",
   TIDINGS_SANDBOX_DELAY_MS: "1000",
   TIDINGS_SEND_RATE_LIMIT: "100/60s",
+  TIDINGS_WEBHOOK_TEST_RATE_LIMIT: "10/60s",
   TIDINGS_WEBHOOK_BACKOFF_BASE_MS: "30000",
   TIDINGS_WEBHOOK_BACKOFF_CAP_MS: "21600000",
   TIDINGS_WEBHOOK_RETRY_WINDOW_MS: "259200000",
@@ -130,14 +133,23 @@ export function readConfig(env: Env, cwd = process.cwd()): Result<ServerConfig, 
       `TIDINGS_PROVIDER must be "sandbox" (the only bundled provider), not ${JSON.stringify(provider)}.`,
     );
   }
-  const rate = /^([0-9]{1,7})\/([0-9]{1,9})(ms|s|m|h)$/.exec(get("TIDINGS_SEND_RATE_LIMIT"));
-  const rateLimit = rate ? Number(rate[1]) : 0;
-  const rateWindow = rate ? Number(rate[2]) * (UNITS[rate[3]!] ?? 1) : 0;
-  if (!rate || rateLimit < 1 || rateWindow < 1) {
-    errors.push(
-      `TIDINGS_SEND_RATE_LIMIT must look like 100/60s (sends per window; units ms, s, m, h), not ${JSON.stringify(get("TIDINGS_SEND_RATE_LIMIT"))}.`,
-    );
-  }
+  /** A rate limit such as `100/60s`: how many per sliding window, and the window in ms. */
+  const rate = (
+    name: "TIDINGS_SEND_RATE_LIMIT" | "TIDINGS_WEBHOOK_TEST_RATE_LIMIT",
+    counted: string,
+  ): { limit: number; windowMs: number } => {
+    const parts = /^([0-9]{1,7})\/([0-9]{1,9})(ms|s|m|h)$/.exec(get(name));
+    const limit = parts ? Number(parts[1]) : 0;
+    const windowMs = parts ? Number(parts[2]) * (UNITS[parts[3]!] ?? 1) : 0;
+    if (!parts || limit < 1 || windowMs < 1) {
+      errors.push(
+        `${name} must look like ${CONFIG_DEFAULTS[name]} (${counted} per window; units ms, s, m, h), not ${JSON.stringify(get(name))}.`,
+      );
+    }
+    return { limit, windowMs };
+  };
+  const sendRate = rate("TIDINGS_SEND_RATE_LIMIT", "sends");
+  const webhookTestRate = rate("TIDINGS_WEBHOOK_TEST_RATE_LIMIT", "test webhooks");
   const logLevel = get("TIDINGS_LOG_LEVEL");
   if (!["debug", "info", "warn", "error", "silent"].includes(logLevel)) {
     errors.push(
@@ -167,8 +179,10 @@ export function readConfig(env: Env, cwd = process.cwd()): Result<ServerConfig, 
     dev: dev === "1" || dev === "true",
     provider: "sandbox",
     sandboxDelayMs: integer("TIDINGS_SANDBOX_DELAY_MS", 0, 86_400_000),
-    sendRateLimit: rateLimit,
-    sendRateWindowMs: rateWindow,
+    sendRateLimit: sendRate.limit,
+    sendRateWindowMs: sendRate.windowMs,
+    webhookTestRateLimit: webhookTestRate.limit,
+    webhookTestRateWindowMs: webhookTestRate.windowMs,
     webhookBackoffBaseMs: integer("TIDINGS_WEBHOOK_BACKOFF_BASE_MS", 1, 86_400_000),
     webhookBackoffCapMs: integer("TIDINGS_WEBHOOK_BACKOFF_CAP_MS", 1, 7 * 86_400_000),
     webhookRetryWindowMs: integer("TIDINGS_WEBHOOK_RETRY_WINDOW_MS", 1, 30 * 86_400_000),

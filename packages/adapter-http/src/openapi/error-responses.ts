@@ -10,17 +10,18 @@ export const standardHeaders = {
   },
   rateLimit: {
     "RateLimit-Limit": {
-      description: "Sends allowed per window for this API key.",
+      description:
+        "Requests allowed per window for this API key: sends, or test webhooks, counted apart.",
       schema: { type: "integer" },
     },
     "RateLimit-Remaining": {
-      description: "Sends left in the current window.",
+      description: "Requests left in the current window.",
       schema: { type: "integer", minimum: 0 },
     },
     "RateLimit-Reset": {
       description:
-        "Whole seconds, rounded up, until the oldest send counted in the sliding window " +
-        "leaves it and RateLimit-Remaining goes up; 0 only when no send is counted.",
+        "Whole seconds, rounded up, until the oldest request counted in the sliding window " +
+        "leaves it and RateLimit-Remaining goes up; 0 only when none is counted.",
       schema: { type: "integer", minimum: 0 },
     },
   },
@@ -70,13 +71,16 @@ export const errorResponses: Record<string, unknown> = {
   E422: problemResponse(
     "The Idempotency-Key was used with another body (`idempotency_key_reused`).",
   ),
-  E429: problemResponse("Too many sends in the window for this API key (`rate_limited`).", {
-    "Retry-After": {
-      description: "Whole seconds to wait, at least 1.",
-      schema: { type: "integer", minimum: 1 },
+  E429: problemResponse(
+    "Too many sends, or test webhooks, in the window for this API key (`rate_limited`).",
+    {
+      "Retry-After": {
+        description: "Whole seconds to wait, at least 1.",
+        schema: { type: "integer", minimum: 1 },
+      },
+      ...standardHeaders.rateLimit,
     },
-    ...standardHeaders.rateLimit,
-  }),
+  ),
   E500: problemResponse("An unexpected failure (`internal_error`); quote the request id."),
   E503: problemResponse(
     "Storage does not answer (`not_ready`), or another process has held the database's write " +

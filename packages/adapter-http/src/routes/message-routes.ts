@@ -1,15 +1,14 @@
 import {
   checkSendRateLimit,
-  rateLimitedError,
-  rateLimitHeaders,
   recoverSendResult,
   sendMessage,
   sendMessageInput,
 } from "@tidings/core";
-import { type Answer, fromResult, json, problem, withHeaders } from "../answer.js";
-import { domainProblem, edgeProblems, isStorageBusy } from "../problem.js";
+import { type Answer, fromResult, json, problem } from "../answer.js";
+import { edgeProblems, isStorageBusy } from "../problem.js";
 import { type Route, unexpectedQuery } from "../route.js";
 import { idempotent } from "./idempotent.js";
+import { withinRateLimit } from "./rate-limited.js";
 
 /** POST /v1/messages/send: rate limited per key, then idempotent, then the send itself. */
 export const messageRoutes: Route[] = [
@@ -40,26 +39,25 @@ export const messageRoutes: Route[] = [
       // Counted after authentication and the scope check, before anything else: 400s and
       // replays count, so a client cannot probe for free (DESIGN.md "Rate limit").
       const decision = await checkSendRateLimit(context.deps, context.actor.apiKeyId);
-      const headers = rateLimitHeaders(decision);
-      if (!decision.allowed) {
-        return withHeaders(problem(domainProblem(rateLimitedError(decision))), headers);
-      }
-      const answer =
-        unexpectedQuery(context.query) ??
-        // The hit is counted, so even a 503 says how many sends are left.
-        (await orStorageBusy(() =>
-          idempotent(
-            context,
-            "POST /v1/messages/send",
-            async (input, checkpoint) =>
-              fromResult(await sendMessage(context.deps, context.actor, input, { checkpoint })),
-            async (point) => {
-              const result = await recoverSendResult(context.deps, context.actor, point);
-              return result === null ? null : json(200, result);
-            },
-          ),
-        ));
-      return withHeaders(answer, headers);
+      return withinRateLimit(
+        decision,
+        "send requests",
+        async () =>
+          unexpectedQuery(context.query) ??
+          // The hit is counted, so even a 503 says how many sends are left.
+          (await orStorageBusy(() =>
+            idempotent(
+              context,
+              "POST /v1/messages/send",
+              async (input, checkpoint) =>
+                fromResult(await sendMessage(context.deps, context.actor, input, { checkpoint })),
+              async (point) => {
+                const result = await recoverSendResult(context.deps, context.actor, point);
+                return result === null ? null : json(200, result);
+              },
+            ),
+          )),
+      );
     },
   },
 ];

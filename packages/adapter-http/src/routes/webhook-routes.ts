@@ -1,4 +1,5 @@
 import {
+  checkWebhookTestRateLimit,
   createWebhook,
   createWebhookInput,
   deleteWebhook,
@@ -12,7 +13,8 @@ import {
 } from "@tidings/core";
 import { fromResult } from "../answer.js";
 import type { Route } from "../route.js";
-import { withJsonBody } from "../route.js";
+import { unexpectedQuery, withJsonBody } from "../route.js";
+import { withinRateLimit } from "./rate-limited.js";
 
 /**
  * The webhook subscription endpoints. `POST /v1/webhooks/test` is a literal path: the router
@@ -75,12 +77,22 @@ export const webhookRoutes: Route[] = [
         schema: "WebhookTestResult",
         description: "How the receiver answered, also when it failed.",
       },
-      errors: [400, 404, 413, 415],
+      errors: [400, 404, 413, 415, 429],
+      rateLimited: true,
     },
-    handle: (context) =>
-      withJsonBody(context, async (input) =>
-        fromResult(await testWebhook(context.deps, context.actor, input)),
-      ),
+    async handle(context) {
+      // Each test is an outbound request to a URL the client chose: counted first, like sends.
+      const decision = await checkWebhookTestRateLimit(context.deps, context.actor.apiKeyId);
+      return withinRateLimit(
+        decision,
+        "test webhooks",
+        async () =>
+          unexpectedQuery(context.query) ??
+          (await withJsonBody(context, async (input) =>
+            fromResult(await testWebhook(context.deps, context.actor, input)),
+          )),
+      );
+    },
   },
   {
     method: "GET",

@@ -21,6 +21,25 @@ export function checkSendRateLimit(
   );
 }
 
+/** The counter key of an API key's test webhooks. */
+export const webhookTestRateLimitKey = (apiKeyId: string): string => `webhook-test:${apiKeyId}`;
+
+/**
+ * Counts one test webhook for an API key (10 per 60 s by default): each is an outbound request
+ * to a URL the client chose, so without a limit the endpoint would amplify traffic toward it.
+ */
+export function checkWebhookTestRateLimit(
+  deps: Pick<Deps, "storage" | "clock" | "config">,
+  apiKeyId: string,
+): Promise<RateLimitDecision> {
+  return deps.storage.rateLimits.hit(
+    webhookTestRateLimitKey(apiKeyId),
+    deps.clock.now(),
+    deps.config.webhookTestRateWindowMs,
+    deps.config.webhookTestRateLimit,
+  );
+}
+
 /** Whole seconds until there is room again, never less than 1 (for `Retry-After`). */
 export const retryAfterSeconds = (decision: RateLimitDecision): number =>
   Math.max(1, Math.ceil(decision.resetMs / 1000));
@@ -41,13 +60,16 @@ export function rateLimitHeaders(decision: RateLimitDecision): Record<string, st
   return headers;
 }
 
-/** The 429 of a refused decision, with the seconds to wait. */
-export function rateLimitedError(decision: RateLimitDecision): RateLimitedError {
+/** The 429 of a refused decision, with the seconds to wait; `what` names what was counted. */
+export function rateLimitedError(
+  decision: RateLimitDecision,
+  what = "send requests",
+): RateLimitedError {
   const wait = retryAfterSeconds(decision);
   return {
     type: "rate_limited",
     code: "rate_limited",
-    message: `Too many send requests for this API key: at most ${decision.limit} per window. Retry after ${wait} second${wait === 1 ? "" : "s"}.`,
+    message: `Too many ${what} for this API key: at most ${decision.limit} per window. Retry after ${wait} second${wait === 1 ? "" : "s"}.`,
     retryAfterSeconds: wait,
   };
 }

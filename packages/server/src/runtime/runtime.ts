@@ -33,6 +33,8 @@ export function tidingsConfig(config: ServerConfig): TidingsConfig {
     ...defaultConfig,
     sendRateLimit: config.sendRateLimit,
     sendRateWindowMs: config.sendRateWindowMs,
+    webhookTestRateLimit: config.webhookTestRateLimit,
+    webhookTestRateWindowMs: config.webhookTestRateWindowMs,
     webhookBackoffBaseMs: config.webhookBackoffBaseMs,
     webhookBackoffCapMs: config.webhookBackoffCapMs,
     webhookRetryWindowMs: config.webhookRetryWindowMs,
