@@ -106,6 +106,74 @@ async function rawSocket(url: string) {
   return { socket, closed, received: () => received };
 }
 
+/** A raw answer split into its status, lowercased headers and JSON body. */
+function parseRaw(text: string) {
+  const [head = "", body = ""] = text.split("\r\n\r\n", 2);
+  const [statusLine = "", ...lines] = head.split("\r\n");
+  const headers = Object.fromEntries(
+    lines.map((line) => {
+      const colon = line.indexOf(":");
+      return [line.slice(0, colon).toLowerCase(), line.slice(colon + 1).trim()];
+    }),
+  );
+  return { status: Number(statusLine.split(" ")[1]), headers, json: JSON.parse(body) };
+}
+
+/** Sends `bytes` on a raw socket and resolves with the answer once the server has closed. */
+async function sendRaw(url: string, bytes: string) {
+  const client = await rawSocket(url);
+  client.socket.write(bytes);
+  await client.closed;
+  return parseRaw(client.received());
+}
+
+describe("requests node:http refuses itself", () => {
+  it.each([
+    ["a request line that is not one", "GARBAGE\r\n\r\n"],
+    ["a header name with a space", "GET /healthz HTTP/1.1\r\nHost: x\r\nBad Header: 1\r\n\r\n"],
+    [
+      "Content-Length with Transfer-Encoding",
+      "POST /v1/profiles HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+    ],
+    [
+      "two Content-Lengths",
+      "POST /v1/profiles HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}",
+    ],
+  ])("%s: 400 malformed_request as problem+json, then the connection closes", async (_, bytes) => {
+    const world = await httpWorld();
+    const { url } = await serve(world.app);
+    const answer = await sendRaw(url, bytes);
+    expect(answer.status).toBe(400);
+    expect(answer.headers["content-type"]).toBe("application/problem+json");
+    expect(answer.headers.connection).toBe("close");
+    expect(answer.json).toMatchObject({
+      status: 400,
+      code: "malformed_request",
+      request_id: answer.headers["x-request-id"],
+      detail: expect.stringMatching(/^The request is not valid HTTP\/1\.1 \(.+\)/),
+    });
+  });
+
+  it("headers larger than node:http allows: 431 headers_too_large", async () => {
+    const world = await httpWorld();
+    const { url } = await serve(world.app);
+    const answer = await sendRaw(
+      url,
+      `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`,
+    );
+    expect(answer.status).toBe(431);
+    expect(answer.headers.connection).toBe("close");
+    expect(answer.json).toMatchObject({ status: 431, code: "headers_too_large" });
+  });
+
+  it("a well-formed request on the same server is still answered as usual", async () => {
+    const world = await httpWorld();
+    const { url } = await serve(world.app);
+    await sendRaw(url, "GARBAGE\r\n\r\n");
+    expect((await raw(`${url}/healthz`, {})).status).toBe(200);
+  });
+});
+
 describe("createRequestListener", () => {
   it("mounts under a prefix in any node:http server, and answers 404 outside it", async () => {
     const world = await httpWorld();
@@ -218,6 +286,10 @@ describe("createServer", () => {
     const closedAt = await client.closed;
     clearInterval(trickle);
     expect(client.received()).toMatch(/^HTTP\/1\.1 408 /);
+    expect(parseRaw(client.received())).toMatchObject({
+      headers: { connection: "close", "content-type": "application/problem+json" },
+      json: { status: 408, code: "request_timeout" },
+    });
     expect(closedAt - started).toBeGreaterThanOrEqual(190);
   });
 
@@ -235,6 +307,10 @@ describe("createServer", () => {
     const closedAt = await client.closed;
     clearInterval(trickle);
     expect(client.received()).toMatch(/^HTTP\/1\.1 408 /);
+    expect(parseRaw(client.received())).toMatchObject({
+      headers: { connection: "close" },
+      json: { status: 408, code: "request_timeout" },
+    });
     expect(closedAt - started).toBeGreaterThanOrEqual(390);
   });
 

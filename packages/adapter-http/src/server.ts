@@ -1,5 +1,7 @@
 import { createServer as createNodeServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { createIds } from "@tidings/core";
+import { answerClientError } from "./client-error.js";
 import { listenerWithHooks, type RequestListenerOptions } from "./request-listener.js";
 import type { HttpApp } from "./types.js";
 
@@ -66,6 +68,10 @@ export function createServer(app: HttpApp, options: ServerOptions = {}): Tidings
       listener(req, res);
     },
   );
+  // Requests node:http refuses itself (malformed, too slow, headers too large) get a
+  // problem+json answer too, instead of a bare status line.
+  const ids = createIds();
+  server.on("clientError", (error, socket) => answerClientError(error, socket, ids.uuidv7()));
 
   return {
     server,
