@@ -1,3 +1,4 @@
+export { keepDatabasePrivate } from "./database-file.js";
 export type { MigrateOptions, MigrateResult, Migration } from "./migrations.js";
 export { latestSchemaVersion, migrate, migrations, SchemaTooNewError } from "./migrations.js";
 export type { SqliteDatabase, SqliteRunResult, SqliteStatement } from "./sqlite-database.js";

@@ -24,6 +24,10 @@ export interface SqliteDatabase {
   exec(sql: string): unknown;
   /** Whether a transaction is open on this connection. */
   readonly inTransaction: boolean;
+  /** The database file's path, as it was opened (better-sqlite3 has it). */
+  readonly name?: string | undefined;
+  /** Whether the database lives in memory, where no second connection can reach it. */
+  readonly memory?: boolean | undefined;
   close(): unknown;
 }
 

@@ -2,7 +2,9 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { type Repositories, rollingBackErrors, type Storage } from "@tidings/core";
 import Database from "better-sqlite3";
 import { createAsyncMutex } from "./async-mutex.js";
+import { isDatabaseFile, keepDatabasePrivate } from "./database-file.js";
 import { migrate } from "./migrations.js";
+import { withSeparateReads } from "./read-connection.js";
 import { asyncRepositories, syncRepositories } from "./repositories.js";
 import type { SqliteDatabase } from "./sqlite-database.js";
 import type { CallRunner } from "./sync-repository.js";
@@ -21,6 +23,12 @@ export interface SqliteStorageOptions {
    * power loss or an OS crash, at the cost of an fsync on every commit.
    */
   synchronous?: "normal" | "full" | undefined;
+  /**
+   * Reads outside transactions on a second, read-only connection to the same file (default
+   * `true`; in-memory databases have none), so they never wait behind writes or behind another
+   * process's write lock.
+   */
+  separateReads?: boolean | undefined;
 }
 
 /**
@@ -32,12 +40,14 @@ export interface SqliteStorageOptions {
  * Make one storage per database file per process and share it (HTTP server and delivery
  * engines alike): a second connection in the same process would block the event loop on
  * SQLite's write lock while the first holds it across an `await`. Separate processes are fine.
+ * A database file this function creates is readable by its owner only (0600).
  */
 export function sqliteStorage(
   dbOrPath: SqliteDatabase | string,
   options: SqliteStorageOptions = {},
 ): Storage {
   const ownsDatabase = typeof dbOrPath === "string";
+  if (typeof dbOrPath === "string") keepDatabasePrivate(dbOrPath);
   const db: SqliteDatabase = typeof dbOrPath === "string" ? new Database(dbOrPath) : dbOrPath;
   const patienceMs = Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000));
   try {
@@ -53,6 +63,7 @@ export function sqliteStorage(
   }
 
   const sync = syncRepositories(db);
+  const reader = options.separateReads === false ? null : openReader(db);
   const mutex = createAsyncMutex();
   // Marks the async context of a transaction callback while it runs, to catch calls that would
   // otherwise wait for the very transaction they run in. Work the callback leaves behind (a
@@ -123,8 +134,21 @@ export function sqliteStorage(
     });
   };
 
+  // A read on the reader waits for nothing but (rarely) SQLite's own WAL bookkeeping.
+  const readNow: CallRunner = (call) => {
+    try {
+      assertUsable();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return whileBusy(call, Date.now() + patienceMs);
+  };
+  const repositories = asyncRepositories(sync, queued);
+
   return {
-    ...asyncRepositories(sync, queued),
+    ...(reader === null
+      ? repositories
+      : withSeparateReads(repositories, syncRepositories(reader), readNow)),
     transaction: rollingBackErrors(transaction),
     async ping() {
       if (closed) throw new Error("The SQLite storage is closed.");
@@ -135,10 +159,22 @@ export function sqliteStorage(
       closed = true;
       // Let queued calls and the running transaction finish before the handle goes away.
       await mutex.run(() => {
+        reader?.close();
         if (ownsDatabase) db.close();
       });
     },
   };
+}
+
+/**
+ * A read-only connection to `db`'s file, or `null` for an in-memory database (or a handle that
+ * does not say where it lives). Opened after the migrations, so it sees the schema.
+ */
+function openReader(db: SqliteDatabase): SqliteDatabase | null {
+  if (db.memory !== false || db.name === undefined || !isDatabaseFile(db.name)) return null;
+  const reader = new Database(db.name, { readonly: true });
+  reader.exec("PRAGMA busy_timeout = 0");
+  return reader;
 }
 
 /** Connection settings; PRAGMAs that cannot change inside a transaction, so set first. */

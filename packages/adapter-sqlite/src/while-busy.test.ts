@@ -1,5 +1,5 @@
 import { StorageBusyError } from "@tidings/core";
-import { seedOrganization } from "@tidings/core/testing";
+import { seedOrganization, within } from "@tidings/core/testing";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { sqliteStorage } from "./sqlite-storage.js";
@@ -48,6 +48,36 @@ describe("waiting for another process's write lock (sqliteStorage)", () => {
         expect(events).toEqual(["released", "written"]);
         expect(await storage.organizations.get(org.organization.id)).toEqual(org.organization);
         expect(await inTransaction).toBeNull();
+      },
+      { busyTimeoutMs: 60_000 },
+    );
+  });
+
+  it("reads do not wait behind a write that waits for the lock: they see the last commit", async () => {
+    await withLockHeldElsewhere(
+      async (storage, release) => {
+        const events: string[] = [];
+        const write = storage.organizations.insert({
+          id: "org_01890000000070008000000001",
+          name: "Waiting",
+          createdAt: "2026-01-01T00:00:00.000Z",
+        });
+        void write.then(() => events.push("written"));
+        // Let the write try once, find the lock taken, and wait on its timer.
+        await new Promise((resolve) => setImmediate(resolve));
+        // Bounded, so a read queued behind the write fails here instead of waiting a minute.
+        const reads = Promise.all([
+          storage.organizations.get("org_01890000000070008000000001"),
+          storage.apiKeys.get("key_none"),
+        ]);
+        expect(await within(10_000, "reads while a write waits", reads)).toEqual([null, null]);
+        events.push("read");
+        release();
+        await write;
+        expect(events).toEqual(["read", "written"]);
+        expect(await storage.organizations.get("org_01890000000070008000000001")).toMatchObject({
+          name: "Waiting",
+        });
       },
       { busyTimeoutMs: 60_000 },
     );

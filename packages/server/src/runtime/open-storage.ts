@@ -1,6 +1,10 @@
 import { existsSync } from "node:fs";
 import { dirname } from "node:path";
-import { migrate as migrateSqlite, sqliteStorage } from "@tidings/adapter-sqlite";
+import {
+  keepDatabasePrivate,
+  migrate as migrateSqlite,
+  sqliteStorage,
+} from "@tidings/adapter-sqlite";
 import type { Storage } from "@tidings/core";
 import Database from "better-sqlite3";
 import type { DatabaseConfig } from "../config.js";
@@ -44,6 +48,7 @@ export async function openStorage(database: DatabaseConfig): Promise<OpenedStora
     return openPostgresStorage(database.url);
   }
   assertDatabaseDirectory(database);
+  keepDatabasePrivate(database.path);
   const db = new Database(database.path);
   try {
     const migrations = migrateSqlite(db);
