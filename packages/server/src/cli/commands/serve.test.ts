@@ -1,8 +1,8 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { Captured, runCli, tempWorkspace } from "../../testing/run-cli.js";
-import { main } from "../main.js";
+import { startInProcess } from "../../testing/in-process.js";
+import { runCli, tempWorkspace } from "../../testing/run-cli.js";
 
 let workspace: ReturnType<typeof tempWorkspace>;
 beforeEach(() => {
@@ -10,52 +10,9 @@ beforeEach(() => {
 });
 afterEach(() => workspace.cleanup());
 
-type LogLine = Record<string, unknown>;
-
-/** Starts `serve` or `worker` in-process; `stop()` plays the part of SIGTERM. */
-function startInProcess(argv: string[], env: Record<string, string>) {
-  const stdout = new Captured();
-  const stderr = new Captured();
-  let requestStop: (signal: string) => void = () => undefined;
-  const stopRequested = new Promise<string>((resolve) => {
-    requestStop = resolve;
-  });
-  const exit = main(argv, {
-    env,
-    cwd: workspace.dir,
-    stdout,
-    stderr,
-    waitForShutdown: () => stopRequested,
-  });
-  const logs = (): LogLine[] =>
-    stdout
-      .text()
-      .split("\n")
-      .filter((line) => line !== "")
-      .map((line) => JSON.parse(line) as LogLine);
-  const waitForLog = async (msg: string): Promise<LogLine> => {
-    for (let i = 0; i < 200; i++) {
-      const found = logs().find((line) => line.msg === msg);
-      if (found) return found;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-    throw new Error(`no ${msg} log line; stderr: ${stderr.text()}`);
-  };
-  return {
-    exit,
-    logs,
-    waitForLog,
-    stderr,
-    stop: (signal = "SIGTERM") => {
-      requestStop(signal);
-      return exit;
-    },
-  };
-}
-
 describe("serve", () => {
   it("listens on the port it was given (0 picks one), logs JSON lines, and exits 0 on a signal", async () => {
-    const server = startInProcess(["serve", "--port", "0"], {
+    const server = startInProcess(workspace.dir, ["serve", "--port", "0"], {
       ...workspace.env,
       TIDINGS_LOG_LEVEL: "info",
     });
@@ -173,7 +130,7 @@ describe("serve", () => {
         )
       ).json<{ campaign_id: string }>();
 
-      const server = startInProcess(["serve", "--port", "0"], env);
+      const server = startInProcess(workspace.dir, ["serve", "--port", "0"], env);
       const { port } = await server.waitForLog("listening");
       const sent = await fetch(`http://127.0.0.1:${port}/v1/messages/send`, {
         method: "POST",
@@ -206,7 +163,10 @@ describe("serve", () => {
 
 describe("worker", () => {
   it("runs the engine and the sweep without HTTP, and exits 0 on a signal", async () => {
-    const worker = startInProcess(["worker"], { ...workspace.env, TIDINGS_LOG_LEVEL: "info" });
+    const worker = startInProcess(workspace.dir, ["worker"], {
+      ...workspace.env,
+      TIDINGS_LOG_LEVEL: "info",
+    });
     expect(await worker.waitForLog("worker started")).toMatchObject({ database: "sqlite" });
     expect(await worker.stop("SIGINT")).toBe(0);
     expect(worker.logs().map((l) => l.msg)).toContain("stopped");

@@ -1,0 +1,49 @@
+import { waitUntil } from "@tidings/core/testing";
+import { main } from "../cli/main.js";
+import { Captured } from "./run-cli.js";
+
+/** One JSON log line. */
+export type LogLine = Record<string, unknown>;
+
+/** Starts `serve` or `worker` in-process in `cwd`; `stop()` plays the part of SIGTERM. */
+export function startInProcess(cwd: string, argv: string[], env: Record<string, string>) {
+  const stdout = new Captured();
+  const stderr = new Captured();
+  let requestStop: (signal: string) => void = () => undefined;
+  const stopRequested = new Promise<string>((resolve) => {
+    requestStop = resolve;
+  });
+  const exit = main(argv, {
+    env,
+    cwd,
+    stdout,
+    stderr,
+    waitForShutdown: () => stopRequested,
+  });
+  const logs = (): LogLine[] =>
+    stdout
+      .text()
+      .split("\n")
+      .filter((line) => line !== "")
+      .map((line) => JSON.parse(line) as LogLine);
+  /** The first log line whose `msg` is `msg` (and that `also` accepts), waited for 30 s at most. */
+  const waitForLog = async (
+    msg: string,
+    also: (line: LogLine) => boolean = () => true,
+  ): Promise<LogLine> => {
+    const find = () => logs().find((line) => line.msg === msg && also(line));
+    await waitUntil(`a ${msg} log line (stderr: ${stderr.text()})`, 20_000, () => !!find());
+    return find() as LogLine;
+  };
+  return {
+    exit,
+    logs,
+    waitForLog,
+    stdout,
+    stderr,
+    stop: (signal = "SIGTERM") => {
+      requestStop(signal);
+      return exit;
+    },
+  };
+}

@@ -1,0 +1,90 @@
+import { type LogLine, startInProcess } from "./in-process.js";
+import { runCli, tempWorkspace } from "./run-cli.js";
+
+/** A `tidings serve` on a fresh SQLite database, with an organization ready to call the API. */
+export interface ServedTidings {
+  /** `http://127.0.0.1:<port>`. */
+  url: string;
+  /** The database file. */
+  databasePath: string;
+  /** A key of the organization holding every scope. */
+  token: string;
+  /** An active OTP campaign over SMS whose template is `Code {{pin}}`. */
+  campaignId: string;
+  /** The environment the server runs with, for more CLI commands. */
+  env: Record<string, string>;
+  logs(): LogLine[];
+  waitForLog(msg: string, also?: (line: LogLine) => boolean): Promise<LogLine>;
+  /** Calls the API with the key; `body` is sent as JSON. */
+  call(method: string, path: string, body?: unknown): Promise<Response>;
+  /** Stops the server and removes the database. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the real server in-process (`serve --port 0`, SQLite, development mode so loopback
+ * receivers are allowed) after creating, through the CLI, an organization, an all-scopes key
+ * and an active campaign. `env` adds or overrides variables.
+ */
+export async function serveTidings(env: Record<string, string> = {}): Promise<ServedTidings> {
+  const workspace = tempWorkspace();
+  const fullEnv: Record<string, string> = {
+    ...workspace.env,
+    TIDINGS_DEV: "1",
+    TIDINGS_LOG_LEVEL: "info",
+    ...env,
+  };
+  const json = async <T>(args: string[]) => (await runCli([...args, "--json"], fullEnv)).json<T>();
+  const { org_id: org } = await json<{ org_id: string }>(["orgs", "create", "--name", "Acme"]);
+  const scopes = "profiles:read,profiles:write,messages:send,webhooks:manage";
+  const { token } = await json<{ token: string }>([
+    "keys",
+    "create",
+    "--org",
+    org,
+    "--scopes",
+    scopes,
+  ]);
+  const { campaign_id: campaignId } = await json<{ campaign_id: string }>([
+    "campaigns",
+    "create",
+    "--org",
+    org,
+    "--name",
+    "Codes",
+    "--channel",
+    "sms",
+    "--category",
+    "otp",
+    "--sender",
+    "Acme",
+    "--template",
+    "Code {{pin}}",
+    "--active",
+  ]);
+  const server = startInProcess(workspace.dir, ["serve", "--port", "0"], fullEnv);
+  const { port } = await server.waitForLog("listening");
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    url,
+    databasePath: (fullEnv.TIDINGS_DATABASE_URL ?? "").slice("sqlite:".length),
+    token,
+    campaignId,
+    env: fullEnv,
+    logs: server.logs,
+    waitForLog: server.waitForLog,
+    call: (method, path, body) =>
+      fetch(`${url}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(body === undefined ? {} : { "content-type": "application/json" }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      }),
+    async stop() {
+      await server.stop();
+      workspace.cleanup();
+    },
+  };
+}
