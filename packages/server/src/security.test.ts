@@ -220,8 +220,8 @@ describe("what is logged", () => {
 describe("the SQLite files", () => {
   const modeOf = (file: string) => statSync(file).mode & 0o777;
 
-  it("a database the server creates, its -wal and -shm are readable by their owner only", async () => {
-    const workspace = tempWorkspace();
+  /** `serve` on the workspace's database, as it is, until the test ends. */
+  async function serveIn(workspace: ReturnType<typeof tempWorkspace>) {
     const server = startInProcess(workspace.dir, ["serve", "--port", "0"], {
       ...workspace.env,
       TIDINGS_LOG_LEVEL: "info",
@@ -231,6 +231,11 @@ describe("the SQLite files", () => {
       workspace.cleanup();
     });
     await server.waitForLog("listening");
+  }
+
+  it("a database the server creates, its -wal and -shm are readable by their owner only", async () => {
+    const workspace = tempWorkspace();
+    await serveIn(workspace);
     const database = join(workspace.dir, "tidings.db");
     for (const file of [database, `${database}-wal`, `${database}-shm`, `${database}.key`]) {
       expect(modeOf(file), file).toBe(0o600);
@@ -243,16 +248,8 @@ describe("the SQLite files", () => {
     const made = new Database(database);
     made.exec("PRAGMA journal_mode = WAL; CREATE TABLE early (x)");
     made.close();
-    expect(modeOf(database)).toBe(0o644);
-    const server = startInProcess(workspace.dir, ["serve", "--port", "0"], {
-      ...workspace.env,
-      TIDINGS_LOG_LEVEL: "info",
-    });
-    cleanups.push(async () => {
-      await server.stop();
-      workspace.cleanup();
-    });
-    await server.waitForLog("listening");
+    expect(modeOf(database) & 0o077, "readable by others, as SQLite creates it").not.toBe(0);
+    await serveIn(workspace);
     for (const file of [database, `${database}-wal`, `${database}-shm`]) {
       expect(modeOf(file), file).toBe(0o600);
     }
