@@ -13,7 +13,7 @@ import {
   systemClock,
   verifyWebhook,
 } from "@tidings/core";
-import { memoryStorage } from "@tidings/core/testing";
+import { memoryStorage, within } from "@tidings/core/testing";
 import { afterEach, expect, it } from "vitest";
 import { createHttpApp } from "./app.js";
 import { createServer } from "./server.js";
@@ -49,14 +49,18 @@ async function receiver() {
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
   /** Resolves once a delivery with each topic has arrived. */
   const topics = (wanted: string[]) =>
-    new Promise<void>((resolve) => {
-      const check = () => {
-        const seen = received.map((r) => r.headers["x-service-topic"]);
-        if (wanted.every((topic) => seen.includes(topic))) resolve();
-      };
-      notify = check;
-      check();
-    });
+    within(
+      20_000,
+      `deliveries of ${wanted.join(" and ")}`,
+      new Promise<void>((resolve) => {
+        const check = () => {
+          const seen = received.map((r) => r.headers["x-service-topic"]);
+          if (wanted.every((topic) => seen.includes(topic))) resolve();
+        };
+        notify = check;
+        check();
+      }),
+    );
   return { url, received, topics };
 }
 

@@ -22,7 +22,7 @@ import {
   updateWebhook,
   verifyWebhook,
 } from "@tidings/core";
-import { seedMessage, seedOrganization } from "@tidings/core/testing";
+import { seedMessage, seedOrganization, within } from "@tidings/core/testing";
 import { afterEach, expect, it } from "vitest";
 
 // The issue 4 receiver test: the real delivery engine, the undici transport and SQLite storage
@@ -81,12 +81,16 @@ async function receiver(script: Behaviour[]) {
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
   /** Resolves once the receiver has had `count` requests. */
   const requests = (count: number) =>
-    new Promise<void>((resolve) => {
-      arrived = () => {
-        if (received.length >= count) resolve();
-      };
-      arrived();
-    });
+    within(
+      20_000,
+      `${count} requests at the receiver`,
+      new Promise<void>((resolve) => {
+        arrived = () => {
+          if (received.length >= count) resolve();
+        };
+        arrived();
+      }),
+    );
   return { url, received, requests };
 }
 
