@@ -127,7 +127,9 @@ describe.skipIf(PG_URL === undefined)("many processes on one PostgreSQL database
     const messageIds = await bounded(sends, 20, (i) =>
       sendForId(mp.servers[i % 2] as TidingsProcess, sender, i, hooks.url),
     );
-    await allDelivered(mp, hooks, sends * 3, 150_000);
+    // Bounds for a machine busy with other work: in full runs on a loaded, shared machine this
+    // test took 179 s and 184 s, at the old 180 s limit.
+    await allDelivered(mp, hooks, sends * 3, 420_000);
 
     expect(hooks.received.filter((r) => !r.verified)).toEqual([]);
     const answers = answersById(hooks);
@@ -145,7 +147,7 @@ describe.skipIf(PG_URL === undefined)("many processes on one PostgreSQL database
     for (const worker of mp.workers) {
       expect(worker.logs.filter((l) => l.msg === "webhook attempt").length).toBeGreaterThan(0);
     }
-  }, 180_000);
+  }, 600_000);
 
   it("accepts exactly the key's limit per window from sends hammering both servers", async () => {
     const mp = await cluster(2, 0, { TIDINGS_SEND_RATE_LIMIT: "50/60s", ...FAST_RETRIES });
