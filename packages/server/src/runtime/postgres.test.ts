@@ -5,6 +5,7 @@ import { latestSchemaVersion, migrations } from "@tidings/adapter-postgres";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../cli/main.js";
+import { createSender } from "../testing/process-cluster.js";
 import { Captured, runCli } from "../testing/run-cli.js";
 
 const PG_URL = process.env.TIDINGS_TEST_PG_URL;
@@ -52,35 +53,7 @@ describe.skipIf(PG_URL === undefined)("the server on PostgreSQL", () => {
       applied: [],
       version: latestSchemaVersion,
     });
-    const org = (await runCli(["orgs", "create", "--name", "PG", "--json"], env)).json<{
-      org_id: string;
-    }>().org_id;
-    const key = (
-      await runCli(["keys", "create", "--org", org, "--scopes", "messages:send", "--json"], env)
-    ).json<{ token: string }>();
-    const campaign = (
-      await runCli(
-        [
-          "campaigns",
-          "create",
-          "--org",
-          org,
-          "--name",
-          "C",
-          "--channel",
-          "sms",
-          "--category",
-          "otp",
-          "--sender",
-          "Acme",
-          "--template",
-          "Code {{pin}}",
-          "--active",
-          "--json",
-        ],
-        env,
-      )
-    ).json<{ campaign_id: string }>();
+    const { token, campaignId } = await createSender(env, "messages:send");
 
     const stdout = new Captured();
     let stop: (signal: string) => void = () => undefined;
@@ -105,9 +78,9 @@ describe.skipIf(PG_URL === undefined)("the server on PostgreSQL", () => {
     }
     const sent = await fetch(`http://127.0.0.1:${port}/v1/messages/send`, {
       method: "POST",
-      headers: { authorization: `Bearer ${key.token}`, "content-type": "application/json" },
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
       body: JSON.stringify({
-        campaign_id: campaign.campaign_id,
+        campaign_id: campaignId,
         recipient: { type: "phone_number", value: "+14155550101" },
         params: { pin: "1234" },
         webhook_url: receiverUrl,

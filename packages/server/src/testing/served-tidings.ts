@@ -1,5 +1,6 @@
 import { type LogLine, startInProcess } from "./in-process.js";
-import { runCli, tempWorkspace } from "./run-cli.js";
+import { createSender } from "./process-cluster.js";
+import { tempWorkspace } from "./run-cli.js";
 
 /** A `tidings serve` on a fresh SQLite database, with an organization ready to call the API. */
 export interface ServedTidings {
@@ -9,7 +10,7 @@ export interface ServedTidings {
   databasePath: string;
   /** A key of the organization holding every scope. */
   token: string;
-  /** An active OTP campaign over SMS whose template is `Code {{pin}}`. */
+  /** An active OTP campaign over SMS whose template takes a `pin`. */
   campaignId: string;
   /** The environment the server runs with, for more CLI commands. */
   env: Record<string, string>;
@@ -34,34 +35,8 @@ export async function serveTidings(env: Record<string, string> = {}): Promise<Se
     TIDINGS_LOG_LEVEL: "info",
     ...env,
   };
-  const json = async <T>(args: string[]) => (await runCli([...args, "--json"], fullEnv)).json<T>();
-  const { org_id: org } = await json<{ org_id: string }>(["orgs", "create", "--name", "Acme"]);
   const scopes = "profiles:read,profiles:write,messages:send,webhooks:manage";
-  const { token } = await json<{ token: string }>([
-    "keys",
-    "create",
-    "--org",
-    org,
-    "--scopes",
-    scopes,
-  ]);
-  const { campaign_id: campaignId } = await json<{ campaign_id: string }>([
-    "campaigns",
-    "create",
-    "--org",
-    org,
-    "--name",
-    "Codes",
-    "--channel",
-    "sms",
-    "--category",
-    "otp",
-    "--sender",
-    "Acme",
-    "--template",
-    "Code {{pin}}",
-    "--active",
-  ]);
+  const { token, campaignId } = await createSender(fullEnv, scopes);
   const server = startInProcess(workspace.dir, ["serve", "--port", "0"], fullEnv);
   const { port } = await server.waitForLog("listening");
   const url = `http://127.0.0.1:${port}`;

@@ -2,6 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startInProcess } from "../../testing/in-process.js";
+import { createSender } from "../../testing/process-cluster.js";
 import { runCli, tempWorkspace } from "../../testing/run-cli.js";
 
 let workspace: ReturnType<typeof tempWorkspace>;
@@ -100,43 +101,15 @@ describe("serve", () => {
       TIDINGS_SANDBOX_DELAY_MS: "60000",
     };
     try {
-      const org = (await runCli(["orgs", "create", "--name", "A", "--json"], env)).json<{
-        org_id: string;
-      }>().org_id;
-      const key = (
-        await runCli(["keys", "create", "--org", org, "--scopes", "messages:send", "--json"], env)
-      ).json<{ token: string }>();
-      const campaign = (
-        await runCli(
-          [
-            "campaigns",
-            "create",
-            "--org",
-            org,
-            "--name",
-            "C",
-            "--channel",
-            "sms",
-            "--category",
-            "otp",
-            "--sender",
-            "Acme",
-            "--template",
-            "Code {{pin}}",
-            "--active",
-            "--json",
-          ],
-          env,
-        )
-      ).json<{ campaign_id: string }>();
+      const { token, campaignId } = await createSender(env, "messages:send");
 
       const server = startInProcess(workspace.dir, ["serve", "--port", "0"], env);
       const { port } = await server.waitForLog("listening");
       const sent = await fetch(`http://127.0.0.1:${port}/v1/messages/send`, {
         method: "POST",
-        headers: { authorization: `Bearer ${key.token}`, "content-type": "application/json" },
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
         body: JSON.stringify({
-          campaign_id: campaign.campaign_id,
+          campaign_id: campaignId,
           recipient: { type: "phone_number", value: "+14155550101" },
           params: { pin: "1234" },
           webhook_url: webhookUrl,
