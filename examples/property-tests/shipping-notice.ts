@@ -1,6 +1,6 @@
 import { findLink, VIBER_MAX_PARAM_LENGTH } from "@tidings/core";
 
-/** The shop's Viber campaign: Transactional, so no param may hold a link (DESIGN.md). */
+/** The shop's Viber campaign: Transactional, so no param may hold a link (docs/decisions.md). */
 export const SHIPPING_CAMPAIGN = {
   channel: "viber",
   category: "transactional",

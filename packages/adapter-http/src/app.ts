@@ -13,7 +13,7 @@ import { sandboxRoutes } from "./routes/sandbox-routes.js";
 import { webhookRoutes } from "./routes/webhook-routes.js";
 import type { HttpApp, HttpLogger, HttpRequest, HttpResponse } from "./types.js";
 
-/** 1 MiB: the largest request body (DESIGN.md "Status codes"). */
+/** 1 MiB: the largest request body (docs/decisions.md "Status codes"). */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
 export interface HttpAppOptions {
@@ -123,7 +123,7 @@ export function createHttpApp(deps: Deps, options: HttpAppOptions = {}): HttpApp
     const permitted = route.scope && requireScope(principal.value.scopes, route.scope);
     if (permitted?.isErr()) return problem(domainProblem(permitted.error));
     // A rate-limited route counts the request first and refuses the query itself, so that
-    // 400 is counted and carries the RateLimit headers like any other (DESIGN "Rate limit").
+    // 400 is counted and carries the RateLimit headers like any other (docs/decisions.md "Rate limit").
     const badQuery = route.doc.query || route.doc.rateLimited ? null : unexpectedQuery(query);
     if (badQuery) return badQuery;
     const { organizationId, apiKeyId } = principal.value;

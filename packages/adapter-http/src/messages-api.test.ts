@@ -52,7 +52,7 @@ describe("POST /v1/messages/send", () => {
     expect(await headersOf()).toEqual(["99", "60"]);
   });
 
-  it("SPEC 200: an upstream refusal is still 200, with status failed and the error filled", async () => {
+  it("200: an upstream refusal is still 200, with status failed and the error filled", async () => {
     const world = await specWorld();
     const campaign = await world.campaign();
     const refused = await send(world, {
@@ -66,7 +66,7 @@ describe("POST /v1/messages/send", () => {
     });
   });
 
-  it("SPEC 400: missing template variable, missing pin, long or linked value, inactive campaign", async () => {
+  it("400: missing template variable, missing pin, long or linked value, inactive campaign", async () => {
     const world = await specWorld();
     const otp = await world.campaign();
     const viber = await world.campaign({
@@ -106,7 +106,7 @@ describe("POST /v1/messages/send", () => {
     expect(world.provider.dispatched).toHaveLength(0);
   });
 
-  it("SPEC 400: an email recipient matching two profiles is ambiguous", async () => {
+  it("400: an email recipient matching two profiles is ambiguous", async () => {
     const world = await specWorld();
     const campaign = await world.campaign({ category: "transactional", template: "Hi." });
     for (const phone of ["+14155550101", "+14155550102"]) {
@@ -122,7 +122,7 @@ describe("POST /v1/messages/send", () => {
     expect(answer.json.code).toBe("ambiguous_recipient");
   });
 
-  it("SPEC 403: promotional without opt-in says consent was not found for the profile", async () => {
+  it("403: promotional without opt-in says consent was not found for the profile", async () => {
     const world = await specWorld();
     const campaign = await world.campaign({ category: "promotional", template: "Sale!" });
     await world.request("POST", "/v1/profiles", { body: { phone_number: PHONE } });
@@ -132,7 +132,7 @@ describe("POST /v1/messages/send", () => {
     expect(String(answer.json.detail).toLowerCase()).toContain("promotional consent");
   });
 
-  it("SPEC 404: unknown campaign, or a promotional recipient with no profile", async () => {
+  it("404: unknown campaign, or a promotional recipient with no profile", async () => {
     const world = await specWorld();
     const unknown = await send(world, otpBody("cmp_00000000000000000000000000"));
     expect(unknown.status).toBe(404);
@@ -142,7 +142,7 @@ describe("POST /v1/messages/send", () => {
     expect(noProfile.status).toBe(404);
   });
 
-  it("SPEC 401 and 403: no key, or a key without messages:send (neither is counted)", async () => {
+  it("401 and 403: no key, or a key without messages:send (neither is counted)", async () => {
     const world = await specWorld();
     const campaign = await world.campaign();
     const anonymous = await world.call("POST", SEND, SEND, {
@@ -162,12 +162,12 @@ describe("POST /v1/messages/send", () => {
     expect(counted.headers["ratelimit-remaining"]).toBe("99");
   });
 
-  it("SPEC 429: the 101st send in the window gets Retry-After and code rate_limited", async () => {
+  it("429: the 101st send in the window gets Retry-After and code rate_limited", async () => {
     const world = await specWorld();
     world.deps.config = { ...defaultConfig, sendRateLimit: 3 };
     const campaign = await world.campaign();
     for (let i = 0; i < 3; i++) {
-      // 400s count too (DESIGN "Rate limit").
+      // 400s count too (docs/decisions.md "Rate limit").
       expect((await send(world, { nonsense: i })).status).toBe(400);
     }
     const limited = await send(world, otpBody(campaign.campaign_id));

@@ -154,7 +154,7 @@ describe("profiles over HTTP", () => {
     expect(again.json.code).toBe("phone_number_taken");
   });
 
-  it("PATCH of a Shopify profile is 409 profile_protected (SPEC Errors: Profiles 409)", async () => {
+  it("PATCH of a Shopify profile is 409 profile_protected (docs/api.md)", async () => {
     const world = await specWorld();
     const id = world.ids.prefixed("prf");
     const at = "2026-01-01T00:00:00.000Z";

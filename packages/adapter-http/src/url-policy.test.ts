@@ -125,7 +125,7 @@ describe("isPublicAddress (only public unicast may receive webhooks)", () => {
   });
 });
 
-describe("createUrlPolicy (DESIGN.md: Webhook URL)", () => {
+describe("createUrlPolicy (docs/decisions.md: Webhook URL)", () => {
   it("allows an https URL whose host resolves only to public addresses", async () => {
     expect(await strict.check("https://hooks.example.com/in?x=1")).toEqual({ allowed: true });
     expect(await strict.check("http://hooks.example.com/")).toEqual({

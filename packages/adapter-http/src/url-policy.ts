@@ -134,7 +134,7 @@ export function checkAddress(ip: string, dev: boolean): Result<void, string> {
 
 const refuse = (reason: string): UrlVerdict => ({ allowed: false, reason });
 
-/** The URL policy of DESIGN.md "Webhook URL": https only, every resolved address public. */
+/** The URL policy of docs/decisions.md "Webhook URL": https only, every resolved address public. */
 export function createUrlPolicy(options: UrlPolicyOptions): WebhookUrlPolicy {
   const resolve = options.resolve ?? resolveWithDns;
   const { dev } = options;

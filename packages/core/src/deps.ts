@@ -15,7 +15,7 @@ export interface Actor {
   apiKeyId: string | null;
 }
 
-/** Tunable numbers, each with the default of DESIGN.md. */
+/** Tunable numbers, each with the default of docs/decisions.md. */
 export interface TidingsConfig {
   /** Sends allowed per API key per window (100). */
   sendRateLimit: number;

@@ -138,7 +138,7 @@ const header = (seen: Received, name: string): string => {
   return Array.isArray(value) ? value.join(", ") : (value ?? "");
 };
 
-/** DESIGN.md "Signed bytes", written out here without core's signing code. */
+/** docs/decisions.md "Signed bytes", written out here without core's signing code. */
 const plainHmac = (secret: string, timestamp: string, rawBody: string): string =>
   `sha256=${createHmac("sha256", Buffer.from(secret, "utf8")).update(`${timestamp}.${rawBody}`).digest("hex")}`;
 

@@ -34,7 +34,7 @@ function identityOf(context: RouteContext): unknown {
 }
 
 /**
- * Runs a JSON-body route under the request's `Idempotency-Key`, when it has one (DESIGN.md
+ * Runs a JSON-body route under the request's `Idempotency-Key`, when it has one (docs/decisions.md
  * "Idempotency"): a repeat with the same body replays the stored answer with
  * `Idempotent-Replayed: true`, a different body is 422, a repeat while the first still runs is
  * 409. The core decides what is kept (never 401, 403, 429 or 5xx). `run` gets the checkpoint to

@@ -37,7 +37,7 @@ export const messageRoutes: Route[] = [
     },
     async handle(context) {
       // Counted after authentication and the scope check, before anything else: 400s and
-      // replays count, so a client cannot probe for free (DESIGN.md "Rate limit").
+      // replays count, so a client cannot probe for free (docs/decisions.md "Rate limit").
       const decision = await checkSendRateLimit(context.deps, context.actor.apiKeyId);
       return withinRateLimit(
         decision,

@@ -29,7 +29,7 @@ function queryObject(query: URLSearchParams) {
   return { values, repeated: [...new Set(repeated)] };
 }
 
-/** The profile endpoints of SPEC.md. */
+/** The profile endpoints of docs/api.md. */
 export const profileRoutes: Route[] = [
   {
     method: "GET",

@@ -5,7 +5,7 @@ import { codePointLength } from "../shared/text.js";
 /** Shortest and longest time a message may wait for delivery (30 s to 14 days). */
 export const MIN_TTL_SECONDS = 30;
 export const MAX_TTL_SECONDS = 1_209_600;
-/** DESIGN.md "Campaign template": the default TTL is one day. */
+/** docs/decisions.md "Campaign template": the default TTL is one day. */
 export const DEFAULT_TTL_SECONDS = 86_400;
 /** A template longer than this is a mistake, not a message (long SMS are ~10 segments). */
 export const MAX_TEMPLATE_LENGTH = 2_000;

@@ -38,7 +38,7 @@ function setup() {
   return { clock, storage, deps, call, answer, runs: () => runs };
 }
 
-describe("Idempotency-Key (DESIGN.md Idempotency)", () => {
+describe("Idempotency-Key (docs/decisions.md Idempotency)", () => {
   it("the same key and body within 24 h replays the stored answer and runs nothing", async () => {
     const { call, runs, clock } = setup();
     const first = (await call())._unsafeUnwrap();

@@ -57,7 +57,7 @@ export type Recover = (recoveryPoint: string) => Promise<StoredResponse | null>;
 
 /**
  * Runs a request at most once per (API key, endpoint, key) within `config.idempotencyTtlMs`
- * (DESIGN.md "Idempotency"). The same body again replays the stored answer without running
+ * (docs/decisions.md "Idempotency"). The same body again replays the stored answer without running
  * anything; another body is 422 `idempotency_key_reused`; while the first still runs, 409.
  * An answer that is not replayable (or a thrown `run`) releases the key for a retry, unless
  * the work may have committed (its checkpoint ran): then the key stays held until its lock

@@ -8,7 +8,7 @@ import { sendBody, sendWorld } from "./test-kit.js";
 
 const NEW_PHONE = "+14155552671";
 
-describe("crash safety (DESIGN.md: the message and its first event are stored in one transaction with the outbox)", () => {
+describe("crash safety (docs/decisions.md: the message and its first event are stored in one transaction with the outbox)", () => {
   for (const method of ["messages.insert", "messages.insertEvent", "deliveries.insert"]) {
     it(`a failure of ${method} fails the whole send and stores nothing, not even the new profile`, async () => {
       const w = await sendWorld();

@@ -5,7 +5,7 @@ import { sendBody, sendWorld } from "./test-kit.js";
 
 const PHONE = "+14155552671";
 
-describe("the hand-off to the upstream (SPEC.md Errors: 200 may still be failed)", () => {
+describe("the hand-off to the upstream (docs/api.md Messages: a refused message is still 200)", () => {
   it("an upstream refusal is a 200 result with status failed and error, then message.failed", async () => {
     const w = await sendWorld();
     const { campaign_id } = await w.campaign();

@@ -21,7 +21,7 @@ async function sentMessage(phone = PHONE) {
   return { ...w, messageId: message_id, report };
 }
 
-describe("the lifecycle rule (DESIGN.md Lifecycle)", () => {
+describe("the lifecycle rule (docs/decisions.md Lifecycle)", () => {
   it("sent → delivered → seen → clicked only forward; failed and expired are final and only follow sent", () => {
     fc.assert(
       fc.property(fc.constantFrom(...STATUSES), fc.constantFrom(...STATUSES), (from, to) => {

@@ -24,7 +24,7 @@ export const isFinal = (status: MessageStatus): boolean =>
   status === "failed" || status === "expired";
 
 /**
- * Whether the lifecycle may move from one status to another (DESIGN.md "Lifecycle"):
+ * Whether the lifecycle may move from one status to another (docs/decisions.md "Lifecycle"):
  * sent → delivered → seen → clicked, forward only (a lost report may be skipped); only a
  * message not yet delivered can fail or expire; nothing leaves failed or expired. A move that
  * would go backwards or repeat a status is refused, and the report behind it is ignored.

@@ -5,7 +5,7 @@ import type { CampaignRecord, ConsentChannel, ProfileRecord } from "../ports.js"
 const hasConsent = (profile: ProfileRecord, channel: ConsentChannel): boolean =>
   channel === "viber" ? profile.viberMarketingConsent : profile.smsMarketingConsent;
 
-/** The 403 of SPEC.md: promotional consent was not found for the profile. */
+/** The 403 of docs/api.md: promotional consent was not found for the profile. */
 export const consentMissing = (channel: ConsentChannel): ForbiddenError => ({
   type: "forbidden",
   code: "consent_missing",
@@ -16,7 +16,7 @@ export const consentMissing = (channel: ConsentChannel): ForbiddenError => ({
  * Whether a campaign may message this profile, and whether the message may fall back to SMS.
  * Promotional campaigns need consent on the campaign's own channel (else 403); falling back
  * from Viber to SMS additionally needs SMS consent, and without it the message fails instead
- * of falling back (DESIGN.md "Promotional consent"). OTP and Transactional need no consent.
+ * of falling back (docs/decisions.md "Promotional consent"). OTP and Transactional need no consent.
  */
 export function checkDeliveryConsent(
   campaign: Pick<CampaignRecord, "category" | "channel" | "smsFallback">,

@@ -14,7 +14,7 @@ const toPublicId = (campaignId: string, publicId: string) => ({
   recipient: { type: "public_id", value: publicId },
 });
 
-describe("recipient resolution (SPEC.md Recipient resolution and consent)", () => {
+describe("recipient resolution (docs/api.md Messages, Recipients)", () => {
   for (const category of ["otp", "transactional"] as const) {
     it(`${category}: a phone number without a profile gets one, created with the message`, async () => {
       const w = await sendWorld();
@@ -97,7 +97,7 @@ describe("recipient resolution (SPEC.md Recipient resolution and consent)", () =
   });
 });
 
-describe("Promotional campaigns (SPEC.md consent table, DESIGN.md Promotional consent)", () => {
+describe("Promotional campaigns (docs/api.md Recipients, docs/decisions.md Promotional consent)", () => {
   it("a phone number without a profile is 404, and no profile is created", async () => {
     const w = await sendWorld();
     const { campaign_id } = await w.campaign({ category: "promotional" });

@@ -37,8 +37,8 @@ export function normalizeRecipient(recipient: Recipient): Result<Recipient, stri
 /**
  * Finds the active profile a send goes to. A `public_id` or `email` with no active profile is
  * 404 in every category, and an email matching several active profiles is ambiguous. A phone
- * number without a profile gets one for OTP and Transactional campaigns (SPEC.md "Recipient
- * resolution and consent"); for Promotional it is 404, since consent cannot exist without one.
+ * number without a profile gets one for OTP and Transactional campaigns (docs/api.md
+ * "Recipients"); for Promotional it is 404, since consent cannot exist without one.
  * Call inside the send's transaction, so an auto-created profile commits with the message.
  */
 export async function resolveRecipient(

@@ -3,7 +3,7 @@ import { objectMessage } from "../shared/parse.js";
 import { codePointLength } from "../shared/text.js";
 import { webhookUrlSchema } from "../webhooks/webhook-input.js";
 
-/** DESIGN.md "Campaign template": `client_reference` is at most 255 characters. */
+/** docs/decisions.md "Campaign template": `client_reference` is at most 255 characters. */
 export const MAX_CLIENT_REFERENCE_LENGTH = 255;
 
 /** The recipient identifier object, discriminated by `type`. */

@@ -8,7 +8,7 @@ const PHONE = "+14155552671";
 const issues = (error: DomainError) =>
   error.type === "validation" ? error.issues.map(({ path, rule }) => ({ path, rule })) : [];
 
-describe("POST /v1/messages/send: the body (SPEC.md Messages)", () => {
+describe("POST /v1/messages/send: the body (docs/api.md Messages)", () => {
   it("campaign_id and recipient are required; every body issue is listed with its path", async () => {
     const w = await sendWorld();
     const error = (
@@ -51,7 +51,7 @@ describe("POST /v1/messages/send: the body (SPEC.md Messages)", () => {
   });
 });
 
-describe("the campaign of a send (SPEC.md: 404 unknown campaign_id, 400 campaign inactive)", () => {
+describe("the campaign of a send (docs/api.md: 404 unknown campaign_id, 400 campaign inactive)", () => {
   it("an unknown, malformed or another organization's campaign_id is 404 campaign_not_found", async () => {
     const w = await sendWorld();
     const elsewhere = await sendWorld();
@@ -74,7 +74,7 @@ describe("the campaign of a send (SPEC.md: 404 unknown campaign_id, 400 campaign
   });
 });
 
-describe("params (SPEC.md Viber parameter rules)", () => {
+describe("params (docs/api.md Viber params)", () => {
   it("a missing required template variable is 400 invalid_params naming it", async () => {
     const w = await sendWorld();
     const { campaign_id } = await w.campaign();
@@ -158,7 +158,7 @@ describe("params (SPEC.md Viber parameter rules)", () => {
   });
 });
 
-describe("the dispatch result and the stored message (SPEC.md Message dispatch result)", () => {
+describe("the dispatch result and the stored message (docs/api.md Messages)", () => {
   it("answers { message_id (UUID v7), status sent, client_reference, error null }", async () => {
     const w = await sendWorld();
     const { campaign_id } = await w.campaign();

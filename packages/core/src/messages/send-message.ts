@@ -14,7 +14,7 @@ import { resolveRecipient } from "./resolve-recipient.js";
 import { campaignInactive, checkSend } from "./send-checks.js";
 import { sendMessageInput } from "./send-input.js";
 
-/** The message dispatch result of SPEC.md. */
+/** The message dispatch result of docs/api.md. */
 export interface SendResult {
   message_id: string;
   /** The initial dispatch status. */
@@ -65,7 +65,7 @@ export async function recoverSendResult(
  * Crash safety: the message (status `sent`), its `message.sent` event and that event's outbox
  * deliveries commit in ONE transaction, together with a profile the send created, BEFORE the
  * hand-off to the provider. `message.sent` therefore means "accepted for delivery by Tidings"
- * (SPEC.md), and whatever happens after the commit (an upstream refusal, a transport error,
+ * (docs/api.md), and whatever happens after the commit (an upstream refusal, a transport error,
  * a crash) can add events but never lose the ones stored: a refusal adds `message.failed`,
  * and a message whose hand-off was lost in a crash expires at its TTL with `message.expired`.
  * The reverse order (dispatch first, store after) could send a message that has no record.

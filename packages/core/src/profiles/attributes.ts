@@ -1,6 +1,6 @@
 import type { Attributes, AttributeValue } from "../ports.js";
 
-/** Applies an attributes patch: a key set to null is removed, others are set (DESIGN.md). */
+/** Applies an attributes patch: a key set to null is removed, others are set (docs/decisions.md). */
 export function mergeAttributes(
   current: Attributes,
   patch: Record<string, AttributeValue | null> | undefined,

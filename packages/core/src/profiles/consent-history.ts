@@ -11,7 +11,7 @@ const FLAGS: ReadonlyArray<[ConsentChannel, "viberMarketingConsent" | "smsMarket
 ];
 
 /**
- * Records every consent flag that `after` changes relative to `before` (DESIGN.md "Consent
+ * Records every consent flag that `after` changes relative to `before` (docs/decisions.md "Consent
  * history"). A new profile (`before` null) records the flags it was created with set to true,
  * with `oldValue: null`; false is the default and needs no entry.
  */

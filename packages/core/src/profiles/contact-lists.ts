@@ -9,7 +9,7 @@ import { parseInput } from "../shared/parse.js";
 import { useCase } from "../shared/result.js";
 import { findProfile } from "./find-profile.js";
 
-/** A contact list as the core API shows it. Lists are not exposed over HTTP (SPEC.md). */
+/** A contact list as the core API shows it. Lists have no HTTP endpoint. */
 export interface ContactListView {
   list_id: string;
   name: string;

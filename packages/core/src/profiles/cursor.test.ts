@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { decodeCursor, encodeCursor } from "./cursor.js";
 
-describe("cursors (DESIGN.md: Lists and cursors)", () => {
+describe("cursors (docs/decisions.md: Lists and cursors)", () => {
   it("a cursor decodes back to its sequence", () => {
     fc.assert(
       fc.property(fc.nat({ max: Number.MAX_SAFE_INTEGER }), (seq) => {

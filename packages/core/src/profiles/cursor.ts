@@ -1,5 +1,5 @@
 /**
- * Cursors are opaque to clients: base64url of the last row's internal sequence (DESIGN.md
+ * Cursors are opaque to clients: base64url of the last row's internal sequence (docs/decisions.md
  * "Lists and cursors"), so they stay stable under inserts and deletes.
  */
 export const encodeCursor = (seq: number): string => Buffer.from(String(seq)).toString("base64url");

@@ -8,7 +8,7 @@ import { checkModifiable } from "./protected-profile.js";
 
 /**
  * Soft-deletes a profile: it becomes inactive, leaves every contact list, disappears from every
- * read and recipient lookup, and its phone number is free again (SPEC.md States).
+ * read and recipient lookup, and its phone number is free again (docs/decisions.md "Soft delete").
  */
 export function deleteProfile(
   deps: Pick<Deps, "storage" | "clock">,

@@ -41,7 +41,7 @@ export const listProfilesQuery = v.strictObject(
   "only phone_number, email, limit and cursor are allowed.",
 );
 
-/** A page of a list (the page envelope of SPEC.md). */
+/** A page of a list (the list envelope of docs/api.md "Conventions"). */
 export interface Page<T> {
   data: T[];
   meta: { has_more: boolean; next_cursor: string | null };

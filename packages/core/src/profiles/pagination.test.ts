@@ -27,7 +27,7 @@ function setup() {
   return { deps, create, page };
 }
 
-describe("cursor pagination (SPEC.md page envelope, DESIGN.md Lists and cursors)", () => {
+describe("cursor pagination (docs/api.md Conventions, docs/decisions.md Lists and cursors)", () => {
   it("for every limit from 1 to 100, walking the cursor visits every active profile once, oldest first", async () => {
     const { deps, create, page } = setup();
     const all: string[] = [];

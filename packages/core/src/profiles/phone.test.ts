@@ -20,7 +20,7 @@ const validE164 = fc
   })
   .filter((parsed) => parsed !== null);
 
-describe("phone normalization (DESIGN.md: Phone numbers)", () => {
+describe("phone normalization (docs/decisions.md: Phone numbers)", () => {
   it("every E.164 number libphonenumber-js accepts round-trips unchanged", () => {
     fc.assert(
       fc.property(validE164, (parsed) => {

@@ -8,7 +8,7 @@ const char = fc.oneof(
   fc.string({ unit: "grapheme", minLength: 1, maxLength: 1 }),
 );
 
-describe("name length in code points (DESIGN.md Names)", () => {
+describe("name length in code points (docs/decisions.md Names)", () => {
   it("a name of n code points is accepted exactly when 2 <= n <= 100 after trimming", () => {
     fc.assert(
       fc.property(fc.array(char, { minLength: 0, maxLength: 110 }), (chars) => {

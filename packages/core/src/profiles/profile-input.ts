@@ -17,7 +17,7 @@ const name = v.pipe(
   }, NAME_MESSAGE),
 );
 
-/** A phone number, normalized to E.164 (DESIGN.md "Phone numbers"). */
+/** A phone number, normalized to E.164 (docs/decisions.md "Phone numbers"). */
 export const phoneNumber = (nullMessage: string) =>
   v.pipe(
     v.string(nullMessage),

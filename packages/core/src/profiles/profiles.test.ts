@@ -27,7 +27,7 @@ function setup() {
 
 const PHONE = "+14155552671";
 
-describe("profile rules (SPEC.md Profiles, DESIGN.md)", () => {
+describe("profile rules (docs/api.md Profiles, docs/decisions.md)", () => {
   it("create answers the whole Profile object, every field present, defaults applied", async () => {
     const { create } = setup();
     const profile = (await create({ phone_number: "+1 415-555-2671" }))._unsafeUnwrap();
@@ -384,7 +384,7 @@ describe("profile rules (SPEC.md Profiles, DESIGN.md)", () => {
   });
 });
 
-describe("listing profiles (SPEC.md GET /v1/profiles)", () => {
+describe("listing profiles (docs/api.md GET /v1/profiles)", () => {
   it("phone_number and email filters are mutually exclusive (400)", async () => {
     const { deps, actor } = setup();
     const error = (

@@ -4,7 +4,7 @@ import type { ProfileRecord } from "../ports.js";
 
 /**
  * A profile synchronized from a connected Shopify or WooCommerce store is owned by that store:
- * the API may not change or delete it (SPEC.md Errors, 409).
+ * the API may not change or delete it (docs/decisions.md "Profile source").
  */
 export function checkModifiable(profile: ProfileRecord): Result<ProfileRecord, ConflictError> {
   if (profile.source !== "shopify" && profile.source !== "woocommerce") return ok(profile);

@@ -16,7 +16,7 @@ function setup(config = defaultConfig) {
   return { clock, deps, hit };
 }
 
-describe("send rate limit (SPEC.md Limits, DESIGN.md Rate limit)", () => {
+describe("send rate limit (docs/api.md Rate limit, docs/decisions.md Rate limit)", () => {
   it("100 sends per API key in a sliding 60-second window; the 101st is refused", async () => {
     const { hit } = setup();
     for (let i = 1; i <= 100; i += 1) {

@@ -6,7 +6,7 @@ import type { RateLimitDecision } from "../ports.js";
 export const sendRateLimitKey = (apiKeyId: string): string => `send:${apiKeyId}`;
 
 /**
- * Counts one send for an API key in the sliding window (DESIGN.md "Rate limit": per key,
+ * Counts one send for an API key in the sliding window (docs/decisions.md "Rate limit": per key,
  * 100 per 60 s by default) and says whether it may go ahead. A refused hit is not counted.
  */
 export function checkSendRateLimit(

@@ -76,7 +76,7 @@ describe("aesGcmSecretBox (secrets at rest are AES-256-GCM)", () => {
   });
 });
 
-describe("parseSecretKey (DESIGN.md: Configuration, TIDINGS_SECRET_KEY)", () => {
+describe("parseSecretKey (docs/decisions.md: Configuration, TIDINGS_SECRET_KEY)", () => {
   it("accepts 32 bytes as base64, unpadded base64, base64url or 64 hex characters", () => {
     fc.assert(
       fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), (bytes) => {

@@ -17,7 +17,7 @@ const HOUR = 60 * 60 * 1000;
 const header = (request: WebhookRequest, name: string): string | undefined =>
   Object.entries(request.headers).find(([k]) => k.toLowerCase() === name.toLowerCase())?.[1];
 
-/** The signature DESIGN.md "Signed bytes" prescribes, computed independently of signing.ts. */
+/** The signature docs/decisions.md "Signed bytes" prescribes, computed independently of signing.ts. */
 const expectedSignature = (secret: string, request: WebhookRequest): string =>
   `sha256=${createHmac("sha256", Buffer.from(secret, "utf8"))
     .update(`${header(request, "x-service-timestamp")}.${request.body}`)
@@ -61,7 +61,7 @@ async function runToEnd(w: Awaited<ReturnType<typeof subscribedWorld>>): Promise
   throw new Error("delivery never settled");
 }
 
-describe("the delivery engine (DESIGN.md 'Delivery', 'Retries')", () => {
+describe("the delivery engine (docs/decisions.md 'Delivery', 'Retries')", () => {
   it("retries keep the delivery id, count X-Service-Retry-Attempt up, and sign every attempt", async () => {
     const answers = [500, 503, 200];
     const w = await subscribedWorld(() => status(answers.shift() ?? 200));

@@ -1,6 +1,6 @@
 import type { MessageError, MessageRecord, MessageStatus, Topic } from "../ports.js";
 
-/** The JSON body of one webhook event (DESIGN.md "Event body"). */
+/** The JSON body of one webhook event (docs/decisions.md "Event body"). */
 export interface EventBody {
   /** The delivery id: the same on every retry of this (event, destination). */
   id: string;

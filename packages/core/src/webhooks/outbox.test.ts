@@ -25,7 +25,7 @@ const subscribe = async (
 const emit = (w: World, message: MessageRecord, topic: "message.sent" | "message.delivered") =>
   w.storage.transaction((tx) => recordEvent(tx, w.deps, message, topic, null));
 
-describe("routing and the outbox (SPEC.md Routing, DESIGN.md 'Delivery id')", () => {
+describe("routing and the outbox (docs/api.md Webhook events, docs/decisions.md 'Delivery id')", () => {
   it("a message with webhook_url sends every event only there, even with matching subscriptions", async () => {
     const w = await webhookWorld();
     await subscribe(w, ["sent"]);

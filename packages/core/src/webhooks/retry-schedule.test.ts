@@ -13,7 +13,7 @@ const FIRST = Date.UTC(2026, 0, 1);
 const unit = fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true });
 const attemptsArb = fc.integer({ min: 1, max: 80 });
 
-describe("retry schedule (DESIGN.md: Retries)", () => {
+describe("retry schedule (docs/decisions.md: Retries)", () => {
   it("the base delay starts at 30 s and doubles up to the 6 h cap, never decreasing", () => {
     expect([1, 2, 3, 4].map((n) => baseDelay(n, config))).toEqual([
       30 * SECOND,

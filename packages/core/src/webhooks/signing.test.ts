@@ -9,7 +9,7 @@ const T = 1_767_225_600; // 2026-01-01T00:00:00Z in Unix seconds
 const NOW = T * 1000;
 const BODY = '{"id":"0190a0a0-0000-7000-8000-000000000000","topic":"message.sent"}';
 
-/** The signature DESIGN.md "Signed bytes" prescribes, written independently of signing.ts. */
+/** The signature docs/decisions.md "Signed bytes" prescribes, written independently of signing.ts. */
 const plainHmac = (secret: string, timestamp: number, body: string): string =>
   `sha256=${createHmac("sha256", Buffer.from(secret, "utf8")).update(`${timestamp}.${body}`).digest("hex")}`;
 
@@ -23,7 +23,7 @@ const headersFor = (body = BODY, timestamp = T, secret = SECRET) =>
     attempt: 2,
   });
 
-describe("signPayload (DESIGN.md: Signed bytes)", () => {
+describe("signPayload (docs/decisions.md: Signed bytes)", () => {
   it("equals a plain HMAC-SHA256 over `{timestamp}.{body}` keyed with the secret's UTF-8 bytes", () => {
     fc.assert(
       fc.property(fc.string(), fc.nat({ max: 2 ** 40 }), fc.string(), (secret, ts, body) => {
@@ -33,7 +33,7 @@ describe("signPayload (DESIGN.md: Signed bytes)", () => {
   });
 });
 
-describe("webhookHeaders (SPEC.md: Headers on every delivery)", () => {
+describe("webhookHeaders (docs/api.md Webhook events)", () => {
   it("carries JSON content type, the user agent and the five X-Service headers", () => {
     expect(headersFor()).toEqual({
       "content-type": "application/json",

@@ -14,7 +14,7 @@ type World = Awaited<ReturnType<typeof webhookWorld>>;
 const create = async (w: World, topics: Topic[], status: "active" | "inactive" = "active") =>
   createWebhook(w.deps, w.actor, { url: URL_A, topics, status });
 
-/** The organization's state must always satisfy both rules of SPEC.md "Global webhook rules". */
+/** The organization's state must always satisfy both rules of docs/decisions.md "Webhook subscription". */
 async function expectRulesHold(w: World): Promise<void> {
   const active = (await listWebhooks(w.deps, w.actor))
     ._unsafeUnwrap()
@@ -24,7 +24,7 @@ async function expectRulesHold(w: World): Promise<void> {
   expect(new Set(topics).size).toBe(topics.length);
 }
 
-describe("global webhook rules (SPEC.md), checked under the organization's lock", () => {
+describe("global webhook rules (docs/api.md), checked under the organization's lock", () => {
   it("at most 5 active: the 6th is 409 webhook_limit_reached naming the 5 active ones", async () => {
     const w = await webhookWorld();
     const ids: string[] = [];

@@ -2,9 +2,9 @@ import { err, ok, type Result } from "neverthrow";
 import type { ConflictError } from "../errors.js";
 import type { WebhookSubscriptionRecord, WebhookTopic } from "../ports.js";
 
-/** At most this many active subscriptions per organization (SPEC.md "Global webhook rules"). */
+/** At most this many active subscriptions per organization (docs/decisions.md "Webhook subscription"). */
 export const MAX_ACTIVE_WEBHOOKS = 5;
-/** At most this many subscriptions, active or not, per organization (DESIGN.md). */
+/** At most this many subscriptions, active or not, per organization (docs/decisions.md). */
 export const MAX_WEBHOOK_SUBSCRIPTIONS = 100;
 
 /** What is about to be active: a new subscription has no stored id yet to exclude. */

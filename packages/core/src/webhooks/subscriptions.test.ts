@@ -12,7 +12,7 @@ import { updateWebhook } from "./update-webhook.js";
 
 const URL_A = "https://hooks.example.com/a";
 
-describe("webhook subscriptions (DESIGN.md 'Webhook subscription')", () => {
+describe("webhook subscriptions (docs/decisions.md 'Webhook subscription')", () => {
   it("create answers 201's view with a whsec_ signing secret, stored only sealed", async () => {
     const { deps, actor, storage } = await webhookWorld();
     const created = (

@@ -21,7 +21,7 @@ async function world(answer = () => status(200), webhookStatus: "active" | "inac
   return { ...w, transport, webhook };
 }
 
-describe("test webhook (DESIGN.md 'Test webhook')", () => {
+describe("test webhook (docs/decisions.md 'Test webhook')", () => {
   it("posts one signed webhook.test event now, even to an inactive subscription", async () => {
     const w = await world(undefined, "inactive");
     const result = (

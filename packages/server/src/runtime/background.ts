@@ -7,7 +7,7 @@ import { startMaintenance } from "./maintenance.js";
 import { startRetentionSweep } from "./retention-sweep.js";
 import type { Runtime } from "./runtime.js";
 
-/** Every webhook attempt is logged: status, duration, error (DESIGN "Retries"). */
+/** Every webhook attempt is logged: status, duration, error (docs/decisions.md "Retries"). */
 function logDelivery(logger: Logger, entry: DeliveryLogEntry): void {
   if (entry.event === "attempt") {
     const { event: _event, ...fields } = entry;

@@ -40,7 +40,7 @@ export function assertDatabaseDirectory(database: DatabaseConfig): void {
 
 /**
  * Opens the database named by `TIDINGS_DATABASE_URL` and applies pending migrations first
- * (DESIGN "CLI": every command does), so no command ever runs on an old schema.
+ * (docs/decisions.md "CLI": every command does), so no command ever runs on an old schema.
  */
 export async function openStorage(database: DatabaseConfig): Promise<OpenedStorage> {
   if (database.kind === "postgres") {
