@@ -199,7 +199,9 @@ export function createHttpApp(deps: Deps, options: HttpAppOptions = {}): HttpApp
       const spec =
         reason === "payload_too_large"
           ? edgeProblems.payloadTooLarge(maxBodyBytes)
-          : edgeProblems.routeNotFound(splitTarget(request.url)?.path ?? request.url);
+          : reason === "request_aborted"
+            ? edgeProblems.requestAborted()
+            : edgeProblems.routeNotFound(splitTarget(request.url)?.path ?? request.url);
       const response = problemResponse(spec, requestId);
       response.headers["cache-control"] = "no-store";
       return forMethod(request.method, response);

@@ -1,7 +1,10 @@
-// @tidings/adapter-http: the REST API over node:http. Each line re-exports one module's names.
+// @tidings/adapter-http: the REST API over node:http and as a web-standard fetch handler.
+// Each line re-exports one module's names.
 
 export type { HttpAppOptions } from "./app.js";
 export { createHttpApp, DEFAULT_MAX_BODY_BYTES } from "./app.js";
+export type { FetchHandler, FetchHandlerOptions } from "./fetch-handler.js";
+export { createFetchHandler } from "./fetch-handler.js";
 export type { OpenApiOptions } from "./openapi/document.js";
 export { buildOpenApiDocument } from "./openapi/document.js";
 export type { Problem } from "./problem.js";

@@ -145,6 +145,11 @@ export const edgeProblems = {
     code: "payload_too_large",
     detail: `The request body exceeds ${maxBytes} bytes.`,
   }),
+  requestAborted: (): ProblemSpec => ({
+    status: 400,
+    code: "request_aborted",
+    detail: "The request body was cut off before its end; nothing was done.",
+  }),
   internal: (): ProblemSpec => ({
     status: 500,
     code: "internal_error",

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { normalizePrefix, unprefixed } from "./mount-prefix.js";
 import type { HttpApp, HttpResponse } from "./types.js";
 
 export interface RequestListenerOptions {
@@ -16,21 +17,6 @@ export interface ListenerHooks {
 
 /** After refusing a body, how much more is read and dropped before the socket is cut. */
 const DRAIN_LIMIT_BYTES = 8 * 1024 * 1024;
-
-function normalizePrefix(prefix: string | undefined): string {
-  if (prefix === undefined || prefix === "" || prefix === "/") return "";
-  const trimmed = prefix.replace(/\/+$/, "");
-  return trimmed.startsWith("/") ? trimmed : `/${trimmed}`;
-}
-
-/** The request target with the prefix removed, or `null` when it is outside the prefix. */
-function unprefixed(url: string, prefix: string): string | null {
-  if (prefix === "") return url;
-  if (url === prefix) return "/";
-  if (url.startsWith(`${prefix}/`)) return url.slice(prefix.length);
-  if (url.startsWith(`${prefix}?`)) return `/${url.slice(prefix.length)}`;
-  return null;
-}
 
 type BodyOutcome = { kind: "body"; body: Buffer } | { kind: "too_large" } | { kind: "aborted" };
 

@@ -29,12 +29,16 @@ export interface HttpApp {
   handle(request: HttpRequest): Promise<HttpResponse>;
   /**
    * The answer to a request refused before its body is read: 413 when the body exceeds
-   * `maxBodyBytes`, 404 when it is outside the mount prefix. Carries the request id.
+   * `maxBodyBytes`, 404 when it is outside the mount prefix, 400 when the body was cut off.
+   * Carries the request id.
    */
   refuse(request: Omit<HttpRequest, "body">, reason: RefusalReason): HttpResponse;
   /** The largest request body accepted, in bytes (1 MiB unless configured). */
   readonly maxBodyBytes: number;
 }
 
-/** Why a listener refused a request without handing it to the app. */
-export type RefusalReason = "payload_too_large" | "route_not_found";
+/**
+ * Why a listener refused a request without handing it to the app. `request_aborted`: the
+ * client went away before its body ended (only a fetch handler must still answer then).
+ */
+export type RefusalReason = "payload_too_large" | "route_not_found" | "request_aborted";
