@@ -1,13 +1,12 @@
-import type { AddressInfo } from "node:net";
 import express from "express";
-import { embedTidings, PREFIX, type RunningHost } from "./tidings.js";
+import { embedTidings, PREFIX, type RunningHost, runningHost } from "../embed-node-http/tidings.js";
 
 /**
  * An Express app with its own JSON routes and Tidings under `/messaging`. Tidings reads its
  * own body, so it is mounted before `express.json()`, which would otherwise consume it.
  */
 export async function startExpress(port = 0): Promise<RunningHost> {
-  const tidings = await embedTidings();
+  const tidings = await embedTidings({ secretKey: process.env.TIDINGS_SECRET_KEY });
   const app = express();
   // `app.use(PREFIX, …)` would strip the prefix from req.url; matching on the full path
   // leaves the URL whole, so the listener's own prefix handling and 404s apply.
@@ -30,15 +29,5 @@ export async function startExpress(port = 0): Promise<RunningHost> {
     res.status(201).json({ order: "ord_1", items: req.body.items ?? [] });
   });
 
-  const server = app.listen(port, "127.0.0.1");
-  await new Promise<void>((resolve) => server.once("listening", resolve));
-  const { port: bound } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${bound}`,
-    token: tidings.token,
-    async close() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await tidings.close();
-    },
-  };
+  return runningHost(app.listen(port, "127.0.0.1"), tidings);
 }

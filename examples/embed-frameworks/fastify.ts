@@ -1,5 +1,5 @@
 import Fastify from "fastify";
-import { embedTidings, PREFIX, type RunningHost } from "./tidings.js";
+import { embedTidings, PREFIX, type RunningHost } from "../embed-node-http/tidings.js";
 
 /**
  * A Fastify app with its own JSON routes and Tidings under `/messaging`. The Tidings routes
@@ -7,7 +7,7 @@ import { embedTidings, PREFIX, type RunningHost } from "./tidings.js";
  * reaches Tidings unread, and the reply is hijacked so Fastify does not answer too.
  */
 export async function startFastify(port = 0): Promise<RunningHost> {
-  const tidings = await embedTidings();
+  const tidings = await embedTidings({ secretKey: process.env.TIDINGS_SECRET_KEY });
   const app = Fastify();
   app.get("/", async (_request, reply) => reply.type("text/plain").send("Welcome to the shop.\n"));
   app.post("/orders", async (request, reply) => {

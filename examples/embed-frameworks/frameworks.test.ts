@@ -1,9 +1,9 @@
 import { request as httpRequest } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
+import type { RunningHost } from "../embed-node-http/tidings.js";
 import { startExpress } from "./express.js";
 import { startFastify } from "./fastify.js";
 import { startHono } from "./hono.js";
-import type { RunningHost } from "./tidings.js";
 
 const hosts = { express: startExpress, fastify: startFastify, hono: startHono };
 

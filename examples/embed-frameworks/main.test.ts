@@ -1,33 +1,12 @@
-import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
+import { type ExampleProcess, startExample } from "../testing/example-process.js";
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-
-/** `main.ts NAME` through Node with the tsx loader, so SIGTERM reaches the example itself. */
-function startExample(name: string) {
-  const child = spawn(
-    process.execPath,
-    ["--import", "tsx", "examples/embed-frameworks/main.ts", name],
-    { cwd: ROOT, env: { ...process.env, PORT: "0" } },
+const start = (name: string) =>
+  startExample("embed-frameworks/main.ts", [name], { PORT: "0" }, ({ stdout }) =>
+    stdout.includes("/messaging/v1/profiles") ? stdout : undefined,
   );
-  let stdout = "";
-  let stderr = "";
-  child.stderr.on("data", (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const exited = new Promise<number | null>((resolve) => child.once("close", resolve));
-  const ready = new Promise<string>((resolve, reject) => {
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-      if (stdout.includes("/messaging/v1/profiles")) resolve(stdout);
-    });
-    void exited.then((code) => reject(new Error(`exited ${code} before it was ready: ${stderr}`)));
-  });
-  return { child, ready, exited };
-}
 
-let running: ReturnType<typeof startExample> | undefined;
+let running: ExampleProcess | undefined;
 afterEach(() => {
   if (running?.child.exitCode === null) running.child.kill("SIGKILL");
 });
@@ -36,7 +15,7 @@ describe("examples/embed-frameworks/main.ts (smoke)", () => {
   it.each(["express", "fastify", "hono"])(
     "%s: serves the shop and Tidings, then stops cleanly on SIGTERM",
     async (name) => {
-      running = startExample(name);
+      running = start(name);
       const printed = await running.ready;
       const url = /runs at (http:\/\/127\.0\.0\.1:\d+)\//.exec(printed)?.[1];
       const token = /Authorization: Bearer ([^']+)'/.exec(printed)?.[1];
@@ -54,7 +33,7 @@ describe("examples/embed-frameworks/main.ts (smoke)", () => {
   );
 
   it("refuses an unknown framework with a usage line and exit code 2", async () => {
-    running = startExample("koa");
+    running = start("koa");
     await expect(running.ready).rejects.toThrow(/Usage: main.ts express\|fastify\|hono/);
     expect(await running.exited).toBe(2);
   });

@@ -1,41 +1,20 @@
-import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { webhookHeaders } from "@tidings/core";
 import { within } from "@tidings/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
+import { type ExampleProcess, startExample as startProcess } from "../testing/example-process.js";
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const SECRET = "whsec_smoke";
 
-/**
- * The example as its README runs it, through Node with the tsx loader rather than
- * `pnpm exec tsx`, so the stop signal reaches the example's own process and its exit code is
- * the example's (pnpm and the tsx CLI sit in between otherwise).
- */
-function startExample(env: Record<string, string>) {
-  const child = spawn(process.execPath, ["--import", "tsx", "examples/webhook-receiver/main.ts"], {
-    cwd: ROOT,
-    env: { ...process.env, TIDINGS_WEBHOOK_SECRET: "", ...env },
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  const exited = new Promise<number | null>((resolve) => child.once("close", resolve));
-  const ready = new Promise<string>((resolve, reject) => {
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const url = /Receiving webhooks at (\S+)/.exec(stderr)?.[1];
-      if (url) resolve(url);
-    });
-    void exited.then((code) => reject(new Error(`exited ${code} before it was ready: ${stderr}`)));
-  });
-  ready.catch(() => undefined);
-  return { child, ready, exited, stdout: () => stdout, stderr: () => stderr };
-}
+/** The receiver; ready once it says where it receives webhooks (its URL). */
+const startExample = (env: Record<string, string>) =>
+  startProcess(
+    "webhook-receiver/main.ts",
+    [],
+    { TIDINGS_WEBHOOK_SECRET: "", ...env },
+    ({ stderr }) => /Receiving webhooks at (\S+)/.exec(stderr)?.[1],
+  );
 
-let running: ReturnType<typeof startExample> | undefined;
+let running: ExampleProcess | undefined;
 afterEach(() => {
   if (running?.child.exitCode === null) running.child.kill("SIGKILL");
 });
