@@ -10,6 +10,7 @@ export default defineConfig({
     alias: [
       { find: /^@tidings\/core\/testing$/, replacement: src("core", "testing/index.ts") },
       { find: /^@tidings\/core\/sql$/, replacement: src("core", "sql/index.ts") },
+      { find: /^@tidings\/core\/memory$/, replacement: src("core", "memory.ts") },
       { find: /^@tidings\/core$/, replacement: src("core") },
       { find: /^@tidings\/adapter-http$/, replacement: src("adapter-http") },
       { find: /^@tidings\/adapter-sqlite$/, replacement: src("adapter-sqlite") },

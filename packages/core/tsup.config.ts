@@ -1,7 +1,7 @@
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: ["src/index.ts", "src/testing/index.ts", "src/sql/index.ts"],
+  entry: ["src/index.ts", "src/memory.ts", "src/testing/index.ts", "src/sql/index.ts"],
   format: ["esm"],
   dts: true,
   clean: true,

@@ -5,12 +5,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { verifyWebhook } from "@tidings/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildCli } from "./testing/build-cli.js";
-import { BUILT_CLI, runChildCli, type ServerProcess, startServer } from "./testing/child-cli.js";
+import {
+  type CliEntry,
+  runChildCli,
+  type ServerProcess,
+  startServer,
+} from "./testing/child-cli.js";
+import { builtCli } from "./testing/workspace-build.js";
 
 /**
  * The README quickstart, driven through the built CLI (`packages/server/dist/bin.js`, built
- * here first, as on a clean clone) as child processes: serve on a free port,
+ * first in a temporary copy of the workspace, as on a clean clone) as child processes: serve on a free port,
  * create an organization, a key and an active OTP campaign, import 1,000 profiles (10 bad),
  * send with webhook_url, receive and verify message.sent and message.delivered, SIGTERM,
  * a clean exit, and the data still there after a restart.
@@ -25,12 +30,14 @@ let dir: string;
 let env: Record<string, string>;
 let receiver: Server;
 let receiverUrl: string;
+let builtEntry: CliEntry;
 const received: Received[] = [];
 const running: ServerProcess[] = [];
 
 // The build (tsup with .d.ts of the server and the four packages it depends on) takes about
-// 35 s on a developer machine; a slow CI runner gets several times that.
-const BUILD_TIMEOUT_MS = 300_000;
+// 35 s on a developer machine; a slow CI runner gets several times that, and another test may
+// be making the same build, which this one then waits for.
+const BUILD_TIMEOUT_MS = 600_000;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "tidings-quickstart-"));
@@ -51,7 +58,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
   receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/webhooks`;
-  await buildCli();
+  builtEntry = await builtCli();
 }, BUILD_TIMEOUT_MS);
 
 afterAll(async () => {
@@ -61,7 +68,7 @@ afterAll(async () => {
 });
 
 const cli = async <T>(...args: string[]): Promise<T> => {
-  const run = await runChildCli([...args, "--json"], env, BUILT_CLI);
+  const run = await runChildCli([...args, "--json"], env, builtEntry);
   if (run.code !== 0)
     throw new Error(`tidings ${args.join(" ")} exited ${run.code}: ${run.stderr}`);
   return JSON.parse(run.stdout) as T;
@@ -100,7 +107,7 @@ function writeProfiles(): string {
 
 describe("the quickstart", () => {
   it("runs end to end through the CLI and survives a restart", async () => {
-    const server = await startServer(env, BUILT_CLI);
+    const server = await startServer(env, builtEntry);
     running.push(server);
     const base = `http://127.0.0.1:${server.port}`;
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
@@ -193,7 +200,7 @@ describe("the quickstart", () => {
       expect.arrayContaining(["shutting down", "stopped"]),
     );
 
-    const restarted = await startServer(env, BUILT_CLI);
+    const restarted = await startServer(env, builtEntry);
     running.push(restarted);
     const again = await fetch(`http://127.0.0.1:${restarted.port}/v1/profiles/${publicId}`, {
       headers: auth,

@@ -9,8 +9,6 @@ export const REPO_ROOT = fileURLToPath(new URL("../../../../", import.meta.url))
 export type CliEntry = readonly string[];
 /** The CLI from its sources through tsx, as `pnpm tidings` runs it. */
 export const SOURCE_CLI: CliEntry = ["--import", "tsx", "packages/server/src/bin.ts"];
-/** The built CLI, as the published package runs it (`buildCli` makes it). */
-export const BUILT_CLI: CliEntry = ["packages/server/dist/bin.js"];
 
 /** How long a child CLI may take to finish a command or to come up before a test gives up. */
 const CHILD_PATIENCE_MS = 60_000;
