@@ -55,14 +55,20 @@ describe("importing profiles (CLI profiles import)", () => {
       await importProfiles(
         deps,
         actor,
-        rows(
-          { phone_number: "+1 415 555 2671", last_name: "Lee", viber_marketing_consent: true },
-          { phone_number: "+14155552671", last_name: "Lee", viber_marketing_consent: true },
-        ),
+        rows({ phone_number: "+1 415 555 2671", last_name: "Lee", viber_marketing_consent: true }),
         { source: "import" },
       )
     )._unsafeUnwrap();
-    expect(again).toMatchObject({ created: 0, updated: 1, unchanged: 1, rejected: [] });
+    expect(again).toMatchObject({ created: 0, updated: 1, unchanged: 0, rejected: [] });
+    const same = (
+      await importProfiles(
+        deps,
+        actor,
+        rows({ phone_number: "+14155552671", last_name: "Lee", viber_marketing_consent: true }),
+        { source: "import" },
+      )
+    )._unsafeUnwrap();
+    expect(same).toMatchObject({ created: 0, updated: 0, unchanged: 1, rejected: [] });
     const [profile] = (await listProfiles(deps, actor, {}))._unsafeUnwrap().data;
     expect(profile).toMatchObject({
       first_name: "Ann",
@@ -72,6 +78,38 @@ describe("importing profiles (CLI profiles import)", () => {
     expect((await getConsentHistory(deps, actor, profile!.public_id))._unsafeUnwrap()).toHaveLength(
       1,
     );
+  });
+
+  it("refuses a phone number repeated within one import, naming both lines", async () => {
+    const { deps } = setup();
+    const summary = (
+      await importProfiles(
+        deps,
+        actor,
+        rows(
+          { phone_number: "+14155552671", first_name: "Ann" },
+          { phone_number: "+14155552672" },
+          { phone_number: "+1 (415) 555-2671", first_name: "Bea" },
+        ),
+        { source: "import" },
+      )
+    )._unsafeUnwrap();
+    expect(summary).toMatchObject({ created: 2, updated: 0, unchanged: 0 });
+    expect(summary.rejected).toEqual([
+      {
+        row: 4,
+        issues: [
+          {
+            path: "phone_number",
+            message:
+              "+14155552671 is also on line 2; each phone number may appear once in an import.",
+            rule: "duplicate_in_import",
+          },
+        ],
+      },
+    ]);
+    const [first] = (await listProfiles(deps, actor, {}))._unsafeUnwrap().data;
+    expect(first).toMatchObject({ first_name: "Ann" });
   });
 
   it("an import that fails midway leaves nothing half-imported", async () => {

@@ -40,12 +40,26 @@ export function importProfiles(
   return useCase(async () => {
     const summary: ImportSummary = { created: 0, updated: 0, unchanged: 0, rejected: [] };
     const valid: Array<{ row: number; input: v.InferOutput<typeof createProfileInput> }> = [];
+    const firstRowOf = new Map<string, number>();
     for (const { row, data } of rows) {
       const parsed = v.safeParse(createProfileInput, data, { abortEarly: false });
       if (!parsed.success) {
         summary.rejected.push({ row, issues: toIssues(parsed.issues) });
         continue;
       }
+      // A number twice in one file is a mistake in the file; the later rows are refused with
+      // both line numbers rather than silently overwriting the first.
+      const first = firstRowOf.get(parsed.output.phone_number);
+      if (first !== undefined) {
+        const issue = {
+          path: "phone_number",
+          message: `${parsed.output.phone_number} is also on line ${first}; each phone number may appear once in an import.`,
+          rule: "duplicate_in_import",
+        };
+        summary.rejected.push({ row, issues: [issue] });
+        continue;
+      }
+      firstRowOf.set(parsed.output.phone_number, row);
       valid.push({ row, input: parsed.output });
     }
     const now = isoAt(deps.clock.now());

@@ -9,7 +9,8 @@ import type { Runtime } from "../runtime/runtime.js";
 export interface CliIo {
   env: Record<string, string | undefined>;
   cwd: string;
-  stdout: Writable;
+  /** `isTTY` decides whether lists print as a table with a header. */
+  stdout: Writable & { isTTY?: boolean | undefined };
   /** `isTTY` decides whether `profiles import` draws a progress bar. */
   stderr: Writable & { isTTY?: boolean | undefined };
   /**
@@ -53,6 +54,11 @@ export interface Command {
   /** The arguments after the command's name, for the help text. */
   usage: string;
   options: Record<string, OptionSpec>;
+  /**
+   * The flag that sets an input field, where the names differ beyond `_` and `-`
+   * (`{ ttl_seconds: "ttl" }`), so errors name what the user typed.
+   */
+  fieldFlags?: Record<string, string> | undefined;
   /** Options that must be given. */
   required?: string[] | undefined;
   /** How many positional arguments it takes. */

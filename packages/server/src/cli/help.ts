@@ -70,7 +70,7 @@ export function commandHelp(command: Command): Help {
 const NOTES = [
   "Every command applies pending migrations first. With --json, stdout holds one JSON",
   "document. Configuration comes from the environment (TIDINGS_DATABASE_URL, PORT, …).",
-  "Run `tidings <command> --help` for a command's options.",
+  "Run `tidings <command> --help` for a command's options; `tidings --version` prints the version.",
 ];
 
 /** The list of every command, or of a group's (`tidings keys --help`). */

@@ -1,7 +1,7 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { runCli, tempWorkspace } from "../testing/run-cli.js";
+import { Captured, runCli, tempWorkspace } from "../testing/run-cli.js";
 
 let workspace: ReturnType<typeof tempWorkspace>;
 beforeEach(() => {
@@ -177,7 +177,7 @@ describe("orgs and keys", () => {
     );
     expect(run.code).toBe(1);
     expect(run.stderr).toContain("scopes[1]");
-    expect(run.stderr).toContain("expires_at");
+    expect(run.stderr).toContain("--expires-at: ");
   });
 
   it("answers organization_not_found for an unknown --org", async () => {
@@ -190,5 +190,34 @@ describe("orgs and keys", () => {
     const run = await cli("keys", "revoke", "key_nope");
     expect(run.code).toBe(1);
     expect(run.stderr).toContain("api_key_not_found");
+  });
+
+  it("prints its version with --version, as text or JSON", async () => {
+    const { version } = JSON.parse(
+      readFileSync(new URL("../../package.json", import.meta.url), "utf8"),
+    ) as { version: string };
+    const text = await runCli(["--version"], workspace.env);
+    expect(text).toMatchObject({ code: 0, stdout: `${version}\n`, stderr: "" });
+    expect((await runCli(["--version", "--json"], workspace.env)).json()).toEqual({ version });
+  });
+
+  it("suggests the flag a misspelt one was meant to be, and exits 2", async () => {
+    const run = await runCli(["orgs", "create", "--nmae", "Acme"], workspace.env);
+    expect(run.code).toBe(2);
+    expect(run.stderr.split("\n")[0]).toBe("error: unknown option --nmae; did you mean --name?");
+    const far = await runCli(["orgs", "create", "--colour", "red"], workspace.env);
+    expect(far.stderr.split("\n")[0]).toBe("error: unknown option --colour.");
+  });
+
+  it("lists keys as a table with a header on a terminal", async () => {
+    const org = (await runCli(["orgs", "create", "--name", "Acme", "--json"], workspace.env)).json<{
+      org_id: string;
+    }>().org_id;
+    await runCli(["keys", "create", "--org", org, "--scopes", "profiles:read"], workspace.env);
+    const terminal = Object.assign(new Captured(), { isTTY: true });
+    await runCli(["keys", "list", "--org", org], workspace.env, { stdout: terminal });
+    const [header, row] = terminal.text().trimEnd().split("\n");
+    expect(header).toMatch(/^KEY\s+STATE\s+SCOPES\s+NAME$/);
+    expect(row).toMatch(/^key_\w+\s+active\s+profiles:read$/);
   });
 });

@@ -1,9 +1,11 @@
 import { parseArgs } from "node:util";
+import serverPackage from "../../package.json" with { type: "json" };
 import { readConfig } from "../config.js";
 import { createLogger } from "../logger.js";
 import { openRuntime, type Runtime } from "../runtime/runtime.js";
 import { ConfigError } from "../secret-key.js";
 import type { CliIo, Command, Flags } from "./command.js";
+import { closestFlag, withFlagNames } from "./flag-names.js";
 import { COMMANDS, commandHelp, commandsOf, overallHelp, writeHelp } from "./help.js";
 import { writeError, writeProblem, writeResult } from "./output.js";
 import { UsageError } from "./usage-error.js";
@@ -47,7 +49,15 @@ function parseCommandLine(
       strict: true,
     });
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    const { code, message } = error as Error & { code?: string };
+    const unknown = /^Unknown option '([^']+)'/.exec(message)?.[1];
+    if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && unknown !== undefined) {
+      const suggestion = closestFlag(command, unknown);
+      throw new UsageError(
+        `unknown option ${unknown}${suggestion ? `; did you mean ${suggestion}?` : "."}`,
+      );
+    }
+    throw new UsageError(message);
   }
   const { values: flags, positionals } = parsed;
   if (flags.help === true) return { flags, positionals };
@@ -102,6 +112,10 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     if (!json) io.stderr.write(`\n${overallHelp().text}\n`);
     return EXIT.usage;
   }
+  if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) {
+    writeResult(io.stdout, json, { version: serverPackage.version }, serverPackage.version);
+    return EXIT.ok;
+  }
   if (args[0] === "help") return help(io, json, args.slice(1));
   if (args.every(isHelpFlag)) return help(io, json, []);
   const found = findCommand(args);
@@ -139,7 +153,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     runtime = await openRuntime(config, logger);
     const outcome = await command.run({ io, json, config, logger, runtime, ...parsed });
     if (outcome.isErr()) {
-      writeError(io.stderr, json, outcome.error);
+      writeError(io.stderr, json, withFlagNames(outcome.error, command, json));
       return EXIT.failure;
     }
     const answer = outcome.value;

@@ -33,3 +33,24 @@ export function writeError(err: Writable, json: boolean, error: DomainError): vo
 export function writeProblem(err: Writable, json: boolean, code: string, message: string): void {
   err.write(json ? `${JSON.stringify({ error: { code, message } })}\n` : `error: ${message}\n`);
 }
+
+/**
+ * Records as lines for a person. On a terminal: a table with a header, columns aligned. Off
+ * one (a pipe, a file): one tab-separated line per record and no header, for `cut` and `awk`.
+ */
+export function table(
+  out: { isTTY?: boolean | undefined },
+  header: readonly string[],
+  rows: ReadonlyArray<readonly string[]>,
+): string {
+  if (out.isTTY !== true) return rows.map((row) => row.join("\t")).join("\n");
+  const widths = header.map((title, i) =>
+    Math.max(title.length, ...rows.map((row) => (row[i] ?? "").length)),
+  );
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
+      .join("  ")
+      .trimEnd();
+  return [line(header), ...rows.map(line)].join("\n");
+}

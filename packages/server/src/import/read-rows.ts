@@ -4,6 +4,11 @@ import { extname } from "node:path";
 import { createInterface } from "node:readline";
 import { parse } from "csv-parse";
 
+/** The file cannot be imported at all (not one of its rows): the command fails once. */
+export class ImportFileError extends Error {
+  override name = "ImportFileError";
+}
+
 /** One row of an import file: its data, or why it could not be read, with its line number. */
 export type FileRow =
   | { row: number; data: Record<string, unknown> }
@@ -107,6 +112,12 @@ export async function* readRows(path: string, format: ImportFormat): AsyncGenera
     line += lineBreaks(raw);
     if (header === null) {
       header = record;
+      // Without it every row would be refused for the same reason, once per row.
+      if (!header.some((name) => name.trim() === "phone_number")) {
+        throw new ImportFileError(
+          `the header row of ${path} has no phone_number column (it has ${header.map((name) => JSON.stringify(name)).join(", ")}); the first line must name the columns, phone_number among them.`,
+        );
+      }
       continue;
     }
     yield { row: start, data: fromCsvRecord(byColumn(header, record)) };

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { runCli, tempWorkspace } from "../../testing/run-cli.js";
+import { Captured, runCli, tempWorkspace } from "../../testing/run-cli.js";
 
 let workspace: ReturnType<typeof tempWorkspace>;
 let org: string;
@@ -84,8 +84,24 @@ describe("campaigns", () => {
       "soon",
     );
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain("channel");
-    expect(run.stderr).toContain("ttl_seconds");
+    // Named by the flags that were typed, not by the API's field names.
+    expect(run.stderr).toMatch(/^ {2}--channel: /m);
+    expect(run.stderr).toMatch(/^ {2}--ttl: /m);
+    expect(run.stderr).not.toContain("ttl_seconds");
+  });
+
+  it("lists campaigns as a table with a header on a terminal, tab-separated off one", async () => {
+    await otp("--active");
+    const terminal = Object.assign(new Captured(), { isTTY: true });
+    await runCli(["campaigns", "list", "--org", org], workspace.env, { stdout: terminal });
+    const [header, row] = terminal.text().trimEnd().split("\n");
+    expect(header).toMatch(/^CAMPAIGN\s+STATUS\s+CHANNEL\s+CATEGORY\s+NAME$/);
+    expect(row).toMatch(/^cmp_\w+\s+active\s+viber\+sms\s+otp\s+Login code$/);
+    expect(header?.indexOf("STATUS")).toBe(row?.indexOf("active"));
+    const piped = await cli("campaigns", "list", "--org", org);
+    expect(piped.stdout.trimEnd().split("\n")).toEqual([
+      expect.stringMatching(/^cmp_\w+\tactive\tviber\+sms\totp\tLogin code$/),
+    ]);
   });
 
   it("refuses an OTP template without {{pin}}", async () => {

@@ -7,10 +7,17 @@ import {
 } from "@tidings/core";
 import { err, ok } from "neverthrow";
 import type { Command, CommandContext, CommandOutcome } from "../command.js";
+import { table } from "../output.js";
 import { findOrganization } from "./organization.js";
 
-const describeCampaign = (c: CampaignView): string =>
-  `${c.campaign_id}  ${c.status.padEnd(8)}  ${c.channel}${c.sms_fallback ? "+sms" : ""}  ${c.category}  ${JSON.stringify(c.name)}`;
+/** A campaign as one row of `campaigns list`. */
+const campaignRow = (c: CampaignView): string[] => [
+  c.campaign_id,
+  c.status,
+  `${c.channel}${c.sms_fallback ? "+sms" : ""}`,
+  c.category,
+  c.name,
+];
 
 /** `--ttl` as a number when it looks like one; otherwise as given, so validation names it. */
 const ttlValue = (text: string | undefined): number | string | undefined =>
@@ -37,6 +44,7 @@ export const campaignsCreate: Command = {
     active: { type: "boolean" },
   },
   required: ["org", "name", "channel", "category", "sender", "template"],
+  fieldFlags: { ttl_seconds: "ttl", status: "active" },
   async run(context) {
     const org = await findOrganization(context);
     if (org.isErr()) return err(org.error);
@@ -122,7 +130,11 @@ export const campaignsList: Command = {
       human:
         campaigns.value.length === 0
           ? "No campaigns."
-          : campaigns.value.map(describeCampaign).join("\n"),
+          : table(
+              context.io.stdout,
+              ["CAMPAIGN", "STATUS", "CHANNEL", "CATEGORY", "NAME"],
+              campaigns.value.map(campaignRow),
+            ),
     });
   },
 };

@@ -1,15 +1,17 @@
 import { type ApiKeyView, createApiKey, listApiKeys, revokeApiKey } from "@tidings/core";
 import { err, ok } from "neverthrow";
 import type { Command } from "../command.js";
+import { table } from "../output.js";
 import { findOrganization } from "./organization.js";
 
-const describeKey = (key: ApiKeyView): string => {
+/** A key as one row of `keys list`. */
+const keyRow = (key: ApiKeyView): string[] => {
   const state = key.revoked_at
     ? `revoked ${key.revoked_at}`
     : key.expires_at
       ? `expires ${key.expires_at}`
       : "active";
-  return `${key.key_id}  ${key.scopes.join(",")}  ${state}${key.name ? `  ${JSON.stringify(key.name)}` : ""}`;
+  return [key.key_id, state, key.scopes.join(","), key.name ?? ""];
 };
 
 /** `keys create --org ORG --scopes s1,s2 [--expires-at ISO]`: the secrets are shown once. */
@@ -65,7 +67,10 @@ export const keysList: Command = {
     if (keys.isErr()) return err(keys.error);
     return ok({
       json: { data: keys.value },
-      human: keys.value.length === 0 ? "No API keys." : keys.value.map(describeKey).join("\n"),
+      human:
+        keys.value.length === 0
+          ? "No API keys."
+          : table(context.io.stdout, ["KEY", "STATE", "SCOPES", "NAME"], keys.value.map(keyRow)),
     });
   },
 };

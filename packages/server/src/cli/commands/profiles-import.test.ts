@@ -159,6 +159,45 @@ describe("profiles import", () => {
     }
   });
 
+  it("fails once, with exit 1, when the header has no phone_number column", async () => {
+    const csv = file("no-phone.csv", "phone,first_name\n+14155550101,Ada\n+14155550102,Bo\n");
+    const run = await cli("profiles", "import", "--org", org, "--file", csv);
+    expect(run.code).toBe(1);
+    expect(run.stderr.trim().split("\n")).toEqual([
+      expect.stringMatching(
+        /^error: the header row of .*no-phone\.csv has no phone_number column \(it has "phone", "first_name"\)/,
+      ),
+    ]);
+    const listed = await cli("profiles", "import", "--org", org, "--file", csv, "--json");
+    expect(listed.code).toBe(1);
+    expect(JSON.parse(listed.stderr).error.message).toContain("no phone_number column");
+  });
+
+  it("reports a phone number repeated in the file with both line numbers", async () => {
+    const csv = file(
+      "twice.csv",
+      "phone_number,first_name\n+14155550101,Ada\n+14155550102,Bo\n+1 415 555 0101,Ann\n",
+    );
+    const run = await cli("profiles", "import", "--org", org, "--file", csv);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(
+      "line 4: phone_number: +14155550101 is also on line 2; each phone number may appear once in an import.",
+    );
+    expect(run.stdout).toMatch(/^3 rows from .*: 2 created, 0 updated, 0 unchanged, 1 rejected\./);
+  });
+
+  it("says 1 row, not 1 rows", async () => {
+    const run = await cli(
+      "profiles",
+      "import",
+      "--org",
+      org,
+      "--file",
+      file("one.csv", "phone_number\n+14155550101\n"),
+    );
+    expect(run.stdout).toMatch(/^1 row from /);
+  });
+
   it("exits 2 for an unknown --source", async () => {
     const run = await cli(
       "profiles",

@@ -21,9 +21,12 @@ export interface ImportReport {
   rejected: Array<{ line: number; issues: Issue[] }>;
 }
 
+/** "1 row", "2 rows". */
+const count = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? "" : "s"}`;
+
 const humanReport = (report: ImportReport): string => {
   const lines = [
-    `${report.rows} rows from ${report.file}: ${report.created} created, ${report.updated} updated, ` +
+    `${count(report.rows, "row")} from ${report.file}: ${report.created} created, ${report.updated} updated, ` +
       `${report.unchanged} unchanged, ${report.rejected.length} rejected.`,
   ];
   for (const { line, issues } of report.rejected) {
@@ -64,13 +67,19 @@ export const profilesImport: Command = {
     const progress = await importProgress(file, context.io.stderr, !context.json);
     const rows: ImportRow[] = [];
     const unreadable: ImportSummary["rejected"] = [];
-    for await (const entry of readRows(file, await detectFormat(file))) {
-      progress.tick();
-      if ("error" in entry)
-        unreadable.push({ row: entry.row, issues: [{ path: "line", message: entry.error }] });
-      else rows.push({ row: entry.row, data: entry.data });
+    try {
+      for await (const entry of readRows(file, await detectFormat(file))) {
+        progress.tick();
+        if ("error" in entry)
+          unreadable.push({ row: entry.row, issues: [{ path: "line", message: entry.error }] });
+        else rows.push({ row: entry.row, data: entry.data });
+      }
+    } catch (error) {
+      // A file that cannot be imported at all (no phone_number column) fails the command once.
+      progress.finish("Nothing was imported.");
+      throw error;
     }
-    progress.finish(`Importing ${rows.length} rows…`);
+    progress.finish(`Importing ${count(rows.length, "row")}…`);
     const actor = { organizationId: org.value, apiKeyId: null };
     const imported = await importProfiles(context.runtime.deps, actor, rows, { source });
     if (imported.isErr()) return err(imported.error);
