@@ -1,3 +1,4 @@
+import { within } from "@tidings/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ExampleProcess, startExample } from "../testing/example-process.js";
 
@@ -16,7 +17,7 @@ describe("examples/embed-frameworks/main.ts (smoke)", () => {
     "%s: serves the shop and Tidings, then stops cleanly on SIGTERM",
     async (name) => {
       running = start(name);
-      const printed = await running.ready;
+      const printed = await within(60_000, "the example to start", running.ready);
       const url = /runs at (http:\/\/127\.0\.0\.1:\d+)\//.exec(printed)?.[1];
       const token = /Authorization: Bearer ([^']+)'/.exec(printed)?.[1];
       expect(url, printed).toBeDefined();
@@ -28,13 +29,13 @@ describe("examples/embed-frameworks/main.ts (smoke)", () => {
       });
       expect(created.status).toBe(201);
       running.child.kill("SIGTERM");
-      expect(await running.exited).toBe(0);
+      expect(await within(30_000, "the example to exit", running.exited)).toBe(0);
     },
   );
 
   it("refuses an unknown framework with a usage line and exit code 2", async () => {
     running = start("koa");
     await expect(running.ready).rejects.toThrow(/Usage: main.ts express\|fastify\|hono/);
-    expect(await running.exited).toBe(2);
+    expect(await within(30_000, "the example to exit", running.exited)).toBe(2);
   });
 });

@@ -5,6 +5,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { within } from "@tidings/core/testing";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -67,7 +68,7 @@ const tidings = async <T>(env: Record<string, string>, ...args: string[]): Promi
 
 const stop = async (process: CliProcess): Promise<number | null> => {
   process.child.kill("SIGTERM");
-  return process.exited;
+  return within(30_000, "the process to drain and exit", process.exited);
 };
 
 const waitFor = async (what: string, done: () => boolean) => {
