@@ -85,14 +85,22 @@ function linkDependencies(copy: string, name: string) {
 }
 
 /** Runs a command to its end; rejects with its output when it fails. */
-export function run(command: string, args: string[], cwd: string): Promise<void> {
+export function run(
+  command: string,
+  args: string[],
+  cwd: string,
+  onStdout?: (chunk: string) => void,
+): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd, env: process.env });
     let output = "";
     const keep = (chunk: Buffer) => {
       output += chunk.toString();
     };
-    child.stdout.on("data", keep);
+    child.stdout.on("data", (chunk: Buffer) => {
+      keep(chunk);
+      onStdout?.(chunk.toString());
+    });
     child.stderr.on("data", keep);
     child.once("error", reject);
     child.once("close", (code) =>
