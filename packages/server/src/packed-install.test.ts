@@ -40,7 +40,7 @@ const deps = {
   storage: sqliteStorage(process.argv[2]),
   clock: systemClock,
   ids: createIds(),
-  secretBox: aesGcmSecretBox(key.key),
+  secretBox: aesGcmSecretBox(key._unsafeUnwrap()),
   provider,
   transport: undiciWebhookTransport({ urlPolicy }),
   urlPolicy,
@@ -67,7 +67,7 @@ const receiver = createReceiver((req, res) => {
   req.on("data", (chunk) => chunks.push(chunk));
   req.on("end", () => {
     const check = verifyWebhook(Buffer.concat(chunks), req.headers, apiKey.webhook_signing_secret);
-    verified &&= check.ok;
+    verified &&= check.isOk();
     topics.push(req.headers["x-service-topic"]);
     res.writeHead(200).end();
   });
@@ -116,7 +116,7 @@ export function mount(deps: Deps): FetchHandler {
   return createFetchHandler(createHttpApp(deps), { prefix: "/messaging" });
 }
 export const send: typeof sendMessage = sendMessage;
-export const verified: boolean = verifyWebhook("{}", {}, "whsec_x").ok;
+export const verified: boolean = verifyWebhook("{}", {}, "whsec_x").isOk();
 // @ts-expect-error the handler takes a Request, not a string
 mount({} as Deps)("/v1/profiles");
 `;
