@@ -107,7 +107,8 @@ describe.skipIf(PG_URL === undefined)("running in production on PostgreSQL", () 
     await admin.connect();
     await admin.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
     await admin.end();
-  });
+    // Dropping a database waits for a checkpoint, which a busy server takes its time over.
+  }, 180_000);
 
   it("migrates, serves and works, drains on SIGTERM, and upgrades in place", async () => {
     // Step 5: migrate, once; a second run has nothing left to do.
