@@ -23,6 +23,7 @@ import { REPO_ROOT } from "./child-cli.js";
 export const PACKAGES = [
   ["core"],
   ["adapter-http", "adapter-sqlite", "adapter-postgres"],
+  ["console"],
   ["server"],
 ] as const;
 
