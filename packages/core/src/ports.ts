@@ -1,5 +1,6 @@
 /**
- * Every port of the core in one place. Adapters implement these; the core imports no adapter.
+ * Every port of the core in one place. Adapters implement these; the core imports no adapter
+ * (biome.json's `noRestrictedImports` refuses it).
  *
  * Conventions for every storage method:
  * - All ids are public ids (`prf_…`, `cmp_…`, `whk_…`, `key_…`, `org_…`, `lst_…`, UUID v7 for

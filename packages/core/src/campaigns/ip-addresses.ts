@@ -1,6 +1,6 @@
 import { isIP } from "node:net";
+import type { FoundLink } from "./found-link.js";
 import { isAsciiAlnum, isDigitOrDot, isIpv6Char } from "./link-chars.js";
-import type { FoundLink } from "./link-detection.js";
 
 /** True when the characters around `text[start, end)` do not continue an ASCII word. */
 function standsAlone(text: string, start: number, end: number): boolean {

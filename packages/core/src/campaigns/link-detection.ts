@@ -1,17 +1,12 @@
 import { createRequire } from "node:module";
 import { isIP } from "node:net";
 import { LinkifyIt } from "linkify-it";
+import type { FoundLink } from "./found-link.js";
 import { findIpAddress } from "./ip-addresses.js";
 import { isAsciiAlnum } from "./link-chars.js";
 import { findScheme } from "./uri-schemes.js";
 
-export type LinkKind = "url" | "domain" | "email" | "ip" | "scheme";
-
-/** A link found in a value; `match` is the text as it reads after normalization. */
-export interface FoundLink {
-  kind: LinkKind;
-  match: string;
-}
+export type { FoundLink, LinkKind } from "./found-link.js";
 
 export { KNOWN_SCHEMES, WORD_SCHEMES } from "./uri-schemes.js";
 

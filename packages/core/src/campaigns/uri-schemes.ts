@@ -1,5 +1,5 @@
+import type { FoundLink } from "./found-link.js";
 import { isAsciiAlnum, isAsciiLetter, isHexDigit } from "./link-chars.js";
-import type { FoundLink } from "./link-detection.js";
 
 const WHITESPACE = /\s/;
 

@@ -2,7 +2,8 @@ import { err, ok, type Result } from "neverthrow";
 import type { Issue } from "../errors.js";
 import type { CampaignRecord } from "../ports.js";
 import { codePointLength } from "../shared/text.js";
-import { findLink, type LinkKind } from "./link-detection.js";
+import type { LinkKind } from "./found-link.js";
+import { findLink } from "./link-detection.js";
 import { parseTemplate } from "./template.js";
 
 /** Viber's limit on one parameter value, counted in Unicode code points. */

@@ -5,7 +5,7 @@ import {
   postgresStorage,
 } from "@tidings/adapter-postgres";
 import pg from "pg";
-import type { OpenedStorage } from "./open-storage.js";
+import type { OpenedStorage } from "./opened-storage.js";
 
 /**
  * `?schema=NAME` in the URL puts every table in that schema (default `public`), so several

@@ -5,28 +5,10 @@ import {
   migrate as migrateSqlite,
   sqliteStorage,
 } from "@tidings/adapter-sqlite";
-import type { Storage } from "@tidings/core";
 import Database from "better-sqlite3";
 import type { DatabaseConfig } from "../config.js";
 import { ConfigError } from "../secret-key.js";
-
-/** Storage opened by the server, with what its migrations did on the way. */
-export interface OpenedStorage {
-  storage: Storage;
-  migrations: { applied: number[]; version: number };
-  /**
-   * PostgreSQL only: calls `onNotify` whenever a delivery becomes due in another process;
-   * resolves to the function that stops listening.
-   */
-  listenForDeliveries?: ((onNotify: () => void) => Promise<() => Promise<void>>) | undefined;
-  /**
-   * Housekeeping the database needs now and then (PostgreSQL: ANALYZE of tables that grew
-   * before autovacuum's first visit); resolves to what it did, for the log.
-   */
-  maintain?: (() => Promise<string[]>) | undefined;
-  /** Closes the storage and the connections it opened. */
-  close(): Promise<void>;
-}
+import type { OpenedStorage } from "./opened-storage.js";
 
 /** A SQLite database needs an existing directory (for the file and its key file beside it). */
 export function assertDatabaseDirectory(database: DatabaseConfig): void {

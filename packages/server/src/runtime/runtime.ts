@@ -13,7 +13,8 @@ import type { ServerConfig } from "../config.js";
 import type { Logger } from "../logger.js";
 import { loadSecretKey } from "../secret-key.js";
 import { withDeliveryWakeups } from "./delivery-wakeups.js";
-import { assertDatabaseDirectory, type OpenedStorage, openStorage } from "./open-storage.js";
+import { assertDatabaseDirectory, openStorage } from "./open-storage.js";
+import type { OpenedStorage } from "./opened-storage.js";
 
 /** The composed application: storage, ports and configuration, ready for the use cases. */
 export interface Runtime {

@@ -1,0 +1,19 @@
+import type { Storage } from "@tidings/core";
+
+/** Storage opened by the server, with what its migrations did on the way. */
+export interface OpenedStorage {
+  storage: Storage;
+  migrations: { applied: number[]; version: number };
+  /**
+   * PostgreSQL only: calls `onNotify` whenever a delivery becomes due in another process;
+   * resolves to the function that stops listening.
+   */
+  listenForDeliveries?: ((onNotify: () => void) => Promise<() => Promise<void>>) | undefined;
+  /**
+   * Housekeeping the database needs now and then (PostgreSQL: ANALYZE of tables that grew
+   * before autovacuum's first visit); resolves to what it did, for the log.
+   */
+  maintain?: (() => Promise<string[]>) | undefined;
+  /** Closes the storage and the connections it opened. */
+  close(): Promise<void>;
+}
