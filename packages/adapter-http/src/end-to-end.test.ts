@@ -13,11 +13,10 @@ import {
   systemClock,
   verifyWebhook,
 } from "@tidings/core";
-import { memoryStorage, within } from "@tidings/core/testing";
+import { memoryStorage, readableSecretBox, within } from "@tidings/core/testing";
 import { afterEach, expect, it } from "vitest";
 import { createHttpApp } from "./app.js";
 import { createServer } from "./server.js";
-import { plainSecretBox } from "./test-support/http-world.js";
 import { createUrlPolicy } from "./url-policy.js";
 import { undiciWebhookTransport } from "./webhook-transport.js";
 
@@ -72,7 +71,7 @@ it("end to end over sockets: profile, OTP send, signed message.sent and message.
     storage: memoryStorage(),
     clock: systemClock,
     ids: createIds(),
-    secretBox: plainSecretBox,
+    secretBox: readableSecretBox,
     provider,
     transport,
     urlPolicy,

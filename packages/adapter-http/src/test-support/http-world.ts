@@ -11,44 +11,17 @@ import {
   recordProviderReport,
   SCOPES,
   type Scope,
-  type SecretBox,
   sandboxProvider,
-  type UrlPolicy,
-  type WebhookRequest,
-  type WebhookTransport,
 } from "@tidings/core";
-import { memoryStorage } from "@tidings/core/testing";
+import {
+  fakeTransport,
+  httpsOnly,
+  memoryStorage,
+  readableSecretBox,
+  status,
+} from "@tidings/core/testing";
 import { createHttpApp, type HttpAppOptions } from "../app.js";
 import type { HttpRequest, HttpResponse } from "../types.js";
-
-/** Seals as `sealed:<plaintext>` so stored values stay readable in assertions. */
-export const plainSecretBox: SecretBox = {
-  seal: (plaintext) => `sealed:${plaintext}`,
-  open: (sealed) => {
-    if (!sealed.startsWith("sealed:")) throw new Error("not sealed by this box");
-    return sealed.slice("sealed:".length);
-  },
-};
-
-/** https only, like production minus DNS. */
-export const httpsOnly: UrlPolicy = {
-  check: async (url) =>
-    url.startsWith("https://")
-      ? { allowed: true }
-      : { allowed: false, reason: "must be an https URL." },
-};
-
-/** A transport that answers 200 and remembers every request. */
-export function recordingTransport(): WebhookTransport & { requests: WebhookRequest[] } {
-  const requests: WebhookRequest[] = [];
-  return {
-    requests,
-    async post(request) {
-      requests.push(request);
-      return { kind: "response", status: 204, headers: {}, body: "", durationMs: 3 };
-    },
-  };
-}
 
 /** A response with its body parsed when it is JSON. */
 export interface TestResponse extends HttpResponse {
@@ -73,12 +46,12 @@ export async function httpWorld(appOptions: HttpAppOptions = {}) {
   const storage = memoryStorage();
   const ids = createIds(clock);
   const provider = sandboxProvider({ scheduler: heldScheduler });
-  const transport = recordingTransport();
+  const transport = fakeTransport(() => status(204));
   const deps: Deps = {
     storage,
     clock,
     ids,
-    secretBox: plainSecretBox,
+    secretBox: readableSecretBox,
     provider,
     transport,
     urlPolicy: httpsOnly,

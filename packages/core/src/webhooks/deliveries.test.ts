@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
+import { fakeTransport, status } from "../testing/fakes.js";
 import { listMessageDeliveries, redeliverDelivery } from "./deliveries.js";
 import { createDeliveryEngine } from "./delivery-engine.js";
 import { recordEvent } from "./outbox.js";
 import { createWebhook } from "./subscriptions.js";
-import { fakeTransport, status, webhookWorld } from "./test-kit.js";
+import { webhookWorld } from "./test-kit.js";
 
 async function world(answers: number[]) {
   const transport = fakeTransport(() => status(answers.shift() ?? 200));
