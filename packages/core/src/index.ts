@@ -1,5 +1,6 @@
 // @tidings/core: the domain and its ports. No I/O, no framework.
-// Each line re-exports one module's public names explicitly.
+// Each module's public names are listed explicitly (types on their own line); only ports.ts and
+// errors.ts, whose every type is public, are re-exported whole with `export type *`.
 
 export type { ApiKeyView, CreatedApiKey } from "./auth/api-keys.js";
 export {
@@ -11,40 +12,77 @@ export {
 } from "./auth/api-keys.js";
 export type { Principal } from "./auth/authenticate.js";
 export { authenticate } from "./auth/authenticate.js";
-export * from "./auth/console-sessions.js";
+export type { ConsoleSession, SignInToken } from "./auth/console-sessions.js";
+export {
+  CONSOLE_IDLE_MS,
+  createSignInToken,
+  csrfTokenOf,
+  isCsrfToken,
+  isSignInTokenValid,
+  resumeSession,
+  revokeConsoleSessions,
+  SIGN_IN_LINK_DEFAULT_MINUTES,
+  SIGN_IN_LINK_MAX_MINUTES,
+  signIn,
+  signOut,
+  sweepConsoleSessions,
+} from "./auth/console-sessions.js";
 export { createOrganization } from "./auth/organizations.js";
 export { isScope, requireScope, SCOPES } from "./auth/scopes.js";
-// Added by server (CLI, runtime, examples); `export *` for the same reason as above.
 export {
   DEFAULT_TTL_SECONDS,
   MAX_TEMPLATE_LENGTH,
   MAX_TTL_SECONDS,
   MIN_TTL_SECONDS,
 } from "./campaigns/campaign-input.js";
-export * from "./campaigns/campaign-view.js";
-// Added by adapter-http for the use cases it serves. `export *` on purpose: it cannot clash with
-// an explicit line the owning area adds for the same module (the explicit one wins).
-export * from "./campaigns/create-campaign.js";
-export * from "./campaigns/get-campaign.js";
+export type { CampaignView } from "./campaigns/campaign-view.js";
+export { toCampaignView } from "./campaigns/campaign-view.js";
+export { createCampaign } from "./campaigns/create-campaign.js";
+export {
+  campaignNotFound,
+  findCampaign,
+  getCampaign,
+  listCampaigns,
+} from "./campaigns/get-campaign.js";
 export type { FoundLink, LinkKind } from "./campaigns/link-detection.js";
 export { findLink, KNOWN_SCHEMES, normalizeForLinkDetection } from "./campaigns/link-detection.js";
 export { MAX_PLACEHOLDERS, parseTemplate, renderTemplate } from "./campaigns/template.js";
-export * from "./campaigns/update-campaign.js";
+export {
+  activateCampaign,
+  deactivateCampaign,
+  updateCampaign,
+} from "./campaigns/update-campaign.js";
 export type { ParamsCampaign } from "./campaigns/viber-params.js";
 export { VIBER_MAX_PARAM_LENGTH, validateParams } from "./campaigns/viber-params.js";
 export type { Actor, Deps, TidingsConfig } from "./deps.js";
 export { defaultConfig } from "./deps.js";
 export type * from "./errors.js";
 export { notFound, validationError } from "./errors.js";
-export * from "./idempotency/with-idempotency.js";
-export * from "./messages/expire-messages.js";
-export * from "./messages/get-message.js";
-export * from "./messages/message-counts.js";
-export * from "./messages/message-view.js";
-export * from "./messages/provider-report.js";
-export * from "./messages/sandbox-provider.js";
-export * from "./messages/send-input.js";
-export * from "./messages/send-message.js";
+export type {
+  Checkpoint,
+  IdempotentOutcome,
+  IdempotentRequest,
+  Recover,
+} from "./idempotency/with-idempotency.js";
+export { isReplayable, withIdempotency } from "./idempotency/with-idempotency.js";
+export { DEFAULT_EXPIRY_BATCH, expireMessages } from "./messages/expire-messages.js";
+export { getMessage, listMessageEvents } from "./messages/get-message.js";
+export type { HourlyMessageCounts } from "./messages/message-counts.js";
+export { countRecentMessages } from "./messages/message-counts.js";
+export type { MessageEventView, MessageView } from "./messages/message-view.js";
+export { toMessageEventView, toMessageView } from "./messages/message-view.js";
+export type { ReportOutcome } from "./messages/provider-report.js";
+export { recordProviderReport } from "./messages/provider-report.js";
+export type {
+  SandboxProvider,
+  SandboxProviderOptions,
+  SandboxScheduler,
+} from "./messages/sandbox-provider.js";
+export { SANDBOX_NUMBERS, sandboxProvider } from "./messages/sandbox-provider.js";
+export type { SendMessageInput } from "./messages/send-input.js";
+export { MAX_CLIENT_REFERENCE_LENGTH, sendMessageInput } from "./messages/send-input.js";
+export type { SendOptions, SendResult } from "./messages/send-message.js";
+export { recoverSendResult, sendMessage, toSendResult } from "./messages/send-message.js";
 export type * from "./ports.js";
 export type { ConsentChangeView } from "./profiles/consent-history.js";
 export { getConsentHistory } from "./profiles/consent-history.js";
@@ -74,10 +112,22 @@ export { createProfileInput, updateProfileInput } from "./profiles/profile-input
 export type { ProfileView } from "./profiles/profile-view.js";
 export { toProfileView } from "./profiles/profile-view.js";
 export { updateProfile } from "./profiles/update-profile.js";
-export * from "./rate-limit/send-rate-limit.js";
-export * from "./retention/retention-clock.js";
-export * from "./retention/retention-sweep.js";
-export * from "./secrets/secret-box.js";
+export {
+  checkSendRateLimit,
+  rateLimitedError,
+  rateLimitHeaders,
+  retryAfterSeconds,
+  sendRateLimitKey,
+} from "./rate-limit/send-rate-limit.js";
+export type { RetentionClock, RetentionTime } from "./retention/retention-clock.js";
+export { retentionClock } from "./retention/retention-clock.js";
+export type {
+  RetentionRound,
+  RetentionSweeper,
+  RetentionSweepOptions,
+} from "./retention/retention-sweep.js";
+export { createRetentionSweeper, RATE_LIMIT_HIT_HORIZON_MS } from "./retention/retention-sweep.js";
+export { aesGcmSecretBox, generateSecretKey, parseSecretKey } from "./secrets/secret-box.js";
 export type { ManualClock } from "./shared/clock.js";
 export { isoAt, manualClock, systemClock } from "./shared/clock.js";
 export { createIds, isPrefixedId, isUuidV7 } from "./shared/ids.js";
@@ -85,5 +135,67 @@ export { parseInput, toIssues } from "./shared/parse.js";
 export { StorageBusyError } from "./shared/storage-busy.js";
 export type { Transact } from "./shared/transaction.js";
 export { isErrResult, rollingBackErrors } from "./shared/transaction.js";
-export * from "./webhooks/index.js";
-export * from "./webhooks/signing.js";
+export type {
+  AttemptReport,
+  AttemptResult,
+  CreateWebhookInput,
+  DeliveryAttemptView,
+  DeliveryEngine,
+  DeliveryEngineOptions,
+  DeliveryList,
+  DeliveryLogEntry,
+  DeliveryView,
+  EventBody,
+  EventData,
+  ResolvedDestination,
+  TestEventData,
+  UpdateWebhookInput,
+  WebhookList,
+  WebhookTestResult,
+  WebhookView,
+  WebhookWithSecret,
+} from "./webhooks/index.js";
+export {
+  createDeliveryEngine,
+  createWebhook,
+  createWebhookInput,
+  deleteWebhook,
+  destinationKey,
+  getWebhook,
+  listMessageDeliveries,
+  listWebhooks,
+  MAX_ACTIVE_WEBHOOKS,
+  MAX_WEBHOOK_SUBSCRIPTIONS,
+  makeAttempt,
+  messageEventBody,
+  RESPONSE_BODY_LIMIT,
+  recordEvent,
+  redeliverDelivery,
+  resolveDestination,
+  rotateWebhookSecret,
+  routeEvent,
+  TOPICS,
+  testEventBody,
+  testWebhook,
+  testWebhookInput,
+  toDeliveryView,
+  toWebhookView,
+  updateWebhook,
+  updateWebhookInput,
+} from "./webhooks/index.js";
+export type {
+  IncomingHeaders,
+  VerifiedWebhook,
+  VerifyWebhookOptions,
+  WebhookHeadersInput,
+  WebhookRefusal,
+  WebhookRejection,
+  WebhookVerification,
+} from "./webhooks/signing.js";
+export {
+  DEFAULT_TOLERANCE_SECONDS,
+  signPayload,
+  verifyWebhook,
+  WEBHOOK_USER_AGENT,
+  webhookHeaders,
+} from "./webhooks/signing.js";

@@ -39,7 +39,8 @@ export type IdPrefix = "prf" | "cmp" | "whk" | "key" | "org" | "lst";
 export type ProfileSource = "api" | "import" | "shopify" | "woocommerce";
 export type AttributeValue = string | number | boolean;
 export type Attributes = Record<string, AttributeValue>;
-export type ConsentChannel = "viber" | "sms";
+/** @deprecated The same as `Channel`: a consent flag exists per channel. */
+export type ConsentChannel = Channel;
 
 export interface OrganizationRecord {
   id: string;
@@ -73,7 +74,7 @@ export interface ConsentChangeRecord {
   id: string;
   organizationId: string;
   profileId: string;
-  channel: ConsentChannel;
+  channel: Channel;
   /** `null` when the profile was created with the flag. */
   oldValue: boolean | null;
   newValue: boolean;

@@ -1,12 +1,12 @@
 import { err, ok, type Result } from "neverthrow";
 import type { ForbiddenError } from "../errors.js";
-import type { CampaignRecord, ConsentChannel, ProfileRecord } from "../ports.js";
+import type { CampaignRecord, Channel, ProfileRecord } from "../ports.js";
 
-const hasConsent = (profile: ProfileRecord, channel: ConsentChannel): boolean =>
+const hasConsent = (profile: ProfileRecord, channel: Channel): boolean =>
   channel === "viber" ? profile.viberMarketingConsent : profile.smsMarketingConsent;
 
 /** The 403 of docs/api.md: promotional consent was not found for the profile. */
-export const consentMissing = (channel: ConsentChannel): ForbiddenError => ({
+export const consentMissing = (channel: Channel): ForbiddenError => ({
   type: "forbidden",
   code: "consent_missing",
   message: `Promotional consent was not found for the profile on the ${channel} channel.`,

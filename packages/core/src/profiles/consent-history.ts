@@ -1,11 +1,11 @@
 import { err, ok, type ResultAsync } from "neverthrow";
 import type { Actor, Deps } from "../deps.js";
 import { type DomainError, notFound } from "../errors.js";
-import type { ConsentChangeRecord, ConsentChannel, ProfileRecord, Repositories } from "../ports.js";
+import type { Channel, ConsentChangeRecord, ProfileRecord, Repositories } from "../ports.js";
 import { useCase } from "../shared/result.js";
 import { findProfile } from "./find-profile.js";
 
-const FLAGS: ReadonlyArray<[ConsentChannel, "viberMarketingConsent" | "smsMarketingConsent"]> = [
+const FLAGS: ReadonlyArray<[Channel, "viberMarketingConsent" | "smsMarketingConsent"]> = [
   ["viber", "viberMarketingConsent"],
   ["sms", "smsMarketingConsent"],
 ];
@@ -41,7 +41,7 @@ export async function recordConsentChanges(
 
 /** A consent change as the core API shows it. */
 export interface ConsentChangeView {
-  channel: ConsentChannel;
+  channel: Channel;
   old_value: boolean | null;
   new_value: boolean;
   api_key_id: string | null;

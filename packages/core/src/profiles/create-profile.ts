@@ -1,12 +1,12 @@
 import { err, ok, type ResultAsync } from "neverthrow";
 import type { Actor, Deps } from "../deps.js";
 import type { ConflictError, DomainError } from "../errors.js";
-import type { Attributes, ProfileSource } from "../ports.js";
+import type { ProfileSource } from "../ports.js";
 import { isoAt } from "../shared/clock.js";
 import { parseInput } from "../shared/parse.js";
 import { useCase } from "../shared/result.js";
-import { mergeAttributes } from "./attributes.js";
 import { recordConsentChanges } from "./consent-history.js";
+import { newProfile } from "./new-profile.js";
 import { createProfileInput } from "./profile-input.js";
 import { type ProfileView, toProfileView } from "./profile-view.js";
 
@@ -31,24 +31,10 @@ export function createProfile(
     if (parsed.isErr()) return err(parsed.error);
     const body = parsed.value;
     const now = isoAt(deps.clock.now());
-    const attributes: Attributes = mergeAttributes({}, body.attributes);
     return deps.storage.transaction(async (tx) => {
-      const inserted = await tx.profiles.insert({
-        id: deps.ids.prefixed("prf"),
-        organizationId: actor.organizationId,
-        phoneNumber: body.phone_number,
-        email: body.email ?? null,
-        firstName: body.first_name ?? null,
-        lastName: body.last_name ?? null,
-        viberMarketingConsent: body.viber_marketing_consent ?? false,
-        smsMarketingConsent: body.sms_marketing_consent ?? false,
-        attributes,
-        source: options.source ?? "api",
-        status: "active",
-        createdAt: now,
-        updatedAt: now,
-        deletedAt: null,
-      });
+      const inserted = await tx.profiles.insert(
+        newProfile(deps, actor.organizationId, body, options.source ?? "api", now),
+      );
       if (inserted === "phone_number_taken") return err(phoneTaken(body.phone_number));
       await recordConsentChanges(tx, deps, actor, null, inserted);
       return ok(toProfileView(inserted));

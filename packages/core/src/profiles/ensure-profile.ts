@@ -1,6 +1,7 @@
 import type { Actor, Deps } from "../deps.js";
 import type { ProfileRecord, Repositories } from "../ports.js";
 import { isoAt } from "../shared/clock.js";
+import { newProfile } from "./new-profile.js";
 
 /**
  * The active profile holding an (already normalized) E.164 number, created with defaults
@@ -17,22 +18,9 @@ export async function findOrCreateProfileByPhone(
   const existing = await tx.profiles.findByPhone(actor.organizationId, phoneNumber);
   if (existing) return existing;
   const now = isoAt(deps.clock.now());
-  const inserted = await tx.profiles.insert({
-    id: deps.ids.prefixed("prf"),
-    organizationId: actor.organizationId,
-    phoneNumber,
-    email: null,
-    firstName: null,
-    lastName: null,
-    viberMarketingConsent: false,
-    smsMarketingConsent: false,
-    attributes: {},
-    source: "api",
-    status: "active",
-    createdAt: now,
-    updatedAt: now,
-    deletedAt: null,
-  });
+  const inserted = await tx.profiles.insert(
+    newProfile(deps, actor.organizationId, { phone_number: phoneNumber }, "api", now),
+  );
   if (inserted !== "phone_number_taken") return inserted;
   const winner = await tx.profiles.findByPhone(actor.organizationId, phoneNumber);
   if (!winner) throw new Error(`profile for ${phoneNumber} vanished while it was being created`);

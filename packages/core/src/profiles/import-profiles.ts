@@ -8,6 +8,7 @@ import { toIssues } from "../shared/parse.js";
 import { useCase } from "../shared/result.js";
 import { mergeAttributes, withinAttributeLimit } from "./attributes.js";
 import { recordConsentChanges } from "./consent-history.js";
+import { newProfile } from "./new-profile.js";
 import { createProfileInput } from "./profile-input.js";
 
 /** What an import did; rows are numbered by the caller (e.g. the file's line numbers). */
@@ -67,22 +68,9 @@ export function importProfiles(
       for (const { row, input } of valid) {
         const existing = await tx.profiles.findByPhone(actor.organizationId, input.phone_number);
         if (!existing) {
-          const inserted = await tx.profiles.insert({
-            id: deps.ids.prefixed("prf"),
-            organizationId: actor.organizationId,
-            phoneNumber: input.phone_number,
-            email: input.email ?? null,
-            firstName: input.first_name ?? null,
-            lastName: input.last_name ?? null,
-            viberMarketingConsent: input.viber_marketing_consent ?? false,
-            smsMarketingConsent: input.sms_marketing_consent ?? false,
-            attributes: mergeAttributes({}, input.attributes),
-            source: options.source,
-            status: "active",
-            createdAt: now,
-            updatedAt: now,
-            deletedAt: null,
-          });
+          const inserted = await tx.profiles.insert(
+            newProfile(deps, actor.organizationId, input, options.source, now),
+          );
           if (inserted === "phone_number_taken")
             throw new Error("phone taken inside the import transaction");
           await recordConsentChanges(tx, deps, actor, null, inserted);

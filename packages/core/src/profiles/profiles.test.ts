@@ -7,7 +7,9 @@ import { getConsentHistory } from "./consent-history.js";
 import {
   addProfilesToList,
   listContactListMembers,
+  listContactLists,
   listProfileContactLists,
+  removeProfileFromList,
 } from "./contact-lists.js";
 import { createProfile } from "./create-profile.js";
 import { deleteProfile } from "./delete-profile.js";
@@ -363,6 +365,27 @@ describe("profile rules (docs/api.md Profiles, docs/decisions.md)", () => {
     expect(
       (await listContactListMembers(deps, other, added.list.list_id))._unsafeUnwrapErr().type,
     ).toBe("not_found");
+  });
+
+  it("contact lists: listed oldest first per organization; removing a member is 404 the second time", async () => {
+    const { create, deps, actor, other } = setup();
+    const a = (await create({ phone_number: PHONE }))._unsafeUnwrap();
+    const vip = (
+      await addProfilesToList(deps, actor, { list: "VIP", profile_ids: [a.public_id] })
+    )._unsafeUnwrap().list;
+    await addProfilesToList(deps, actor, { list: "Newsletter", profile_ids: [a.public_id] });
+    expect((await listContactLists(deps, actor))._unsafeUnwrap().map((l) => l.name)).toEqual([
+      "VIP",
+      "Newsletter",
+    ]);
+    expect((await listContactLists(deps, other))._unsafeUnwrap()).toEqual([]);
+
+    const foreign = await removeProfileFromList(deps, other, vip.list_id, a.public_id);
+    expect(foreign._unsafeUnwrapErr().code).toBe("contact_list_not_found");
+    expect((await removeProfileFromList(deps, actor, vip.list_id, a.public_id)).isOk()).toBe(true);
+    expect((await listContactListMembers(deps, actor, vip.list_id))._unsafeUnwrap()).toEqual([]);
+    const again = await removeProfileFromList(deps, actor, vip.list_id, a.public_id);
+    expect(again._unsafeUnwrapErr().code).toBe("contact_list_not_found");
   });
 
   it("nothing crosses organizations: PATCH and DELETE of another organization's profile are 404", async () => {

@@ -112,21 +112,6 @@ export const attemptReport = (result: AttemptResult, recorded: boolean): Attempt
   };
 };
 
-/** Makes one attempt of a leased delivery (see `makeAttempt`) and records it at once. */
-export async function attemptDelivery(
-  deps: AttemptDeps,
-  delivery: DeliveryRecord,
-  owner: string,
-  random: () => number = Math.random,
-): Promise<AttemptReport> {
-  const result = await makeAttempt(deps, delivery, random);
-  const recorded = await deps.storage.deliveries.completeAttempt(delivery.id, owner, {
-    attempt: result.attempt,
-    next: result.next,
-  });
-  return attemptReport(result, recorded);
-}
-
 const isSuccess = (response: WebhookResponse): boolean =>
   response.kind === "response" && response.status >= 200 && response.status < 300;
 

@@ -4,7 +4,6 @@
 export type { AttemptReport } from "./attempt-delivery.js";
 export {
   type AttemptResult,
-  attemptDelivery,
   makeAttempt,
   RESPONSE_BODY_LIMIT,
 } from "./attempt-delivery.js";

@@ -3,7 +3,25 @@ export {
   type CorruptRow,
   runCorruptRowContract,
 } from "./corrupt-rows-contract.js";
-export * from "./fixtures.js";
+export {
+  aCampaign,
+  aConsentChange,
+  aContactList,
+  aDelivery,
+  aMembership,
+  aMessage,
+  anApiKey,
+  anAttempt,
+  anEvent,
+  anIdempotencyRecord,
+  anOrganization,
+  aPhone,
+  aProfile,
+  at,
+  aUuid,
+  aWebhook,
+  T0,
+} from "./fixtures.js";
 export type { HarnessFactory } from "./harness.js";
 export type { RawReaders, StorageHarness } from "./raw.js";
 export { runStorageContract } from "./run-storage-contract.js";
