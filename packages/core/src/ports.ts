@@ -39,8 +39,6 @@ export type IdPrefix = "prf" | "cmp" | "whk" | "key" | "org" | "lst";
 export type ProfileSource = "api" | "import" | "shopify" | "woocommerce";
 export type AttributeValue = string | number | boolean;
 export type Attributes = Record<string, AttributeValue>;
-/** @deprecated The same as `Channel`: a consent flag exists per channel. */
-export type ConsentChannel = Channel;
 
 export interface OrganizationRecord {
   id: string;
