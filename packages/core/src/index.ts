@@ -114,10 +114,12 @@ export { toProfileView } from "./profiles/profile-view.js";
 export { updateProfile } from "./profiles/update-profile.js";
 export {
   checkSendRateLimit,
+  checkWebhookTestRateLimit,
   rateLimitedError,
   rateLimitHeaders,
   retryAfterSeconds,
   sendRateLimitKey,
+  webhookTestRateLimitKey,
 } from "./rate-limit/send-rate-limit.js";
 export type { RetentionClock, RetentionTime } from "./retention/retention-clock.js";
 export { retentionClock } from "./retention/retention-clock.js";
