@@ -47,7 +47,10 @@ export interface ConflictError {
     | "webhook_topic_overlap"
     | "webhook_subscription_limit"
     | "idempotency_in_progress"
-    | "delivery_not_failed";
+    | "campaign_active"
+    | "delivery_pending"
+    | "webhook_deleted"
+    | "webhook_inactive";
   message: string;
   /** The other records involved, e.g. the conflicting webhooks' ids. */
   conflicts?: ReadonlyArray<{ id: string; reason: string }> | undefined;

@@ -113,7 +113,16 @@ export interface CampaignRecord {
   updatedAt: string;
 }
 
-export type Scope = "profiles:read" | "profiles:write" | "messages:send" | "webhooks:manage";
+export type Scope =
+  | "profiles:read"
+  | "profiles:write"
+  | "messages:send"
+  | "messages:read"
+  | "webhooks:manage"
+  | "campaigns:manage";
+
+/** A stored record with its internal insertion sequence, the cursor of newest-first pages. */
+export type Sequenced<T> = T & { seq: number };
 
 export interface ApiKeyRecord {
   id: string;
@@ -225,6 +234,14 @@ export interface DeliveryRecord {
   leaseExpiresAt: string | null;
   lastStatusCode: number | null;
   lastError: string | null;
+  /** When the last recorded attempt started; `null` before the first. */
+  lastAttemptAt: string | null;
+  /**
+   * The attempt count when the current retry window began: 0, or the count at the last
+   * redelivery. The backoff counts only the attempts since, so a redelivery retries as promptly
+   * as a new delivery while `X-Service-Retry-Attempt` keeps counting.
+   */
+  windowStartAttempt: number;
   createdAt: string;
   updatedAt: string;
 }
@@ -238,7 +255,7 @@ export interface DeliveryAttemptRecord {
   durationMs: number;
   statusCode: number | null;
   error: string | null;
-  /** The first 4 KiB of the response body. */
+  /** The first 2 KiB of the response body (UTF-8, never a split character). */
   responseBody: string | null;
 }
 
@@ -378,12 +395,29 @@ export interface ContactListRepository {
   listsOfProfile(organizationId: string, profileId: string): Promise<string[]>;
 }
 
+export interface CampaignListQuery {
+  organizationId: string;
+  status?: "active" | "inactive" | undefined;
+  /** Only rows with `seq` less than this (the next page of a newest-first list). */
+  beforeSeq?: number | undefined;
+  /** How many rows to return at most (the core asks for one more than the page size). */
+  limit: number;
+}
+
 export interface CampaignRepository {
   insert(campaign: CampaignRecord): Promise<void>;
   get(organizationId: string, id: string): Promise<CampaignRecord | null>;
   /** The organization's campaigns, oldest first. */
   list(organizationId: string): Promise<CampaignRecord[]>;
-  /** Replaces the mutable fields; `false` when unknown. */
+  /** The organization's campaigns, newest first (`seq` descending), filtered and paged. */
+  listPage(query: CampaignListQuery): Promise<Sequenced<CampaignRecord>[]>;
+  /**
+   * Inside a transaction, holds the campaign against other writers until it commits, so a
+   * read-modify-write of it never loses a concurrent one's field (a row lock in PostgreSQL;
+   * the single writer in SQLite and in memory). Call it before the read. Unknown: no-op.
+   */
+  lock(organizationId: string, id: string): Promise<void>;
+  /** Replaces the mutable fields (channel and category included); `false` when unknown. */
   update(campaign: CampaignRecord): Promise<boolean>;
 }
 
@@ -397,8 +431,31 @@ export interface ApiKeyRepository {
   revoke(id: string, at: string): Promise<boolean>;
 }
 
+export interface MessageListQuery {
+  organizationId: string;
+  status?: MessageStatus | undefined;
+  campaignId?: string | undefined;
+  /** Exact match. */
+  clientReference?: string | undefined;
+  /** Exact E.164 match. */
+  phoneNumber?: string | undefined;
+  /** Only messages created strictly after this instant (ISO 8601 UTC, as stored). */
+  createdAfter?: string | undefined;
+  /** Only messages created strictly before this instant. */
+  createdBefore?: string | undefined;
+  /** Only rows with `seq` less than this (the next page of a newest-first list). */
+  beforeSeq?: number | undefined;
+  limit: number;
+}
+
 export interface MessageRepository {
   insert(message: MessageRecord): Promise<void>;
+  /**
+   * The organization's messages matching every filter present, newest first (`seq`
+   * descending), at most `limit`. Each filter has an index, so a page stays fast with millions
+   * of messages.
+   */
+  listPage(query: MessageListQuery): Promise<Sequenced<MessageRecord>[]>;
   get(organizationId: string, id: string): Promise<MessageRecord | null>;
   /** By id alone, for provider reports and the expiry sweep. */
   getById(id: string): Promise<MessageRecord | null>;
@@ -481,9 +538,27 @@ export interface AttemptOutcome {
     | { status: "pending"; nextAttemptAt: string };
 }
 
+export interface DeliveryListQuery {
+  organizationId: string;
+  status?: DeliveryStatus | undefined;
+  /** Deliveries to this subscription only. */
+  webhookId?: string | undefined;
+  /** Deliveries of this message's events only. */
+  messageId?: string | undefined;
+  /** Only deliveries created strictly after this instant. */
+  createdAfter?: string | undefined;
+  /** Only deliveries created strictly before this instant. */
+  createdBefore?: string | undefined;
+  /** Only rows with `seq` less than this (the next page of a newest-first list). */
+  beforeSeq?: number | undefined;
+  limit: number;
+}
+
 export interface DeliveryRepository {
   insert(delivery: DeliveryRecord): Promise<void>;
   get(organizationId: string, id: string): Promise<DeliveryRecord | null>;
+  /** The organization's deliveries matching every filter present, newest first (`seq` descending). */
+  listPage(query: DeliveryListQuery): Promise<Sequenced<DeliveryRecord>[]>;
   /** A message's deliveries, oldest first. */
   listForMessage(organizationId: string, messageId: string): Promise<DeliveryRecord[]>;
   /**
@@ -509,12 +584,31 @@ export interface DeliveryRepository {
    * otherwise (lease lost to another owner or released, delivery cancelled, delivered or
    * failed meanwhile) the delivery row is left exactly as it is. `true` when the outcome was
    * applied; `false` when it was not, or when the delivery is unknown (then nothing is written).
+   * An applied outcome also sets `lastAttemptAt` to the attempt's `startedAt`.
    */
   completeAttempt(id: string, owner: string, outcome: AttemptOutcome): Promise<boolean>;
   /** Cancels the pending deliveries to one subscription; returns how many. */
   cancelForSubscription(organizationId: string, webhookId: string, at: string): Promise<number>;
-  /** Makes a failed delivery pending again, due at `at`; `false` unless it was `failed`. */
+  /**
+   * Makes a delivery that is not pending (delivered, failed or cancelled) pending again, due at
+   * `at`, in one conditional write: only while it is not pending and no lease is live at `at`
+   * (an attempt still in flight holds one), so a redelivery never puts a second attempt in
+   * flight beside the engine's. Keeps its id, payload and attempt count; starts a new retry
+   * window (`firstAttemptAt` null, `windowStartAttempt` = attempts); clears the lease; moves
+   * `updatedAt`. `false` (nothing written) when unknown, another organization's, pending or
+   * leased.
+   */
   redeliver(organizationId: string, id: string, at: string): Promise<boolean>;
+  /**
+   * Redelivers, as `redeliver` does each one, every failed or cancelled delivery to one
+   * subscription created at or after `since`, in one write; returns how many.
+   */
+  requeueForSubscription(
+    organizationId: string,
+    webhookId: string,
+    since: string,
+    at: string,
+  ): Promise<number>;
   /** A delivery's attempts, in order. */
   listAttempts(organizationId: string, deliveryId: string): Promise<DeliveryAttemptRecord[]>;
   /** The earliest `nextAttemptAt` among pending deliveries, or `null`; lets an idle engine sleep. */
@@ -753,7 +847,7 @@ export type WebhookResponse =
       kind: "response";
       status: number;
       headers: Record<string, string>;
-      /** At most the first 4 KiB of the body, as text. */
+      /** At most the first 2 KiB of the body, as text (what an attempt keeps). */
       body: string;
       durationMs: number;
     }

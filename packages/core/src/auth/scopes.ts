@@ -2,12 +2,25 @@ import { err, ok, type Result } from "neverthrow";
 import type { ForbiddenError } from "../errors.js";
 import type { Scope } from "../ports.js";
 
+/** Every scope a key can hold; no key has one unless it was given it. */
 export const SCOPES: readonly Scope[] = [
   "profiles:read",
   "profiles:write",
   "messages:send",
+  "messages:read",
   "webhooks:manage",
+  "campaigns:manage",
 ];
+
+/** What each scope grants, for `keys create --help` and the documentation. */
+export const SCOPE_GRANTS: Readonly<Record<Scope, string>> = {
+  "profiles:read": "read profiles",
+  "profiles:write": "create, change and delete profiles",
+  "messages:send": "send messages",
+  "messages:read": "read messages and their lifecycle events",
+  "webhooks:manage": "manage webhook subscriptions and the delivery log, redeliver",
+  "campaigns:manage": "create, change, activate and deactivate campaigns",
+};
 
 export const isScope = (value: string): value is Scope =>
   (SCOPES as readonly string[]).includes(value);

@@ -12,7 +12,7 @@ export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 100;
 
 /** `limit` arrives as a query string or a number: an integer from 1 to 100. */
-const limit = v.pipe(
+export const pageLimit = v.pipe(
   v.union([v.string(), v.number()], "must be an integer from 1 to 100."),
   v.rawTransform(({ dataset, addIssue, NEVER }) => {
     const raw = dataset.value;
@@ -35,7 +35,7 @@ export const listProfilesQuery = v.strictObject(
     email: v.optional(
       v.pipe(v.string(), v.trim(), v.nonEmpty("must not be empty."), v.maxLength(254)),
     ),
-    limit: v.optional(limit),
+    limit: v.optional(pageLimit),
     cursor: v.optional(v.string()),
   },
   "only phone_number, email, limit and cursor are allowed.",

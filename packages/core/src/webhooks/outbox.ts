@@ -72,6 +72,8 @@ export async function recordEvent(
       leaseExpiresAt: null,
       lastStatusCode: null,
       lastError: null,
+      lastAttemptAt: null,
+      windowStartAttempt: 0,
       createdAt: now,
       updatedAt: now,
     };

@@ -250,23 +250,35 @@ export function deliveryOutcomesContract(harness: () => StorageHarness): void {
   });
 
   describe("deliveries.redeliver", () => {
-    it("makes a failed delivery pending again, due at the given time", async () => {
+    it("makes an ended delivery pending again, due at the given time, in a new retry window", async () => {
       const { storage, raw } = harness();
       const org = await seedOrganization(storage);
-      const delivery = await seedDelivery(storage, org, { status: "failed", attempts: 3 });
-      expect(await storage.deliveries.redeliver(org.organization.id, delivery.id, at(500))).toBe(
-        true,
-      );
-      expect(await raw.delivery(delivery.id)).toMatchObject({
-        status: "pending",
-        nextAttemptAt: at(500),
-        updatedAt: at(500),
-      });
-      const claimed = await storage.deliveries.claimDue(at(500), 10, "engine-1", LEASE_MS);
-      expect(claimed.map((d) => d.id)).toEqual([delivery.id]);
+      for (const status of ["failed", "delivered", "cancelled"] as const) {
+        const delivery = await seedDelivery(storage, org, {
+          status,
+          attempts: 3,
+          firstAttemptAt: at(2),
+          lastStatusCode: 500,
+          lastAttemptAt: at(4),
+        });
+        expect(await storage.deliveries.redeliver(org.organization.id, delivery.id, at(500))).toBe(
+          true,
+        );
+        expect(await raw.delivery(delivery.id)).toEqual({
+          ...delivery,
+          status: "pending",
+          nextAttemptAt: at(500),
+          firstAttemptAt: null,
+          windowStartAttempt: 3,
+          updatedAt: at(500),
+        });
+        const claimed = await storage.deliveries.claimDue(at(500), 10, "engine-1", LEASE_MS);
+        expect(claimed.map((d) => d.id)).toEqual([delivery.id]);
+        expect(claimed[0]).toMatchObject({ attempts: 3, payload: delivery.payload });
+      }
     });
 
-    it("is false (nothing written) unless the delivery is failed and in the organization", async () => {
+    it("is false (nothing written) when pending, leased, unknown or another organization's", async () => {
       const { storage, raw } = harness();
       const org = await seedOrganization(storage);
       const other = await seedOrganization(storage);
@@ -275,11 +287,143 @@ export function deliveryOutcomesContract(harness: () => StorageHarness): void {
         false,
       );
       expect(await raw.delivery(failed.id)).toEqual(failed);
-      for (const status of ["pending", "delivered", "cancelled"] as const) {
-        const d = await seedDelivery(storage, org, { status });
+      const pending = await seedDelivery(storage, org, { status: "pending" });
+      // A cancelled delivery whose attempt is still in flight keeps its live lease.
+      const inFlight = await seedDelivery(storage, org, {
+        status: "cancelled",
+        leaseOwner: "engine-1",
+        leaseExpiresAt: at(30),
+      });
+      for (const d of [pending, inFlight]) {
         expect(await storage.deliveries.redeliver(org.organization.id, d.id, at(5))).toBe(false);
         expect(await raw.delivery(d.id)).toEqual(d);
       }
+      expect(
+        await storage.deliveries.redeliver(
+          org.organization.id,
+          "0190a000-0000-7000-8000-000000000000",
+          at(5),
+        ),
+      ).toBe(false);
+      // Once the lease has ended, nothing is in flight any more.
+      expect(await storage.deliveries.redeliver(org.organization.id, inFlight.id, at(30))).toBe(
+        true,
+      );
+    });
+
+    it("of two concurrent redeliveries exactly one succeeds", async () => {
+      const { storage } = harness();
+      const org = await seedOrganization(storage);
+      const failed = await seedDelivery(storage, org, { status: "failed" });
+      const answers = await Promise.all(
+        [1, 2, 3].map(() => storage.deliveries.redeliver(org.organization.id, failed.id, at(5))),
+      );
+      expect(answers.filter(Boolean)).toHaveLength(1);
+    });
+
+    it("a redelivery racing the engine's attempt never makes a second attempt in flight", async () => {
+      const { storage, raw } = harness();
+      const org = await seedOrganization(storage);
+      const delivery = await seedDelivery(storage, org, { status: "failed", attempts: 2 });
+      expect(await storage.deliveries.redeliver(org.organization.id, delivery.id, at(5))).toBe(
+        true,
+      );
+      const [leased] = await storage.deliveries.claimDue(at(5), 10, "engine-1", LEASE_MS);
+      expect(leased?.id).toBe(delivery.id);
+      // While the engine holds it, a second redelivery is refused and nobody else can claim it.
+      expect(await storage.deliveries.redeliver(org.organization.id, delivery.id, at(6))).toBe(
+        false,
+      );
+      expect(await storage.deliveries.claimDue(at(6), 10, "engine-2", LEASE_MS)).toEqual([]);
+      const attempt = anAttempt({
+        organizationId: org.organization.id,
+        deliveryId: delivery.id,
+        attempt: 2,
+        startedAt: at(6),
+        statusCode: 204,
+      });
+      expect(
+        await storage.deliveries.completeAttempt(delivery.id, "engine-1", {
+          attempt,
+          next: { status: "delivered" },
+        }),
+      ).toBe(true);
+      expect(await raw.delivery(delivery.id)).toMatchObject({
+        status: "delivered",
+        attempts: 3,
+        firstAttemptAt: at(6),
+        lastAttemptAt: at(6),
+        windowStartAttempt: 2,
+      });
+      expect((await raw.attempts(delivery.id)).map((a) => a.attempt)).toEqual([2]);
+    });
+  });
+
+  describe("deliveries.requeueForSubscription", () => {
+    it("redelivers the subscription's failed and cancelled deliveries created since, and only those", async () => {
+      const { storage, raw } = harness();
+      const org = await seedOrganization(storage);
+      const hook = await seedWebhook(storage, org);
+      const elsewhere = await seedWebhook(storage, org);
+      const old = await seedDelivery(storage, org, { status: "failed", createdAt: at(1) }, hook);
+      const failed = await seedDelivery(
+        storage,
+        org,
+        { status: "failed", createdAt: at(10) },
+        hook,
+      );
+      const cancelled = await seedDelivery(
+        storage,
+        org,
+        { status: "cancelled", createdAt: at(11), attempts: 1 },
+        hook,
+      );
+      const delivered = await seedDelivery(
+        storage,
+        org,
+        { status: "delivered", createdAt: at(12) },
+        hook,
+      );
+      const pending = await seedDelivery(
+        storage,
+        org,
+        { status: "pending", createdAt: at(13) },
+        hook,
+      );
+      const other = await seedDelivery(
+        storage,
+        org,
+        { status: "failed", createdAt: at(14) },
+        elsewhere,
+      );
+      const stranger = await seedOrganization(storage);
+      expect(
+        await storage.deliveries.requeueForSubscription(
+          stranger.organization.id,
+          hook.id,
+          at(0),
+          at(50),
+        ),
+      ).toBe(0);
+      expect(
+        await storage.deliveries.requeueForSubscription(
+          org.organization.id,
+          hook.id,
+          at(10),
+          at(50),
+        ),
+      ).toBe(2);
+      for (const d of [failed, cancelled]) {
+        expect(await raw.delivery(d.id)).toEqual({
+          ...d,
+          status: "pending",
+          nextAttemptAt: at(50),
+          firstAttemptAt: null,
+          windowStartAttempt: d.attempts,
+          updatedAt: at(50),
+        });
+      }
+      for (const d of [old, delivered, pending, other]) expect(await raw.delivery(d.id)).toEqual(d);
     });
   });
 }

@@ -198,6 +198,8 @@ export const aDelivery = (
   leaseExpiresAt: null,
   lastStatusCode: null,
   lastError: null,
+  lastAttemptAt: null,
+  windowStartAttempt: 0,
   createdAt: at(0),
   updatedAt: at(0),
   ...overrides,

@@ -10,6 +10,7 @@ import { useHarness } from "./harness.js";
 import { idempotencyContract } from "./idempotency-contract.js";
 import { messageCountsContract } from "./message-counts-contract.js";
 import { messagesContract } from "./messages-contract.js";
+import { operatorQueriesContract } from "./operator-queries-contract.js";
 import { profileListContract } from "./profile-list-contract.js";
 import { profilesContract } from "./profiles-contract.js";
 import { rateLimitsContract } from "./rate-limits-contract.js";
@@ -35,6 +36,7 @@ export function runStorageContract(name: string, makeHarness: HarnessFactory): v
     webhookChangesContract(harness);
     deliveryClaimsContract(harness);
     deliveryOutcomesContract(harness);
+    operatorQueriesContract(harness);
     rateLimitsContract(harness);
     retentionContract(harness);
     idempotencyContract(harness);

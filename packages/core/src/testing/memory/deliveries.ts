@@ -1,10 +1,37 @@
 import type { DeliveryRecord, DeliveryRepository } from "../../ports.js";
 import { isoAt } from "../../shared/clock.js";
 import type { MemoryScope } from "./scope.js";
-import { assertNew, clone, ms, oldestFirst } from "./state.js";
+import {
+  assertNew,
+  assignSeq,
+  clone,
+  createdWithin,
+  ms,
+  newestFirst,
+  oldestFirst,
+} from "./state.js";
 
 const leaseFree = (d: DeliveryRecord, now: number): boolean =>
   d.leaseOwner === null || d.leaseExpiresAt === null || ms(d.leaseExpiresAt) <= now;
+
+const webhookIdOf = (d: DeliveryRecord): string | null =>
+  d.destination.kind === "subscription" ? d.destination.webhookId : null;
+
+/** Not pending, and no attempt in flight (a live lease) that could still complete. */
+const redeliverable = (d: DeliveryRecord, now: number): boolean =>
+  d.status !== "pending" && leaseFree(d, now);
+
+/** Pending again, due at `at`, in a new retry window; id, payload and attempts kept. */
+const redelivered = (d: DeliveryRecord, at: string): DeliveryRecord => ({
+  ...d,
+  status: "pending",
+  nextAttemptAt: at,
+  firstAttemptAt: null,
+  windowStartAttempt: d.attempts,
+  leaseOwner: null,
+  leaseExpiresAt: null,
+  updatedAt: at,
+});
 
 /** Webhook deliveries and their attempts in memory; claims are leases. */
 export function memoryDeliveries(scope: MemoryScope): DeliveryRepository {
@@ -13,7 +40,24 @@ export function memoryDeliveries(scope: MemoryScope): DeliveryRepository {
       scope.write("deliveries.insert", (s) => {
         assertNew(s.deliveries, delivery.id, "delivery");
         s.deliveries.set(delivery.id, clone(delivery));
+        assignSeq(s, delivery.id);
       }),
+    listPage: (q) =>
+      scope.read("deliveries.listPage", (s) =>
+        newestFirst(
+          s,
+          [...s.deliveries.values()].filter(
+            (d) =>
+              d.organizationId === q.organizationId &&
+              (q.status === undefined || d.status === q.status) &&
+              (q.webhookId === undefined || webhookIdOf(d) === q.webhookId) &&
+              (q.messageId === undefined || d.messageId === q.messageId) &&
+              createdWithin(d.createdAt, q.createdAfter, q.createdBefore),
+          ),
+          q.beforeSeq,
+          q.limit,
+        ),
+      ),
     get: (organizationId, id) =>
       scope.read("deliveries.get", (s) => {
         const delivery = s.deliveries.get(id);
@@ -68,6 +112,7 @@ export function memoryDeliveries(scope: MemoryScope): DeliveryRepository {
           attempts: stored.attempts + 1,
           nextAttemptAt: next.status === "pending" ? next.nextAttemptAt : stored.nextAttemptAt,
           firstAttemptAt: stored.firstAttemptAt ?? attempt.startedAt,
+          lastAttemptAt: attempt.startedAt,
           leaseOwner: null,
           leaseExpiresAt: null,
           lastStatusCode: attempt.statusCode,
@@ -101,16 +146,29 @@ export function memoryDeliveries(scope: MemoryScope): DeliveryRepository {
     redeliver: (organizationId, id, at) =>
       scope.write("deliveries.redeliver", (s) => {
         const stored = s.deliveries.get(id);
-        if (stored?.organizationId !== organizationId || stored.status !== "failed") return false;
-        s.deliveries.set(id, {
-          ...stored,
-          status: "pending",
-          nextAttemptAt: at,
-          leaseOwner: null,
-          leaseExpiresAt: null,
-          updatedAt: at,
-        });
+        if (stored?.organizationId !== organizationId || !redeliverable(stored, ms(at))) {
+          return false;
+        }
+        s.deliveries.set(id, redelivered(stored, at));
         return true;
+      }),
+    requeueForSubscription: (organizationId, webhookId, since, at) =>
+      scope.write("deliveries.requeueForSubscription", (s) => {
+        let requeued = 0;
+        for (const d of s.deliveries.values()) {
+          if (
+            d.organizationId !== organizationId ||
+            webhookIdOf(d) !== webhookId ||
+            (d.status !== "failed" && d.status !== "cancelled") ||
+            ms(d.createdAt) < ms(since) ||
+            !redeliverable(d, ms(at))
+          ) {
+            continue;
+          }
+          s.deliveries.set(d.id, redelivered(d, at));
+          requeued += 1;
+        }
+        return requeued;
       }),
     listAttempts: (organizationId, deliveryId) =>
       scope.read("deliveries.listAttempts", (s) =>

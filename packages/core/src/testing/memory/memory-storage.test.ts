@@ -42,6 +42,8 @@ describe("memoryStorage: failure injection", () => {
           leaseExpiresAt: null,
           lastStatusCode: null,
           lastError: null,
+          lastAttemptAt: null,
+          windowStartAttempt: 0,
           createdAt: at(0),
           updatedAt: at(0),
         });

@@ -1,6 +1,14 @@
 import type { MessageHourCount, MessageRepository } from "../../ports.js";
 import type { MemoryScope } from "./scope.js";
-import { assertNew, clone, ms, oldestFirst } from "./state.js";
+import {
+  assertNew,
+  assignSeq,
+  clone,
+  createdWithin,
+  ms,
+  newestFirst,
+  oldestFirst,
+} from "./state.js";
 
 /** Messages and their lifecycle events in memory. */
 export function memoryMessages(scope: MemoryScope): MessageRepository {
@@ -9,7 +17,25 @@ export function memoryMessages(scope: MemoryScope): MessageRepository {
       scope.write("messages.insert", (s) => {
         assertNew(s.messages, message.id, "message");
         s.messages.set(message.id, clone(message));
+        assignSeq(s, message.id);
       }),
+    listPage: (q) =>
+      scope.read("messages.listPage", (s) =>
+        newestFirst(
+          s,
+          [...s.messages.values()].filter(
+            (m) =>
+              m.organizationId === q.organizationId &&
+              (q.status === undefined || m.status === q.status) &&
+              (q.campaignId === undefined || m.campaignId === q.campaignId) &&
+              (q.clientReference === undefined || m.clientReference === q.clientReference) &&
+              (q.phoneNumber === undefined || m.phoneNumber === q.phoneNumber) &&
+              createdWithin(m.createdAt, q.createdAfter, q.createdBefore),
+          ),
+          q.beforeSeq,
+          q.limit,
+        ),
+      ),
     get: (organizationId, id) =>
       scope.read("messages.get", (s) => {
         const message = s.messages.get(id);

@@ -30,6 +30,12 @@ export interface MemoryState {
   /** In the order they were added. */
   memberships: MembershipRecord[];
   campaigns: Map<string, CampaignRecord>;
+  /**
+   * The insertion sequence of campaigns, messages and deliveries by id (ids never repeat
+   * across them), the cursor of their newest-first pages; `lastSeq` is the last handed out.
+   */
+  seqs: Map<string, number>;
+  lastSeq: number;
   apiKeys: Map<string, ApiKeyRecord>;
   messages: Map<string, MessageRecord>;
   events: MessageEventRecord[];
@@ -56,6 +62,8 @@ export function emptyState(): MemoryState {
     contactLists: new Map(),
     memberships: [],
     campaigns: new Map(),
+    seqs: new Map(),
+    lastSeq: 0,
     apiKeys: new Map(),
     messages: new Map(),
     events: [],
@@ -101,3 +109,36 @@ export function oldestFirst<T>(
 export function assertNew(map: Map<string, unknown>, id: string, what: string): void {
   if (map.has(id)) throw new Error(`memory storage: duplicate ${what} id ${id}`);
 }
+
+/** Gives a newly inserted record the next insertion sequence. */
+export function assignSeq(s: MemoryState, id: string): void {
+  s.lastSeq += 1;
+  s.seqs.set(id, s.lastSeq);
+}
+
+/**
+ * The records with their sequence, newest first, below `beforeSeq` when given, at most
+ * `limit`: what a newest-first page reads.
+ */
+export function newestFirst<T extends { id: string }>(
+  s: MemoryState,
+  records: Iterable<T>,
+  beforeSeq: number | undefined,
+  limit: number,
+): Array<T & { seq: number }> {
+  const sequenced: Array<T & { seq: number }> = [];
+  for (const record of records) {
+    const seq = s.seqs.get(record.id) ?? 0;
+    if (beforeSeq === undefined || seq < beforeSeq) sequenced.push({ ...record, seq });
+  }
+  return sequenced.sort((a, b) => b.seq - a.seq).slice(0, limit);
+}
+
+/** Whether `createdAt` lies strictly between the bounds that are given. */
+export const createdWithin = (
+  createdAt: string,
+  after: string | undefined,
+  before: string | undefined,
+): boolean =>
+  (after === undefined || ms(createdAt) > ms(after)) &&
+  (before === undefined || ms(createdAt) < ms(before));

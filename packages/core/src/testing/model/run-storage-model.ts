@@ -7,6 +7,11 @@ import { checkAgainstReference } from "./check-storage-model.js";
 import { deliveryOperations } from "./delivery-operations.js";
 import { limitOperations } from "./limit-operations.js";
 import { messageOperations } from "./message-operations.js";
+import {
+  campaignQueryOperations,
+  deliveryQueryOperations,
+  messageQueryOperations,
+} from "./operator-operations.js";
 import { profileOperations } from "./profile-operations.js";
 
 /**
@@ -31,16 +36,20 @@ export function runStorageModel(
       await check([...profileOperations, ...audienceOperations]);
     });
 
-    it("campaigns, API keys and webhook subscriptions agree with the reference", async () => {
-      await check(accountOperations);
+    it("campaigns (pages, locked changes), API keys and webhooks agree with the reference", async () => {
+      await check([...accountOperations, ...campaignQueryOperations]);
     });
 
-    it("messages, their events and expiry agree with the reference", async () => {
-      await check([...messageOperations, ...deliveryOperations.slice(0, 1)]);
+    it("messages, their events, expiry and filtered pages agree with the reference", async () => {
+      await check([
+        ...messageOperations,
+        ...messageQueryOperations,
+        ...deliveryOperations.slice(0, 1),
+      ]);
     });
 
-    it("delivery leases, attempts and redeliveries agree with the reference", async () => {
-      await check(deliveryOperations);
+    it("delivery leases, attempts, redeliveries, recoveries and pages agree with the reference", async () => {
+      await check([...deliveryOperations, ...deliveryQueryOperations]);
     });
 
     it("rate limits and idempotency records agree with the reference", async () => {
@@ -52,8 +61,11 @@ export function runStorageModel(
         ...profileOperations,
         ...audienceOperations,
         ...accountOperations,
+        ...campaignQueryOperations,
         ...messageOperations,
+        ...messageQueryOperations,
         ...deliveryOperations,
+        ...deliveryQueryOperations,
         ...limitOperations,
       ]);
     });
