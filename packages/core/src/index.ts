@@ -28,7 +28,7 @@ export {
   sweepConsoleSessions,
 } from "./auth/console-sessions.js";
 export { createOrganization } from "./auth/organizations.js";
-export { isScope, requireScope, SCOPES } from "./auth/scopes.js";
+export { isScope, requireScope, SCOPE_GRANTS, SCOPES } from "./auth/scopes.js";
 export {
   DEFAULT_TTL_SECONDS,
   MAX_TEMPLATE_LENGTH,
@@ -66,7 +66,14 @@ export type {
 } from "./idempotency/with-idempotency.js";
 export { isReplayable, withIdempotency } from "./idempotency/with-idempotency.js";
 export { DEFAULT_EXPIRY_BATCH, expireMessages } from "./messages/expire-messages.js";
-export { getMessage, listMessageEvents } from "./messages/get-message.js";
+export { findMessage, getMessage, listMessageEvents, messageNotFound } from "./messages/get-message.js";
+export { listMessages, listMessagesQuery } from "./messages/list-messages.js";
+export type { MessageWithEventsView } from "./messages/message-view.js";
+export {
+  createCampaignInput,
+  listCampaignsQuery,
+  updateCampaignInput,
+} from "./campaigns/campaign-input.js";
 export type { HourlyMessageCounts } from "./messages/message-counts.js";
 export { countRecentMessages } from "./messages/message-counts.js";
 export type { MessageEventView, MessageView } from "./messages/message-view.js";

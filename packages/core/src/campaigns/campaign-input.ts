@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { onlyParameters, pageParameters } from "../shared/newest-first.js";
 import { objectMessage } from "../shared/parse.js";
 import { codePointLength } from "../shared/text.js";
 
@@ -69,18 +70,32 @@ export const createCampaignInput = v.strictObject(
 );
 
 /**
- * A change to a campaign. Channel and category are fixed once created (they decide which
- * rules the template and params follow); the status moves with activate/deactivate.
+ * A change to a campaign. Channel and category change only while the campaign is inactive
+ * (they decide which rules the template and params follow); the status moves with
+ * activate/deactivate.
  */
 export const updateCampaignInput = v.strictObject(
   {
     name: v.optional(name),
+    channel: v.optional(channel),
+    category: v.optional(category),
     sender: v.optional(sender),
     template: v.optional(template),
     ttl_seconds: v.optional(ttlSeconds),
     sms_fallback: v.optional(smsFallback),
   },
   objectMessage("must be an object."),
+);
+
+const LIST_PARAMETERS = ["status", "limit", "cursor"] as const;
+
+/** GET /v1/campaigns query parameters. */
+export const listCampaignsQuery = v.strictObject(
+  {
+    status: v.optional(v.picklist(["active", "inactive"], 'must be "active" or "inactive".')),
+    ...pageParameters,
+  },
+  onlyParameters(LIST_PARAMETERS),
 );
 
 export type CreateCampaignInput = v.InferOutput<typeof createCampaignInput>;

@@ -143,7 +143,7 @@ describe("API campaigns (issue 3 item 1)", () => {
         code: "campaign_not_found",
       });
     }
-    expect((await listCampaigns(deps, other))._unsafeUnwrap()).toEqual([]);
+    expect((await listCampaigns(deps, other))._unsafeUnwrap().data).toEqual([]);
   });
 
   it("activate and deactivate move the status and updated_at, and are idempotent", async () => {
@@ -178,10 +178,86 @@ describe("API campaigns (issue 3 item 1)", () => {
       await update({ sender: "Much Too Long Sender", template: "no pin", sms_fallback: true })
     )._unsafeUnwrapErr();
     expect(paths(refused)).toEqual(["sender", "sms_fallback", "template"]);
-    // Channel and category are fixed once the campaign exists.
-    const fixed = (await update({ channel: "viber" }))._unsafeUnwrapErr();
-    expect(fixed).toMatchObject({ type: "validation", issues: [{ path: "channel" }] });
     const stored = (await getCampaign(deps, actor, campaign.campaign_id))._unsafeUnwrap();
     expect(stored).toEqual(updated);
+  });
+
+  it("channel and category change only while the campaign is inactive (409 campaign_active)", async () => {
+    const { create, deps, actor } = setup();
+    const campaign = (await create({ ...VALID, status: "active" }))._unsafeUnwrap();
+    const update = (input: unknown) => updateCampaign(deps, actor, campaign.campaign_id, input);
+    for (const patch of [{ channel: "sms" }, { category: "transactional" }]) {
+      expect((await update(patch))._unsafeUnwrapErr()).toMatchObject({
+        type: "conflict",
+        code: "campaign_active",
+      });
+    }
+    // Naming the values it already has is no change.
+    expect((await update({ channel: "viber", category: "otp", name: "Same" })).isOk()).toBe(true);
+    await deactivateCampaign(deps, actor, campaign.campaign_id);
+    const moved = (await update({ category: "transactional" }))._unsafeUnwrap();
+    expect(moved).toMatchObject({ category: "transactional", channel: "viber" });
+  });
+
+  it("a new channel or category is checked against the stored sender and template", async () => {
+    const { create, deps, actor } = setup();
+    const campaign = (
+      await create({
+        ...VALID,
+        category: "transactional",
+        sender: "Tidings Customer Care",
+        template: "Hello",
+        sms_fallback: true,
+      })
+    )._unsafeUnwrap();
+    const update = (input: unknown) => updateCampaign(deps, actor, campaign.campaign_id, input);
+    // An OTP campaign needs {{pin}} in the template it keeps.
+    expect(paths((await update({ category: "otp" }))._unsafeUnwrapErr())).toEqual(["template"]);
+    // An SMS campaign needs an SMS sender; the Viber display name is not one.
+    expect(paths((await update({ channel: "sms" }))._unsafeUnwrapErr())).toEqual(["sender"]);
+    expect(
+      paths(
+        (
+          await update({ channel: "sms", sender: "Tidings", sms_fallback: true })
+        )._unsafeUnwrapErr(),
+      ),
+    ).toEqual(["sms_fallback"]);
+    // Leaving Viber drops the fallback, which only Viber has.
+    const sms = (await update({ channel: "sms", sender: "Tidings" }))._unsafeUnwrap();
+    expect(sms).toMatchObject({ channel: "sms", sender: "Tidings", sms_fallback: false });
+    const otp = (await update({ category: "otp", template: "Code {{pin}}" }))._unsafeUnwrap();
+    expect(otp).toMatchObject({ category: "otp", template: "Code {{pin}}" });
+  });
+
+  it("lists campaigns newest first, a page at a time, by status", async () => {
+    const { create, deps, actor, clock } = setup();
+    const made = [];
+    for (const status of ["active", "inactive", "active"]) {
+      made.push((await create({ ...VALID, status }))._unsafeUnwrap());
+      clock.advance(1);
+    }
+    const ids = made.map((c) => c.campaign_id).reverse();
+    const first = (await listCampaigns(deps, actor, { limit: "2" }))._unsafeUnwrap();
+    expect(first.data.map((c) => c.campaign_id)).toEqual(ids.slice(0, 2));
+    expect(first.meta.has_more).toBe(true);
+    const cursor = first.meta.next_cursor ?? "";
+    const second = (await listCampaigns(deps, actor, { limit: "2", cursor }))._unsafeUnwrap();
+    expect(second).toEqual({
+      data: [made[0]],
+      meta: { has_more: false, next_cursor: null },
+    });
+    const active = (await listCampaigns(deps, actor, { status: "active" }))._unsafeUnwrap();
+    expect(active.data.map((c) => c.campaign_id)).toEqual([ids[0], ids[2]]);
+    for (const [query, path] of [
+      [{ status: "paused" }, "status"],
+      [{ limit: "0" }, "limit"],
+      [{ limit: "101" }, "limit"],
+      [{ colour: "red" }, "colour"],
+    ] as const) {
+      expect(paths((await listCampaigns(deps, actor, query))._unsafeUnwrapErr())).toEqual([path]);
+    }
+    expect((await listCampaigns(deps, actor, { cursor: "nope" }))._unsafeUnwrapErr()).toMatchObject(
+      { code: "invalid_cursor" },
+    );
   });
 });

@@ -2,8 +2,11 @@ import { err, ok, type ResultAsync } from "neverthrow";
 import type { Actor, Deps } from "../deps.js";
 import { type DomainError, type NotFoundError, notFound } from "../errors.js";
 import type { CampaignRecord, Repositories } from "../ports.js";
+import type { Page } from "../profiles/list-profiles.js";
 import { isPrefixedId } from "../shared/ids.js";
+import { newestFirstPage, parseListQuery } from "../shared/newest-first.js";
 import { useCase } from "../shared/result.js";
+import { listCampaignsQuery } from "./campaign-input.js";
 import { type CampaignView, toCampaignView } from "./campaign-view.js";
 
 /** 404 for a campaign the organization cannot see (malformed, unknown or another's). */
@@ -33,13 +36,25 @@ export function getCampaign(
   });
 }
 
-/** Every campaign of the caller's organization, oldest first. */
+/**
+ * A page of the caller's organization's campaigns, newest first, optionally by status
+ * (`{ status?, limit?, cursor? }` as query strings).
+ */
 export function listCampaigns(
   deps: Pick<Deps, "storage">,
   actor: Actor,
-): ResultAsync<CampaignView[], DomainError> {
+  query: unknown = {},
+): ResultAsync<Page<CampaignView>, DomainError> {
   return useCase(async () => {
-    const campaigns = await deps.storage.campaigns.list(actor.organizationId);
-    return ok(campaigns.map(toCampaignView));
+    const parsed = parseListQuery(listCampaignsQuery, query);
+    if (parsed.isErr()) return err(parsed.error);
+    const { filters, pageSize, beforeSeq } = parsed.value;
+    const rows = await deps.storage.campaigns.listPage({
+      organizationId: actor.organizationId,
+      status: filters.status,
+      beforeSeq,
+      limit: pageSize + 1,
+    });
+    return ok(newestFirstPage(rows, pageSize, toCampaignView));
   });
 }

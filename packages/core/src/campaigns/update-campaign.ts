@@ -1,16 +1,21 @@
 import { err, ok, type ResultAsync } from "neverthrow";
+import * as v from "valibot";
 import type { Actor, Deps } from "../deps.js";
-import type { DomainError } from "../errors.js";
+import { type ConflictError, type DomainError, type Issue, validationError } from "../errors.js";
 import type { CampaignRecord } from "../ports.js";
 import { isoAt } from "../shared/clock.js";
+import { isPrefixedId } from "../shared/ids.js";
+import { toIssues } from "../shared/parse.js";
 import { useCase } from "../shared/result.js";
 import { updateCampaignInput } from "./campaign-input.js";
-import { parseCampaignInput } from "./campaign-rules.js";
+import { checkCampaignRules } from "./campaign-rules.js";
 import { type CampaignView, toCampaignView } from "./campaign-view.js";
 import { campaignNotFound, findCampaign } from "./get-campaign.js";
 
 const MUTABLE: ReadonlyArray<keyof CampaignRecord> = [
   "name",
+  "channel",
+  "category",
   "sender",
   "template",
   "ttlSeconds",
@@ -21,8 +26,10 @@ const MUTABLE: ReadonlyArray<keyof CampaignRecord> = [
 type Change = (current: CampaignRecord) => CampaignRecord | DomainError;
 
 /**
- * Reads, changes and writes one campaign in a transaction; `updated_at` moves only when a
- * field actually changed.
+ * Reads, changes and writes one campaign in a transaction, holding it against concurrent
+ * writers from before the read, so of two concurrent changes neither loses the other's field
+ * (the last one wins where both change the same field). `updated_at` moves only when a field
+ * actually changed.
  */
 function changeCampaign(
   deps: Pick<Deps, "storage" | "clock">,
@@ -32,6 +39,8 @@ function changeCampaign(
 ): ResultAsync<CampaignView, DomainError> {
   return useCase(() =>
     deps.storage.transaction(async (tx) => {
+      if (isPrefixedId(campaignId, "cmp"))
+        await tx.campaigns.lock(actor.organizationId, campaignId);
       const current = await findCampaign(tx, actor.organizationId, campaignId);
       if (!current) return err(campaignNotFound(campaignId));
       const next = change(current);
@@ -45,8 +54,10 @@ function changeCampaign(
 }
 
 /**
- * Changes a campaign's name, sender, template, TTL or SMS fallback. The rules are checked
- * against the stored channel and category, which never change.
+ * Changes any of a campaign's name, sender, template, TTL and SMS fallback, and its channel
+ * and category while it is inactive (409 `campaign_active` otherwise). The cross-field rules
+ * are checked on the campaign as it would be: a new category checks the stored template, a new
+ * channel the stored sender.
  */
 export function updateCampaign(
   deps: Pick<Deps, "storage" | "clock">,
@@ -55,22 +66,47 @@ export function updateCampaign(
   input: unknown,
 ): ResultAsync<CampaignView, DomainError> {
   return changeCampaign(deps, actor, campaignId, (current) => {
-    const parsed = parseCampaignInput(updateCampaignInput, input, {
-      channel: current.channel,
-      category: current.category,
+    const parsed = v.safeParse(updateCampaignInput, input, { abortEarly: false });
+    const issues: Issue[] = parsed.success ? [] : toIssues(parsed.issues);
+    if (!parsed.success) return validationError(issues);
+    const patch = parsed.output;
+    const channel = patch.channel ?? current.channel;
+    const category = patch.category ?? current.category;
+    if (
+      current.status === "active" &&
+      (channel !== current.channel || category !== current.category)
+    ) {
+      return campaignActive(current.id);
+    }
+    // A channel that leaves Viber drops the fallback unless the patch asks for it (a 400).
+    const smsFallback = patch.sms_fallback ?? (channel === "viber" ? current.smsFallback : false);
+    const rules = checkCampaignRules({
+      channel,
+      category,
+      smsFallback,
+      sender: patch.sender ?? (channel !== current.channel ? current.sender : undefined),
+      template: patch.template ?? (category !== current.category ? current.template : undefined),
     });
-    if (parsed.isErr()) return parsed.error;
-    const { value: patch, sender } = parsed.value;
+    if (rules.issues.length > 0) return validationError(rules.issues);
     return {
       ...current,
       name: patch.name ?? current.name,
-      sender: sender ?? patch.sender ?? current.sender,
+      channel,
+      category,
+      sender: rules.sender ?? current.sender,
       template: patch.template ?? current.template,
       ttlSeconds: patch.ttl_seconds ?? current.ttlSeconds,
-      smsFallback: patch.sms_fallback ?? current.smsFallback,
+      smsFallback,
     };
   });
 }
+
+const campaignActive = (id: string): ConflictError => ({
+  type: "conflict",
+  code: "campaign_active",
+  message: "The channel and category of an active campaign cannot change; deactivate it first.",
+  conflicts: [{ id, reason: "active" }],
+});
 
 /** Makes a campaign triggerable (idempotent). */
 export function activateCampaign(

@@ -6,15 +6,16 @@ import { isUuidV7 } from "../shared/ids.js";
 import { useCase } from "../shared/result.js";
 import {
   type MessageEventView,
-  type MessageView,
+  type MessageWithEventsView,
   toMessageEventView,
   toMessageView,
 } from "./message-view.js";
 
-const messageNotFound = (id: string) => notFound("message", id, "message_not_found");
+/** 404 for a message the organization cannot see (malformed, unknown or another's). */
+export const messageNotFound = (id: string) => notFound("message", id, "message_not_found");
 
 /** The organization's message, or `null`; a malformed id never reaches storage. */
-async function findMessage(
+export async function findMessage(
   repositories: Pick<Repositories, "messages">,
   organizationId: string,
   id: string,
@@ -23,25 +24,12 @@ async function findMessage(
   return repositories.messages.get(organizationId, id);
 }
 
-/** One message of the caller's organization, with its current status. */
+/** One message of the caller's organization, with its current status and every event. */
 export function getMessage(
   deps: Pick<Deps, "storage">,
   actor: Actor,
   messageId: string,
-): ResultAsync<MessageView, DomainError> {
-  return useCase(async () => {
-    const message = await findMessage(deps.storage, actor.organizationId, messageId);
-    if (!message) return err(messageNotFound(messageId));
-    return ok(toMessageView(message));
-  });
-}
-
-/** A message's lifecycle events in the order they happened. */
-export function listMessageEvents(
-  deps: Pick<Deps, "storage">,
-  actor: Actor,
-  messageId: string,
-): ResultAsync<MessageEventView[], DomainError> {
+): ResultAsync<MessageWithEventsView, DomainError> {
   return useCase(async () => {
     const message = await findMessage(deps.storage, actor.organizationId, messageId);
     if (!message) return err(messageNotFound(messageId));
@@ -51,6 +39,15 @@ export function listMessageEvents(
     if (!(await findMessage(deps.storage, actor.organizationId, messageId))) {
       return err(messageNotFound(messageId));
     }
-    return ok(events.map(toMessageEventView));
+    return ok({ ...toMessageView(message), events: events.map(toMessageEventView) });
   });
+}
+
+/** A message's lifecycle events in the order they happened. */
+export function listMessageEvents(
+  deps: Pick<Deps, "storage">,
+  actor: Actor,
+  messageId: string,
+): ResultAsync<MessageEventView[], DomainError> {
+  return getMessage(deps, actor, messageId).map((message) => message.events);
 }

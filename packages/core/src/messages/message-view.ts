@@ -7,6 +7,7 @@ import type {
   MessageStatus,
   Topic,
 } from "../ports.js";
+import { shownUrl } from "../shared/shown-url.js";
 
 /** A message as the core API shows it. */
 export interface MessageView {
@@ -18,6 +19,7 @@ export interface MessageView {
   status: MessageStatus;
   recipient: { public_id: string; phone_number: string };
   client_reference: string | null;
+  /** Scheme, host and path only: a query string may carry the receiver's token. */
   webhook_url: string | null;
   error: MessageError | null;
   expires_at: string;
@@ -44,7 +46,7 @@ export function toMessageView(message: MessageRecord): MessageView {
     status: message.status,
     recipient: { public_id: message.profileId, phone_number: message.phoneNumber },
     client_reference: message.clientReference,
-    webhook_url: message.webhookUrl,
+    webhook_url: message.webhookUrl === null ? null : shownUrl(message.webhookUrl),
     error: message.error,
     expires_at: message.expiresAt,
     created_at: message.createdAt,
@@ -60,3 +62,8 @@ export const toMessageEventView = (event: MessageEventRecord): MessageEventView 
   error: event.error,
   created_at: event.createdAt,
 });
+
+/** A message with every lifecycle event, oldest first (`GET /v1/messages/{message_id}`). */
+export interface MessageWithEventsView extends MessageView {
+  events: MessageEventView[];
+}

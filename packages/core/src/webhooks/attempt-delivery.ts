@@ -11,8 +11,8 @@ import { loggableUrl, withLoggableUrl } from "./loggable-url.js";
 import { nextAttemptAt, parseRetryAfter } from "./retry-schedule.js";
 import { webhookHeaders } from "./signing.js";
 
-/** The most of a receiver's answer kept on an attempt. */
-export const RESPONSE_BODY_LIMIT = 4096;
+/** The most of a receiver's answer kept on an attempt (2 KiB). */
+export const RESPONSE_BODY_LIMIT = 2048;
 
 /** What one attempt did, for the engine's log. */
 export interface AttemptReport {
@@ -130,7 +130,8 @@ function nextState(
       : undefined;
   const at = nextAttemptAt(
     {
-      attempts: delivery.attempts + 1,
+      // Counted from the current window's start, so a redelivery backs off like a new delivery.
+      attempts: delivery.attempts + 1 - delivery.windowStartAttempt,
       firstAttemptAt:
         delivery.firstAttemptAt === null ? startedMs : Date.parse(delivery.firstAttemptAt),
       now,

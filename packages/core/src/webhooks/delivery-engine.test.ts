@@ -92,7 +92,7 @@ describe("the delivery engine (docs/decisions.md 'Delivery', 'Retries')", () => 
     expect(stamps[2]).toBeGreaterThan(stamps[1] ?? 0);
   });
 
-  it("every attempt is logged: number, status, duration, error and the first 4 KiB of the answer", async () => {
+  it("every attempt is logged: number, status, duration, error and the first 2 KiB of the answer", async () => {
     const answers: WebhookResponse[] = [
       { kind: "error", error: "timed out after 15000 ms", durationMs: 15_000 },
       { kind: "response", status: 500, headers: {}, body: "é".repeat(5000), durationMs: 12 },
@@ -108,7 +108,7 @@ describe("the delivery engine (docs/decisions.md 'Delivery', 'Retries')", () => 
     ]);
     expect(attempts[0]?.error).toBe("timed out after 15000 ms");
     expect(attempts[1]?.error).toContain("500");
-    expect(Buffer.byteLength(attempts[1]?.responseBody ?? "")).toBe(4096);
+    expect(Buffer.byteLength(attempts[1]?.responseBody ?? "")).toBe(2048);
     expect(attempts[2]?.error).toBeNull();
   });
 

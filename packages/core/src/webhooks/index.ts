@@ -7,8 +7,6 @@ export {
   makeAttempt,
   RESPONSE_BODY_LIMIT,
 } from "./attempt-delivery.js";
-export type { DeliveryAttemptView, DeliveryList, DeliveryView } from "./deliveries.js";
-export { listMessageDeliveries, redeliverDelivery, toDeliveryView } from "./deliveries.js";
 export type { ResolvedDestination } from "./delivery-destination.js";
 export { destinationKey, resolveDestination } from "./delivery-destination.js";
 export type {
@@ -17,9 +15,26 @@ export type {
   DeliveryLogEntry,
 } from "./delivery-engine.js";
 export { createDeliveryEngine } from "./delivery-engine.js";
+export {
+  getDelivery,
+  listDeliveries,
+  listDeliveriesOfQuery,
+  listDeliveriesQuery,
+  listMessageDeliveries,
+  listWebhookDeliveries,
+} from "./delivery-log.js";
+export type {
+  DeliveryAttemptView,
+  DeliveryStatusView,
+  DeliveryView,
+  DeliveryWithAttemptsView,
+} from "./delivery-view.js";
+export { toAttemptView, toDeliveryView } from "./delivery-view.js";
 export type { EventBody, EventData, TestEventData } from "./event-body.js";
 export { messageEventBody, testEventBody } from "./event-body.js";
 export { recordEvent, routeEvent } from "./outbox.js";
+export type { RecoverResult } from "./redeliver.js";
+export { recoverWebhook, recoverWebhookInput, redeliverDelivery } from "./redeliver.js";
 export { MAX_ACTIVE_WEBHOOKS, MAX_WEBHOOK_SUBSCRIPTIONS } from "./subscription-rules.js";
 export type { WebhookList } from "./subscriptions.js";
 export {
