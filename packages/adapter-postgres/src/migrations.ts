@@ -1,6 +1,7 @@
 import { initialSchema } from "./migrations/0001-initial-schema.js";
 import { retentionIndexes } from "./migrations/0002-retention.js";
 import { consoleSchema } from "./migrations/0003-console.js";
+import { operatorApiSchema } from "./migrations/0004-operator-api.js";
 import type { PgClient, PgQueryable } from "./pg-client.js";
 import { runTransaction } from "./pg-client.js";
 import { DEFAULT_SCHEMA, quoteIdent, tablesIn } from "./tables.js";
@@ -18,6 +19,7 @@ export const migrations: readonly Migration[] = [
   { version: 1, name: "initial schema", statements: initialSchema },
   { version: 2, name: "retention indexes", statements: retentionIndexes },
   { version: 3, name: "console sessions and api key names", statements: consoleSchema },
+  { version: 4, name: "operator api", statements: operatorApiSchema },
 ];
 
 /** The schema version this code writes and expects. */

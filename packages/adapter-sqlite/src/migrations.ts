@@ -1,6 +1,7 @@
 import { initialSchema } from "./migrations/0001-initial-schema.js";
 import { retentionIndexes } from "./migrations/0002-retention.js";
 import { consoleSchema } from "./migrations/0003-console.js";
+import { operatorApiSchema } from "./migrations/0004-operator-api.js";
 import type { SqliteDatabase } from "./sqlite-database.js";
 
 /** One schema change: applied once, in `version` order, inside its own transaction. */
@@ -15,6 +16,7 @@ export const migrations: readonly Migration[] = [
   { version: 1, name: "initial schema", sql: initialSchema },
   { version: 2, name: "retention indexes", sql: retentionIndexes },
   { version: 3, name: "console sessions and api key names", sql: consoleSchema },
+  { version: 4, name: "operator api", sql: operatorApiSchema },
 ];
 
 /** The schema version this code writes and expects. */

@@ -76,6 +76,10 @@ async function exerciseEveryLookup(repos: Repositories, label: (name: string) =>
   await step("campaigns.get", () => repos.campaigns.get(organizationId, org.campaign.id));
   await step("campaigns.list", () => repos.campaigns.list(organizationId));
   await step("campaigns.update", () => repos.campaigns.update({ ...org.campaign, name: "New" }));
+  await step("campaigns.listPage", () => repos.campaigns.listPage({ organizationId, limit: 3 }));
+  await step("campaigns.listPage+status", () =>
+    repos.campaigns.listPage({ organizationId, status: "active", beforeSeq: 9, limit: 3 }),
+  );
   await step("apiKeys.get", () => repos.apiKeys.get(org.apiKey.id));
   await step("apiKeys.list", () => repos.apiKeys.list(organizationId));
   label("seed");
@@ -85,6 +89,33 @@ async function exerciseEveryLookup(repos: Repositories, label: (name: string) =>
     delivery.destination.kind === "subscription" ? delivery.destination.webhookId : "";
   await step("messages.get", () => repos.messages.get(organizationId, messageId));
   await step("messages.getById", () => repos.messages.getById(messageId));
+  const page = { organizationId, beforeSeq: 1_000, limit: 51 };
+  await step("messages.listPage", () => repos.messages.listPage(page));
+  await step("messages.listPage+status", () =>
+    repos.messages.listPage({ ...page, status: "sent" }),
+  );
+  await step("messages.listPage+campaign", () =>
+    repos.messages.listPage({ ...page, campaignId: org.campaign.id }),
+  );
+  await step("messages.listPage+reference", () =>
+    repos.messages.listPage({ ...page, clientReference: "order-1" }),
+  );
+  await step("messages.listPage+phone", () =>
+    repos.messages.listPage({ ...page, phoneNumber: "+306940000000" }),
+  );
+  await step("messages.listPage+created", () =>
+    repos.messages.listPage({ ...page, createdAfter: at(0), createdBefore: at(9) }),
+  );
+  await step("deliveries.listPage", () => repos.deliveries.listPage(page));
+  await step("deliveries.listPage+status", () =>
+    repos.deliveries.listPage({ ...page, status: "failed" }),
+  );
+  await step("deliveries.listPage+webhook", () =>
+    repos.deliveries.listPage({ ...page, webhookId, status: "failed" }),
+  );
+  await step("deliveries.listPage+message", () =>
+    repos.deliveries.listPage({ ...page, messageId }),
+  );
   await step("messages.listExpired", () => repos.messages.listExpired(at(100), 10));
   await step("messages.listEvents", () => repos.messages.listEvents(organizationId, messageId));
   await step("messages.transition", () =>
@@ -120,6 +151,9 @@ async function exerciseEveryLookup(repos: Repositories, label: (name: string) =>
   );
   await step("deliveries.redeliver", () =>
     repos.deliveries.redeliver(organizationId, delivery.id, at(9)),
+  );
+  await step("deliveries.requeueForSubscription", () =>
+    repos.deliveries.requeueForSubscription(organizationId, webhookId, at(0), at(9)),
   );
   await step("deliveries.cancelForSubscription", () =>
     repos.deliveries.cancelForSubscription(organizationId, webhookId, at(10)),
@@ -198,6 +232,17 @@ describe("query plans", () => {
       ["contactLists.listMembers", /^SELECT/, "list_memberships_list"],
       ["contactLists.listsOfProfile", /^SELECT/, "list_memberships_profile"],
       ["campaigns.list", /^SELECT/, "campaigns_organization"],
+      ["campaigns.listPage", /^SELECT/, "campaigns_organization_seq"],
+      ["messages.listPage", /^SELECT/, "messages_organization"],
+      ["messages.listPage+status", /^SELECT/, "messages_organization_status"],
+      ["messages.listPage+campaign", /^SELECT/, "messages_organization_campaign"],
+      ["messages.listPage+reference", /^SELECT/, "messages_organization_reference"],
+      ["messages.listPage+phone", /^SELECT/, "messages_organization_phone"],
+      ["messages.listPage+created", /^SELECT/, "messages_organization"],
+      ["deliveries.listPage", /^SELECT/, "deliveries_organization"],
+      ["deliveries.listPage+status", /^SELECT/, "deliveries_organization_status"],
+      ["deliveries.listPage+webhook", /^SELECT/, "deliveries_webhook"],
+      ["deliveries.requeueForSubscription", /^UPDATE/, "deliveries_webhook"],
       ["apiKeys.list", /^SELECT/, "api_keys_organization"],
       ["webhooks.list", /^SELECT/, "webhook_subscriptions_organization"],
     ];

@@ -1,6 +1,7 @@
 import type { CampaignRepository } from "@tidings/core";
 import { insertColumns, sqlTables } from "@tidings/core/sql";
 import { select as columns, records } from "../columns.js";
+import { pageFilter } from "../newest-first.js";
 import type { Sql } from "../sql.js";
 
 /** API campaigns (managed in the CMS; the API only reads them). */
@@ -40,6 +41,29 @@ export function campaignRepository(sql: Sql): CampaignRepository {
         organizationId,
       ]);
       return rows.map(records.campaign);
+    },
+    async listPage(query) {
+      const { where, values, limitParam } = pageFilter(
+        [
+          ["organization_id = $?", query.organizationId],
+          ["status = $?", query.status],
+        ],
+        query.beforeSeq,
+        query.limit,
+      );
+      const rows = await sql.rows(
+        `SELECT seq, ${columns.campaigns} FROM ${t.campaigns} WHERE ${where}
+         ORDER BY seq DESC LIMIT ${limitParam}`,
+        values,
+      );
+      return rows.map(records.sequenced("campaigns", records.campaign));
+    },
+    async lock(organizationId, id) {
+      // A row lock held to the end of the transaction: the next writer's read waits for it.
+      await sql.rows(
+        `SELECT 1 FROM ${t.campaigns} WHERE id = $1 AND organization_id = $2 FOR UPDATE`,
+        [id, organizationId],
+      );
     },
     async update(c) {
       const rows = await sql.rows(

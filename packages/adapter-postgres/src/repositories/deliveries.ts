@@ -1,8 +1,21 @@
 import type { DeliveryRepository } from "@tidings/core";
 import { byDue, insertColumns, isoPlus, selectColumns, sqlTables, toJson } from "@tidings/core/sql";
 import { postgresCodec, records, select } from "../columns.js";
+import { pageFilter } from "../newest-first.js";
 import { DELIVERIES_CHANNEL } from "../notifications.js";
 import type { Sql } from "../sql.js";
+
+/**
+ * Not pending, and no lease live at `$3`: an attempt still in flight holds one, so a
+ * redelivery never puts a second attempt beside it.
+ */
+const REDELIVERABLE =
+  "status <> 'pending' AND (lease_owner IS NULL OR lease_expires_at IS NULL OR lease_expires_at <= $3)";
+
+/** Pending again, due at `$3`, in a new retry window; id, payload and attempts kept. */
+const REDELIVERED =
+  "status = 'pending', next_attempt_at = $3, first_attempt_at = NULL, " +
+  "window_start_attempt = attempts, lease_owner = NULL, lease_expires_at = NULL, updated_at = $3";
 
 /**
  * Webhook deliveries, claimed by engines in any number of processes as time-limited leases,
@@ -67,10 +80,10 @@ export function deliveryRepository(sql: Sql): DeliveryRepository {
         `WITH inserted AS (
            INSERT INTO ${t.deliveries} (${insertColumns(sqlTables.deliveries)})
            VALUES ($1, $2, $3, $4, $5, $6::text::jsonb, $7, $8, $9, $10, $11, $12, $13, $14,
-             $15, $16, $17, $18)
+             $15, $16, $17, $18, $19, $20)
            RETURNING status
          )
-         SELECT ${notifyAs(19)} FROM inserted WHERE status = 'pending'`,
+         SELECT ${notifyAs(21)} FROM inserted WHERE status = 'pending'`,
         [
           d.id,
           d.organizationId,
@@ -88,6 +101,8 @@ export function deliveryRepository(sql: Sql): DeliveryRepository {
           d.leaseExpiresAt,
           d.lastStatusCode,
           d.lastError,
+          d.lastAttemptAt,
+          d.windowStartAttempt,
           d.createdAt,
           d.updatedAt,
           t.schema,
@@ -136,7 +151,7 @@ export function deliveryRepository(sql: Sql): DeliveryRepository {
         `WITH completed AS (
            UPDATE ${t.deliveries} SET status = $3, attempts = attempts + 1,
              next_attempt_at = COALESCE($4, next_attempt_at),
-             first_attempt_at = COALESCE(first_attempt_at, $5),
+             first_attempt_at = COALESCE(first_attempt_at, $5), last_attempt_at = $5,
              lease_owner = NULL, lease_expires_at = NULL,
              last_status_code = $6, last_error = $7, updated_at = $8
            WHERE id = $1 AND lease_owner = $2 AND status = 'pending'
@@ -188,17 +203,59 @@ export function deliveryRepository(sql: Sql): DeliveryRepository {
     },
 
     async redeliver(organizationId, id, at) {
+      // One conditional write: of concurrent redeliveries and claims, one wins the row.
       const rows = await sql.rows(
         `WITH revived AS (
-           UPDATE ${t.deliveries} SET status = 'pending', next_attempt_at = $3,
-             lease_owner = NULL, lease_expires_at = NULL, updated_at = $3
-           WHERE id = $1 AND organization_id = $2 AND status = 'failed'
+           UPDATE ${t.deliveries} SET ${REDELIVERED}
+           WHERE id = $1 AND organization_id = $2 AND ${REDELIVERABLE}
            RETURNING id
          )
          SELECT ${notifyAs(4)} FROM revived`,
         [id, organizationId, at, t.schema],
       );
       return rows.length === 1;
+    },
+
+    async requeueForSubscription(organizationId, webhookId, since, at) {
+      // Locked in id order, the order a delivery engine records its batch in: no deadlock.
+      const rows = await sql.rows<{ requeued: string }>(
+        `WITH locked AS (
+           SELECT id FROM ${t.deliveries}
+           WHERE webhook_id = $1 AND organization_id = $2 AND status IN ('failed', 'cancelled')
+             AND created_at >= $5
+           ORDER BY id
+           FOR UPDATE
+         ),
+         revived AS (
+           UPDATE ${t.deliveries} d SET ${REDELIVERED}
+           FROM locked WHERE d.id = locked.id AND ${REDELIVERABLE}
+           RETURNING d.id
+         )
+         SELECT COUNT(*) AS requeued, ${notifyAs(4)} FROM revived HAVING COUNT(*) > 0`,
+        [webhookId, organizationId, at, t.schema, since],
+      );
+      return Number(rows[0]?.requeued ?? 0);
+    },
+
+    async listPage(q) {
+      const { where, values, limitParam } = pageFilter(
+        [
+          ["organization_id = $?", q.organizationId],
+          ["status = $?", q.status],
+          ["webhook_id = $?", q.webhookId],
+          ["message_id = $?", q.messageId],
+          ["created_at > $?", q.createdAfter],
+          ["created_at < $?", q.createdBefore],
+        ],
+        q.beforeSeq,
+        q.limit,
+      );
+      const rows = await sql.rows(
+        `SELECT seq, ${select.deliveries} FROM ${t.deliveries} WHERE ${where}
+         ORDER BY seq DESC LIMIT ${limitParam}`,
+        values,
+      );
+      return rows.map(records.sequenced("deliveries", records.delivery));
     },
 
     async listAttempts(organizationId, deliveryId) {

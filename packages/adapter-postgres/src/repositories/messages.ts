@@ -1,6 +1,7 @@
 import type { MessageRepository, MessageStatus } from "@tidings/core";
 import { insertColumns, sqlTables, toJsonOrNull } from "@tidings/core/sql";
 import { select as columns, fromBigint, records } from "../columns.js";
+import { pageFilter } from "../newest-first.js";
 import type { Sql } from "../sql.js";
 
 /** Messages, their lifecycle compare-and-set, and their events. */
@@ -12,6 +13,27 @@ export function messageRepository(sql: Sql): MessageRepository {
     return rows[0] === undefined ? null : records.message(rows[0]);
   };
   return {
+    async listPage(q) {
+      const { where, values, limitParam } = pageFilter(
+        [
+          ["organization_id = $?", q.organizationId],
+          ["status = $?", q.status],
+          ["campaign_id = $?", q.campaignId],
+          ["client_reference = $?", q.clientReference],
+          ["phone_number = $?", q.phoneNumber],
+          ["created_at > $?", q.createdAfter],
+          ["created_at < $?", q.createdBefore],
+        ],
+        q.beforeSeq,
+        q.limit,
+      );
+      const rows = await sql.rows(
+        `SELECT seq, ${columns.messages} FROM ${t.messages} WHERE ${where}
+         ORDER BY seq DESC LIMIT ${limitParam}`,
+        values,
+      );
+      return rows.map(records.sequenced("messages", records.message));
+    },
     async insert(m) {
       await sql.rows(
         `INSERT INTO ${t.messages} (${insertColumns(sqlTables.messages)})

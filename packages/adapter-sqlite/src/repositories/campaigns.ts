@@ -1,6 +1,7 @@
 import type { CampaignRecord, CampaignRepository } from "@tidings/core";
 import { insertColumns, sqlTables } from "@tidings/core/sql";
 import { records, select, toFlag } from "../columns.js";
+import { pageFilter } from "../newest-first.js";
 import type { Sql } from "../sqlite-database.js";
 import type { SyncOf } from "../sync-repository.js";
 
@@ -32,6 +33,22 @@ export function campaignRepository(sql: Sql): SyncOf<CampaignRepository> {
       ).all(organizationId);
       return rows.map(records.campaign);
     },
+    listPage(query) {
+      const { where, params } = pageFilter(
+        [
+          ["organization_id = @organizationId", "organizationId", query.organizationId],
+          ["status = @status", "status", query.status],
+        ],
+        query.beforeSeq,
+      );
+      const rows = sql(
+        `SELECT seq, ${select.campaigns} FROM campaigns WHERE ${where}
+         ORDER BY seq DESC LIMIT @limit`,
+      ).all({ ...params, limit: query.limit });
+      return rows.map(records.sequenced("campaigns", records.campaign));
+    },
+    // One writer at a time: a transaction already holds every row it reads against others.
+    lock() {},
     update(campaign) {
       const result = sql(
         `UPDATE campaigns SET name = @name, channel = @channel, sms_fallback = @smsFallback,

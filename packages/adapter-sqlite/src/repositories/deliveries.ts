@@ -2,8 +2,20 @@ import type { DeliveryRepository } from "@tidings/core";
 import { byDue, insertColumns, isoPlus, sqlTables, toJson } from "@tidings/core/sql";
 import { atomically } from "../atomically.js";
 import { records, select } from "../columns.js";
+import { pageFilter } from "../newest-first.js";
 import type { Sql, SqliteDatabase } from "../sqlite-database.js";
 import type { SyncOf } from "../sync-repository.js";
+
+/**
+ * Not pending, and no lease live at `@at`: an attempt still in flight holds one, so a
+ * redelivery never puts a second attempt beside it.
+ */
+const REDELIVERABLE = "status <> 'pending' AND (lease_owner IS NULL OR lease_expires_at <= @at)";
+
+/** Pending again, due at `@at`, in a new retry window; id, payload and attempts kept. */
+const REDELIVERED =
+  "status = 'pending', next_attempt_at = @at, first_attempt_at = NULL, " +
+  "window_start_attempt = attempts, lease_owner = NULL, lease_expires_at = NULL, updated_at = @at";
 
 /** Webhook deliveries, claimed by engines as time-limited leases, and their attempt log. */
 export function deliveryRepository(db: SqliteDatabase, sql: Sql): SyncOf<DeliveryRepository> {
@@ -56,7 +68,8 @@ export function deliveryRepository(db: SqliteDatabase, sql: Sql): SyncOf<Deliver
         `INSERT INTO deliveries (${insertColumns(sqlTables.deliveries)})
          VALUES (@id, @organizationId, @eventId, @messageId, @topic, @destination,
            @destinationKey, @payload, @status, @attempts, @nextAttemptAt, @firstAttemptAt, @leaseOwner, @leaseExpiresAt,
-           @lastStatusCode, @lastError, @createdAt, @updatedAt)`,
+           @lastStatusCode, @lastError, @lastAttemptAt, @windowStartAttempt, @createdAt,
+           @updatedAt)`,
       ).run({ ...delivery, destination: toJson(delivery.destination) });
     },
 
@@ -113,6 +126,7 @@ export function deliveryRepository(db: SqliteDatabase, sql: Sql): SyncOf<Deliver
           `UPDATE deliveries SET status = @status, attempts = attempts + 1,
              next_attempt_at = COALESCE(@nextAttemptAt, next_attempt_at),
              first_attempt_at = COALESCE(first_attempt_at, @startedAt),
+             last_attempt_at = @startedAt,
              lease_owner = NULL, lease_expires_at = NULL,
              last_status_code = @statusCode, last_error = @error, updated_at = @updatedAt
            WHERE id = @id AND lease_owner = @owner AND status = 'pending'`,
@@ -132,7 +146,8 @@ export function deliveryRepository(db: SqliteDatabase, sql: Sql): SyncOf<Deliver
 
     cancelForSubscription(organizationId, webhookId, at) {
       const result = sql(
-        `UPDATE deliveries SET status = 'cancelled', lease_owner = NULL,
+        // The pending rows only: the subscription's whole log has an index of its own too.
+        `UPDATE deliveries INDEXED BY deliveries_subscription SET status = 'cancelled', lease_owner = NULL,
            lease_expires_at = NULL, updated_at = @at
          WHERE webhook_id = @webhookId AND status = 'pending'
            AND organization_id = @organizationId`,
@@ -142,11 +157,38 @@ export function deliveryRepository(db: SqliteDatabase, sql: Sql): SyncOf<Deliver
 
     redeliver(organizationId, id, at) {
       const result = sql(
-        `UPDATE deliveries SET status = 'pending', next_attempt_at = @at, lease_owner = NULL,
-           lease_expires_at = NULL, updated_at = @at
-         WHERE id = @id AND organization_id = @organizationId AND status = 'failed'`,
+        `UPDATE deliveries SET ${REDELIVERED}
+         WHERE id = @id AND organization_id = @organizationId AND ${REDELIVERABLE}`,
       ).run({ organizationId, id, at });
       return result.changes === 1;
+    },
+
+    requeueForSubscription(organizationId, webhookId, since, at) {
+      const result = sql(
+        `UPDATE deliveries SET ${REDELIVERED}
+         WHERE webhook_id = @webhookId AND organization_id = @organizationId
+           AND status IN ('failed', 'cancelled') AND created_at >= @since AND ${REDELIVERABLE}`,
+      ).run({ organizationId, webhookId, since, at });
+      return result.changes;
+    },
+
+    listPage(query) {
+      const { where, params } = pageFilter(
+        [
+          ["organization_id = @organizationId", "organizationId", query.organizationId],
+          ["status = @status", "status", query.status],
+          ["webhook_id = @webhookId", "webhookId", query.webhookId],
+          ["message_id = @messageId", "messageId", query.messageId],
+          ["created_at > @createdAfter", "createdAfter", query.createdAfter],
+          ["created_at < @createdBefore", "createdBefore", query.createdBefore],
+        ],
+        query.beforeSeq,
+      );
+      const rows = sql(
+        `SELECT seq, ${select.deliveries} FROM deliveries WHERE ${where}
+         ORDER BY seq DESC LIMIT @limit`,
+      ).all({ ...params, limit: query.limit });
+      return rows.map(records.sequenced("deliveries", records.delivery));
     },
 
     listAttempts(organizationId, deliveryId) {

@@ -1,6 +1,7 @@
 import type { MessageHourCount, MessageRepository } from "@tidings/core";
 import { insertColumns, sqlTables, toJsonOrNull } from "@tidings/core/sql";
 import { records, select, toFlag } from "../columns.js";
+import { pageFilter } from "../newest-first.js";
 import type { Sql } from "../sqlite-database.js";
 import type { SyncOf } from "../sync-repository.js";
 
@@ -8,6 +9,25 @@ import type { SyncOf } from "../sync-repository.js";
 export function messageRepository(sql: Sql): SyncOf<MessageRepository> {
   const one = (row: unknown) => (row === undefined ? null : records.message(row));
   return {
+    listPage(query) {
+      const { where, params } = pageFilter(
+        [
+          ["organization_id = @organizationId", "organizationId", query.organizationId],
+          ["status = @status", "status", query.status],
+          ["campaign_id = @campaignId", "campaignId", query.campaignId],
+          ["client_reference = @clientReference", "clientReference", query.clientReference],
+          ["phone_number = @phoneNumber", "phoneNumber", query.phoneNumber],
+          ["created_at > @createdAfter", "createdAfter", query.createdAfter],
+          ["created_at < @createdBefore", "createdBefore", query.createdBefore],
+        ],
+        query.beforeSeq,
+      );
+      const rows = sql(
+        `SELECT seq, ${select.messages} FROM messages WHERE ${where}
+         ORDER BY seq DESC LIMIT @limit`,
+      ).all({ ...params, limit: query.limit });
+      return rows.map(records.sequenced("messages", records.message));
+    },
     insert(message) {
       sql(
         `INSERT INTO messages (${insertColumns(sqlTables.messages)})

@@ -81,6 +81,11 @@ export interface SqlRecords {
   webhook(row: unknown): WebhookSubscriptionRecord;
   delivery(row: unknown): DeliveryRecord;
   attempt(row: unknown): DeliveryAttemptRecord;
+  /**
+   * A record read with its `seq` selected first (a newest-first page): `decode`'s record plus
+   * the sequence, checked like any integer column.
+   */
+  sequenced<T>(table: string, decode: (row: unknown) => T): (row: unknown) => T & { seq: number };
   idempotency(row: unknown): IdempotencyRecord;
 }
 
@@ -91,6 +96,10 @@ export function sqlRecords(codec: SqlCodec): SqlRecords {
     (row: unknown): T =>
       decode(rowReader(table.name, row, codec));
   return {
+    sequenced: (table, decode) => (row) => ({
+      ...decode(row),
+      seq: rowReader(table, row, codec).integer("seq"),
+    }),
     organization: from(t.organizations, (r) => ({
       id: r.text("id"),
       name: r.text("name"),
@@ -217,6 +226,8 @@ export function sqlRecords(codec: SqlCodec): SqlRecords {
       leaseExpiresAt: r.textOrNull("lease_expires_at"),
       lastStatusCode: r.integerOrNull("last_status_code"),
       lastError: r.textOrNull("last_error"),
+      lastAttemptAt: r.textOrNull("last_attempt_at"),
+      windowStartAttempt: r.integer("window_start_attempt"),
       createdAt: r.text("created_at"),
       updatedAt: r.text("updated_at"),
     })),

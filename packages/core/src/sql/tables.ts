@@ -62,7 +62,8 @@ export const sqlTables = {
     "deliveries",
     "id, organization_id, event_id, message_id, topic, destination, destination_key, payload, " +
       "status, attempts, next_attempt_at, first_attempt_at, lease_owner, lease_expires_at, " +
-      "last_status_code, last_error, created_at, updated_at",
+      "last_status_code, last_error, last_attempt_at, window_start_attempt, created_at, " +
+      "updated_at",
     ["destination"],
   ),
   deliveryAttempts: table(
