@@ -7,7 +7,10 @@ import { domainProblem, edgeProblems, isStorageBusy, problemResponse } from "./p
 import { requestIdOf } from "./request-id.js";
 import { type Route, unexpectedQuery } from "./route.js";
 import { createRouter } from "./router.js";
+import { campaignRoutes } from "./routes/campaign-routes.js";
+import { deliveryRoutes } from "./routes/delivery-routes.js";
 import { messageRoutes } from "./routes/message-routes.js";
+import { messageReadRoutes } from "./routes/operator-message-routes.js";
 import { profileRoutes } from "./routes/profile-routes.js";
 import { sandboxRoutes } from "./routes/sandbox-routes.js";
 import { webhookRoutes } from "./routes/webhook-routes.js";
@@ -68,7 +71,14 @@ export function createHttpApp(deps: Deps, options: HttpAppOptions = {}): HttpApp
   const logger: HttpLogger = options.logger ?? console;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const sandbox = options.sandbox ?? deps.provider.name === "sandbox";
-  const apiRoutes: Route[] = [...profileRoutes, ...messageRoutes, ...webhookRoutes];
+  const apiRoutes: Route[] = [
+    ...profileRoutes,
+    ...messageRoutes,
+    ...messageReadRoutes,
+    ...webhookRoutes,
+    ...campaignRoutes,
+    ...deliveryRoutes,
+  ];
   const documented = sandbox ? [...apiRoutes, ...sandboxRoutes] : apiRoutes;
   let openApi: string | null = null;
 

@@ -1,4 +1,11 @@
-import { type Actor, listProfiles, listWebhooks } from "@tidings/core";
+import {
+  type Actor,
+  listCampaigns,
+  listDeliveries,
+  listMessages,
+  listProfiles,
+  listWebhooks,
+} from "@tidings/core";
 import fc from "fast-check";
 import { expect, it } from "vitest";
 import { specWorld } from "./test-support/world-with-spec.js";
@@ -21,9 +28,38 @@ it("thousands of generated requests never get a 5xx and never change another org
     token: victim.token,
   });
   const campaign = await world.campaign();
+  const victimCampaign = await world.request("POST", "/v1/campaigns", {
+    body: { name: "V", channel: "sms", category: "otp", sender: "Victim", template: "{{pin}}" },
+    token: victim.token,
+  });
+  const victimSend = await world.request("POST", "/v1/messages/send", {
+    body: {
+      campaign_id: String(victimCampaign.json.campaign_id),
+      recipient: { type: "phone_number", value: "+14155550177" },
+      params: { pin: "1" },
+    },
+    token: victim.token,
+  });
+  // Inactive campaigns refuse sends; activate, then send one so the victim has a message.
+  await world.request("POST", `/v1/campaigns/${String(victimCampaign.json.campaign_id)}/activate`, {
+    token: victim.token,
+  });
+  const victimMessage = await world.request("POST", "/v1/messages/send", {
+    body: {
+      campaign_id: String(victimCampaign.json.campaign_id),
+      recipient: { type: "phone_number", value: "+14155550177" },
+      params: { pin: "1" },
+    },
+    token: victim.token,
+  });
+  expect([victimSend.status, victimMessage.status]).toEqual([400, 200]);
+  const victimDeliveries = await listDeliveries(world.deps, victimActor, {});
   const snapshot = async () => ({
     profiles: (await listProfiles(world.deps, victimActor, { limit: "100" }))._unsafeUnwrap(),
     webhooks: (await listWebhooks(world.deps, victimActor))._unsafeUnwrap(),
+    campaigns: (await listCampaigns(world.deps, victimActor, { limit: "100" }))._unsafeUnwrap(),
+    messages: (await listMessages(world.deps, victimActor, { limit: "100" }))._unsafeUnwrap(),
+    deliveries: (await listDeliveries(world.deps, victimActor, { limit: "100" }))._unsafeUnwrap(),
   });
   const before = await snapshot();
 
@@ -31,6 +67,9 @@ it("thousands of generated requests never get a 5xx and never change another org
     String(victimProfile.json.public_id),
     String(victimHook.json.webhook_id),
     campaign.campaign_id,
+    String(victimCampaign.json.campaign_id),
+    String(victimMessage.json.message_id),
+    ...victimDeliveries._unsafeUnwrap().data.map((d) => d.delivery_id),
     "test",
     "prf_00000000000000000000000000",
     "%E0%A4%A",
@@ -38,7 +77,24 @@ it("thousands of generated requests never get a 5xx and never change another org
   ];
   const id = fc.oneof(fc.constantFrom(...ids), fc.string({ maxLength: 40 }));
   const path = fc.oneof(
-    fc.constantFrom("/v1/profiles", "/v1/messages/send", "/v1/webhooks", "/v1/webhooks/test"),
+    fc.constantFrom(
+      "/v1/profiles",
+      "/v1/messages/send",
+      "/v1/webhooks",
+      "/v1/webhooks/test",
+      "/v1/messages",
+      "/v1/campaigns",
+      "/v1/deliveries",
+    ),
+    id.map((x) => `/v1/messages/${x}`),
+    id.map((x) => `/v1/messages/${x}/deliveries`),
+    id.map((x) => `/v1/campaigns/${x}`),
+    id.map((x) => `/v1/campaigns/${x}/activate`),
+    id.map((x) => `/v1/campaigns/${x}/deactivate`),
+    id.map((x) => `/v1/deliveries/${x}`),
+    id.map((x) => `/v1/deliveries/${x}/redeliver`),
+    id.map((x) => `/v1/webhooks/${x}/deliveries`),
+    id.map((x) => `/v1/webhooks/${x}/recover`),
     id.map((x) => `/v1/profiles/${x}`),
     id.map((x) => `/v1/webhooks/${x}`),
     id.map((x) => `/v1/webhooks/${x}/rotate-secret`),
@@ -51,8 +107,24 @@ it("thousands of generated requests never get a 5xx and never change another org
           "/healthz",
           "/openapi.json",
           "/v1/profiles/x",
+          "/v1/messages",
+          "/v1/campaigns",
+          "/v1/deliveries",
         ),
-        fc.oneof(fc.string({ maxLength: 60 }), fc.constantFrom("limit=abc", "limit=5", "a=%00")),
+        fc.oneof(
+          fc.string({ maxLength: 60 }),
+          fc.constantFrom(
+            "limit=abc",
+            "limit=5",
+            "a=%00",
+            "status=sent",
+            "status=failed&limit=1",
+            "cursor=MQ",
+            "created_after=2026-01-01T00:00:00Z",
+            "client_reference=%00",
+            "phone_number=%2B14155550177",
+          ),
+        ),
       )
       .map(([at, q]) => `${at}?${q}`),
     fc.constantFrom("/healthz", "/readyz", "/openapi.json", "/", "", "*", "//x", "/v1"),
@@ -84,6 +156,14 @@ it("thousands of generated requests never get a 5xx and never change another org
       topics: fc.oneof(fc.array(fc.constantFrom("message.sent", "message.seen", "x")), scalar),
       webhook_id: fc.oneof(fc.constantFrom(...ids), scalar),
       status: fc.oneof(fc.constantFrom("active", "inactive", "delivered"), scalar),
+      name: scalar,
+      channel: fc.oneof(fc.constantFrom("viber", "sms"), scalar),
+      category: fc.oneof(fc.constantFrom("otp", "transactional", "promotional"), scalar),
+      sender: scalar,
+      template: fc.oneof(fc.constantFrom("{{pin}}", "Hi {{name}}"), scalar),
+      ttl_seconds: fc.oneof(fc.integer(), scalar),
+      sms_fallback: scalar,
+      since: fc.oneof(fc.constant("2026-01-01T00:00:00Z"), scalar),
       attributes: fc.oneof(fc.dictionary(fc.string({ maxLength: 8 }), scalar), scalar),
     },
     { requiredKeys: [] },

@@ -25,6 +25,20 @@ const EXPECTED = [
   "delete /v1/webhooks/{webhook_id}",
   "post /v1/webhooks/{webhook_id}/rotate-secret",
   "post /v1/webhooks/test",
+  "get /v1/messages",
+  "get /v1/messages/{message_id}",
+  "get /v1/messages/{message_id}/deliveries",
+  "post /v1/campaigns",
+  "get /v1/campaigns",
+  "get /v1/campaigns/{campaign_id}",
+  "patch /v1/campaigns/{campaign_id}",
+  "post /v1/campaigns/{campaign_id}/activate",
+  "post /v1/campaigns/{campaign_id}/deactivate",
+  "get /v1/deliveries",
+  "get /v1/deliveries/{delivery_id}",
+  "post /v1/deliveries/{delivery_id}/redeliver",
+  "get /v1/webhooks/{webhook_id}/deliveries",
+  "post /v1/webhooks/{webhook_id}/recover",
   "post /sandbox/messages/{message_id}/report",
   "get /healthz",
   "get /readyz",
@@ -147,6 +161,48 @@ describe("the OpenAPI document", () => {
       maximum: 100,
       default: 50,
     });
+  });
+
+  it("every operator operation names its component schema and shows examples that match it", async () => {
+    const { document, operations } = await served();
+    const world = await specWorld();
+    const operator = operations.filter(({ key }) =>
+      /campaigns|deliveries|recover|get \/v1\/messages/.test(key),
+    );
+    expect(operator).toHaveLength(14);
+    for (const { key, operation } of operator) {
+      const success = Object.entries(operation.responses).find(([status]) => status < "300");
+      const content = (
+        success?.[1] as { content?: Record<string, { schema: unknown; example?: unknown }> }
+      )?.content?.["application/json"];
+      expect(content?.schema, key).toMatchObject({
+        $ref: expect.stringMatching(/^#\/components\/schemas\//),
+      });
+      expect(content?.example, key).toBeDefined();
+      // The example is checked like a real answer would be.
+      const [method, path] = key.split(" ");
+      world.matcher.expectMatchesSpec(method ?? "", path ?? "", {
+        status: Number(success?.[0]),
+        headers: { "content-type": "application/json", "x-request-id": "r" },
+        body: JSON.stringify(content?.example),
+      });
+      if (operation.requestBody) {
+        expect(
+          (operation.requestBody.content["application/json"] as { example?: unknown }).example,
+          key,
+        ).toBeDefined();
+      }
+    }
+    expect(
+      Object.keys((document as unknown as { components: { schemas: object } }).components.schemas),
+    ).toEqual(
+      expect.arrayContaining([
+        "Campaign",
+        "MessageWithEvents",
+        "DeliveryWithAttempts",
+        "DeliveryPage",
+      ]),
+    );
   });
 });
 

@@ -25,7 +25,16 @@ export type ResponseSchemaName =
   | "WebhookWithSecret"
   | "WebhookList"
   | "WebhookTestResult"
-  | "SandboxReportResult";
+  | "SandboxReportResult"
+  | "Campaign"
+  | "CampaignPage"
+  | "Message"
+  | "MessageWithEvents"
+  | "MessagePage"
+  | "Delivery"
+  | "DeliveryWithAttempts"
+  | "DeliveryPage"
+  | "RecoverResult";
 
 /** A request body as the OpenAPI document names and shows it. */
 export interface RequestBodyDoc {
@@ -39,7 +48,7 @@ export interface RequestBodyDoc {
 export interface RouteDoc {
   operationId: string;
   summary: string;
-  tag: "Profiles" | "Messages" | "Webhooks" | "Sandbox";
+  tag: "Profiles" | "Messages" | "Webhooks" | "Campaigns" | "Deliveries" | "Sandbox";
   /**
    * The JSON body: the valibot schema that validates it, published as the component schema
    * `name` (what client generators name their type), with an example request.
@@ -47,7 +56,13 @@ export interface RouteDoc {
   body?: RequestBodyDoc | undefined;
   /** The valibot schema that validates the query string. */
   query?: GenericSchema | undefined;
-  success: { status: 200 | 201 | 204; schema: ResponseSchemaName | null; description: string };
+  success: {
+    status: 200 | 201 | 202 | 204;
+    schema: ResponseSchemaName | null;
+    description: string;
+    /** An example answer, shown in the document. */
+    example?: unknown;
+  };
   /** Every error status the route can answer, beyond the ones every authenticated route has. */
   errors: readonly number[];
   /** Accepts `Idempotency-Key`. */
@@ -102,4 +117,25 @@ export function unexpectedQuery(query: URLSearchParams): Answer | null {
     message: "is not a parameter of this endpoint, which takes none.",
   }));
   return problem(domainProblem(validationError(issues)));
+}
+
+/**
+ * The query string as a list use case expects it, one string per parameter, handed to `next`;
+ * a parameter given twice is refused (400 at its name) rather than silently picking one.
+ */
+export async function withQuery(
+  query: URLSearchParams,
+  next: (values: Record<string, string>) => Promise<Answer>,
+): Promise<Answer> {
+  const values: Record<string, string> = {};
+  const repeated = new Set<string>();
+  for (const [name, value] of query) {
+    if (Object.hasOwn(values, name)) repeated.add(name);
+    else values[name] = value;
+  }
+  if (repeated.size > 0) {
+    const issues = [...repeated].map((name) => ({ path: name, message: "must be given once." }));
+    return problem(domainProblem(validationError(issues)));
+  }
+  return next(values);
 }

@@ -184,7 +184,7 @@ describe("undiciWebhookTransport against a real local receiver", () => {
     }
   });
 
-  it("keeps only the first 4 KiB of a 1 MiB answer, without splitting a character", async () => {
+  it("keeps only the first 2 KiB of a 1 MiB answer, without splitting a character", async () => {
     const transport = devTransport();
     try {
       const answer = await transport.post(post(`http://127.0.0.1:${port}/huge`));

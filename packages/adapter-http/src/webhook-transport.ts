@@ -5,7 +5,7 @@ import { Agent, request } from "undici";
 import { ADDRESS_REFUSED, createUrlPolicy } from "./url-policy.js";
 
 /** The most of a receiver's answer that is read; the rest is discarded unread. */
-export const RESPONSE_BODY_LIMIT = 4096;
+export const RESPONSE_BODY_LIMIT = 2048;
 
 export interface WebhookTransportOptions {
   /**
@@ -28,7 +28,7 @@ export interface ClosableWebhookTransport extends WebhookTransport {
 /**
  * The undici `WebhookTransport`: one pooled keep-alive `Agent` for every receiver, redirects
  * never followed (a 301 is just a non-2xx answer), a hard deadline on the whole exchange, at
- * most the first 4 KiB of the answer kept, and the SSRF guard on every address at connect time.
+ * most the first 2 KiB of the answer kept, and the SSRF guard on every address at connect time.
  * `post` never rejects: failures come back as `{ kind: "error" }` with a readable reason.
  */
 export function undiciWebhookTransport(

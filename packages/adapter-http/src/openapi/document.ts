@@ -34,8 +34,11 @@ function documentedAs(action: { type: string; metadata?: unknown }): JsonObject 
 
 const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${name}` });
 
-const jsonContent = (schemaName: string) => ({
-  "application/json": { schema: ref("schemas", schemaName) },
+const jsonContent = (schemaName: string, example?: unknown) => ({
+  "application/json": {
+    schema: ref("schemas", schemaName),
+    ...(example === undefined ? {} : { example }),
+  },
 });
 
 function parameters(route: Route): JsonObject[] {
@@ -64,7 +67,9 @@ function operation(route: Route): JsonObject {
     [doc.success.status]: {
       description: doc.success.description,
       headers: successHeaders,
-      ...(doc.success.schema ? { content: jsonContent(doc.success.schema) } : {}),
+      ...(doc.success.schema
+        ? { content: jsonContent(doc.success.schema, doc.success.example) }
+        : {}),
     },
   };
   // Any request may be malformed at the edge (a NUL in the URL: 400) or too large (413), and
@@ -188,6 +193,8 @@ export function buildOpenApiDocument(routes: readonly Route[], options: OpenApiO
       { name: "Profiles" },
       { name: "Messages" },
       { name: "Webhooks" },
+      { name: "Campaigns" },
+      { name: "Deliveries" },
       { name: "Sandbox" },
       { name: "Operations" },
     ],

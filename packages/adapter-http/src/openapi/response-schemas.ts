@@ -71,6 +71,101 @@ const webhookExample = {
   updated_at: "2026-11-23T09:30:00.000Z",
 };
 
+const messageError = nullable({
+  type: "object",
+  properties: { code: { type: "string" }, message: { type: "string" } },
+  required: ["code", "message"],
+});
+
+const campaignProperties: Record<string, JsonSchema> = {
+  campaign_id: { type: "string", pattern: "^cmp_[0-9a-z]{26}$" },
+  name: { type: "string" },
+  channel: oneOf(["viber", "sms"]),
+  sms_fallback: { type: "boolean" },
+  category: oneOf(["otp", "transactional", "promotional"]),
+  sender: { type: "string" },
+  template: { type: "string" },
+  ttl_seconds: { type: "integer", minimum: 30, maximum: 1_209_600 },
+  status: oneOf(["active", "inactive"]),
+  created_at: timestamp,
+  updated_at: timestamp,
+};
+
+const MESSAGE_STATUSES = ["sent", "delivered", "seen", "clicked", "failed", "expired"];
+
+const messageProperties: Record<string, JsonSchema> = {
+  message_id: { type: "string", format: "uuid" },
+  campaign_id: { type: "string" },
+  category: oneOf(["otp", "transactional", "promotional"]),
+  channel: { ...oneOf(["viber", "sms"]), description: "The channel that carries the message." },
+  status: oneOf(MESSAGE_STATUSES),
+  recipient: closed(
+    { public_id: { type: "string" }, phone_number: { type: "string" } },
+    "The profile the message went to.",
+  ),
+  client_reference: nullable({ type: "string" }),
+  webhook_url: nullable({
+    type: "string",
+    description: "The message's own webhook URL: scheme, host and path only.",
+  }),
+  error: messageError,
+  expires_at: timestamp,
+  created_at: timestamp,
+  updated_at: timestamp,
+};
+
+const messageEvent = closed(
+  {
+    event_id: { type: "string", format: "uuid" },
+    topic: oneOf(TOPICS),
+    channel: oneOf(["viber", "sms"]),
+    error: messageError,
+    created_at: timestamp,
+  },
+  "One lifecycle event.",
+);
+
+const deliveryProperties: Record<string, JsonSchema> = {
+  delivery_id: { type: "string", format: "uuid", description: "The X-Service-Delivery-Id." },
+  webhook_id: nullable({
+    type: "string",
+    description: "null for a message's own webhook_url.",
+  }),
+  url: nullable({
+    type: "string",
+    description:
+      "Scheme, host and path only (never the query string); null when the subscription was deleted.",
+  }),
+  topic: { type: "string" },
+  message_id: nullable({ type: "string", format: "uuid" }),
+  status: oneOf(["pending", "succeeded", "failed", "cancelled"]),
+  attempt_count: { type: "integer", minimum: 0 },
+  last_status_code: nullable({ type: "integer" }),
+  last_attempt_at: nullable(timestamp),
+  next_attempt_at: nullable({ ...timestamp, description: "Set while pending." }),
+  created_at: timestamp,
+  updated_at: timestamp,
+};
+
+const deliveryAttempt = closed(
+  {
+    attempt: {
+      type: "integer",
+      minimum: 0,
+      description: "The X-Service-Retry-Attempt that was sent; 0 first.",
+    },
+    started_at: timestamp,
+    duration_ms: { type: "number", minimum: 0 },
+    status_code: nullable({ type: "integer" }),
+    error: nullable({ type: "string" }),
+    response_body: nullable({
+      type: "string",
+      description: "The receiver's answer, cut to 2 KiB.",
+    }),
+  },
+  "One attempt.",
+);
+
 const listMeta = (description: string): JsonSchema =>
   closed({ has_more: { type: "boolean" }, next_cursor: nullable({ type: "string" }) }, description);
 
@@ -153,6 +248,42 @@ export const responseSchemas: Record<string, JsonSchema> = {
       status: oneOf(["sent", "delivered", "seen", "clicked", "failed", "expired"]),
     },
     "The message's status after the report.",
+  ),
+  Campaign: closed(campaignProperties, "An API campaign."),
+  CampaignPage: closed(
+    {
+      data: { type: "array", items: { $ref: "#/components/schemas/Campaign" } },
+      meta: listMeta("Pass next_cursor as cursor for the next page."),
+    },
+    "A page of campaigns, newest first.",
+  ),
+  Message: closed(messageProperties, "A message and its current status."),
+  MessageWithEvents: closed(
+    { ...messageProperties, events: { type: "array", items: messageEvent } },
+    "A message with every lifecycle event, oldest first.",
+  ),
+  MessagePage: closed(
+    {
+      data: { type: "array", items: { $ref: "#/components/schemas/Message" } },
+      meta: listMeta("Pass next_cursor as cursor for the next page."),
+    },
+    "A page of messages, newest first.",
+  ),
+  Delivery: closed(deliveryProperties, "One webhook delivery: an event to one destination."),
+  DeliveryWithAttempts: closed(
+    { ...deliveryProperties, attempts: { type: "array", items: deliveryAttempt } },
+    "A delivery with every attempt, oldest first.",
+  ),
+  DeliveryPage: closed(
+    {
+      data: { type: "array", items: { $ref: "#/components/schemas/Delivery" } },
+      meta: listMeta("Pass next_cursor as cursor for the next page."),
+    },
+    "A page of deliveries, newest first.",
+  ),
+  RecoverResult: closed(
+    { requeued: { type: "integer", minimum: 0 } },
+    "How many deliveries are pending again.",
   ),
   Health: closed({ status: { type: "string" } }, "The process answers."),
   Problem: {

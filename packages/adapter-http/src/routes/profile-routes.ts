@@ -7,27 +7,11 @@ import {
   listProfilesQuery,
   updateProfile,
   updateProfileInput,
-  validationError,
 } from "@tidings/core";
-import { fromResult, problem } from "../answer.js";
-import { domainProblem } from "../problem.js";
+import { fromResult } from "../answer.js";
 import type { Route } from "../route.js";
-import { withJsonBody } from "../route.js";
+import { withJsonBody, withQuery } from "../route.js";
 import { idempotent } from "./idempotent.js";
-
-/**
- * The query string as the list use case expects it: one string per parameter. A parameter
- * given twice is refused rather than silently picking one.
- */
-function queryObject(query: URLSearchParams) {
-  const values: Record<string, string> = {};
-  const repeated: string[] = [];
-  for (const [name, value] of query) {
-    if (Object.hasOwn(values, name)) repeated.push(name);
-    else values[name] = value;
-  }
-  return { values, repeated: [...new Set(repeated)] };
-}
 
 /** The profile endpoints of docs/api.md. */
 export const profileRoutes: Route[] = [
@@ -43,14 +27,8 @@ export const profileRoutes: Route[] = [
       success: { status: 200, schema: "ProfilePage", description: "A page of profiles." },
       errors: [400],
     },
-    async handle({ deps, actor, query }) {
-      const { values, repeated } = queryObject(query);
-      if (repeated.length > 0) {
-        const issues = repeated.map((name) => ({ path: name, message: "must be given once." }));
-        return problem(domainProblem(validationError(issues)));
-      }
-      return fromResult(await listProfiles(deps, actor, values));
-    },
+    handle: ({ deps, actor, query }) =>
+      withQuery(query, async (values) => fromResult(await listProfiles(deps, actor, values))),
   },
   {
     method: "POST",

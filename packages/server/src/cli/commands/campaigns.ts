@@ -112,10 +112,10 @@ export const campaignsDeactivate: Command = {
   run: (context) => changeStatus(context, deactivateCampaign),
 };
 
-/** `campaigns list --org ORG`. */
+/** `campaigns list --org ORG`: every campaign, newest first, like the API. */
 export const campaignsList: Command = {
   name: ["campaigns", "list"],
-  summary: "List an organization's campaigns.",
+  summary: "List an organization's campaigns, newest first.",
   usage: "--org ORG",
   options: { org: { type: "string" } },
   required: ["org"],
@@ -123,17 +123,26 @@ export const campaignsList: Command = {
     const org = await findOrganization(context);
     if (org.isErr()) return err(org.error);
     const actor = { organizationId: org.value, apiKeyId: null };
-    const campaigns = await listCampaigns(context.runtime.deps, actor);
-    if (campaigns.isErr()) return err(campaigns.error);
+    const campaigns: CampaignView[] = [];
+    let cursor: string | null = null;
+    // Page by page until the last one; each page moves the cursor down, so this ends.
+    do {
+      const query: Record<string, string> =
+        cursor === null ? { limit: "100" } : { limit: "100", cursor };
+      const page = await listCampaigns(context.runtime.deps, actor, query);
+      if (page.isErr()) return err(page.error);
+      campaigns.push(...page.value.data);
+      cursor = page.value.meta.next_cursor;
+    } while (cursor !== null);
     return ok({
-      json: { data: campaigns.value },
+      json: { data: campaigns },
       human:
-        campaigns.value.length === 0
+        campaigns.length === 0
           ? "No campaigns."
           : table(
               context.io.stdout,
               ["CAMPAIGN", "STATUS", "CHANNEL", "CATEGORY", "NAME"],
-              campaigns.value.map(campaignRow),
+              campaigns.map(campaignRow),
             ),
     });
   },

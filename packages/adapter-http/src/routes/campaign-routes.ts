@@ -1,0 +1,164 @@
+import {
+  activateCampaign,
+  createCampaign,
+  createCampaignInput,
+  deactivateCampaign,
+  getCampaign,
+  listCampaigns,
+  listCampaignsQuery,
+  updateCampaign,
+  updateCampaignInput,
+} from "@tidings/core";
+import { fromResult } from "../answer.js";
+import { type Route, withJsonBody, withQuery } from "../route.js";
+
+const CAMPAIGN_EXAMPLE = {
+  campaign_id: "cmp_01jd5x7k9m2n3p4q5r6s7t8v9w",
+  name: "Login codes",
+  channel: "sms",
+  sms_fallback: false,
+  category: "otp",
+  sender: "Tidings",
+  template: "Your code is {{pin}}.",
+  ttl_seconds: 300,
+  status: "active",
+  created_at: "2026-01-15T09:00:00.000Z",
+  updated_at: "2026-01-15T09:05:00.000Z",
+};
+
+/** A path's campaign id ("" when absent, which no campaign has). */
+const campaignId = (params: Record<string, string>): string => params.campaign_id ?? "";
+
+/** The status changes: both answer the campaign, and repeating one is harmless. */
+const statusRoute = (
+  action: "activate" | "deactivate",
+  change: typeof activateCampaign,
+  summary: string,
+): Route => ({
+  method: "POST",
+  path: `/v1/campaigns/{campaign_id}/${action}`,
+  scope: "campaigns:manage",
+  doc: {
+    operationId: `${action}Campaign`,
+    summary,
+    tag: "Campaigns",
+    success: {
+      status: 200,
+      schema: "Campaign",
+      description: "The campaign.",
+      example: CAMPAIGN_EXAMPLE,
+    },
+    errors: [404],
+  },
+  handle: async ({ deps, actor, params }) =>
+    fromResult(await change(deps, actor, campaignId(params))),
+});
+
+/** The operator's campaign endpoints, under `campaigns:manage`. */
+export const campaignRoutes: Route[] = [
+  {
+    method: "POST",
+    path: "/v1/campaigns",
+    scope: "campaigns:manage",
+    doc: {
+      operationId: "createCampaign",
+      summary: "Create an API campaign; it is inactive unless `status` says otherwise.",
+      tag: "Campaigns",
+      body: {
+        name: "CreateCampaignRequest",
+        schema: createCampaignInput,
+        example: {
+          name: "Login codes",
+          channel: "sms",
+          category: "otp",
+          sender: "Tidings",
+          template: "Your code is {{pin}}.",
+          ttl_seconds: 300,
+          status: "active",
+        },
+      },
+      success: {
+        status: 201,
+        schema: "Campaign",
+        description: "The campaign.",
+        example: CAMPAIGN_EXAMPLE,
+      },
+      errors: [400, 413, 415],
+    },
+    handle: (context) =>
+      withJsonBody(context, async (input) =>
+        fromResult(await createCampaign(context.deps, context.actor, input), 201),
+      ),
+  },
+  {
+    method: "GET",
+    path: "/v1/campaigns",
+    scope: "campaigns:manage",
+    doc: {
+      operationId: "listCampaigns",
+      summary: "List the organization's campaigns, newest first, optionally by status.",
+      tag: "Campaigns",
+      query: listCampaignsQuery,
+      success: {
+        status: 200,
+        schema: "CampaignPage",
+        description: "A page of campaigns.",
+        example: { data: [CAMPAIGN_EXAMPLE], meta: { has_more: false, next_cursor: null } },
+      },
+      errors: [400],
+    },
+    handle: ({ deps, actor, query }) =>
+      withQuery(query, async (values) => fromResult(await listCampaigns(deps, actor, values))),
+  },
+  {
+    method: "GET",
+    path: "/v1/campaigns/{campaign_id}",
+    scope: "campaigns:manage",
+    doc: {
+      operationId: "getCampaign",
+      summary: "Retrieve a campaign.",
+      tag: "Campaigns",
+      success: {
+        status: 200,
+        schema: "Campaign",
+        description: "The campaign.",
+        example: CAMPAIGN_EXAMPLE,
+      },
+      errors: [404],
+    },
+    handle: async ({ deps, actor, params }) =>
+      fromResult(await getCampaign(deps, actor, campaignId(params))),
+  },
+  {
+    method: "PATCH",
+    path: "/v1/campaigns/{campaign_id}",
+    scope: "campaigns:manage",
+    doc: {
+      operationId: "updateCampaign",
+      summary:
+        "Change a campaign's name, sender, template, TTL or SMS fallback; its channel and " +
+        "category only while it is inactive (409 `campaign_active`). The next send uses it.",
+      tag: "Campaigns",
+      body: {
+        name: "UpdateCampaignRequest",
+        schema: updateCampaignInput,
+        example: { template: "Your Tidings code is {{pin}}.", ttl_seconds: 300 },
+      },
+      success: {
+        status: 200,
+        schema: "Campaign",
+        description: "The updated campaign.",
+        example: CAMPAIGN_EXAMPLE,
+      },
+      errors: [400, 404, 409, 413, 415],
+    },
+    handle: (context) =>
+      withJsonBody(context, async (input) =>
+        fromResult(
+          await updateCampaign(context.deps, context.actor, campaignId(context.params), input),
+        ),
+      ),
+  },
+  statusRoute("activate", activateCampaign, "Make a campaign triggerable."),
+  statusRoute("deactivate", deactivateCampaign, "Stop a campaign from being triggered."),
+];

@@ -1,0 +1,153 @@
+import {
+  getDelivery,
+  listDeliveries,
+  listDeliveriesOfQuery,
+  listDeliveriesQuery,
+  listMessageDeliveries,
+  listWebhookDeliveries,
+  recoverWebhook,
+  recoverWebhookInput,
+  redeliverDelivery,
+} from "@tidings/core";
+import { fromResult } from "../answer.js";
+import { type Route, withJsonBody, withQuery } from "../route.js";
+import { DELIVERY_EXAMPLE, DELIVERY_WITH_ATTEMPTS_EXAMPLE, pageOf } from "./operator-examples.js";
+
+const PAGE = {
+  status: 200,
+  schema: "DeliveryPage",
+  description: "A page of deliveries.",
+  example: pageOf(DELIVERY_EXAMPLE),
+} as const;
+
+/** The delivery log and redelivery, under `webhooks:manage`. */
+export const deliveryRoutes: Route[] = [
+  {
+    method: "GET",
+    path: "/v1/deliveries",
+    scope: "webhooks:manage",
+    doc: {
+      operationId: "listDeliveries",
+      summary:
+        "List the organization's webhook deliveries, newest first, by status, subscription " +
+        "and creation time; deliveries to messages' own webhook_url included.",
+      tag: "Deliveries",
+      query: listDeliveriesQuery,
+      success: PAGE,
+      errors: [400],
+    },
+    handle: ({ deps, actor, query }) =>
+      withQuery(query, async (values) => fromResult(await listDeliveries(deps, actor, values))),
+  },
+  {
+    method: "GET",
+    path: "/v1/deliveries/{delivery_id}",
+    scope: "webhooks:manage",
+    doc: {
+      operationId: "getDelivery",
+      summary: "Retrieve a delivery with every attempt, oldest first.",
+      tag: "Deliveries",
+      success: {
+        status: 200,
+        schema: "DeliveryWithAttempts",
+        description: "The delivery and its attempts.",
+        example: DELIVERY_WITH_ATTEMPTS_EXAMPLE,
+      },
+      errors: [404],
+    },
+    handle: async ({ deps, actor, params }) =>
+      fromResult(await getDelivery(deps, actor, params.delivery_id ?? "")),
+  },
+  {
+    method: "POST",
+    path: "/v1/deliveries/{delivery_id}/redeliver",
+    scope: "webhooks:manage",
+    doc: {
+      operationId: "redeliverDelivery",
+      summary:
+        "Send an ended delivery again, due now with a new 72 h retry window: the same " +
+        "delivery id and body, attempt numbers going on. 409 `delivery_pending` while it is " +
+        "pending, `webhook_deleted` or `webhook_inactive` when its subscription cannot take it.",
+      tag: "Deliveries",
+      success: {
+        status: 202,
+        schema: "Delivery",
+        description: "The delivery, pending.",
+        example: {
+          ...DELIVERY_EXAMPLE,
+          status: "pending",
+          next_attempt_at: "2026-01-15T10:00:00.000Z",
+          updated_at: "2026-01-15T10:00:00.000Z",
+        },
+      },
+      errors: [404, 409],
+    },
+    handle: async ({ deps, actor, params }) =>
+      fromResult(await redeliverDelivery(deps, actor, params.delivery_id ?? ""), 202),
+  },
+  {
+    method: "GET",
+    path: "/v1/messages/{message_id}/deliveries",
+    scope: "webhooks:manage",
+    doc: {
+      operationId: "listMessageDeliveries",
+      summary: "List the deliveries of a message's events, newest first.",
+      tag: "Deliveries",
+      query: listDeliveriesOfQuery,
+      success: PAGE,
+      errors: [400, 404],
+    },
+    handle: ({ deps, actor, params, query }) =>
+      withQuery(query, async (values) =>
+        fromResult(await listMessageDeliveries(deps, actor, params.message_id ?? "", values)),
+      ),
+  },
+  {
+    method: "GET",
+    path: "/v1/webhooks/{webhook_id}/deliveries",
+    scope: "webhooks:manage",
+    doc: {
+      operationId: "listWebhookDeliveries",
+      summary: "List a subscription's deliveries, newest first, optionally by status.",
+      tag: "Deliveries",
+      query: listDeliveriesOfQuery,
+      success: PAGE,
+      errors: [400, 404],
+    },
+    handle: ({ deps, actor, params, query }) =>
+      withQuery(query, async (values) =>
+        fromResult(await listWebhookDeliveries(deps, actor, params.webhook_id ?? "", values)),
+      ),
+  },
+  {
+    method: "POST",
+    path: "/v1/webhooks/{webhook_id}/recover",
+    scope: "webhooks:manage",
+    doc: {
+      operationId: "recoverWebhook",
+      summary:
+        "After an outage or an automatic disable: every failed or cancelled delivery of the " +
+        "subscription created since `since` is pending again, due now.",
+      tag: "Deliveries",
+      body: {
+        name: "RecoverWebhookRequest",
+        schema: recoverWebhookInput,
+        example: { since: "2026-01-15T00:00:00Z" },
+      },
+      success: {
+        status: 202,
+        schema: "RecoverResult",
+        description: "How many deliveries are pending again.",
+        example: { requeued: 42 },
+      },
+      errors: [400, 404, 409, 413, 415],
+    },
+    handle: (context) =>
+      withJsonBody(context, async (input) =>
+        fromResult(
+          await recoverWebhook(context.deps, context.actor, context.params.webhook_id ?? "", input),
+          202,
+        ),
+      ),
+  },
+];

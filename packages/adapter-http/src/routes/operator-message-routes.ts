@@ -1,0 +1,49 @@
+import { getMessage, listMessages, listMessagesQuery } from "@tidings/core";
+import { fromResult } from "../answer.js";
+import { type Route, withQuery } from "../route.js";
+import { MESSAGE_EXAMPLE, MESSAGE_WITH_EVENTS_EXAMPLE, pageOf } from "./operator-examples.js";
+
+/** Reading messages: one with its lifecycle, and the filtered list, under `messages:read`. */
+export const messageReadRoutes: Route[] = [
+  {
+    method: "GET",
+    path: "/v1/messages",
+    scope: "messages:read",
+    doc: {
+      operationId: "listMessages",
+      summary:
+        "List the organization's messages, newest first, by status, campaign, client " +
+        "reference, phone number and creation time (the filters combine).",
+      tag: "Messages",
+      query: listMessagesQuery,
+      success: {
+        status: 200,
+        schema: "MessagePage",
+        description: "A page of messages, without their events.",
+        example: pageOf(MESSAGE_EXAMPLE),
+      },
+      errors: [400],
+    },
+    handle: ({ deps, actor, query }) =>
+      withQuery(query, async (values) => fromResult(await listMessages(deps, actor, values))),
+  },
+  {
+    method: "GET",
+    path: "/v1/messages/{message_id}",
+    scope: "messages:read",
+    doc: {
+      operationId: "getMessage",
+      summary: "Retrieve a message with every lifecycle event, oldest first.",
+      tag: "Messages",
+      success: {
+        status: 200,
+        schema: "MessageWithEvents",
+        description: "The message and its events.",
+        example: MESSAGE_WITH_EVENTS_EXAMPLE,
+      },
+      errors: [404],
+    },
+    handle: async ({ deps, actor, params }) =>
+      fromResult(await getMessage(deps, actor, params.message_id ?? "")),
+  },
+];
