@@ -51,6 +51,8 @@ export interface Command {
   /** The words that select it, e.g. `["keys", "create"]`. */
   name: string[];
   summary: string;
+  /** More lines of help after the summary, e.g. the values an option takes. */
+  details?: readonly string[] | undefined;
   /** The arguments after the command's name, for the help text. */
   usage: string;
   options: Record<string, OptionSpec>;

@@ -4,7 +4,9 @@ import {
   campaignsActivate,
   campaignsCreate,
   campaignsDeactivate,
+  campaignsGet,
   campaignsList,
+  campaignsUpdate,
 } from "./commands/campaigns.js";
 import { consoleLink, consoleSessionsRevoke } from "./commands/console.js";
 import { keysCreate, keysList, keysRevoke } from "./commands/keys.js";
@@ -25,6 +27,8 @@ export const COMMANDS: readonly Command[] = [
   keysList,
   keysRevoke,
   campaignsCreate,
+  campaignsUpdate,
+  campaignsGet,
   campaignsActivate,
   campaignsDeactivate,
   campaignsList,
@@ -61,9 +65,12 @@ export function commandHelp(command: Command): Help {
       command: command.name.join(" "),
       usage: synopsis(command),
       summary: command.summary,
+      ...(command.details ? { details: command.details } : {}),
       options: optionsOf(command),
     },
-    text: `usage: ${synopsis(command)}\n\n${command.summary}`,
+    text: [`usage: ${synopsis(command)}`, "", command.summary, ...(command.details ?? [])].join(
+      "\n",
+    ),
   };
 }
 

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { SCOPES } from "@tidings/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Captured, runCli, tempWorkspace } from "../testing/run-cli.js";
 
@@ -24,6 +25,29 @@ describe("the command line", () => {
     const command = await cli("keys", "create", "--help");
     expect(command.code).toBe(0);
     expect(command.stdout).toContain("--scopes");
+    // Every scope a key can hold is listed, the operator scopes included.
+    for (const scope of SCOPES) expect(command.stdout).toContain(scope);
+    expect(command.stdout).toContain("campaigns:manage");
+    expect(command.stdout).toContain("messages:read");
+  });
+
+  it("keys create accepts the operator scopes, and a key holds exactly the scopes it was given", async () => {
+    const org = (await cli("orgs", "create", "--name", "Acme", "--json")).json<{ org_id: string }>()
+      .org_id;
+    const created = await cli(
+      "keys",
+      "create",
+      "--org",
+      org,
+      "--scopes",
+      "campaigns:manage,messages:read",
+      "--json",
+    );
+    expect(created.code).toBe(0);
+    expect(created.json()).toMatchObject({ scopes: ["campaigns:manage", "messages:read"] });
+    const refused = await cli("keys", "create", "--org", org, "--scopes", "campaigns:write");
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("campaigns:manage");
   });
 
   it("exits 2 for an unknown command, an unknown option and a missing option", async () => {

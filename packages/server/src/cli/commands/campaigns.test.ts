@@ -133,4 +133,85 @@ describe("campaigns", () => {
     expect(run.code).toBe(1);
     expect(run.stderr).toContain("campaign_not_found");
   });
+
+  it("update changes every field the API's PATCH takes, and get shows the result", async () => {
+    const id = (await otp()).json<{ campaign_id: string }>().campaign_id;
+    const updated = await cli(
+      "campaigns",
+      "update",
+      id,
+      "--org",
+      org,
+      "--name",
+      "Codes",
+      "--template",
+      "Code: {{pin}}",
+      "--sender",
+      "Tidings",
+      "--ttl",
+      "300",
+      "--no-sms-fallback",
+      "--channel",
+      "sms",
+      "--category",
+      "otp",
+      "--json",
+    );
+    expect(updated.code).toBe(0);
+    expect(updated.json()).toMatchObject({
+      name: "Codes",
+      template: "Code: {{pin}}",
+      ttl_seconds: 300,
+      sms_fallback: false,
+      channel: "sms",
+    });
+    const got = await cli("campaigns", "get", id, "--org", org, "--json");
+    expect(got.json()).toEqual(updated.json());
+    const human = await cli("campaigns", "get", id, "--org", org);
+    expect(human.stdout).toContain("Code: {{pin}}");
+  });
+
+  it("update refuses a channel change of an active campaign, a bad template and no change at all", async () => {
+    const id = (await otp("--active")).json<{ campaign_id: string }>().campaign_id;
+    const active = await cli("campaigns", "update", id, "--org", org, "--channel", "sms");
+    expect(active.code).toBe(1);
+    expect(active.stderr).toContain("campaign_active");
+    const pinless = await cli(
+      "campaigns",
+      "update",
+      id,
+      "--org",
+      org,
+      "--template",
+      "Hi",
+      "--json",
+    );
+    expect(pinless.code).toBe(1);
+    expect(JSON.parse(pinless.stderr)).toMatchObject({
+      error: { issues: [expect.objectContaining({ path: "template" })] },
+    });
+    expect((await cli("campaigns", "update", id, "--org", org)).code).toBe(2);
+    const both = await cli(
+      "campaigns",
+      "update",
+      id,
+      "--org",
+      org,
+      "--sms-fallback",
+      "--no-sms-fallback",
+    );
+    expect(both.code).toBe(2);
+    expect((await cli("campaigns", "get", "cmp_nope", "--org", org)).stderr).toContain(
+      "campaign_not_found",
+    );
+  });
+
+  it("lists newest first, like the API", async () => {
+    const first = (await otp()).json<{ campaign_id: string }>().campaign_id;
+    const second = (await otp()).json<{ campaign_id: string }>().campaign_id;
+    const listed = (await cli("campaigns", "list", "--org", org, "--json")).json<{
+      data: Array<{ campaign_id: string }>;
+    }>();
+    expect(listed.data.map((c) => c.campaign_id)).toEqual([second, first]);
+  });
 });

@@ -3,11 +3,14 @@ import {
   type CampaignView,
   createCampaign,
   deactivateCampaign,
+  getCampaign,
   listCampaigns,
+  updateCampaign,
 } from "@tidings/core";
 import { err, ok } from "neverthrow";
 import type { Command, CommandContext, CommandOutcome } from "../command.js";
 import { table } from "../output.js";
+import { UsageError } from "../usage-error.js";
 import { findOrganization } from "./organization.js";
 
 /** A campaign as one row of `campaigns list`. */
@@ -144,6 +147,97 @@ export const campaignsList: Command = {
               ["CAMPAIGN", "STATUS", "CHANNEL", "CATEGORY", "NAME"],
               campaigns.map(campaignRow),
             ),
+    });
+  },
+};
+
+/** `campaigns get ID --org ORG`. */
+export const campaignsGet: Command = {
+  name: ["campaigns", "get"],
+  summary: "Show a campaign.",
+  usage: "CAMPAIGN_ID --org ORG",
+  options: { org: { type: "string" } },
+  required: ["org"],
+  positionals: { min: 1, max: 1 },
+  async run(context) {
+    const org = await findOrganization(context);
+    if (org.isErr()) return err(org.error);
+    const actor = { organizationId: org.value, apiKeyId: null };
+    const found = await getCampaign(context.runtime.deps, actor, context.positionals[0] ?? "");
+    if (found.isErr()) return err(found.error);
+    const c = found.value;
+    return ok({
+      json: c,
+      human: [
+        campaignRow(c).join("  "),
+        `  sender: ${JSON.stringify(c.sender)}  ttl: ${c.ttl_seconds} s`,
+        `  template: ${JSON.stringify(c.template)}`,
+        `  created ${c.created_at}, updated ${c.updated_at}`,
+      ].join("\n"),
+    });
+  },
+};
+
+/**
+ * `campaigns update ID --org ORG [--name] [--channel] [--category] [--template] [--sender]
+ * [--ttl] [--sms-fallback|--no-sms-fallback]`: every field the API's PATCH takes, under the
+ * same rules (channel and category only while the campaign is inactive).
+ */
+export const campaignsUpdate: Command = {
+  name: ["campaigns", "update"],
+  summary:
+    "Change a campaign; channel and category only while it is inactive. The next send uses it.",
+  usage:
+    "CAMPAIGN_ID --org ORG [--name NAME] [--channel viber|sms] [--category otp|transactional|promotional] [--sender S] [--template T] [--ttl SECONDS] [--sms-fallback|--no-sms-fallback]",
+  options: {
+    org: { type: "string" },
+    name: { type: "string" },
+    channel: { type: "string" },
+    category: { type: "string" },
+    sender: { type: "string" },
+    template: { type: "string" },
+    ttl: { type: "string" },
+    "sms-fallback": { type: "boolean" },
+    "no-sms-fallback": { type: "boolean" },
+  },
+  required: ["org"],
+  positionals: { min: 1, max: 1 },
+  validate(flags) {
+    if (flags["sms-fallback"] === true && flags["no-sms-fallback"] === true) {
+      throw new UsageError("--sms-fallback and --no-sms-fallback contradict each other.");
+    }
+    const changes = ["name", "channel", "category", "sender", "template", "ttl"];
+    if (
+      !changes.some((name) => flags[name] !== undefined) &&
+      flags["sms-fallback"] === undefined &&
+      flags["no-sms-fallback"] === undefined
+    ) {
+      throw new UsageError("Nothing to change: give at least one of the options.");
+    }
+  },
+  async run(context) {
+    const org = await findOrganization(context);
+    if (org.isErr()) return err(org.error);
+    const { flags } = context;
+    const input: Record<string, unknown> = {};
+    for (const name of ["name", "channel", "category", "sender", "template"] as const) {
+      if (flags[name] !== undefined) input[name] = flags[name];
+    }
+    const ttl = ttlValue(flags.ttl as string | undefined);
+    if (ttl !== undefined) input.ttl_seconds = ttl;
+    if (flags["sms-fallback"] === true) input.sms_fallback = true;
+    if (flags["no-sms-fallback"] === true) input.sms_fallback = false;
+    const actor = { organizationId: org.value, apiKeyId: null };
+    const updated = await updateCampaign(
+      context.runtime.deps,
+      actor,
+      context.positionals[0] ?? "",
+      input,
+    );
+    if (updated.isErr()) return err(updated.error);
+    return ok({
+      json: updated.value,
+      human: `Updated campaign ${updated.value.campaign_id}: ${campaignRow(updated.value).join("  ")}`,
     });
   },
 };

@@ -1,4 +1,11 @@
-import { type ApiKeyView, createApiKey, listApiKeys, revokeApiKey } from "@tidings/core";
+import {
+  type ApiKeyView,
+  createApiKey,
+  listApiKeys,
+  revokeApiKey,
+  SCOPE_GRANTS,
+  SCOPES,
+} from "@tidings/core";
 import { err, ok } from "neverthrow";
 import type { Command } from "../command.js";
 import { table } from "../output.js";
@@ -19,6 +26,12 @@ export const keysCreate: Command = {
   name: ["keys", "create"],
   summary: "Create an API key; its secret and webhook signing secret are shown once.",
   usage: "--org ORG --scopes SCOPE[,SCOPE…] [--name NAME] [--expires-at ISO]",
+  // A key holds exactly the scopes it is given; none implies another.
+  details: [
+    "",
+    "Scopes (comma-separated; a key holds only those it is given):",
+    ...SCOPES.map((scope) => `  ${scope.padEnd(18)}${SCOPE_GRANTS[scope]}`),
+  ],
   options: {
     org: { type: "string" },
     name: { type: "string" },
