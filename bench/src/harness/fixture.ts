@@ -78,7 +78,7 @@ export async function createFixture(database: Database): Promise<Fixture> {
       "--org",
       org.org_id,
       "--scopes",
-      "profiles:read,profiles:write,messages:send,webhooks:manage",
+      "profiles:read,profiles:write,messages:send,messages:read,webhooks:manage",
     ],
     env,
   );
