@@ -5,7 +5,7 @@
 import { createFixture } from "./harness/fixture.js";
 import { durationS, type LoadRequest, type LoadResult, runLoad } from "./harness/load.js";
 import { describeMachine, machineLine } from "./harness/machine.js";
-import { fixed, int, table, verdict } from "./harness/markdown.js";
+import { fixed, int, latencyBySize, table, verdict } from "./harness/markdown.js";
 import { writeSection } from "./harness/results.js";
 import { seedMessagesSql } from "./harness/seed-messages-sql.js";
 import { startTidings } from "./harness/tidings-process.js";
@@ -94,17 +94,10 @@ const markdown = [
   "",
   `SQLite, messages (each with its \`message.sent\` event) written straight into the database file in one transaction before \`tidings serve\` starts, all of one organization and campaign, each with its own \`client_reference\`; then autocannon, ${CONNECTIONS} connections, ${DURATION_S} s per endpoint after a 1 s warm-up. Lookups pick messages spread over the whole table. A message answer carries its events.`,
   "",
-  table(
-    ["Endpoint", ...SIZES.flatMap((s) => [`${int(s)}: req/s`, `${int(s)}: mean / p50 / p99 ms`])],
-    ENDPOINTS.map((e) => [
-      `\`${e.name}\``,
-      ...SIZES.flatMap((s) => {
-        const r = pick(s, e.name);
-        return r
-          ? [int(r.requestsPerS), `${fixed(r.meanMs, 2)} / ${r.p50Ms} / ${r.p99Ms}`]
-          : ["", ""];
-      }),
-    ]),
+  latencyBySize(
+    SIZES,
+    ENDPOINTS.map((e) => e.name),
+    pick,
   ),
   "",
   table(

@@ -4,7 +4,7 @@
 import { createFixture, otpSend } from "./harness/fixture.js";
 import { durationS, type LoadRequest, type LoadResult, runLoad } from "./harness/load.js";
 import { describeMachine, machineLine } from "./harness/machine.js";
-import { fixed, int, table, verdict } from "./harness/markdown.js";
+import { fixed, int, latencyBySize, table, verdict } from "./harness/markdown.js";
 import { phoneNumber } from "./harness/phones.js";
 import { writeSection } from "./harness/results.js";
 import { seedProfilesSql } from "./harness/seed-sql.js";
@@ -128,17 +128,10 @@ const markdown = [
   "",
   `SQLite, profiles written straight into the database file in one transaction before \`tidings serve\` starts; then autocannon, ${CONNECTIONS} connections, ${DURATION_S} s per endpoint after a 1 s warm-up. Lookups and sends pick profiles spread over the whole table; the middle page starts at the cursor of the middle row. Sends are Viber OTP through the sandbox provider.`,
   "",
-  table(
-    ["Endpoint", ...SIZES.flatMap((s) => [`${int(s)}: req/s`, `${int(s)}: mean / p50 / p99 ms`])],
-    ENDPOINTS.map((e) => [
-      `\`${e.name}\``,
-      ...SIZES.flatMap((s) => {
-        const r = pick(s, e.name);
-        return r
-          ? [int(r.requestsPerS), `${fixed(r.meanMs, 2)} / ${r.p50Ms} / ${r.p99Ms}`]
-          : ["", ""];
-      }),
-    ]),
+  latencyBySize(
+    SIZES,
+    ENDPOINTS.map((e) => e.name),
+    pick,
   ),
   "",
   table(

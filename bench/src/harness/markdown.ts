@@ -23,3 +23,34 @@ export const percent = (ratio: number): string => `${(ratio * 100).toFixed(0)}%`
 
 /** `PASS`/`MISS` for a target. */
 export const verdict = (met: boolean): string => (met ? "met" : "**missed**");
+
+/** What a latency table shows of one load run. */
+interface Latency {
+  requestsPerS: number;
+  meanMs: number;
+  p50Ms: number;
+  p99Ms: number;
+}
+
+/**
+ * One row per endpoint, two columns per data size (req/s; mean / p50 / p99 ms): how latency
+ * moves as the stored data grows. `pick` finds an endpoint's run at a size.
+ */
+export function latencyBySize(
+  sizes: readonly number[],
+  endpoints: readonly string[],
+  pick: (size: number, endpoint: string) => Latency | undefined,
+): string {
+  return table(
+    ["Endpoint", ...sizes.flatMap((s) => [`${int(s)}: req/s`, `${int(s)}: mean / p50 / p99 ms`])],
+    endpoints.map((name) => [
+      `\`${name}\``,
+      ...sizes.flatMap((s) => {
+        const r = pick(s, name);
+        return r
+          ? [int(r.requestsPerS), `${fixed(r.meanMs, 2)} / ${r.p50Ms} / ${r.p99Ms}`]
+          : ["", ""];
+      }),
+    ]),
+  );
+}

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { sqliteStorage } from "@tidings/adapter-sqlite";
 import { redeliverDelivery, systemClock } from "@tidings/core";
 import { afterEach, expect, it } from "vitest";
+import { eventually } from "./testing/eventually.js";
 import { runCli, tempWorkspace } from "./testing/run-cli.js";
 import { startCliInProcess } from "./testing/serve-in-process.js";
 
@@ -58,16 +59,6 @@ async function flakyReceiver() {
       healthy = true;
     },
   };
-}
-
-/** Polls `check` every 50 ms until it holds; fails after 20 s instead of hanging. */
-async function eventually<T>(what: string, check: () => Promise<T | undefined>): Promise<T> {
-  for (let i = 0; i < 400; i += 1) {
-    const value = await check();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 it("a failing receiver, its attempts in the delivery log, recovery, then redeliveries with the same id, also after a restart", {

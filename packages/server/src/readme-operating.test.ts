@@ -4,6 +4,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
+import { eventually } from "./testing/eventually.js";
 import { runCli, tempWorkspace } from "./testing/run-cli.js";
 import { startCliInProcess } from "./testing/serve-in-process.js";
 
@@ -32,15 +33,6 @@ const bash = (script: string, env: Record<string, string>) =>
       resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
   });
-
-async function eventually<T>(what: string, check: () => Promise<T | undefined>): Promise<T> {
-  for (let i = 0; i < 400; i += 1) {
-    const value = await check();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 it("every curl example of the README's Operating section works as written", {
   timeout: 60_000,

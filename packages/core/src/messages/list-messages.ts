@@ -2,7 +2,6 @@ import { err, ok, type ResultAsync } from "neverthrow";
 import * as v from "valibot";
 import type { Actor, Deps } from "../deps.js";
 import type { DomainError } from "../errors.js";
-import type { Page } from "../profiles/list-profiles.js";
 import { phoneNumber } from "../profiles/profile-input.js";
 import { isPrefixedId } from "../shared/ids.js";
 import {
@@ -12,6 +11,7 @@ import {
   pageParameters,
   parseListQuery,
 } from "../shared/newest-first.js";
+import type { Page } from "../shared/page.js";
 import { useCase } from "../shared/result.js";
 import { type MessageView, toMessageView } from "./message-view.js";
 

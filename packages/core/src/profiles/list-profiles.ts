@@ -2,31 +2,15 @@ import { err, ok, type ResultAsync } from "neverthrow";
 import * as v from "valibot";
 import type { Actor, Deps } from "../deps.js";
 import { type DomainError, type Issue, validationError } from "../errors.js";
+import { cursorSeq, DEFAULT_PAGE_SIZE, type Page, pageLimit } from "../shared/page.js";
 import { toIssues } from "../shared/parse.js";
 import { useCase } from "../shared/result.js";
-import { decodeCursor, encodeCursor } from "./cursor.js";
+import { encodeCursor } from "./cursor.js";
 import { phoneNumber } from "./profile-input.js";
 import { type ProfileView, toProfileView } from "./profile-view.js";
 
-export const DEFAULT_PAGE_SIZE = 50;
-export const MAX_PAGE_SIZE = 100;
-
-/** `limit` arrives as a query string or a number: an integer from 1 to 100. */
-export const pageLimit = v.pipe(
-  v.union([v.string(), v.number()], "must be an integer from 1 to 100."),
-  v.rawTransform(({ dataset, addIssue, NEVER }) => {
-    const raw = dataset.value;
-    const value =
-      typeof raw === "number" ? raw : /^[0-9]{1,3}$/.test(raw) ? Number(raw) : Number.NaN;
-    if (Number.isInteger(value) && value >= 1 && value <= MAX_PAGE_SIZE) return value;
-    addIssue({ message: "must be an integer from 1 to 100." });
-    return NEVER;
-  }),
-  // A query string is text; what it must spell is an integer in range.
-  v.metadata({
-    openApi: { type: "integer", minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE },
-  }),
-);
+export type { Page } from "../shared/page.js";
+export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, pageLimit } from "../shared/page.js";
 
 /** GET /v1/profiles query parameters. */
 export const listProfilesQuery = v.strictObject(
@@ -40,12 +24,6 @@ export const listProfilesQuery = v.strictObject(
   },
   "only phone_number, email, limit and cursor are allowed.",
 );
-
-/** A page of a list (the list envelope of docs/api.md "Conventions"). */
-export interface Page<T> {
-  data: T[];
-  meta: { has_more: boolean; next_cursor: string | null };
-}
 
 /**
  * Lists active profiles oldest first, optionally by exact phone number or email (not both),
@@ -74,20 +52,9 @@ export function listProfiles(
     const { phone_number, email, cursor } = parsed.output;
     const pageSize = parsed.output.limit ?? DEFAULT_PAGE_SIZE;
 
-    let afterSeq: number | undefined;
-    if (cursor !== undefined) {
-      const seq = decodeCursor(cursor);
-      if (seq === null) {
-        return err(
-          validationError(
-            [{ path: "cursor", message: "is not a cursor from a previous page.", rule: "cursor" }],
-            "The cursor is invalid.",
-            "invalid_cursor",
-          ),
-        );
-      }
-      afterSeq = seq;
-    }
+    const seq = cursorSeq(cursor);
+    if (seq.isErr()) return err(seq.error);
+    const afterSeq = seq.value;
 
     const rows = await deps.storage.profiles.list({
       organizationId: actor.organizationId,

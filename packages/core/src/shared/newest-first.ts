@@ -2,8 +2,8 @@ import { err, ok, type Result } from "neverthrow";
 import * as v from "valibot";
 import { type ValidationError, validationError } from "../errors.js";
 import type { Sequenced } from "../ports.js";
-import { decodeCursor, encodeCursor } from "../profiles/cursor.js";
-import { DEFAULT_PAGE_SIZE, type Page, pageLimit } from "../profiles/list-profiles.js";
+import { encodeCursor } from "../profiles/cursor.js";
+import { cursorSeq, DEFAULT_PAGE_SIZE, type Page, pageLimit } from "./page.js";
 import { toIssues } from "./parse.js";
 
 /** The parameters every newest-first list takes besides its filters. */
@@ -42,21 +42,9 @@ export function parseListQuery<
   const parsed = v.safeParse(schema, query, { abortEarly: false });
   if (!parsed.success) return err(validationError(toIssues(parsed.issues)));
   const { limit, cursor } = parsed.output;
-  let beforeSeq: number | undefined;
-  if (cursor !== undefined) {
-    const seq = decodeCursor(cursor);
-    if (seq === null) {
-      return err(
-        validationError(
-          [{ path: "cursor", message: "is not a cursor from a previous page.", rule: "cursor" }],
-          "The cursor is invalid.",
-          "invalid_cursor",
-        ),
-      );
-    }
-    beforeSeq = seq;
-  }
-  return ok({ filters: parsed.output, pageSize: limit ?? DEFAULT_PAGE_SIZE, beforeSeq });
+  const seq = cursorSeq(cursor);
+  if (seq.isErr()) return err(seq.error);
+  return ok({ filters: parsed.output, pageSize: limit ?? DEFAULT_PAGE_SIZE, beforeSeq: seq.value });
 }
 
 /**

@@ -4,7 +4,6 @@ import type { Actor, Deps } from "../deps.js";
 import { type DomainError, notFound } from "../errors.js";
 import { findMessage, messageNotFound } from "../messages/get-message.js";
 import type { DeliveryListQuery, DeliveryRecord, Repositories } from "../ports.js";
-import type { Page } from "../profiles/list-profiles.js";
 import { isPrefixedId, isUuidV7 } from "../shared/ids.js";
 import {
   instantFilter,
@@ -13,6 +12,7 @@ import {
   pageParameters,
   parseListQuery,
 } from "../shared/newest-first.js";
+import type { Page } from "../shared/page.js";
 import { useCase } from "../shared/result.js";
 import {
   DELIVERY_STATUS_VIEWS,
