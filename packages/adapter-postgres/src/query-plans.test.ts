@@ -1,0 +1,128 @@
+import type { Storage } from "@tidings/core";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import type { PgPool } from "./pg-client.js";
+import { postgresStorage } from "./postgres-storage.js";
+import { quoteIdent } from "./tables.js";
+import type { TestDatabase } from "./test-database.js";
+import { openTestDatabase, serverUrl } from "./test-database.js";
+
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await openTestDatabase();
+});
+afterAll(async () => {
+  await db?.close();
+});
+
+// The organization asked about holds 1% of the rows, as one of many would.
+const ORGS = ["org_01m8000000000000000000000a", "org_01m8000000000000000000000b"];
+const at = "2026-01-01T00:00:00.000Z";
+
+/** The plan of every statement `run` sends through the storage, by the step's label. */
+async function plansOf(schema: string, steps: Array<[string, (s: Storage) => Promise<unknown>]>) {
+  const statements: Array<{ text: string; values: unknown[] }> = [];
+  const pool = db.client as PgPool;
+  const recording: PgPool = {
+    query: (text, values = []) => {
+      statements.push({ text, values });
+      return pool.query(text, values);
+    },
+    connect: () => pool.connect(),
+  };
+  const storage = postgresStorage(recording, { schema });
+  const plans = new Map<string, string>();
+  for (const [label, step] of steps) {
+    statements.length = 0;
+    await step(storage);
+    const [statement] = statements;
+    if (statement === undefined) throw new Error(`${label} sent no statement`);
+    const { rows } = await pool.query(`EXPLAIN ${statement.text}`, statement.values);
+    plans.set(
+      label,
+      (rows as Array<{ "QUERY PLAN": string }>).map((r) => r["QUERY PLAN"]).join("\n"),
+    );
+  }
+  return plans;
+}
+
+// Server only: PGlite keeps no statistics worth planning on.
+it.skipIf(serverUrl === undefined)(
+  "every operator list reads the index made for its filter; long lists newest first without sorting",
+  { timeout: 60_000 },
+  async () => {
+    const { schema, drop } = await db.freshSchema();
+    const t = (name: string) => `${quoteIdent(schema)}.${name}`;
+    try {
+      await db.client.query(
+        `INSERT INTO ${t("messages")} (id, organization_id, api_key_id, campaign_id, profile_id,
+           phone_number, category, channel, sms_fallback_allowed, sender, body, client_reference,
+           status, expires_at, created_at, updated_at)
+         SELECT 'm' || g, CASE WHEN g % 100 = 0 THEN ($1::text[])[1] ELSE ($1::text[])[2] END, 'key_x', 'cmp_' || (g % 50), 'prf_x',
+           '+1415' || (2000000 + g % 5000), 'otp', 'sms', false, 'Acme', 'Hi', 'order-' || g,
+           (ARRAY['sent','delivered','seen','failed'])[1 + g % 4], $2, $2, $2
+         FROM generate_series(1, 40000) g`,
+        [ORGS, at],
+      );
+      await db.client.query(
+        `INSERT INTO ${t("deliveries")} (id, organization_id, event_id, message_id, topic,
+           destination, destination_key, payload, status, attempts, next_attempt_at,
+           created_at, updated_at)
+         -- A subscription belongs to one organization: the other's have other ids.
+         SELECT 'd' || g, CASE WHEN g % 100 = 0 THEN ($1::text[])[1] ELSE ($1::text[])[2] END, 'e' || g, 'm' || g, 'message.sent',
+           jsonb_build_object('kind', 'subscription', 'webhookId', 'whk_' || (CASE WHEN g % 100 = 0 THEN 'a' ELSE 'b' END) || ((g / 100) % 20)),
+           'whk_' || (CASE WHEN g % 100 = 0 THEN 'a' ELSE 'b' END) || ((g / 100) % 20), '{}', (ARRAY['delivered','failed','cancelled','pending'])[1 + g % 4],
+           1, $2, $2, $2
+         FROM generate_series(1, 40000) g`,
+        [ORGS, at],
+      );
+      await db.client.query(
+        `INSERT INTO ${t("campaigns")} (id, organization_id, name, channel, sms_fallback,
+           category, sender, template, ttl_seconds, status, created_at, updated_at)
+         SELECT 'cmp_' || g, CASE WHEN g % 100 = 0 THEN ($1::text[])[1] ELSE ($1::text[])[2] END, 'C', 'sms', false, 'otp', 'Acme', '{{pin}}',
+           86400, (ARRAY['active','inactive'])[1 + g % 2], $2, $2
+         FROM generate_series(1, 5000) g`,
+        [ORGS, at],
+      );
+      await db.client.query(`ANALYZE ${t("messages")}, ${t("deliveries")}, ${t("campaigns")}`);
+      const organizationId = ORGS[0] ?? "";
+      const page = { organizationId, limit: 51 };
+      const plans = await plansOf(schema, [
+        ["messages", (s) => s.messages.listPage(page)],
+        ["messages+status", (s) => s.messages.listPage({ ...page, status: "failed" })],
+        ["messages+campaign", (s) => s.messages.listPage({ ...page, campaignId: "cmp_7" })],
+        ["messages+reference", (s) => s.messages.listPage({ ...page, clientReference: "order-8" })],
+        ["messages+phone", (s) => s.messages.listPage({ ...page, phoneNumber: "+14152000010" })],
+        ["messages+cursor", (s) => s.messages.listPage({ ...page, beforeSeq: 20_000 })],
+        ["deliveries", (s) => s.deliveries.listPage(page)],
+        ["deliveries+status", (s) => s.deliveries.listPage({ ...page, status: "failed" })],
+        ["deliveries+webhook", (s) => s.deliveries.listPage({ ...page, webhookId: "whk_a3" })],
+        ["campaigns", (s) => s.campaigns.listPage(page)],
+      ]);
+      // Where a filter leaves a few rows, sorting them can be the cheaper plan; the lists that
+      // can be long are read in order from their index.
+      const expected: Array<[string, string, "in order" | "any order"]> = [
+        ["messages", "messages_organization", "in order"],
+        ["messages+status", "messages_organization_status", "in order"],
+        ["messages+campaign", "messages_organization_campaign", "any order"],
+        ["messages+reference", "messages_organization_reference", "any order"],
+        ["messages+phone", "messages_organization_phone", "any order"],
+        ["messages+cursor", "messages_organization", "in order"],
+        ["deliveries", "deliveries_organization", "in order"],
+        ["deliveries+status", "deliveries_organization_status", "in order"],
+        ["deliveries+webhook", "deliveries_webhook", "any order"],
+        ["campaigns", "campaigns_organization_seq", "in order"],
+      ];
+      for (const [label, index, order] of expected) {
+        const plan = plans.get(label) ?? "";
+        expect(plan, label).toMatch(new RegExp(`(using|on) ${index} `));
+        expect(plan, label).not.toContain("Seq Scan");
+        if (order === "in order") {
+          expect(plan, label).toContain(`Index Scan Backward using ${index} `);
+          expect(plan, label).not.toContain("Sort");
+        }
+      }
+    } finally {
+      await drop();
+    }
+  },
+);
