@@ -11,9 +11,10 @@ export interface SeededMessages {
 }
 
 /**
- * Writes `count` sent messages of one campaign, each with its `message.sent` event, straight
- * into the SQLite file in one transaction, bypassing the API. Message `i` goes to phone number
- * `i % 10,000` and carries the client reference `order-i`, as a shop's would.
+ * Writes `count` delivered messages of one campaign, each with its `message.sent` event,
+ * straight into the SQLite file in one transaction, bypassing the API. Message `i` goes to phone
+ * number `i % 10,000` and carries the client reference `order-i`, as a shop's would. Delivered,
+ * so the server's expiry sweep has nothing to do: it would otherwise be what is measured.
  */
 export function seedMessagesSql(
   path: string,
@@ -30,7 +31,7 @@ export function seedMessagesSql(
          phone_number, category, channel, sms_fallback_allowed, sender, body, client_reference,
          webhook_url, status, error, expires_at, created_at, updated_at)
        VALUES (?, ?, 'key_bench', ?, 'prf_bench', ?, 'otp', 'viber', 0, 'Bench', 'Your code',
-         ?, NULL, 'sent', NULL, ?, ?, ?)`,
+         ?, NULL, 'delivered', NULL, ?, ?, ?)`,
     );
     const event = db.prepare(
       `INSERT INTO message_events (id, organization_id, message_id, topic, channel, error,
@@ -42,13 +43,14 @@ export function seedMessagesSql(
         const id = ids.uuidv7();
         if (i % 1000 === 0) sample.push(id);
         const at = isoAt(start + i);
+        const expires = isoAt(start + i + 86_400_000);
         message.run(
           id,
           organizationId,
           campaignId,
           phoneNumber(i % 10_000),
           `order-${i}`,
-          at,
+          expires,
           at,
           at,
         );
