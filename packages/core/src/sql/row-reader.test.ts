@@ -95,6 +95,8 @@ describe("sqlRecords", () => {
       lease_expires_at: null,
       last_status_code: null,
       last_error: null,
+      last_attempt_at: null,
+      window_start_attempt: 0,
       created_at: "2026-01-01T00:00:00.000Z",
       updated_at: "2026-01-01T00:00:00.000Z",
     };
