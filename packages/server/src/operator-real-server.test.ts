@@ -5,8 +5,8 @@ import { sqliteStorage } from "@tidings/adapter-sqlite";
 import { redeliverDelivery, systemClock } from "@tidings/core";
 import { afterEach, expect, it } from "vitest";
 import { eventually } from "./testing/eventually.js";
+import { startInProcess } from "./testing/in-process.js";
 import { runCli, tempWorkspace } from "./testing/run-cli.js";
-import { startCliInProcess } from "./testing/serve-in-process.js";
 
 // Issue 13 through the real server: `tidings serve` on SQLite, a receiver on port 0 that
 // fails, recovers, and then gets the same delivery again when the operator redelivers it,
@@ -92,7 +92,7 @@ it("a failing receiver, its attempts in the delivery log, recovery, then redeliv
   const token = key.json<{ token: string }>().token;
   const receiver = await flakyReceiver();
 
-  const server = startCliInProcess(["serve", "--port", "0"], env, workspace.dir);
+  const server = startInProcess(workspace.dir, ["serve", "--port", "0"], env);
   let running = true;
   cleanups.push(async () => {
     if (running) await server.stop();
@@ -197,7 +197,7 @@ it("a failing receiver, its attempts in the delivery log, recovery, then redeliv
   const offline = await redeliverDelivery({ storage, clock: systemClock }, actor, deliveryId);
   expect(offline._unsafeUnwrap().status).toBe("pending");
   await storage.close();
-  const worker = startCliInProcess(["worker"], env, workspace.dir);
+  const worker = startInProcess(workspace.dir, ["worker"], env);
   cleanups.push(async () => {
     await worker.stop();
   });

@@ -5,8 +5,8 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { eventually } from "./testing/eventually.js";
+import { startInProcess } from "./testing/in-process.js";
 import { runCli, tempWorkspace } from "./testing/run-cli.js";
-import { startCliInProcess } from "./testing/serve-in-process.js";
 
 // The README's "Operating" section is run as written: every `sh` block in it, with curl,
 // against `tidings serve` on SQLite, one failing webhook delivery and one message to find.
@@ -64,7 +64,7 @@ it("every curl example of the README's Operating section works as written", {
   const scopes = "campaigns:manage,messages:send,messages:read,webhooks:manage";
   const key = await runCli(["keys", "create", "--org", org, "--scopes", scopes, "--json"], env);
   const token = key.json<{ token: string }>().token;
-  const server = startCliInProcess(["serve", "--port", "0"], env, workspace.dir);
+  const server = startInProcess(workspace.dir, ["serve", "--port", "0"], env);
   cleanups.push(async () => {
     await server.stop();
   });

@@ -321,12 +321,12 @@ function CampaignPage(props: {
 
 async function listPage(context: PageContext, form: CampaignForm, errors: FieldErrors) {
   const status = context.request.query.get("status") ?? "";
-  const listed = await listCampaigns(context.deps, context.actor);
+  const listed = await listCampaigns(context.deps, context.actor, { limit: "100" });
   if (listed.isErr()) throw new Error(listed.error.message);
-  // Newest first, as an operator looks for the latest.
-  const campaigns = [...listed.value]
-    .filter((campaign) => status === "" || campaign.status === status)
-    .reverse();
+  // Newest first (the list's own order), as an operator looks for the latest.
+  const campaigns = listed.value.data.filter(
+    (campaign) => status === "" || campaign.status === status,
+  );
   const failed = Object.keys(errors).length > 0;
   return renderPage(
     failed ? 400 : 200,

@@ -1,4 +1,4 @@
-import { type DeliveryView, redeliverDelivery } from "@tidings/core";
+import { type DeliveryWithAttemptsView, redeliverDelivery } from "@tidings/core";
 import { Badge, type PageFrame, PostForm, shownUrl, Time } from "../components.js";
 import { type PageRoute, redirectTo, renderPage } from "../context.js";
 import { ProblemPage } from "./errors.js";
@@ -18,12 +18,12 @@ export function DeliveryStatus(props: { status: string }) {
 }
 
 /** Where a delivery went: its subscription, or the message's own URL (without its query). */
-function destinationOf(delivery: DeliveryView, frame: PageFrame) {
-  if (delivery.destination.type === "subscription") {
-    const id = delivery.destination.webhook_id;
+function destinationOf(delivery: DeliveryWithAttemptsView, frame: PageFrame) {
+  if (delivery.webhook_id !== null) {
+    const id = delivery.webhook_id;
     return <a href={`${frame.base}/webhooks/${id}`}>{id}</a>;
   }
-  return <span class="wrap">{shownUrl(delivery.destination.url)}</span>;
+  return <span class="wrap">{shownUrl(delivery.url ?? "")}</span>;
 }
 
 /**
@@ -32,7 +32,7 @@ function destinationOf(delivery: DeliveryView, frame: PageFrame) {
  */
 export function DeliveryList(props: {
   frame: PageFrame;
-  deliveries: DeliveryView[];
+  deliveries: DeliveryWithAttemptsView[];
   from: "message" | "webhook";
 }) {
   const { frame } = props;
@@ -134,9 +134,8 @@ export const deliveryRoutes: PageRoute[] = [
       }
       const delivery = redelivered.value;
       const back =
-        context.request.form.get("from") === "webhook" &&
-        delivery.destination.type === "subscription"
-          ? `/webhooks/${delivery.destination.webhook_id}`
+        context.request.form.get("from") === "webhook" && delivery.webhook_id !== null
+          ? `/webhooks/${delivery.webhook_id}`
           : delivery.message_id
             ? `/messages/${delivery.message_id}`
             : "/webhooks";

@@ -1,5 +1,6 @@
 import {
-  type DeliveryView,
+  type DeliveryWithAttemptsView,
+  getDelivery,
   getMessage,
   listMessageDeliveries,
   listMessageEvents,
@@ -85,7 +86,7 @@ function MessagePage(props: {
   frame: PageFrame;
   message: MessageView;
   events: MessageEventView[];
-  deliveries: DeliveryView[];
+  deliveries: DeliveryWithAttemptsView[];
   notice: string | null;
 }) {
   const { frame, message } = props;
@@ -153,13 +154,19 @@ async function messagePage(context: PageContext) {
   const events = await listMessageEvents(context.deps, context.actor, id);
   const deliveries = await listMessageDeliveries(context.deps, context.actor, id);
   if (events.isErr() || deliveries.isErr()) return context.notFound();
+  // Each delivery with its attempts, oldest first.
+  const withAttempts: DeliveryWithAttemptsView[] = [];
+  for (const d of [...deliveries.value.data].reverse()) {
+    const read = await getDelivery(context.deps, context.actor, d.delivery_id);
+    if (read.isOk()) withAttempts.push(read.value);
+  }
   return renderPage(
     200,
     <MessagePage
       frame={context.frame}
       message={message.value}
       events={events.value}
-      deliveries={[...deliveries.value.data].reverse()}
+      deliveries={withAttempts}
       notice={noticeOf(context.request)}
     />,
   );

@@ -56,7 +56,7 @@ export const overviewRoutes: PageRoute[] = [
     async handle(context) {
       const { deps, actor } = context;
       const [campaigns, webhooks, keys, hours] = await Promise.all([
-        listCampaigns(deps, actor),
+        listCampaigns(deps, actor, { limit: "100" }),
         listWebhooks(deps, actor),
         listApiKeys(deps, actor.organizationId),
         countRecentMessages(deps, actor),
@@ -66,8 +66,8 @@ export const overviewRoutes: PageRoute[] = [
       }
       const now = deps.clock.now();
       const counts: Counts = {
-        campaigns: campaigns.value.length,
-        activeCampaigns: campaigns.value.filter((c) => c.status === "active").length,
+        campaigns: campaigns.value.data.length,
+        activeCampaigns: campaigns.value.data.filter((c) => c.status === "active").length,
         webhooks: webhooks.value.data.length,
         activeWebhooks: webhooks.value.data.filter((w) => w.status === "active").length,
         activeKeys: keys.value.filter(
