@@ -30,10 +30,13 @@ export {
 export { createOrganization } from "./auth/organizations.js";
 export { isScope, requireScope, SCOPE_GRANTS, SCOPES } from "./auth/scopes.js";
 export {
+  createCampaignInput,
   DEFAULT_TTL_SECONDS,
+  listCampaignsQuery,
   MAX_TEMPLATE_LENGTH,
   MAX_TTL_SECONDS,
   MIN_TTL_SECONDS,
+  updateCampaignInput,
 } from "./campaigns/campaign-input.js";
 export type { CampaignView } from "./campaigns/campaign-view.js";
 export { toCampaignView } from "./campaigns/campaign-view.js";
@@ -66,17 +69,20 @@ export type {
 } from "./idempotency/with-idempotency.js";
 export { isReplayable, withIdempotency } from "./idempotency/with-idempotency.js";
 export { DEFAULT_EXPIRY_BATCH, expireMessages } from "./messages/expire-messages.js";
-export { findMessage, getMessage, listMessageEvents, messageNotFound } from "./messages/get-message.js";
-export { listMessages, listMessagesQuery } from "./messages/list-messages.js";
-export type { MessageWithEventsView } from "./messages/message-view.js";
 export {
-  createCampaignInput,
-  listCampaignsQuery,
-  updateCampaignInput,
-} from "./campaigns/campaign-input.js";
+  findMessage,
+  getMessage,
+  listMessageEvents,
+  messageNotFound,
+} from "./messages/get-message.js";
+export { listMessages, listMessagesQuery } from "./messages/list-messages.js";
 export type { HourlyMessageCounts } from "./messages/message-counts.js";
 export { countRecentMessages } from "./messages/message-counts.js";
-export type { MessageEventView, MessageView } from "./messages/message-view.js";
+export type {
+  MessageEventView,
+  MessageView,
+  MessageWithEventsView,
+} from "./messages/message-view.js";
 export { toMessageEventView, toMessageView } from "./messages/message-view.js";
 export type { ReportOutcome } from "./messages/provider-report.js";
 export { recordProviderReport } from "./messages/provider-report.js";
@@ -151,11 +157,13 @@ export type {
   DeliveryAttemptView,
   DeliveryEngine,
   DeliveryEngineOptions,
-  DeliveryList,
   DeliveryLogEntry,
+  DeliveryStatusView,
   DeliveryView,
+  DeliveryWithAttemptsView,
   EventBody,
   EventData,
+  RecoverResult,
   ResolvedDestination,
   TestEventData,
   UpdateWebhookInput,
@@ -170,8 +178,13 @@ export {
   createWebhookInput,
   deleteWebhook,
   destinationKey,
+  getDelivery,
   getWebhook,
+  listDeliveries,
+  listDeliveriesOfQuery,
+  listDeliveriesQuery,
   listMessageDeliveries,
+  listWebhookDeliveries,
   listWebhooks,
   MAX_ACTIVE_WEBHOOKS,
   MAX_WEBHOOK_SUBSCRIPTIONS,
@@ -179,6 +192,8 @@ export {
   messageEventBody,
   RESPONSE_BODY_LIMIT,
   recordEvent,
+  recoverWebhook,
+  recoverWebhookInput,
   redeliverDelivery,
   resolveDestination,
   rotateWebhookSecret,
@@ -187,6 +202,7 @@ export {
   testEventBody,
   testWebhook,
   testWebhookInput,
+  toAttemptView,
   toDeliveryView,
   toWebhookView,
   updateWebhook,
