@@ -251,7 +251,7 @@ describe.skipIf(!haveChromium)("the console in Chromium", () => {
     receiver.fix();
     await clickAndWait(aria("button", "Redeliver"));
     expect(await mainText()).toContain("Delivery queued again");
-    await reloadUntil("delivered", ".delivery-head .badge");
+    await reloadUntil("succeeded", ".delivery-head .badge");
     expect(receiver.received()).toBeGreaterThan(before);
 
     // The key is revoked, and shown as such.

@@ -39,6 +39,7 @@ describe("help with --json", () => {
       command: name,
       usage: expect.stringMatching(new RegExp(`^tidings ${name}\\b.*\\[--json\\]$`)),
       summary: command?.summary,
+      ...(command?.details ? { details: command.details } : {}),
       options: expect.arrayContaining([
         { name: "--json", type: "boolean", required: false },
         ...(command?.required ?? []).map((option) => ({
