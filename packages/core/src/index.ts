@@ -25,7 +25,6 @@ export {
   SIGN_IN_LINK_MAX_MINUTES,
   signIn,
   signOut,
-  sweepConsoleSessions,
 } from "./auth/console-sessions.js";
 export { createOrganization } from "./auth/organizations.js";
 export { isScope, requireScope, SCOPE_GRANTS, SCOPES } from "./auth/scopes.js";

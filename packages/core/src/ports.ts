@@ -729,6 +729,12 @@ export interface RetentionRepository {
    */
   deleteRateLimitHitsBefore(before: number, limit: number): Promise<number>;
   /**
+   * Deletes up to `limit` console sign-in tokens and sessions (together) whose `expiresAt` is
+   * at or before `now`, tokens first; every read treats them as absent already, so this only
+   * drops rows. Returns how many.
+   */
+  deleteExpiredConsoleSessions(now: string, limit: number): Promise<number>;
+  /**
    * Gives the space freed by deletes back to the file system where the storage can (SQLite
    * in incremental auto-vacuum mode, a bounded number of pages per call); elsewhere a no-op.
    * Call it outside a transaction. Returns how many pages it released (0 when none or unknown).
@@ -762,8 +768,6 @@ export interface ConsoleSessionRepository {
   deleteSession(idHash: string): Promise<boolean>;
   /** Ends every session of an organization (its sign-in tokens too); returns how many sessions. */
   deleteOrganizationSessions(organizationId: string): Promise<number>;
-  /** Deletes the tokens and sessions that expired at or before `now`; returns how many records. */
-  deleteExpired(now: string): Promise<number>;
 }
 
 /** The repositories, as seen inside or outside a transaction. */

@@ -52,7 +52,7 @@ describe("retention through the running server", () => {
     };
     const { token, campaignId: campaign_id } = await createSender(
       env,
-      "profiles:read,profiles:write,messages:send",
+      "profiles:read,profiles:write,messages:send,messages:read",
     );
     const server = await startServer(env);
     const api = (path: string, body?: unknown, headers: Record<string, string> = {}) =>
@@ -89,6 +89,11 @@ describe("retention through the running server", () => {
     });
     expect(replay.headers.get("idempotent-replayed")).toBe("true");
 
+    // Readable through the operator API while it is kept.
+    const readable = await api(`/v1/messages/${done}`);
+    expect(readable.status).toBe(200);
+    expect(((await readable.json()) as { message_id: string }).message_id).toBe(done);
+
     const db = new Database(join(workspace.dir, "tidings.db"), { readonly: true });
     try {
       const count = (sql: string, id: string) => (db.prepare(sql).get(id) as { n: number }).n;
@@ -114,12 +119,19 @@ describe("retention through the running server", () => {
       // The delivered message goes, whole; the one still being retried stays, whole.
       expect(await eventually(() => rowsOf(done).messages === 0, 8_000)).toBe(true);
       expect(rowsOf(done)).toEqual({ messages: 0, events: 0, deliveries: 0, attempts: 0 });
+      // Swept: the API answers 404 as for any unknown id; the message still owed reads whole.
+      const swept = await api(`/v1/messages/${done}`);
+      expect(swept.status).toBe(404);
+      expect(swept.headers.get("content-type")).toContain("application/problem+json");
+      expect(((await swept.json()) as { code: string }).code).toBe("message_not_found");
+      expect((await api(`/v1/messages/${owed}`)).status).toBe(200);
       expect(pendingOf(owed)).toBeGreaterThan(0);
       expect(rowsOf(owed)).toMatchObject({ messages: 1, events: 3, deliveries: 3 });
 
       // Its deliveries fail at the end of the 6 s retry window; then it goes too.
       expect(await eventually(() => rowsOf(owed).messages === 0, 15_000)).toBe(true);
       expect(rowsOf(owed)).toEqual({ messages: 0, events: 0, deliveries: 0, attempts: 0 });
+      expect((await api(`/v1/messages/${owed}`)).status).toBe(404);
       expect(count("SELECT COUNT(*) AS n FROM idempotency_records WHERE key = ?", "k1")).toBe(0);
     } finally {
       db.close();

@@ -110,16 +110,5 @@ export function consoleSessionRepository(sql: Sql): ConsoleSessionRepository {
       );
       return rows.length;
     },
-    async deleteExpired(now) {
-      const tokens = await sql.rows(
-        `DELETE FROM ${t.consoleSignInTokens} WHERE expires_at <= $1 RETURNING 1`,
-        [now],
-      );
-      const sessions = await sql.rows(
-        `DELETE FROM ${t.consoleSessions} WHERE expires_at <= $1 RETURNING 1`,
-        [now],
-      );
-      return tokens.length + sessions.length;
-    },
   };
 }

@@ -97,6 +97,24 @@ export function retentionRepository(sql: Sql): RetentionRepository {
       );
       return rows.length;
     },
+    deleteExpiredConsoleSessions: async (now, limit) => {
+      const tokens = await sql.rows(
+        `DELETE FROM ${t.consoleSignInTokens} WHERE token_hash IN (
+           SELECT token_hash FROM ${t.consoleSignInTokens} WHERE expires_at <= $1 LIMIT $2
+           FOR UPDATE SKIP LOCKED)
+         RETURNING 1`,
+        [now, limit],
+      );
+      if (tokens.length >= limit) return tokens.length;
+      const sessions = await sql.rows(
+        `DELETE FROM ${t.consoleSessions} WHERE id_hash IN (
+           SELECT id_hash FROM ${t.consoleSessions} WHERE expires_at <= $1 LIMIT $2
+           FOR UPDATE SKIP LOCKED)
+         RETURNING 1`,
+        [now, limit - tokens.length],
+      );
+      return tokens.length + sessions.length;
+    },
     // Autovacuum reuses the space of deleted rows; nothing to hand back by hand.
     reclaimSpace: async () => 0,
   };

@@ -90,10 +90,5 @@ export function consoleSessionRepository(sql: Sql): SyncOf<ConsoleSessionReposit
       return sql("DELETE FROM console_sessions WHERE organization_id = ?").run(organizationId)
         .changes;
     },
-    deleteExpired(now) {
-      const tokens = sql("DELETE FROM console_sign_in_tokens WHERE expires_at <= ?").run(now);
-      const sessions = sql("DELETE FROM console_sessions WHERE expires_at <= ?").run(now);
-      return tokens.changes + sessions.changes;
-    },
   };
 }

@@ -77,6 +77,18 @@ export function retentionRepository(db: SqliteDatabase, sql: Sql): SyncOf<Retent
            SELECT seq FROM rate_limit_hits WHERE at <= ? ORDER BY at LIMIT ?)`,
       ).run(before, limit).changes;
     },
+    deleteExpiredConsoleSessions(now, limit) {
+      const tokens = sql(
+        `DELETE FROM console_sign_in_tokens WHERE token_hash IN (
+           SELECT token_hash FROM console_sign_in_tokens WHERE expires_at <= ? LIMIT ?)`,
+      ).run(now, limit).changes;
+      if (tokens >= limit) return tokens;
+      const sessions = sql(
+        `DELETE FROM console_sessions WHERE id_hash IN (
+           SELECT id_hash FROM console_sessions WHERE expires_at <= ? LIMIT ?)`,
+      ).run(now, limit - tokens).changes;
+      return tokens + sessions;
+    },
     reclaimSpace() {
       const free = () =>
         (sql("PRAGMA freelist_count").get() as { freelist_count: number }).freelist_count;

@@ -171,8 +171,3 @@ export function revokeConsoleSessions(
     });
   });
 }
-
-/** Deletes expired sign-in tokens and sessions; returns how many. */
-export async function sweepConsoleSessions(deps: Pick<Deps, "storage" | "clock">): Promise<number> {
-  return deps.storage.consoleSessions.deleteExpired(isoAt(deps.clock.now()));
-}

@@ -1,4 +1,11 @@
 import { describe, expect, it } from "vitest";
+import {
+  CONSOLE_IDLE_MS,
+  createSignInToken,
+  isSignInTokenValid,
+  resumeSession,
+  signIn,
+} from "../auth/console-sessions.js";
 import { getMessage } from "../messages/get-message.js";
 import { sendBody, sendWorld } from "../messages/test-kit.js";
 import { isoAt } from "../shared/clock.js";
@@ -139,6 +146,33 @@ describe("the retention sweep", () => {
     expect((await sweeper.round()).rateLimitHits).toBe(0);
     w.pass(1);
     expect((await sweeper.round()).rateLimitHits).toBe(3);
+  });
+
+  it("deletes console sign-in links and sessions once expired, and keeps a session in use", async () => {
+    const w = await retentionWorld();
+    const link = (await createSignInToken(w.deps, w.org.organization.id, 15))._unsafeUnwrap();
+    const idle = await signIn(
+      w.deps,
+      (await createSignInToken(w.deps, w.org.organization.id))._unsafeUnwrap().token,
+    );
+    const busy = await signIn(
+      w.deps,
+      (await createSignInToken(w.deps, w.org.organization.id))._unsafeUnwrap().token,
+    );
+    const sweeper = createRetentionSweeper(w.deps, { monotonic: w.monotonic });
+    w.pass(15 * 60_000 - 1);
+    expect((await sweeper.round()).consoleSessions).toBe(0);
+    w.pass(1);
+    expect((await sweeper.round()).consoleSessions).toBe(1);
+    expect(await isSignInTokenValid(w.deps, link.token)).toBe(false);
+    // The busy session is used an hour before the idle one ends; its own end moves on.
+    w.pass(CONSOLE_IDLE_MS - 60 * 60_000);
+    expect(await resumeSession(w.deps, busy?.sessionId ?? "")).not.toBeNull();
+    expect((await sweeper.round()).consoleSessions).toBe(0);
+    w.pass(60 * 60_000);
+    expect((await sweeper.round()).consoleSessions).toBe(1);
+    expect(await resumeSession(w.deps, idle?.sessionId ?? "")).toBeNull();
+    expect(await resumeSession(w.deps, busy?.sessionId ?? "")).not.toBeNull();
   });
 
   it("a wall clock that jumps ahead deletes nothing early; one that jumps back deletes less", async () => {

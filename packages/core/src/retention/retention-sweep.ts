@@ -27,6 +27,8 @@ export interface RetentionRound {
   messages: number;
   idempotencyRecords: number;
   rateLimitHits: number;
+  /** Console sign-in links and sessions past their expiry (unusable already). */
+  consoleSessions: number;
   /** Pages of the database file given back to the file system (SQLite). */
   pagesReclaimed: number;
   /** How far the wall clock jumped since the last round (see `retentionClock`). */
@@ -42,10 +44,11 @@ export interface RetentionSweeper {
 /**
  * The retention sweep `serve` and `worker` run: deletes messages older than
  * `config.retentionMs` (with their events, deliveries and attempts; never one with a pending
- * delivery), idempotency records past `config.idempotencyTtlMs`, and rate-limit hits no window
- * counts any more, then lets the storage give the space back. Each batch is its own short
- * transaction; the walk over messages goes on across rounds from where the last one stopped,
- * so the messages it must keep are looked at once per pass, not once per batch.
+ * delivery), idempotency records past `config.idempotencyTtlMs`, rate-limit hits no window
+ * counts any more, and console sign-in links and sessions past their expiry, then lets the
+ * storage give the space back. Each batch is its own short transaction; the walk over messages
+ * goes on across rounds from where the last one stopped, so the messages it must keep are
+ * looked at once per pass, not once per batch.
  */
 export function createRetentionSweeper(
   deps: Pick<Deps, "storage" | "clock" | "config">,
@@ -100,15 +103,18 @@ export function createRetentionSweeper(
         () => retention.deleteRateLimitHitsBefore(time.now - horizon, batchSize * 5),
         batchSize * 5,
       );
-      // Where further expiring records join the round (console sign-in links and sessions,
-      // once the storage keeps them): one more bounded delete by `now`, before the space is
-      // given back.
+      await between();
+      const consoleSessions = await drain(
+        () => retention.deleteExpiredConsoleSessions(now, batchSize * 5),
+        batchSize * 5,
+      );
       await between();
       const pagesReclaimed = await retention.reclaimSpace();
       return {
         messages,
         idempotencyRecords,
         rateLimitHits,
+        consoleSessions,
         pagesReclaimed,
         clockJumpMs: time.jumpMs,
       };

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
-import { createDeliveryEngine, type DeliveryLogEntry, sweepConsoleSessions } from "@tidings/core";
+import { createDeliveryEngine, type DeliveryLogEntry } from "@tidings/core";
 import type { Logger } from "../logger.js";
 import { startExpirySweep } from "./expiry-sweep.js";
 import { startMaintenance } from "./maintenance.js";
@@ -52,15 +52,6 @@ export async function startBackgroundWork(
   const sweep = startExpirySweep(runtime.deps, logger);
   const maintenance = startMaintenance(runtime.maintain, logger);
   const retention = startRetentionSweep(runtime.deps, logger);
-  // Expired console sessions and sign-in links are unusable already; this only drops the rows.
-  const consoleSweep = startMaintenance(
-    async () => {
-      const deleted = await sweepConsoleSessions(runtime.deps);
-      return deleted > 0 ? [`deleted ${deleted} expired console sessions and sign-in links`] : [];
-    },
-    logger,
-    60_000,
-  );
   let unlisten: (() => Promise<void>) | null = null;
   if (runtime.listenForDeliveries) {
     unlisten = await runtime.listenForDeliveries(() => engine.wake());
@@ -72,7 +63,6 @@ export async function startBackgroundWork(
       await sweep.stop();
       await maintenance.stop();
       await retention.stop();
-      await consoleSweep.stop();
       await engine.stop();
     },
   };

@@ -135,7 +135,7 @@ export function consoleSessionsContract(harness: () => StorageHarness): void {
       );
     });
 
-    it("deleteExpired removes the tokens and sessions expired at `now`, and counts them", async () => {
+    it("retention.deleteExpiredConsoleSessions removes the tokens and sessions expired at `now`, and counts them", async () => {
       const { storage } = harness();
       const org = await anOrganizationIn(storage);
       const oldToken = aToken(org, at(2));
@@ -146,8 +146,8 @@ export function consoleSessionsContract(harness: () => StorageHarness): void {
       await storage.consoleSessions.insertSignInToken(newToken);
       await storage.consoleSessions.insertSession(oldSession);
       await storage.consoleSessions.insertSession(newSession);
-      expect(await storage.consoleSessions.deleteExpired(at(3))).toBe(2);
-      expect(await storage.consoleSessions.deleteExpired(at(3))).toBe(0);
+      expect(await storage.retention.deleteExpiredConsoleSessions(at(3), 100)).toBe(2);
+      expect(await storage.retention.deleteExpiredConsoleSessions(at(3), 100)).toBe(0);
       expect(await storage.consoleSessions.findSignInToken(newToken.tokenHash, at(1))).toEqual(
         newToken,
       );
@@ -157,6 +157,22 @@ export function consoleSessionsContract(harness: () => StorageHarness): void {
       // Gone for good: even a `now` before their expiry no longer finds them.
       expect(await storage.consoleSessions.findSession(oldSession.idHash, at(0))).toBeNull();
       expect(await storage.consoleSessions.findSignInToken(oldToken.tokenHash, at(0))).toBeNull();
+    });
+
+    it("retention.deleteExpiredConsoleSessions deletes at most limit records per call, tokens and sessions together", async () => {
+      const { storage } = harness();
+      const org = await anOrganizationIn(storage);
+      const tokens = [aToken(org, at(1)), aToken(org, at(1)), aToken(org, at(1))];
+      const sessions = [aSession(org, at(1)), aSession(org, at(1))];
+      for (const token of tokens) await storage.consoleSessions.insertSignInToken(token);
+      for (const session of sessions) await storage.consoleSessions.insertSession(session);
+      expect(await storage.retention.deleteExpiredConsoleSessions(at(5), 2)).toBe(2);
+      expect(await storage.retention.deleteExpiredConsoleSessions(at(5), 2)).toBe(2);
+      expect(await storage.retention.deleteExpiredConsoleSessions(at(5), 2)).toBe(1);
+      expect(await storage.retention.deleteExpiredConsoleSessions(at(5), 2)).toBe(0);
+      for (const session of sessions) {
+        expect(await storage.consoleSessions.findSession(session.idHash, at(0))).toBeNull();
+      }
     });
   });
 }

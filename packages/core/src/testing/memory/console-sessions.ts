@@ -59,17 +59,5 @@ export function memoryConsoleSessions(scope: MemoryScope): ConsoleSessionReposit
         }
         return ended;
       }),
-    deleteExpired: (now) =>
-      scope.write("consoleSessions.deleteExpired", (s) => {
-        let deleted = 0;
-        for (const map of [s.consoleSessions, s.consoleSignInTokens]) {
-          for (const [hash, record] of map) {
-            if (ms(record.expiresAt) > ms(now)) continue;
-            map.delete(hash);
-            deleted += 1;
-          }
-        }
-        return deleted;
-      }),
   };
 }

@@ -78,6 +78,19 @@ export function memoryRetention(scope: MemoryScope): RetentionRepository {
         }
         return deleted;
       }),
+    deleteExpiredConsoleSessions: (now, limit) =>
+      scope.write("retention.deleteExpiredConsoleSessions", (s) => {
+        let deleted = 0;
+        for (const map of [s.consoleSignInTokens, s.consoleSessions]) {
+          for (const [hash, record] of map) {
+            if (deleted >= limit) return deleted;
+            if (ms(record.expiresAt) > ms(now)) continue;
+            map.delete(hash);
+            deleted += 1;
+          }
+        }
+        return deleted;
+      }),
     reclaimSpace: () => scope.read("retention.reclaimSpace", () => 0),
   };
 }
