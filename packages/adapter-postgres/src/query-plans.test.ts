@@ -97,7 +97,24 @@ it.skipIf(serverUrl === undefined)(
         ["deliveries+status", (s) => s.deliveries.listPage({ ...page, status: "failed" })],
         ["deliveries+webhook", (s) => s.deliveries.listPage({ ...page, webhookId: "whk_a3" })],
         ["campaigns", (s) => s.campaigns.listPage(page)],
+        [
+          "failing destinations",
+          (s) =>
+            s.deliveries.failingDestinations({
+              organizationId,
+              since: at,
+              limit: 10,
+              scan: 10_000,
+            }),
+        ],
       ]);
+      // The Overview's failing destinations read each status's newest rows backwards along the
+      // status index, a bounded number of them, and group only those.
+      const failing = plans.get("failing destinations") ?? "";
+      expect(
+        failing.match(/Index Scan Backward using deliveries_organization_status /g),
+      ).toHaveLength(2);
+      expect(failing).not.toContain("Seq Scan");
       // Where a filter leaves a few rows, sorting them can be the cheaper plan; the lists that
       // can be long are read in order from their index.
       const expected: Array<[string, string, "in order" | "any order"]> = [

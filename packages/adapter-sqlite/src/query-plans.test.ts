@@ -134,6 +134,12 @@ async function exerciseEveryLookup(repos: Repositories, label: (name: string) =>
     repos.deliveries.listForMessage(organizationId, messageId),
   );
   await step("deliveries.nextDueAt", () => repos.deliveries.nextDueAt());
+  await step("deliveries.failingDestinations", () =>
+    repos.deliveries.failingDestinations({ organizationId, since: at(0), limit: 10, scan: 100 }),
+  );
+  await step("retention.deleteExpiredConsoleSessions", () =>
+    repos.retention.deleteExpiredConsoleSessions(at(0), 10),
+  );
   await step("deliveries.claimDue", () => repos.deliveries.claimDue(at(5), 10, "engine", 30_000));
   await step("deliveries.claimDue+excluded", () =>
     repos.deliveries.claimDue(at(5), 10, "engine", 30_000, {
@@ -246,6 +252,18 @@ describe("query plans", () => {
       ["apiKeys.list", /^SELECT/, "api_keys_organization"],
       ["webhooks.list", /^SELECT/, "webhook_subscriptions_organization"],
     ];
+    // The Overview's failing destinations read each status's newest rows backwards along the
+    // index, then group a bounded number of them (the grouping's sort is of those rows only).
+    const failing = statementOf(recording.calls, "deliveries.failingDestinations", /^SELECT/);
+    const failingPlan = planOf(raw, failing.sql, failing.params).join("\n");
+    expect(failingPlan.match(/INDEX deliveries_organization_status /g)).toHaveLength(2);
+    for (const [table, pattern] of [
+      ["console_sign_in_tokens", /^DELETE FROM console_sign_in_tokens/],
+      ["console_sessions", /^DELETE FROM console_sessions/],
+    ] as const) {
+      const sweep = statementOf(recording.calls, "retention.deleteExpiredConsoleSessions", pattern);
+      expect(planOf(raw, sweep.sql, sweep.params).join("\n")).toContain(`${table}_expiry`);
+    }
     for (const [label, pattern, index] of expectations) {
       const call = statementOf(recording.calls, label, pattern);
       const plan = planOf(raw, call.sql, call.params).join("\n");

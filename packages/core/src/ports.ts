@@ -554,11 +554,52 @@ export interface DeliveryListQuery {
   limit: number;
 }
 
+/** What `DeliveryRepository.failingDestinations` looks at. */
+export interface FailingDestinationsQuery {
+  organizationId: string;
+  /** Failed deliveries count when their last attempt was at or after this. */
+  since: string;
+  /** How many destinations to answer at most. */
+  limit: number;
+  /**
+   * How many of the newest failed deliveries, and of the newest pending ones, are looked at
+   * at most, so the cost stays bounded however long the organization's history is.
+   */
+  scan: number;
+}
+
+/** A destination some of whose deliveries fail: its counts and its latest failed attempt. */
+export interface FailingDestination {
+  /** The subscription's id; `null` for messages' own `webhook_url`s. */
+  webhookId: string | null;
+  /** The deliveries' `destinationKey` (the latest one's). */
+  destinationKey: string;
+  /** A message's own `webhook_url`, as stored (query string included); `null` for a subscription. */
+  url: string | null;
+  /** Pending deliveries that were attempted and whose last attempt failed: being retried. */
+  retrying: number;
+  /** Failed deliveries whose last attempt was at or after `since`. */
+  failed: number;
+  /** When the latest of those attempts started, with its status code (`null`: no answer) and error. */
+  lastAttemptAt: string;
+  lastStatusCode: number | null;
+  lastError: string | null;
+}
+
 export interface DeliveryRepository {
   insert(delivery: DeliveryRecord): Promise<void>;
   get(organizationId: string, id: string): Promise<DeliveryRecord | null>;
   /** The organization's deliveries matching every filter present, newest first (`seq` descending). */
   listPage(query: DeliveryListQuery): Promise<Sequenced<DeliveryRecord>[]>;
+  /**
+   * The organization's destinations with failing deliveries, the most recent failure first
+   * (ties by destination), at most `limit`. A subscription is one destination, whatever its
+   * URL; messages' own URLs are grouped by `destinationKey`. A delivery counts when it failed
+   * with its last attempt at or after `since`, or is pending after an attempt that did not
+   * answer 2xx; only the `scan` newest (by `seq`) failed and the `scan` newest pending are
+   * looked at.
+   */
+  failingDestinations(query: FailingDestinationsQuery): Promise<FailingDestination[]>;
   /** A message's deliveries, oldest first. */
   listForMessage(organizationId: string, messageId: string): Promise<DeliveryRecord[]>;
   /**

@@ -258,6 +258,36 @@ export function deliveryRepository(sql: Sql): DeliveryRepository {
       return rows.map(records.sequenced("deliveries", records.delivery));
     },
 
+    async failingDestinations(q) {
+      // The newest `scan` failed and pending rows each, read backwards along
+      // deliveries_organization_status, then grouped; each group's last attempt is its latest.
+      const newest = (status: string) =>
+        `(SELECT webhook_id, destination_key, destination ->> 'url' AS url, status, attempts,
+            last_attempt_at, last_status_code, last_error
+          FROM ${t.deliveries} WHERE organization_id = $1 AND status = '${status}'
+          ORDER BY seq DESC LIMIT $4)`;
+      const latest = (column: string) =>
+        `(array_agg(${column} ORDER BY last_attempt_at DESC))[1] AS ${column}`;
+      const rows = await sql.rows(
+        `WITH failing AS (
+           SELECT * FROM ${newest("failed")} failed WHERE last_attempt_at >= $2
+           UNION ALL
+           SELECT * FROM ${newest("pending")} pending WHERE attempts > 0
+             AND (last_status_code IS NULL OR last_status_code NOT BETWEEN 200 AND 299))
+         SELECT ${latest("webhook_id")}, ${latest("destination_key")}, ${latest("url")},
+           count(*) FILTER (WHERE status = 'pending') AS retrying,
+           count(*) FILTER (WHERE status = 'failed') AS failed,
+           max(last_attempt_at) AS last_attempt_at,
+           ${latest("last_status_code")}, ${latest("last_error")}
+         FROM failing
+         GROUP BY coalesce(webhook_id, destination_key)
+         ORDER BY max(last_attempt_at) DESC, coalesce(webhook_id, destination_key)
+         LIMIT $3`,
+        [q.organizationId, q.since, q.limit, q.scan],
+      );
+      return rows.map(records.failingDestination);
+    },
+
     async listAttempts(organizationId, deliveryId) {
       const rows = await sql.rows(
         `SELECT ${select.deliveryAttempts} FROM ${t.deliveryAttempts}

@@ -191,6 +191,34 @@ export function deliveryRepository(db: SqliteDatabase, sql: Sql): SyncOf<Deliver
       return rows.map(records.sequenced("deliveries", records.delivery));
     },
 
+    failingDestinations(q) {
+      // The newest `scan` failed and pending rows each, read backwards along
+      // deliveries_organization_status; grouped, each group's bare columns are those of its
+      // row with the latest attempt (SQLite's rule for a lone MAX()).
+      const newest = (status: string, condition: string) =>
+        `SELECT * FROM (
+           SELECT webhook_id, destination_key, destination ->> '$.url' AS url, status, attempts,
+             last_attempt_at, last_status_code, last_error
+           FROM deliveries WHERE organization_id = @organizationId AND status = '${status}'
+           ORDER BY seq DESC LIMIT @scan)
+         WHERE ${condition}`;
+      const rows = sql(
+        `SELECT webhook_id, destination_key, url,
+           SUM(status = 'pending') AS retrying, SUM(status = 'failed') AS failed,
+           MAX(last_attempt_at) AS last_attempt_at, last_status_code, last_error
+         FROM (
+           ${newest("failed", "last_attempt_at >= @since")}
+           UNION ALL
+           ${newest(
+             "pending",
+             "attempts > 0 AND (last_status_code IS NULL OR last_status_code NOT BETWEEN 200 AND 299)",
+           )})
+         GROUP BY coalesce(webhook_id, destination_key)
+         ORDER BY last_attempt_at DESC, coalesce(webhook_id, destination_key) LIMIT @limit`,
+      ).all(q);
+      return rows.map(records.failingDestination);
+    },
+
     listAttempts(organizationId, deliveryId) {
       const rows = sql(
         `SELECT ${select.deliveryAttempts} FROM delivery_attempts

@@ -8,6 +8,7 @@ import type {
   DeliveryAttemptRecord,
   DeliveryRecord,
   DeliveryStatus,
+  FailingDestination,
   IdempotencyRecord,
   MembershipRecord,
   MessageEventRecord,
@@ -81,6 +82,8 @@ export interface SqlRecords {
   webhook(row: unknown): WebhookSubscriptionRecord;
   delivery(row: unknown): DeliveryRecord;
   attempt(row: unknown): DeliveryAttemptRecord;
+  /** A line of `failingDestinations`: a group of deliveries with its counts. */
+  failingDestination(row: unknown): FailingDestination;
   /**
    * A record read with its `seq` selected first (a newest-first page): `decode`'s record plus
    * the sequence, checked like any integer column.
@@ -240,6 +243,16 @@ export function sqlRecords(codec: SqlCodec): SqlRecords {
       statusCode: r.integerOrNull("status_code"),
       error: r.textOrNull("error"),
       responseBody: r.textOrNull("response_body"),
+    })),
+    failingDestination: from(t.deliveries, (r) => ({
+      webhookId: r.textOrNull("webhook_id"),
+      destinationKey: r.text("destination_key"),
+      url: r.textOrNull("url"),
+      retrying: r.integer("retrying"),
+      failed: r.integer("failed"),
+      lastAttemptAt: r.text("last_attempt_at"),
+      lastStatusCode: r.integerOrNull("last_status_code"),
+      lastError: r.textOrNull("last_error"),
     })),
     idempotency: from(t.idempotencyRecords, (r) => ({
       apiKeyId: r.text("api_key_id"),

@@ -32,6 +32,8 @@ export type {
 export { toAttemptView, toDeliveryView } from "./delivery-view.js";
 export type { EventBody, EventData, TestEventData } from "./event-body.js";
 export { messageEventBody, testEventBody } from "./event-body.js";
+export type { FailingDestinationView } from "./failing-destinations.js";
+export { FAILING_DESTINATIONS_SCAN, listFailingDestinations } from "./failing-destinations.js";
 export { recordEvent, routeEvent } from "./outbox.js";
 export type { RecoverResult } from "./redeliver.js";
 export { recoverWebhook, recoverWebhookInput, redeliverDelivery } from "./redeliver.js";

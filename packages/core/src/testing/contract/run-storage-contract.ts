@@ -5,6 +5,7 @@ import { consoleSessionsContract } from "./console-sessions-contract.js";
 import { contactListsContract } from "./contact-lists-contract.js";
 import { deliveryClaimsContract } from "./delivery-claims-contract.js";
 import { deliveryOutcomesContract } from "./delivery-outcomes-contract.js";
+import { failingDestinationsContract } from "./failing-destinations-contract.js";
 import type { HarnessFactory } from "./harness.js";
 import { useHarness } from "./harness.js";
 import { idempotencyContract } from "./idempotency-contract.js";
@@ -37,6 +38,7 @@ export function runStorageContract(name: string, makeHarness: HarnessFactory): v
     deliveryClaimsContract(harness);
     deliveryOutcomesContract(harness);
     operatorQueriesContract(harness);
+    failingDestinationsContract(harness);
     rateLimitsContract(harness);
     retentionContract(harness);
     idempotencyContract(harness);

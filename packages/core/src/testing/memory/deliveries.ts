@@ -1,4 +1,4 @@
-import type { DeliveryRecord, DeliveryRepository } from "../../ports.js";
+import type { DeliveryRecord, DeliveryRepository, FailingDestination } from "../../ports.js";
 import { isoAt } from "../../shared/clock.js";
 import type { MemoryScope } from "./scope.js";
 import {
@@ -16,6 +16,50 @@ const leaseFree = (d: DeliveryRecord, now: number): boolean =>
 
 const webhookIdOf = (d: DeliveryRecord): string | null =>
   d.destination.kind === "subscription" ? d.destination.webhookId : null;
+
+/** Whether an attempted delivery's last attempt did not answer 2xx. */
+const lastAttemptFailed = (d: DeliveryRecord): boolean =>
+  d.lastAttemptAt !== null &&
+  (d.lastStatusCode === null || d.lastStatusCode < 200 || d.lastStatusCode > 299);
+
+/** The failing deliveries grouped by destination, as `failingDestinations` answers them. */
+function byDestination(deliveries: readonly DeliveryRecord[]): FailingDestination[] {
+  const groups = new Map<string, FailingDestination>();
+  for (const d of deliveries) {
+    const webhookId = webhookIdOf(d);
+    const key = webhookId ?? d.destinationKey;
+    const group = groups.get(key) ?? {
+      webhookId,
+      destinationKey: d.destinationKey,
+      url: null,
+      retrying: 0,
+      failed: 0,
+      lastAttemptAt: "",
+      lastStatusCode: null,
+      lastError: null,
+    };
+    if (d.status === "pending") group.retrying += 1;
+    else group.failed += 1;
+    if ((d.lastAttemptAt ?? "") > group.lastAttemptAt) {
+      group.destinationKey = d.destinationKey;
+      group.url = d.destination.kind === "message" ? d.destination.url : null;
+      group.lastAttemptAt = d.lastAttemptAt ?? "";
+      group.lastStatusCode = d.lastStatusCode;
+      group.lastError = d.lastError;
+    }
+    groups.set(key, group);
+  }
+  const keyOf = (g: FailingDestination) => g.webhookId ?? g.destinationKey;
+  return [...groups.values()].sort((a, b) =>
+    a.lastAttemptAt === b.lastAttemptAt
+      ? keyOf(a) < keyOf(b)
+        ? -1
+        : 1
+      : a.lastAttemptAt < b.lastAttemptAt
+        ? 1
+        : -1,
+  );
+}
 
 /** Not pending, and no attempt in flight (a live lease) that could still complete. */
 const redeliverable = (d: DeliveryRecord, now: number): boolean =>
@@ -58,6 +102,25 @@ export function memoryDeliveries(scope: MemoryScope): DeliveryRepository {
           q.limit,
         ),
       ),
+    failingDestinations: (q) =>
+      scope.read("deliveries.failingDestinations", (s) => {
+        const newest = (status: DeliveryRecord["status"]) =>
+          newestFirst(
+            s,
+            [...s.deliveries.values()].filter(
+              (d) => d.organizationId === q.organizationId && d.status === status,
+            ),
+            undefined,
+            q.scan,
+          );
+        const failing = [
+          ...newest("failed").filter(
+            (d) => d.lastAttemptAt !== null && ms(d.lastAttemptAt) >= ms(q.since),
+          ),
+          ...newest("pending").filter((d) => d.attempts > 0 && lastAttemptFailed(d)),
+        ];
+        return byDestination(failing).slice(0, q.limit);
+      }),
     get: (organizationId, id) =>
       scope.read("deliveries.get", (s) => {
         const delivery = s.deliveries.get(id);
