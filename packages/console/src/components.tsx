@@ -9,6 +9,8 @@ export interface PageFrame {
   base: string;
   csrfToken: string;
   organization: { id: string; name: string };
+  /** What a redirect asked this page to confirm (`?notice=`, one of the console's own). */
+  notice: string | null;
 }
 
 export type Section = "overview" | "campaigns" | "messages" | "webhooks" | "keys" | "profiles";
@@ -82,6 +84,7 @@ export function Layout(props: {
       </header>
       <main id="main">
         <h1>{props.title}</h1>
+        {frame.notice && <Notice>{frame.notice}</Notice>}
         {props.children}
       </main>
     </Document>
@@ -114,6 +117,76 @@ export function PostForm(props: {
       <Csrf frame={props.frame} />
       {props.children}
     </form>
+  );
+}
+
+/**
+ * One button that posts to `action` (a console path, e.g. `/campaigns/cmp_…/activate`), in its
+ * own form with the CSRF field; `confirm` asks first when the script runs, `name` gives it an
+ * accessible name more precise than its text, `hidden` fields go with it.
+ */
+export function ActionButton(props: {
+  frame: PageFrame;
+  action: string;
+  children: string;
+  look?: "primary" | "secondary" | "danger" | undefined;
+  small?: boolean | undefined;
+  confirm?: string | undefined;
+  name?: string | undefined;
+  hidden?: Record<string, string> | undefined;
+}) {
+  const look = props.look === "primary" || props.look === undefined ? [] : [props.look];
+  return (
+    <PostForm
+      frame={props.frame}
+      action={`${props.frame.base}${props.action}`}
+      confirm={props.confirm}
+      class={props.small ? "inline" : undefined}
+    >
+      {Object.entries(props.hidden ?? {}).map(([name, value]) => (
+        <input key={name} type="hidden" name={name} value={value} />
+      ))}
+      <button
+        type="submit"
+        class={[...look, ...(props.small ? ["small"] : [])].join(" ") || undefined}
+        aria-label={props.name}
+      >
+        {props.children}
+      </button>
+    </PostForm>
+  );
+}
+
+/**
+ * A form in a card: its heading, what to know first, the problems of a refused submission,
+ * its fields, and the button that sends it.
+ */
+export function FormCard(props: {
+  frame: PageFrame;
+  heading: string;
+  /** The form's accessible name, when the heading alone would be ambiguous (default: heading). */
+  label?: string | undefined;
+  intro?: string | undefined;
+  /** The console path it posts to, e.g. `/campaigns`. */
+  action: string;
+  errors: FieldErrors;
+  button: string;
+  children: ComponentChildren;
+}) {
+  return (
+    <section class="card" aria-labelledby="form-heading">
+      <h2 id="form-heading">{props.heading}</h2>
+      {props.intro && <p class="hint">{props.intro}</p>}
+      <PostForm
+        frame={props.frame}
+        action={`${props.frame.base}${props.action}`}
+        label={props.label ?? props.heading}
+      >
+        <FormProblems errors={props.errors} />
+        {props.children}
+        <button type="submit">{props.button}</button>
+      </PostForm>
+    </section>
   );
 }
 
@@ -201,7 +274,7 @@ function Hint(props: { id: string; hint: string | undefined }) {
 export function TextField(
   props: FieldProps & {
     value: string | undefined;
-    type?: "text" | "url" | "number" | "email";
+    type?: "text" | "url" | "number" | "email" | "search";
   },
 ) {
   const { id, messages, attrs } = fieldIds(props);
@@ -337,18 +410,6 @@ export function Notice(props: { tone?: "good" | "bad"; children: ComponentChildr
   );
 }
 
-/** The link to the next page of a list, keeping the filters in the URL. */
-export function NextPage(props: { href: string | null }) {
-  if (!props.href) return null;
-  return (
-    <nav aria-label="Pagination" class="pager">
-      <a href={props.href} rel="next">
-        Next page
-      </a>
-    </nav>
-  );
-}
-
 /**
  * A receiver's URL as lists show it: without its query string, which often carries the
  * receiver's token (the edit form, for its owner, still has it whole).
@@ -359,18 +420,24 @@ export function shownUrl(url: string): string {
   return `${parsed.origin}${parsed.pathname}${parsed.search ? "?…" : ""}`;
 }
 
-/** A section with a heading and a table of records, or a line saying there are none. */
+/**
+ * A section with a heading, its controls (filters), and a table of records or a line saying
+ * there are none, then what follows the table (a pager).
+ */
 export function RecordTable(props: {
   id: string;
   heading: string;
   empty: string;
   columns: readonly string[];
   count: number;
+  controls?: ComponentChildren;
+  after?: ComponentChildren;
   children: ComponentChildren;
 }) {
   return (
     <section aria-labelledby={`${props.id}-heading`}>
       <h2 id={`${props.id}-heading`}>{props.heading}</h2>
+      {props.controls}
       {props.count === 0 ? (
         <p class="empty">{props.empty}</p>
       ) : (
@@ -389,6 +456,7 @@ export function RecordTable(props: {
           </table>
         </div>
       )}
+      {props.after}
     </section>
   );
 }

@@ -10,7 +10,7 @@ import {
 } from "@tidings/core";
 import { readAsset } from "./assets.js";
 import type { PageFrame, Section } from "./components.js";
-import { type PageContext, type PageRoute, renderPage } from "./context.js";
+import { noticeOf, type PageContext, type PageRoute, renderPage } from "./context.js";
 import {
   assetResponse,
   type ConsoleRequest,
@@ -168,6 +168,7 @@ export function createConsole(deps: Deps, options: ConsoleOptions = {}): HttpApp
         id: session.organizationId,
         name: organization?.name ?? session.organizationId,
       },
+      notice: noticeOf(request),
     };
     const section = sectionOf(request.path);
     const notFound = () => renderPage(404, <NotFoundPage frame={frame} section={section} />);
@@ -199,7 +200,7 @@ export function createConsole(deps: Deps, options: ConsoleOptions = {}): HttpApp
       request,
       frame,
       actor: { organizationId: session.organizationId, apiKeyId: null },
-      params: found.params,
+      id: found.params.id ?? "",
       notFound,
     };
     return found.route.handle(context);

@@ -1,5 +1,6 @@
 import type { HttpResponse } from "@tidings/adapter-http";
-import type { Actor, Deps, DomainError } from "@tidings/core";
+import { type Actor, type Deps, type DomainError, validationError } from "@tidings/core";
+import { err, type Result } from "neverthrow";
 import type { VNode } from "preact";
 import { renderToString } from "preact-render-to-string";
 import type { FieldErrors, PageFrame } from "./components.js";
@@ -11,8 +12,8 @@ export interface PageContext {
   request: ConsoleRequest;
   frame: PageFrame;
   actor: Actor;
-  /** The path's parameters, e.g. `{ id: "cmp_…" }`. */
-  params: Record<string, string>;
+  /** The record the path names (its `:id`, e.g. `cmp_…`); `""` on a path without one. */
+  id: string;
   /** Renders the 404 page of this console. */
   notFound(): HttpResponse;
 }
@@ -38,6 +39,28 @@ export function redirectTo(frame: PageFrame, path: string, notice?: string): Htt
   return redirect(`${url}${url.includes("?") ? "&" : "?"}notice=${encodeURIComponent(notice)}`);
 }
 
+/**
+ * A POST that changes the record its path names and goes back to a page: `run` is the use
+ * case; a record the organization cannot see answers the 404 page, anything done redirects to
+ * `back` (a console path) with the notice of `notice`.
+ */
+export function changeRoute<T>(
+  pattern: string,
+  run: (context: PageContext) => PromiseLike<Result<T, DomainError>>,
+  back: (id: string) => string,
+  notice: string,
+): PageRoute {
+  return {
+    method: "POST",
+    pattern,
+    async handle(context) {
+      const done = await run(context);
+      if (done.isErr()) return context.notFound();
+      return redirectTo(context.frame, back(context.id), notice);
+    },
+  };
+}
+
 /** The notices a redirect may carry, by key; anything else in `?notice=` is ignored. */
 export const NOTICES: Record<string, string> = {
   campaign_created: "Campaign created.",
@@ -55,8 +78,32 @@ export const NOTICES: Record<string, string> = {
 export const noticeOf = (request: ConsoleRequest): string | null =>
   NOTICES[request.query.get("notice") ?? ""] ?? null;
 
+/** A form the use case refused: its error, and the problems by the field each belongs to. */
+export interface FormRefusal {
+  error: DomainError;
+  fields: FieldErrors;
+}
+
+/**
+ * Runs a form's use case, unless a field held something that is no text (bytes that are no
+ * UTF-8, a lone surrogate, NUL): then nothing runs, and the refusal names those fields, as the
+ * REST API's 400 does. A refusal carries its problems by form field (named as the API names
+ * them).
+ */
+export async function submitForm<T>(
+  context: PageContext,
+  run: () => PromiseLike<Result<T, DomainError>>,
+): Promise<Result<T, FormRefusal>> {
+  const { formIssues } = context.request;
+  const answer = formIssues.length > 0 ? err(validationError(formIssues)) : await run();
+  return answer.mapErr((error) => ({ error, fields: fieldErrorsOf(error) }));
+}
+
 /** The problems of a domain error, by the form field each belongs to. */
-export function fieldErrorsOf(error: DomainError, fieldOf: (path: string) => string): FieldErrors {
+export function fieldErrorsOf(
+  error: DomainError,
+  fieldOf: (path: string) => string = (path) => path,
+): FieldErrors {
   const errors: FieldErrors = {};
   const add = (field: string, message: string) => {
     errors[field] = [...(errors[field] ?? []), message];

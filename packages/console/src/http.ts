@@ -1,13 +1,19 @@
 import type { HttpRequest, HttpResponse } from "@tidings/adapter-http";
+import type { Issue } from "@tidings/core";
+import { type FormBody, parseFormBody } from "./form-body.js";
 
 /** A request as the console's handlers see it: path, query, cookies and the parsed form. */
 export interface ConsoleRequest {
   method: string;
   path: string;
   query: URLSearchParams;
+  /** Query parameters that are no text (broken UTF-8, NUL), which no search can look for. */
+  queryIssues: Issue[];
   cookies: Map<string, string>;
   /** The urlencoded form of a POST; empty for other requests. */
   form: URLSearchParams;
+  /** Form fields that are no text (broken UTF-8, a lone surrogate, NUL), by field name. */
+  formIssues: Issue[];
   headers: HttpRequest["headers"];
 }
 
@@ -17,13 +23,16 @@ export function parseRequest(request: HttpRequest): ConsoleRequest | null {
   const at = withoutFragment.indexOf("?");
   const path = at === -1 ? withoutFragment : withoutFragment.slice(0, at);
   if (!path.startsWith("/")) return null;
-  const query = new URLSearchParams(at === -1 ? "" : withoutFragment.slice(at + 1));
+  const query = parseFormBody(at === -1 ? "" : withoutFragment.slice(at + 1));
+  const form = parseForm(request);
   return {
     method: request.method.toUpperCase(),
     path: path.length > 1 ? path.replace(/\/+$/, "") : path,
-    query,
+    query: query.fields,
+    queryIssues: query.issues,
     cookies: parseCookies(header(request.headers, "cookie") ?? ""),
-    form: parseForm(request),
+    form: form.fields,
+    formIssues: form.issues,
     headers: request.headers,
   };
 }
@@ -49,17 +58,15 @@ function parseCookies(text: string): Map<string, string> {
   return cookies;
 }
 
-function parseForm(request: HttpRequest): URLSearchParams {
-  if (request.method.toUpperCase() !== "POST" || request.body === undefined) {
-    return new URLSearchParams();
-  }
+function parseForm(request: HttpRequest): FormBody {
   const type = header(request.headers, "content-type") ?? "";
-  if (!type.toLowerCase().startsWith("application/x-www-form-urlencoded")) {
-    return new URLSearchParams();
+  if (
+    request.method.toUpperCase() !== "POST" ||
+    !type.toLowerCase().startsWith("application/x-www-form-urlencoded")
+  ) {
+    return parseFormBody(undefined);
   }
-  const text =
-    typeof request.body === "string" ? request.body : Buffer.from(request.body).toString("utf8");
-  return new URLSearchParams(text);
+  return parseFormBody(request.body);
 }
 
 /**

@@ -9,28 +9,29 @@ import {
   updateCampaign,
 } from "@tidings/core";
 import {
+  ActionButton,
   Badge,
   CheckboxField,
   CopyValue,
   type FieldErrors,
-  FormProblems,
+  FormCard,
   Layout,
-  Notice,
   type PageFrame,
-  PostForm,
+  RecordTable,
   SelectField,
   TextArea,
   TextField,
   Time,
 } from "../components.js";
 import {
-  fieldErrorsOf,
-  noticeOf,
+  changeRoute,
   type PageContext,
   type PageRoute,
   redirectTo,
   renderPage,
+  submitForm,
 } from "../context.js";
+import { FilterForm, type ListPage, Pager, readList } from "../lists.js";
 
 /** What the campaign form holds, as typed (so a refused form shows it again unchanged). */
 interface CampaignForm {
@@ -98,12 +99,13 @@ const ttlOf = (text: string): number | string | undefined => {
   return /^[0-9]{1,9}$/.test(trimmed) ? Number(trimmed) : trimmed;
 };
 
-const fieldOf = (path: string) => path;
-
 const statusBadge = (status: string) =>
   status === "active" ? <Badge tone="good">Active</Badge> : <Badge tone="neutral">Inactive</Badge>;
 
-function CampaignFields(props: { form: CampaignForm; errors: FieldErrors; creating: boolean }) {
+/** Why channel and category cannot change now, or nothing when they can. */
+const FIXED_WHILE_ACTIVE = "Changes only while the campaign is inactive: deactivate it first.";
+
+function CampaignFields(props: { form: CampaignForm; errors: FieldErrors; active: boolean }) {
   const { form, errors } = props;
   return (
     <>
@@ -114,8 +116,7 @@ function CampaignFields(props: { form: CampaignForm; errors: FieldErrors; creati
         value={form.channel}
         options={CHANNELS}
         errors={errors}
-        disabled={!props.creating}
-        hint={props.creating ? undefined : "Fixed once the campaign exists."}
+        hint={props.active ? FIXED_WHILE_ACTIVE : undefined}
       />
       <SelectField
         name="category"
@@ -123,11 +124,10 @@ function CampaignFields(props: { form: CampaignForm; errors: FieldErrors; creati
         value={form.category}
         options={CATEGORIES}
         errors={errors}
-        disabled={!props.creating}
         hint={
-          props.creating
-            ? "OTP templates need {{pin}}; promotional messages go only to consenting profiles."
-            : "Fixed once the campaign exists."
+          props.active
+            ? FIXED_WHILE_ACTIVE
+            : "OTP templates need {{pin}}; promotional messages go only to consenting profiles."
         }
       />
       <TextField
@@ -165,95 +165,72 @@ function CampaignFields(props: { form: CampaignForm; errors: FieldErrors; creati
   );
 }
 
+const channelOf = (campaign: CampaignView) =>
+  campaign.channel === "viber" ? (campaign.sms_fallback ? "Viber, SMS fallback" : "Viber") : "SMS";
+
 function CampaignsPage(props: {
   frame: PageFrame;
-  campaigns: CampaignView[];
-  status: string;
+  list: ListPage<CampaignView>;
   form: CampaignForm;
   errors: FieldErrors;
-  notice: string | null;
 }) {
-  const { frame } = props;
+  const { frame, list } = props;
   return (
     <Layout frame={frame} section="campaigns" title="Campaigns">
-      {props.notice && <Notice>{props.notice}</Notice>}
-      <section aria-labelledby="list-heading">
-        <h2 id="list-heading">All campaigns</h2>
-        <form method="get" action={`${frame.base}/campaigns`} class="filters">
-          <SelectField
-            name="status"
-            label="Status"
-            value={props.status}
-            options={[{ value: "", label: "Any" }, ...STATUSES]}
-          />
-          <button type="submit" class="secondary">
-            Filter
-          </button>
-        </form>
-        {props.campaigns.length === 0 ? (
-          <p class="empty">No campaigns{props.status ? ` with status ${props.status}` : ""} yet.</p>
-        ) : (
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Campaign ID</th>
-                  <th scope="col">Channel</th>
-                  <th scope="col">Category</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Updated</th>
-                </tr>
-              </thead>
-              <tbody>
-                {props.campaigns.map((campaign) => (
-                  <tr key={campaign.campaign_id}>
-                    <td class="wrap">
-                      <a href={`${frame.base}/campaigns/${campaign.campaign_id}`}>
-                        {campaign.name}
-                      </a>
-                    </td>
-                    <td>
-                      <code>{campaign.campaign_id}</code>
-                    </td>
-                    <td>
-                      {campaign.channel === "viber"
-                        ? campaign.sms_fallback
-                          ? "Viber, SMS fallback"
-                          : "Viber"
-                        : "SMS"}
-                    </td>
-                    <td>{campaign.category}</td>
-                    <td>{statusBadge(campaign.status)}</td>
-                    <td>
-                      <Time at={campaign.updated_at} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
-      </section>
-      <section aria-labelledby="create-heading" class="card">
-        <h2 id="create-heading">New campaign</h2>
-        <p class="hint">
-          Choose the channel and category, write the template, set the delivery options, then choose
-          whether it starts active.
-        </p>
-        <PostForm frame={frame} action={`${frame.base}/campaigns`} label="New campaign">
-          <FormProblems errors={props.errors} />
-          <CampaignFields form={props.form} errors={props.errors} creating />
-          <SelectField
-            name="status"
-            label="Status"
-            value={props.form.status}
-            options={STATUSES}
-            errors={props.errors}
-          />
-          <button type="submit">Create campaign</button>
-        </PostForm>
-      </section>
+      <RecordTable
+        id="list"
+        heading="All campaigns"
+        empty={list.filters.status ? `No ${list.filters.status} campaigns.` : "No campaigns yet."}
+        columns={["Name", "Campaign ID", "Channel", "Category", "Status", "Updated"]}
+        count={list.rows.length}
+        controls={
+          <FilterForm frame={frame} path="/campaigns" label="Filter campaigns" errors={list.errors}>
+            <SelectField
+              name="status"
+              label="Show"
+              idPrefix="filter-"
+              value={list.filters.status}
+              options={[{ value: "", label: "All campaigns" }, ...STATUSES]}
+              errors={list.errors}
+            />
+          </FilterForm>
+        }
+        after={<Pager list={list} />}
+      >
+        {list.rows.map((campaign) => (
+          <tr key={campaign.campaign_id}>
+            <td class="wrap">
+              <a href={`${frame.base}/campaigns/${campaign.campaign_id}`}>{campaign.name}</a>
+            </td>
+            <td>
+              <code>{campaign.campaign_id}</code>
+            </td>
+            <td>{channelOf(campaign)}</td>
+            <td>{campaign.category}</td>
+            <td>{statusBadge(campaign.status)}</td>
+            <td>
+              <Time at={campaign.updated_at} />
+            </td>
+          </tr>
+        ))}
+      </RecordTable>
+      <FormCard
+        frame={frame}
+        heading="New campaign"
+        intro="Choose the channel and category, write the template, set the delivery options, then choose whether it starts active."
+        action="/campaigns"
+        errors={props.errors}
+        button="Create campaign"
+      >
+        <CampaignFields form={props.form} errors={props.errors} active={false} />
+        <SelectField
+          name="status"
+          label="Status"
+          value={props.form.status}
+          options={STATUSES}
+          errors={props.errors}
+        />
+      </FormCard>
     </Layout>
   );
 }
@@ -263,13 +240,11 @@ function CampaignPage(props: {
   campaign: CampaignView;
   form: CampaignForm;
   errors: FieldErrors;
-  notice: string | null;
 }) {
   const { frame, campaign } = props;
-  const path = `${frame.base}/campaigns/${campaign.campaign_id}`;
+  const path = `/campaigns/${campaign.campaign_id}`;
   return (
     <Layout frame={frame} section="campaigns" title={`Campaign ${campaign.name}`}>
-      {props.notice && <Notice>{props.notice}</Notice>}
       <dl class="facts">
         <dt>Campaign ID</dt>
         <dd>
@@ -278,9 +253,17 @@ function CampaignPage(props: {
         <dt>Status</dt>
         <dd>{statusBadge(campaign.status)}</dd>
         <dt>Channel</dt>
-        <dd>{campaign.channel === "viber" ? "Viber" : "SMS"}</dd>
+        <dd>{channelOf(campaign)}</dd>
         <dt>Category</dt>
         <dd>{campaign.category}</dd>
+        <dt>Sender</dt>
+        <dd class="wrap">{campaign.sender}</dd>
+        <dt>Messages</dt>
+        <dd>
+          <a href={`${frame.base}/messages?campaign_id=${campaign.campaign_id}`}>
+            Messages sent through this campaign
+          </a>
+        </dd>
         <dt>Created</dt>
         <dd>
           <Time at={campaign.created_at} />
@@ -292,67 +275,64 @@ function CampaignPage(props: {
       </dl>
       <div class="actions">
         {campaign.status === "active" ? (
-          <PostForm
+          <ActionButton
             frame={frame}
             action={`${path}/deactivate`}
+            look="danger"
             confirm="Deactivate this campaign? Sends to it will be refused."
           >
-            <button type="submit" class="danger">
-              Deactivate
-            </button>
-          </PostForm>
+            Deactivate
+          </ActionButton>
         ) : (
-          <PostForm frame={frame} action={`${path}/activate`}>
-            <button type="submit">Activate</button>
-          </PostForm>
+          <ActionButton frame={frame} action={`${path}/activate`}>
+            Activate
+          </ActionButton>
         )}
       </div>
-      <section aria-labelledby="edit-heading" class="card">
-        <h2 id="edit-heading">Edit</h2>
-        <PostForm frame={frame} action={path} label="Edit campaign">
-          <FormProblems errors={props.errors} />
-          <CampaignFields form={props.form} errors={props.errors} creating={false} />
-          <button type="submit">Save</button>
-        </PostForm>
-      </section>
+      <FormCard
+        frame={frame}
+        heading="Edit"
+        action={path}
+        label="Edit campaign"
+        errors={props.errors}
+        button="Save"
+      >
+        <CampaignFields
+          form={props.form}
+          errors={props.errors}
+          active={campaign.status === "active"}
+        />
+      </FormCard>
     </Layout>
   );
 }
 
 async function listPage(context: PageContext, form: CampaignForm, errors: FieldErrors) {
-  const status = context.request.query.get("status") ?? "";
-  const listed = await listCampaigns(context.deps, context.actor, { limit: "100" });
-  if (listed.isErr()) throw new Error(listed.error.message);
-  // Newest first (the list's own order), as an operator looks for the latest.
-  const campaigns = listed.value.data.filter(
-    (campaign) => status === "" || campaign.status === status,
+  const list = await readList(context, "/campaigns", ["status"], (query) =>
+    listCampaigns(context.deps, context.actor, query),
   );
-  const failed = Object.keys(errors).length > 0;
+  const failed = Object.keys(errors).length > 0 || Object.keys(list.errors).length > 0;
   return renderPage(
     failed ? 400 : 200,
-    <CampaignsPage
-      frame={context.frame}
-      campaigns={campaigns}
-      status={status}
-      form={form}
-      errors={errors}
-      notice={noticeOf(context.request)}
-    />,
+    <CampaignsPage frame={context.frame} list={list} form={form} errors={errors} />,
   );
 }
 
-async function campaignPage(context: PageContext, form?: CampaignForm, errors: FieldErrors = {}) {
-  const found = await getCampaign(context.deps, context.actor, context.params.id ?? "");
+async function campaignPage(
+  context: PageContext,
+  form?: CampaignForm,
+  errors: FieldErrors = {},
+  status = Object.keys(errors).length > 0 ? 400 : 200,
+) {
+  const found = await getCampaign(context.deps, context.actor, context.id);
   if (found.isErr()) return context.notFound();
-  const failed = Object.keys(errors).length > 0;
   return renderPage(
-    failed ? 400 : 200,
+    status,
     <CampaignPage
       frame={context.frame}
       campaign={found.value}
       form={form ?? formOfCampaign(found.value)}
       errors={errors}
-      notice={noticeOf(context.request)}
     />,
   );
 }
@@ -365,17 +345,19 @@ export const campaignRoutes: PageRoute[] = [
     pattern: "/campaigns",
     async handle(context) {
       const form = formOf(context.request.form);
-      const created = await createCampaign(context.deps, context.actor, {
-        name: form.name,
-        channel: form.channel,
-        category: form.category,
-        sender: form.sender,
-        template: form.template,
-        sms_fallback: form.sms_fallback,
-        ttl_seconds: ttlOf(form.ttl_seconds),
-        status: form.status === "" ? undefined : form.status,
-      });
-      if (created.isErr()) return listPage(context, form, fieldErrorsOf(created.error, fieldOf));
+      const created = await submitForm(context, () =>
+        createCampaign(context.deps, context.actor, {
+          name: form.name,
+          channel: form.channel,
+          category: form.category,
+          sender: form.sender,
+          template: form.template,
+          sms_fallback: form.sms_fallback,
+          ttl_seconds: ttlOf(form.ttl_seconds),
+          status: form.status === "" ? undefined : form.status,
+        }),
+      );
+      if (created.isErr()) return listPage(context, form, created.error.fields);
       return redirectTo(
         context.frame,
         `/campaigns/${created.value.campaign_id}`,
@@ -388,47 +370,45 @@ export const campaignRoutes: PageRoute[] = [
     method: "POST",
     pattern: "/campaigns/:id",
     async handle(context) {
-      const id = context.params.id ?? "";
-      const current = await getCampaign(context.deps, context.actor, id);
+      const current = await getCampaign(context.deps, context.actor, context.id);
       if (current.isErr()) return context.notFound();
-      const form = {
-        ...formOf(context.request.form),
-        channel: current.value.channel,
-        category: current.value.category,
-        status: current.value.status,
-      };
-      const updated = await updateCampaign(context.deps, context.actor, id, {
-        name: form.name,
-        sender: form.sender,
-        template: form.template,
-        sms_fallback: form.sms_fallback,
-        ttl_seconds: ttlOf(form.ttl_seconds),
-      });
+      const form = { ...formOf(context.request.form), status: current.value.status };
+      const updated = await submitForm(context, () =>
+        updateCampaign(context.deps, context.actor, context.id, {
+          name: form.name,
+          channel: form.channel === "" ? undefined : form.channel,
+          category: form.category === "" ? undefined : form.category,
+          sender: form.sender,
+          template: form.template,
+          sms_fallback: form.sms_fallback,
+          ttl_seconds: ttlOf(form.ttl_seconds),
+        }),
+      );
       if (updated.isErr()) {
-        if (updated.error.type === "not_found") return context.notFound();
-        return campaignPage(context, form, fieldErrorsOf(updated.error, fieldOf));
+        const { error, fields } = updated.error;
+        if (error.type === "not_found") return context.notFound();
+        if (error.type === "conflict" && error.code === "campaign_active") {
+          // Beside each field that was changed; what was typed stays, to save after deactivating.
+          const errors: FieldErrors = {};
+          if (form.channel !== current.value.channel) errors.channel = [error.message];
+          if (form.category !== current.value.category) errors.category = [error.message];
+          return campaignPage(context, form, errors, 409);
+        }
+        return campaignPage(context, form, fields);
       }
-      return redirectTo(context.frame, `/campaigns/${id}`, "campaign_saved");
+      return redirectTo(context.frame, `/campaigns/${context.id}`, "campaign_saved");
     },
   },
-  {
-    method: "POST",
-    pattern: "/campaigns/:id/activate",
-    async handle(context) {
-      const id = context.params.id ?? "";
-      const done = await activateCampaign(context.deps, context.actor, id);
-      if (done.isErr()) return context.notFound();
-      return redirectTo(context.frame, `/campaigns/${id}`, "campaign_activated");
-    },
-  },
-  {
-    method: "POST",
-    pattern: "/campaigns/:id/deactivate",
-    async handle(context) {
-      const id = context.params.id ?? "";
-      const done = await deactivateCampaign(context.deps, context.actor, id);
-      if (done.isErr()) return context.notFound();
-      return redirectTo(context.frame, `/campaigns/${id}`, "campaign_deactivated");
-    },
-  },
+  changeRoute(
+    "/campaigns/:id/activate",
+    ({ deps, actor, id }) => activateCampaign(deps, actor, id),
+    (id) => `/campaigns/${id}`,
+    "campaign_activated",
+  ),
+  changeRoute(
+    "/campaigns/:id/deactivate",
+    ({ deps, actor, id }) => deactivateCampaign(deps, actor, id),
+    (id) => `/campaigns/${id}`,
+    "campaign_deactivated",
+  ),
 ];

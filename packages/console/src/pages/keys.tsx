@@ -3,30 +3,30 @@ import {
   type CreatedApiKey,
   createApiKey,
   listApiKeys,
+  notFound,
   revokeApiKey,
   SCOPES,
 } from "@tidings/core";
+import { err } from "neverthrow";
 import {
+  ActionButton,
   Badge,
   CheckboxGroup,
   CreatedSecrets,
   type FieldErrors,
-  FormProblems,
+  FormCard,
   Layout,
-  Notice,
   type PageFrame,
-  PostForm,
   RecordTable,
   TextField,
   Time,
 } from "../components.js";
 import {
-  fieldErrorsOf,
-  noticeOf,
+  changeRoute,
   type PageContext,
   type PageRoute,
-  redirectTo,
   renderPage,
+  submitForm,
 } from "../context.js";
 
 interface KeyForm {
@@ -50,12 +50,10 @@ function KeysPage(props: {
   form: KeyForm;
   errors: FieldErrors;
   created: CreatedApiKey | null;
-  notice: string | null;
 }) {
   const { frame, created } = props;
   return (
     <Layout frame={frame} section="keys" title="API keys">
-      {props.notice && <Notice>{props.notice}</Notice>}
       {created && (
         <CreatedSecrets
           heading={`Key ${created.name ?? created.key_id} created`}
@@ -99,52 +97,50 @@ function KeysPage(props: {
             </td>
             <td>
               {key.revoked_at === null && (
-                <PostForm
+                <ActionButton
                   frame={frame}
-                  action={`${frame.base}/keys/${key.key_id}/revoke`}
+                  action={`/keys/${key.key_id}/revoke`}
+                  look="danger"
+                  small
+                  name={`Revoke ${key.name ?? key.key_id}`}
                   confirm={`Revoke the key ${key.name ?? key.key_id}? Requests made with it will be refused at once.`}
                 >
-                  <button
-                    type="submit"
-                    class="danger small"
-                    aria-label={`Revoke ${key.name ?? key.key_id}`}
-                  >
-                    Revoke
-                  </button>
-                </PostForm>
+                  Revoke
+                </ActionButton>
               )}
             </td>
           </tr>
         ))}
       </RecordTable>
-      <section class="card" aria-labelledby="create-heading">
-        <h2 id="create-heading">New key</h2>
-        <PostForm frame={frame} action={`${frame.base}/keys`} label="New key">
-          <FormProblems errors={props.errors} />
-          <TextField
-            name="name"
-            label="Name"
-            value={props.form.name}
-            errors={props.errors}
-            hint="Optional: what uses the key, e.g. Checkout service."
-          />
-          <CheckboxGroup
-            name="scopes"
-            label="Scopes"
-            options={SCOPES}
-            checked={props.form.scopes}
-            errors={props.errors}
-          />
-          <TextField
-            name="expires_at"
-            label="Expires at"
-            value={props.form.expires_at}
-            errors={props.errors}
-            hint="Optional: an ISO 8601 time such as 2027-01-31T00:00:00Z. Empty: never."
-          />
-          <button type="submit">Create key</button>
-        </PostForm>
-      </section>
+      <FormCard
+        frame={frame}
+        heading="New key"
+        action="/keys"
+        errors={props.errors}
+        button="Create key"
+      >
+        <TextField
+          name="name"
+          label="Name"
+          value={props.form.name}
+          errors={props.errors}
+          hint="Optional: what uses the key, e.g. Checkout service."
+        />
+        <CheckboxGroup
+          name="scopes"
+          label="Scopes"
+          options={SCOPES}
+          checked={props.form.scopes}
+          errors={props.errors}
+        />
+        <TextField
+          name="expires_at"
+          label="Expires at"
+          value={props.form.expires_at}
+          errors={props.errors}
+          hint="Optional: an ISO 8601 time such as 2027-01-31T00:00:00Z. Empty: never."
+        />
+      </FormCard>
     </Layout>
   );
 }
@@ -167,7 +163,6 @@ async function keysPage(
       form={form}
       errors={errors}
       created={created}
-      notice={noticeOf(context.request)}
     />,
   );
 }
@@ -185,30 +180,33 @@ export const keyRoutes: PageRoute[] = [
         scopes: posted.getAll("scopes"),
         expires_at: posted.get("expires_at") ?? "",
       };
-      const created = await createApiKey(context.deps, {
-        organization_id: context.actor.organizationId,
-        name: form.name.trim() === "" ? null : form.name,
-        scopes: form.scopes,
-        expires_at: form.expires_at.trim() === "" ? null : form.expires_at.trim(),
-      });
+      const created = await submitForm(context, () =>
+        createApiKey(context.deps, {
+          organization_id: context.actor.organizationId,
+          name: form.name.trim() === "" ? null : form.name,
+          scopes: form.scopes,
+          expires_at: form.expires_at.trim() === "" ? null : form.expires_at.trim(),
+        }),
+      );
       if (created.isErr()) {
-        const errors = fieldErrorsOf(created.error, (path) => path);
-        return keysPage(context, form, errors, null, 400);
+        return keysPage(context, form, created.error.fields, null, 400);
       }
       // Shown in this answer only: a redirect would have to carry the secret somewhere.
       return keysPage(context, EMPTY_FORM, {}, created.value, 201);
     },
   },
-  {
-    method: "POST",
-    pattern: "/keys/:id/revoke",
-    async handle(context) {
-      const id = context.params.id ?? "";
-      const keys = await listApiKeys(context.deps, context.actor.organizationId);
-      if (keys.isErr() || !keys.value.some((key) => key.key_id === id)) return context.notFound();
-      const revoked = await revokeApiKey(context.deps, id);
-      if (revoked.isErr()) return context.notFound();
-      return redirectTo(context.frame, "/keys", "key_revoked");
+  changeRoute(
+    "/keys/:id/revoke",
+    async ({ deps, actor, id }) => {
+      // Keys are revoked by id alone: only one of this organization's is.
+      const keys = await listApiKeys(deps, actor.organizationId);
+      if (keys.isErr()) return err(keys.error);
+      if (!keys.value.some((key) => key.key_id === id)) {
+        return err(notFound("api key", id, "api_key_not_found"));
+      }
+      return revokeApiKey(deps, id);
     },
-  },
+    () => "/keys",
+    "key_revoked",
+  ),
 ];

@@ -16,6 +16,9 @@ const LEFT = 48;
 const BOTTOM = 28;
 const TOP = 12;
 
+/** Whole-number gridlines: none, the top, and the middle when it is a whole number of its own. */
+const ticksOf = (max: number): number[] => [...new Set([0, Math.round(max / 2), max])];
+
 const totalOf = (hour: HourlyMessageCounts) =>
   SERIES.reduce((sum, series) => sum + (hour.counts[series.status] ?? 0), 0);
 
@@ -50,17 +53,11 @@ export function MessageChart(props: { hours: HourlyMessageCounts[] }) {
         aria-label={summary}
         xmlns="http://www.w3.org/2000/svg"
       >
-        {[0, 0.5, 1].map((fraction) => (
-          <g key={fraction}>
-            <line
-              x1={LEFT}
-              x2={WIDTH - 8}
-              y1={y(max * fraction)}
-              y2={y(max * fraction)}
-              stroke="#d6dbe3"
-            />
-            <text x={LEFT - 6} y={y(max * fraction) + 4} text-anchor="end">
-              {Math.round(max * fraction)}
+        {ticksOf(max).map((value) => (
+          <g key={value}>
+            <line x1={LEFT} x2={WIDTH - 8} y1={y(value)} y2={y(value)} stroke="#d6dbe3" />
+            <text x={LEFT - 6} y={y(value) + 4} text-anchor="end">
+              {value}
             </text>
           </g>
         ))}

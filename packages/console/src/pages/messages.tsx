@@ -1,199 +1,175 @@
 import {
-  type DeliveryWithAttemptsView,
-  getDelivery,
   getMessage,
-  listMessageDeliveries,
-  listMessageEvents,
-  type MessageEventView,
+  isUuidV7,
+  listMessages,
   type MessageView,
+  validationError,
 } from "@tidings/core";
-import { Badge, CopyValue, Layout, Notice, type PageFrame, Time } from "../components.js";
-import { noticeOf, type PageContext, type PageRoute, redirectTo, renderPage } from "../context.js";
-import { DeliveryList } from "./deliveries.js";
+import { err } from "neverthrow";
+import { Layout, type PageFrame, RecordTable, SelectField, Time } from "../components.js";
+import { type PageContext, type PageRoute, redirectTo, renderPage } from "../context.js";
+import { FilterForm, type ListPage, listHref, Pager, readList, SearchBox } from "../lists.js";
+import { campaignNames, MESSAGE_STATUSES, MessageStatus, messageRoute } from "./message.js";
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const STATUS_OPTIONS = [
+  { value: "", label: "Any" },
+  ...MESSAGE_STATUSES.map((status) => ({ value: status, label: status })),
+];
 
-const STATUS_TONES = {
-  sent: "warn",
-  delivered: "good",
-  seen: "good",
-  clicked: "good",
-  failed: "bad",
-  expired: "bad",
-} as const;
+/** What the search box is matched against; without a choice, the text decides. */
+const SEARCH_BY = [
+  { value: "", label: "Whatever it looks like" },
+  { value: "id", label: "Message ID" },
+  { value: "phone_number", label: "Phone number" },
+  { value: "client_reference", label: "Client reference" },
+];
 
-/** A message's status in words, with a colour that repeats them. */
-export function MessageStatus(props: { status: MessageView["status"] }) {
-  return <Badge tone={STATUS_TONES[props.status]}>{props.status}</Badge>;
+const FILTERS = ["q", "by", "status", "campaign_id"] as const;
+
+/**
+ * What `q` is looked up as: the chosen kind, else a message id for a UUID, a phone number for
+ * text starting with `+`, and a client reference for anything else.
+ */
+function searchKind(q: string, by: string): "id" | "phone_number" | "client_reference" | null {
+  if (q === "") return null;
+  if (by === "id" || by === "phone_number" || by === "client_reference") return by;
+  if (isUuidV7(q.toLowerCase())) return "id";
+  return q.startsWith("+") ? "phone_number" : "client_reference";
 }
 
-function SearchForm(props: { frame: PageFrame; q: string }) {
-  return (
-    <form method="get" action={`${props.frame.base}/messages`} class="search">
-      <label for="q">Search</label>
-      <input
-        type="search"
-        id="q"
-        name="q"
-        value={props.q}
-        aria-describedby="q-hint"
-        placeholder="Message ID"
-      />
-      <button type="submit">Search</button>
-      <p class="hint" id="q-hint">
-        A message ID, as the send answered it.
-      </p>
-    </form>
-  );
-}
+const HINTS = {
+  phone_number: "A phone number in international form, such as +44 7700 900123.",
+  default:
+    "A message ID, a phone number in international form (+…) or the client reference the send carried.",
+};
 
-function MessagesPage(props: { frame: PageFrame; q: string; problem: string | null }) {
-  return (
-    <Layout frame={props.frame} section="messages" title="Messages">
-      <SearchForm frame={props.frame} q={props.q} />
-      {props.problem && (
-        <div class="problems" role="alert">
-          <p>{props.problem}</p>
-        </div>
-      )}
-    </Layout>
-  );
-}
-
-function Timeline(props: { events: MessageEventView[] }) {
-  if (props.events.length === 0) return <p class="empty">No events yet.</p>;
-  return (
-    <ol class="timeline">
-      {props.events.map((event) => (
-        <li key={event.event_id}>
-          <Time at={event.created_at} /> <strong>{event.topic.replace("message.", "")}</strong>{" "}
-          <span class="muted">via {event.channel}</span>
-          {event.error && (
-            <span class="field-error">
-              {" "}
-              {event.error.code}: {event.error.message}
-            </span>
-          )}
-        </li>
-      ))}
-    </ol>
-  );
-}
-
-const FINAL = new Set(["seen", "clicked", "failed", "expired"]);
-
-function MessagePage(props: {
+function MessagesPage(props: {
   frame: PageFrame;
-  message: MessageView;
-  events: MessageEventView[];
-  deliveries: DeliveryWithAttemptsView[];
-  notice: string | null;
+  list: ListPage<MessageView>;
+  campaigns: Map<string, string>;
 }) {
-  const { frame, message } = props;
-  const settling =
-    !FINAL.has(message.status) || props.deliveries.some((d) => d.status === "pending");
+  const { frame, list } = props;
+  const { filters, errors } = list;
+  const campaignId = filters.campaign_id ?? "";
+  const filtered = Object.values(filters).some((value) => value !== "");
   return (
-    <Layout frame={frame} section="messages" title="Message">
-      {props.notice && <Notice>{props.notice}</Notice>}
-      <dl class="facts" data-refresh={settling ? "3" : undefined}>
-        <dt>Message ID</dt>
-        <dd>
-          <CopyValue value={message.message_id} label="Copy ID" />
-        </dd>
-        <dt>Status</dt>
-        <dd>
-          <MessageStatus status={message.status} />
-          {message.error && (
-            <span class="field-error">
-              {" "}
-              {message.error.code}: {message.error.message}
-            </span>
-          )}
-        </dd>
-        <dt>Recipient</dt>
-        <dd>
-          <a href={`${frame.base}/profiles/${message.recipient.public_id}`}>
-            {message.recipient.phone_number}
-          </a>
-        </dd>
-        <dt>Campaign</dt>
-        <dd>
-          <a href={`${frame.base}/campaigns/${message.campaign_id}`}>{message.campaign_id}</a>
-        </dd>
-        <dt>Channel</dt>
-        <dd>
-          {message.channel} ({message.category})
-        </dd>
-        <dt>Client reference</dt>
-        <dd class="wrap">{message.client_reference ?? "—"}</dd>
-        <dt>Sent</dt>
-        <dd>
-          <Time at={message.created_at} />
-        </dd>
-        <dt>Expires at</dt>
-        <dd>
-          <Time at={message.expires_at} />
-        </dd>
-      </dl>
-      <section aria-labelledby="timeline-heading">
-        <h2 id="timeline-heading">Lifecycle</h2>
-        <Timeline events={props.events} />
-      </section>
-      <section aria-labelledby="deliveries-heading">
-        <h2 id="deliveries-heading">Webhook deliveries</h2>
-        <DeliveryList frame={frame} deliveries={props.deliveries} from="message" />
-      </section>
+    <Layout frame={frame} section="messages" title="Messages">
+      <RecordTable
+        id="list"
+        heading={filtered ? "Matching messages" : "All messages, newest first"}
+        empty={filtered ? "No message matches." : "No messages yet."}
+        columns={["Message ID", "Recipient", "Campaign", "Status", "Client reference", "Sent"]}
+        count={list.rows.length}
+        controls={
+          <>
+            <FilterForm
+              frame={frame}
+              path="/messages"
+              label="Find messages"
+              button="Search"
+              errors={errors}
+            >
+              <SearchBox
+                value={filters.q}
+                errors={errors}
+                hint={filters.by === "phone_number" ? HINTS.phone_number : HINTS.default}
+              />
+              <SelectField
+                name="by"
+                label="Search by"
+                value={filters.by}
+                options={SEARCH_BY}
+                errors={errors}
+              />
+              <SelectField
+                name="status"
+                label="Status"
+                value={filters.status}
+                options={STATUS_OPTIONS}
+                errors={errors}
+              />
+              {campaignId !== "" && <input type="hidden" name="campaign_id" value={campaignId} />}
+            </FilterForm>
+            {campaignId !== "" && (
+              <p class="chips">
+                Campaign{" "}
+                <strong class="wrap">{props.campaigns.get(campaignId) ?? campaignId}</strong>{" "}
+                <a href={listHref(frame, "/messages", { ...filters, campaign_id: "" })}>
+                  Show every campaign's messages
+                </a>
+              </p>
+            )}
+          </>
+        }
+        after={<Pager list={list} />}
+      >
+        {list.rows.map((message) => (
+          <tr key={message.message_id}>
+            <td>
+              <a href={`${frame.base}/messages/${message.message_id}`}>
+                <code>{message.message_id}</code>
+              </a>
+            </td>
+            <td>{message.recipient.phone_number}</td>
+            <td class="wrap">{props.campaigns.get(message.campaign_id) ?? message.campaign_id}</td>
+            <td>
+              <MessageStatus status={message.status} />
+            </td>
+            <td class="wrap">{message.client_reference ?? "—"}</td>
+            <td>
+              <Time at={message.created_at} />
+            </td>
+          </tr>
+        ))}
+      </RecordTable>
     </Layout>
   );
 }
 
-async function messagePage(context: PageContext) {
-  const id = context.params.id ?? "";
-  const message = await getMessage(context.deps, context.actor, id);
-  if (message.isErr()) return context.notFound();
-  const events = await listMessageEvents(context.deps, context.actor, id);
-  const deliveries = await listMessageDeliveries(context.deps, context.actor, id);
-  if (events.isErr() || deliveries.isErr()) return context.notFound();
-  // Each delivery with its attempts, oldest first.
-  const withAttempts: DeliveryWithAttemptsView[] = [];
-  for (const d of [...deliveries.value.data].reverse()) {
-    const read = await getDelivery(context.deps, context.actor, d.delivery_id);
-    if (read.isOk()) withAttempts.push(read.value);
+/** The filter field of a parameter of the message list: what was searched for is `q`. */
+const fieldOf = (path: string) =>
+  path === "phone_number" || path === "client_reference" ? "q" : path === "campaign_id" ? "" : path;
+
+async function messagesPage(context: PageContext) {
+  const { request, frame } = context;
+  const q = (request.query.get("q") ?? "").trim();
+  const by = (request.query.get("by") ?? "").trim();
+  const kind = request.queryIssues.length > 0 ? null : searchKind(q, by);
+  if (kind === "id") {
+    const found = await getMessage(context.deps, context.actor, q.toLowerCase());
+    if (found.isOk()) return redirectTo(frame, `/messages/${found.value.message_id}`);
   }
-  return renderPage(
-    200,
-    <MessagePage
-      frame={context.frame}
-      message={message.value}
-      events={events.value}
-      deliveries={withAttempts}
-      notice={noticeOf(context.request)}
-    />,
-  );
+  const list =
+    kind === "id" && by === "id"
+      ? await readList<MessageView>(context, "/messages", FILTERS, async () =>
+          err(
+            validationError([
+              { path: "q", message: "no message of this organization has this ID." },
+            ]),
+          ),
+        )
+      : await readList(
+          context,
+          "/messages",
+          FILTERS,
+          ({ q: text, by: _by, ...query }) =>
+            listMessages(context.deps, context.actor, {
+              ...query,
+              // A UUID that is no message's id may still be a client reference (many are).
+              ...(kind === null ? {} : { [kind === "id" ? "client_reference" : kind]: text }),
+            }),
+          fieldOf,
+        );
+  const campaigns = await campaignNames(context, [
+    ...list.rows.map((message) => message.campaign_id),
+    ...(list.filters.campaign_id ? [list.filters.campaign_id] : []),
+  ]);
+  const status = list.read ? 200 : kind === "id" && by === "id" ? 404 : 400;
+  return renderPage(status, <MessagesPage frame={frame} list={list} campaigns={campaigns} />);
 }
 
-/** Messages: find one by id; its lifecycle timeline and its webhook deliveries. */
+/** Messages: the newest first, found by id, phone number or client reference, by status. */
 export const messageRoutes: PageRoute[] = [
-  {
-    method: "GET",
-    pattern: "/messages",
-    async handle(context) {
-      const q = (context.request.query.get("q") ?? "").trim();
-      if (q === "")
-        return renderPage(200, <MessagesPage frame={context.frame} q="" problem={null} />);
-      if (UUID.test(q)) {
-        const found = await getMessage(context.deps, context.actor, q.toLowerCase());
-        if (found.isOk()) return redirectTo(context.frame, `/messages/${found.value.message_id}`);
-      }
-      return renderPage(
-        404,
-        <MessagesPage
-          frame={context.frame}
-          q={q}
-          problem="No message of this organization has this ID."
-        />,
-      );
-    },
-  },
-  { method: "GET", pattern: "/messages/:id", handle: messagePage },
+  { method: "GET", pattern: "/messages", handle: messagesPage },
+  messageRoute,
 ];

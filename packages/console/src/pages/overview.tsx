@@ -1,23 +1,79 @@
 import {
   countRecentMessages,
+  type FailingDestinationView,
   type HourlyMessageCounts,
   listApiKeys,
   listCampaigns,
+  listFailingDestinations,
   listWebhooks,
 } from "@tidings/core";
-import { Layout, type PageFrame } from "../components.js";
+import { Layout, type PageFrame, RecordTable, Time } from "../components.js";
 import { type PageRoute, renderPage } from "../context.js";
+import { outcomeOf } from "./deliveries.js";
 import { MessageChart } from "./message-chart.js";
 
 interface Counts {
-  activeCampaigns: number;
-  campaigns: number;
+  activeCampaigns: string;
+  campaigns: string;
   activeWebhooks: number;
   webhooks: number;
   activeKeys: number;
 }
 
-function OverviewPage(props: { frame: PageFrame; counts: Counts; hours: HourlyMessageCounts[] }) {
+function FailingDestinations(props: { frame: PageFrame; destinations: FailingDestinationView[] }) {
+  const { frame } = props;
+  return (
+    <RecordTable
+      id="failing"
+      heading="Failing webhook destinations"
+      empty="No webhook destination is failing: nothing is being retried, and nothing failed in the last 24 hours."
+      columns={["Destination", "Being retried", "Failed (24 h)", "Last attempt", "Last outcome"]}
+      count={props.destinations.length}
+    >
+      {props.destinations.map((destination) => (
+        <tr key={destination.webhook_id ?? destination.url}>
+          <td class="wrap">
+            {destination.webhook_id === null ? (
+              <>
+                {destination.url} <span class="muted">(a send's own webhook_url)</span>
+              </>
+            ) : (
+              <a href={`${frame.base}/webhooks/${destination.webhook_id}`}>
+                {destination.url ?? destination.webhook_id}
+              </a>
+            )}
+          </td>
+          <td>{destination.retrying}</td>
+          <td>
+            {destination.failed > 0 && destination.webhook_id !== null ? (
+              <a href={`${frame.base}/webhooks/${destination.webhook_id}?status=failed`}>
+                {destination.failed}
+              </a>
+            ) : (
+              destination.failed
+            )}
+          </td>
+          <td>
+            <Time at={destination.last_attempt_at} />
+          </td>
+          <td class="wrap">
+            {outcomeOf({
+              status_code: destination.last_status_code,
+              error: destination.last_error,
+            })}
+          </td>
+        </tr>
+      ))}
+    </RecordTable>
+  );
+}
+
+function OverviewPage(props: {
+  frame: PageFrame;
+  counts: Counts;
+  hours: HourlyMessageCounts[];
+  failing: FailingDestinationView[];
+}) {
   const { frame, counts } = props;
   return (
     <Layout frame={frame} section="overview" title="Overview">
@@ -40,6 +96,7 @@ function OverviewPage(props: { frame: PageFrame; counts: Counts; hours: HourlyMe
           </a>
         </li>
       </ul>
+      <FailingDestinations frame={frame} destinations={props.failing} />
       <section aria-labelledby="chart-heading">
         <h2 id="chart-heading">Messages in the last 24 hours</h2>
         <MessageChart hours={props.hours} />
@@ -55,19 +112,31 @@ export const overviewRoutes: PageRoute[] = [
     pattern: "/",
     async handle(context) {
       const { deps, actor } = context;
-      const [campaigns, webhooks, keys, hours] = await Promise.all([
+      const [campaigns, active, webhooks, keys, hours, failing] = await Promise.all([
         listCampaigns(deps, actor, { limit: "100" }),
+        listCampaigns(deps, actor, { limit: "100", status: "active" }),
         listWebhooks(deps, actor),
         listApiKeys(deps, actor.organizationId),
         countRecentMessages(deps, actor),
+        listFailingDestinations(deps, actor),
       ]);
-      if (campaigns.isErr() || webhooks.isErr() || keys.isErr() || hours.isErr()) {
+      if (
+        campaigns.isErr() ||
+        active.isErr() ||
+        webhooks.isErr() ||
+        keys.isErr() ||
+        hours.isErr() ||
+        failing.isErr()
+      ) {
         throw new Error("overview failed");
       }
       const now = deps.clock.now();
+      // Past a page of a hundred, the tile says so rather than count every campaign.
+      const count = (page: typeof campaigns.value) =>
+        `${page.data.length}${page.meta.has_more ? "+" : ""}`;
       const counts: Counts = {
-        campaigns: campaigns.value.data.length,
-        activeCampaigns: campaigns.value.data.filter((c) => c.status === "active").length,
+        campaigns: count(campaigns.value),
+        activeCampaigns: count(active.value),
         webhooks: webhooks.value.data.length,
         activeWebhooks: webhooks.value.data.filter((w) => w.status === "active").length,
         activeKeys: keys.value.filter(
@@ -76,7 +145,12 @@ export const overviewRoutes: PageRoute[] = [
       };
       return renderPage(
         200,
-        <OverviewPage frame={context.frame} counts={counts} hours={hours.value} />,
+        <OverviewPage
+          frame={context.frame}
+          counts={counts}
+          hours={hours.value}
+          failing={failing.value}
+        />,
       );
     },
   },

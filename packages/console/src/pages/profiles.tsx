@@ -5,72 +5,56 @@ import {
   listProfiles,
   type ProfileView,
 } from "@tidings/core";
-import { Badge, Layout, NextPage, type PageFrame, Time } from "../components.js";
-import type { PageContext, PageRoute } from "../context.js";
-import { renderPage } from "../context.js";
+import { Badge, Layout, type PageFrame, RecordTable, Time } from "../components.js";
+import { type PageContext, type PageRoute, renderPage } from "../context.js";
+import { FilterForm, type ListPage, Pager, readList, SearchBox } from "../lists.js";
 
 const consent = (given: boolean) =>
   given ? <Badge tone="good">Yes</Badge> : <Badge tone="neutral">No</Badge>;
 
-function ProfilesPage(props: {
-  frame: PageFrame;
-  q: string;
-  profiles: ProfileView[];
-  next: string | null;
-  problem: string | null;
-}) {
-  const { frame } = props;
+function ProfilesPage(props: { frame: PageFrame; list: ListPage<ProfileView> }) {
+  const { frame, list } = props;
+  const q = list.filters.q ?? "";
   return (
     <Layout frame={frame} section="profiles" title="Profiles">
-      <form method="get" action={`${frame.base}/profiles`} class="search">
-        <label for="q">Search</label>
-        <input type="search" id="q" name="q" value={props.q} aria-describedby="q-hint" />
-        <button type="submit">Search</button>
-        <p class="hint" id="q-hint">
-          A phone number in international form (+…) or an email address.
-        </p>
-      </form>
-      {props.problem ? (
-        <div class="problems" role="alert">
-          <p>{props.problem}</p>
-        </div>
-      ) : props.profiles.length === 0 ? (
-        <p class="empty">{props.q ? "No profile matches." : "No profiles yet."}</p>
-      ) : (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Phone number</th>
-                <th scope="col">Name</th>
-                <th scope="col">Email</th>
-                <th scope="col">Viber consent</th>
-                <th scope="col">SMS consent</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.profiles.map((profile) => (
-                <tr key={profile.public_id}>
-                  <td>
-                    <a href={`${frame.base}/profiles/${profile.public_id}`}>
-                      {profile.phone_number}
-                    </a>
-                  </td>
-                  <td class="wrap">{profile.full_name ?? "—"}</td>
-                  <td class="wrap">{profile.email ?? "—"}</td>
-                  <td>{consent(profile.viber_marketing_consent)}</td>
-                  <td>{consent(profile.sms_marketing_consent)}</td>
-                  <td>
-                    <Time at={profile.created_at} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <NextPage href={props.next} />
+      <RecordTable
+        id="list"
+        heading={q ? "Matching profiles" : "All profiles"}
+        empty={q ? "No profile matches." : "No profiles yet."}
+        columns={["Phone number", "Name", "Email", "Viber consent", "SMS consent", "Created"]}
+        count={list.rows.length}
+        controls={
+          <FilterForm
+            frame={frame}
+            path="/profiles"
+            label="Find profiles"
+            button="Search"
+            errors={list.errors}
+          >
+            <SearchBox
+              value={q}
+              errors={list.errors}
+              hint="A phone number in international form (+…) or an email address."
+            />
+          </FilterForm>
+        }
+        after={<Pager list={list} />}
+      >
+        {list.rows.map((profile) => (
+          <tr key={profile.public_id}>
+            <td>
+              <a href={`${frame.base}/profiles/${profile.public_id}`}>{profile.phone_number}</a>
+            </td>
+            <td class="wrap">{profile.full_name ?? "—"}</td>
+            <td class="wrap">{profile.email ?? "—"}</td>
+            <td>{consent(profile.viber_marketing_consent)}</td>
+            <td>{consent(profile.sms_marketing_consent)}</td>
+            <td>
+              <Time at={profile.created_at} />
+            </td>
+          </tr>
+        ))}
+      </RecordTable>
     </Layout>
   );
 }
@@ -160,40 +144,19 @@ function ProfilePage(props: {
 const filterOf = (q: string): Record<string, string> =>
   q === "" ? {} : q.includes("@") ? { email: q } : { phone_number: q };
 
+/** Whatever was searched for is the Search box's problem. */
+const fieldOf = (path: string) => (path === "email" || path === "phone_number" ? "q" : path);
+
 async function profilesPage(context: PageContext) {
-  const { query } = context.request;
-  const q = (query.get("q") ?? "").trim();
-  const cursor = query.get("cursor");
-  const listed = await listProfiles(context.deps, context.actor, {
-    ...filterOf(q),
-    limit: "25",
-    ...(cursor ? { cursor } : {}),
-  });
-  if (listed.isErr()) {
-    const issue = listed.error.type === "validation" ? listed.error.issues[0] : undefined;
-    const problem =
-      issue?.path === "cursor"
-        ? "This page link is out of date; start from the first page."
-        : "Search by a phone number in international form (such as +44 7700 900123) or an email address.";
-    return renderPage(
-      400,
-      <ProfilesPage frame={context.frame} q={q} profiles={[]} next={null} problem={problem} />,
-    );
-  }
-  const nextCursor = listed.value.meta.next_cursor;
-  const next = nextCursor
-    ? `${context.frame.base}/profiles?${new URLSearchParams({ ...(q ? { q } : {}), cursor: nextCursor })}`
-    : null;
-  return renderPage(
-    200,
-    <ProfilesPage
-      frame={context.frame}
-      q={q}
-      profiles={listed.value.data}
-      next={next}
-      problem={null}
-    />,
+  const list = await readList(
+    context,
+    "/profiles",
+    ["q"],
+    ({ q, ...page }) =>
+      listProfiles(context.deps, context.actor, { ...filterOf(q ?? ""), ...page }),
+    fieldOf,
   );
+  return renderPage(list.read ? 200 : 400, <ProfilesPage frame={context.frame} list={list} />);
 }
 
 /** Profiles: find by phone or email (pages of 25), a profile's consent flags and history. */
@@ -203,9 +166,8 @@ export const profileRoutes: PageRoute[] = [
     method: "GET",
     pattern: "/profiles/:id",
     async handle(context) {
-      const id = context.params.id ?? "";
-      const profile = await getProfile(context.deps, context.actor, id);
-      const history = await getConsentHistory(context.deps, context.actor, id);
+      const profile = await getProfile(context.deps, context.actor, context.id);
+      const history = await getConsentHistory(context.deps, context.actor, context.id);
       if (profile.isErr() || history.isErr()) return context.notFound();
       return renderPage(
         200,

@@ -1,7 +1,9 @@
 import {
   createWebhook,
+  type DeliveryWithAttemptsView,
   deleteWebhook,
   getWebhook,
+  listWebhookDeliveries,
   listWebhooks,
   rotateWebhookSecret,
   TOPICS,
@@ -12,16 +14,16 @@ import {
   type WebhookWithSecret,
 } from "@tidings/core";
 import {
+  ActionButton,
   Badge,
   CheckboxGroup,
   CopyValue,
   CreatedSecrets,
   type FieldErrors,
-  FormProblems,
+  FormCard,
   Layout,
   Notice,
   type PageFrame,
-  PostForm,
   RecordTable,
   SelectField,
   shownUrl,
@@ -30,14 +32,16 @@ import {
   Time,
 } from "../components.js";
 import {
+  changeRoute,
   fieldErrorsOf,
-  noticeOf,
   type PageContext,
   type PageRoute,
   redirectTo,
   renderPage,
+  submitForm,
 } from "../context.js";
-import { deliveryRoutes } from "./deliveries.js";
+import { FilterForm, type ListPage, Pager, readList } from "../lists.js";
+import { DELIVERY_STATUSES, DeliveryList, deliveryRoutes, withAttempts } from "./deliveries.js";
 
 interface WebhookForm {
   url: string;
@@ -114,12 +118,10 @@ function WebhooksPage(props: {
   form: WebhookForm;
   errors: FieldErrors;
   created: WebhookWithSecret | null;
-  notice: string | null;
 }) {
   const { frame, created } = props;
   return (
     <Layout frame={frame} section="webhooks" title="Webhooks">
-      {props.notice && <Notice>{props.notice}</Notice>}
       {created && (
         <CreatedSecrets
           heading="Webhook created"
@@ -157,14 +159,15 @@ function WebhooksPage(props: {
           </tr>
         ))}
       </RecordTable>
-      <section class="card" aria-labelledby="create-heading">
-        <h2 id="create-heading">New webhook</h2>
-        <PostForm frame={frame} action={`${frame.base}/webhooks`} label="New webhook">
-          <FormProblems errors={props.errors} />
-          <WebhookFields form={props.form} errors={props.errors} />
-          <button type="submit">Create webhook</button>
-        </PostForm>
-      </section>
+      <FormCard
+        frame={frame}
+        heading="New webhook"
+        action="/webhooks"
+        errors={props.errors}
+        button="Create webhook"
+      >
+        <WebhookFields form={props.form} errors={props.errors} />
+      </FormCard>
     </Layout>
   );
 }
@@ -174,19 +177,47 @@ interface WebhookExtras {
   test?: WebhookTestResult | undefined;
 }
 
+/** A subscription's deliveries as its page shows them: one filtered page of the log. */
+type DeliveryLog = ListPage<DeliveryWithAttemptsView>;
+
+const DELIVERY_STATUS_OPTIONS = [
+  { value: "", label: "Any" },
+  ...DELIVERY_STATUSES.map((status) => ({ value: status, label: status })),
+];
+
+function WebhookDeliveries(props: { frame: PageFrame; path: string; log: DeliveryLog }) {
+  const { frame, log } = props;
+  return (
+    <section aria-labelledby="deliveries-heading">
+      <h2 id="deliveries-heading">Deliveries</h2>
+      <FilterForm frame={frame} path={props.path} label="Filter deliveries" errors={log.errors}>
+        <SelectField
+          name="status"
+          label="Delivery status"
+          idPrefix="deliveries-"
+          value={log.filters.status}
+          options={DELIVERY_STATUS_OPTIONS}
+          errors={log.errors}
+        />
+      </FilterForm>
+      <DeliveryList frame={frame} deliveries={log.rows} back="webhook" />
+      <Pager list={log} />
+    </section>
+  );
+}
+
 function WebhookPage(props: {
   frame: PageFrame;
   webhook: WebhookView;
   form: WebhookForm;
   errors: FieldErrors;
   extras: WebhookExtras;
-  notice: string | null;
+  log: DeliveryLog;
 }) {
   const { frame, webhook, extras } = props;
-  const path = `${frame.base}/webhooks/${webhook.webhook_id}`;
+  const path = `/webhooks/${webhook.webhook_id}`;
   return (
     <Layout frame={frame} section="webhooks" title="Webhook">
-      {props.notice && <Notice>{props.notice}</Notice>}
       {extras.rotated && (
         <CreatedSecrets
           heading="Secret rotated"
@@ -227,42 +258,41 @@ function WebhookPage(props: {
       </dl>
       <div class="actions">
         {webhook.status === "inactive" && (
-          <PostForm frame={frame} action={`${path}/enable`}>
-            <button type="submit">Enable</button>
-          </PostForm>
+          <ActionButton frame={frame} action={`${path}/enable`}>
+            Enable
+          </ActionButton>
         )}
-        <PostForm frame={frame} action={`${path}/test`}>
-          <button type="submit" class="secondary">
-            Send test
-          </button>
-        </PostForm>
-        <PostForm
+        <ActionButton frame={frame} action={`${path}/test`} look="secondary">
+          Send test
+        </ActionButton>
+        <ActionButton
           frame={frame}
           action={`${path}/rotate-secret`}
+          look="secondary"
           confirm="Rotate the signing secret? The current one stops working at once."
         >
-          <button type="submit" class="secondary">
-            Rotate secret
-          </button>
-        </PostForm>
-        <PostForm
+          Rotate secret
+        </ActionButton>
+        <ActionButton
           frame={frame}
           action={`${path}/delete`}
+          look="danger"
           confirm="Delete this webhook? Its pending deliveries are cancelled."
         >
-          <button type="submit" class="danger">
-            Delete
-          </button>
-        </PostForm>
+          Delete
+        </ActionButton>
       </div>
-      <section class="card" aria-labelledby="edit-heading">
-        <h2 id="edit-heading">Edit</h2>
-        <PostForm frame={frame} action={path} label="Edit webhook">
-          <FormProblems errors={props.errors} />
-          <WebhookFields form={props.form} errors={props.errors} />
-          <button type="submit">Save</button>
-        </PostForm>
-      </section>
+      <WebhookDeliveries frame={frame} path={path} log={props.log} />
+      <FormCard
+        frame={frame}
+        heading="Edit"
+        action={path}
+        label="Edit webhook"
+        errors={props.errors}
+        button="Save"
+      >
+        <WebhookFields form={props.form} errors={props.errors} />
+      </FormCard>
     </Layout>
   );
 }
@@ -284,7 +314,6 @@ async function listPage(
       form={form}
       errors={errors}
       created={created}
-      notice={noticeOf(context.request)}
     />,
   );
 }
@@ -298,11 +327,12 @@ async function webhookPage(
     status?: number;
   } = {},
 ) {
-  const found = await getWebhook(context.deps, context.actor, context.params.id ?? "");
+  const found = await getWebhook(context.deps, context.actor, context.id);
   if (found.isErr()) return context.notFound();
   const webhook = found.value;
+  const log = await deliveryLog(context, webhook.webhook_id);
   return renderPage(
-    options.status ?? 200,
+    options.status ?? (Object.keys(log.errors).length > 0 ? 400 : 200),
     <WebhookPage
       frame={context.frame}
       webhook={webhook}
@@ -316,12 +346,18 @@ async function webhookPage(
       }
       errors={options.errors ?? {}}
       extras={options.extras ?? {}}
-      notice={noticeOf(context.request)}
+      log={log}
     />,
   );
 }
 
-const fieldOf = (path: string) => path;
+/** One page of a subscription's deliveries with their attempts, filtered as the URL says. */
+async function deliveryLog(context: PageContext, webhookId: string): Promise<DeliveryLog> {
+  const list = await readList(context, `/webhooks/${webhookId}`, ["status"], (query) =>
+    listWebhookDeliveries(context.deps, context.actor, webhookId, query),
+  );
+  return { ...list, rows: await withAttempts(context, list.rows) };
+}
 
 /** Webhooks: subscriptions (create, edit, enable, rotate, test, delete) and Redeliver. */
 export const webhookRoutes: PageRoute[] = [
@@ -335,9 +371,11 @@ export const webhookRoutes: PageRoute[] = [
     pattern: "/webhooks",
     async handle(context) {
       const form = formOf(context.request.form);
-      const created = await createWebhook(context.deps, context.actor, inputOf(form));
+      const created = await submitForm(context, () =>
+        createWebhook(context.deps, context.actor, inputOf(form)),
+      );
       if (created.isErr()) {
-        return listPage(context, form, fieldErrorsOf(created.error, fieldOf), null, 400);
+        return listPage(context, form, created.error.fields, null, 400);
       }
       return listPage(context, EMPTY_FORM, {}, created.value, 201);
     },
@@ -348,25 +386,27 @@ export const webhookRoutes: PageRoute[] = [
     pattern: "/webhooks/:id",
     async handle(context) {
       const form = formOf(context.request.form);
-      const id = context.params.id ?? "";
-      const updated = await updateWebhook(context.deps, context.actor, id, inputOf(form));
+      const updated = await submitForm(context, () =>
+        updateWebhook(context.deps, context.actor, context.id, inputOf(form)),
+      );
       if (updated.isErr()) {
-        if (updated.error.type === "not_found") return context.notFound();
+        if (updated.error.error.type === "not_found") return context.notFound();
         return webhookPage(context, {
           form,
-          errors: fieldErrorsOf(updated.error, fieldOf),
+          errors: updated.error.fields,
           status: 400,
         });
       }
-      return redirectTo(context.frame, `/webhooks/${id}`, "webhook_saved");
+      return redirectTo(context.frame, `/webhooks/${context.id}`, "webhook_saved");
     },
   },
   {
     method: "POST",
     pattern: "/webhooks/:id/enable",
     async handle(context) {
-      const id = context.params.id ?? "";
-      const updated = await updateWebhook(context.deps, context.actor, id, { status: "active" });
+      const updated = await updateWebhook(context.deps, context.actor, context.id, {
+        status: "active",
+      });
       if (updated.isErr()) {
         if (updated.error.type === "not_found") return context.notFound();
         return webhookPage(context, {
@@ -374,18 +414,14 @@ export const webhookRoutes: PageRoute[] = [
           status: 409,
         });
       }
-      return redirectTo(context.frame, `/webhooks/${id}`, "webhook_enabled");
+      return redirectTo(context.frame, `/webhooks/${context.id}`, "webhook_enabled");
     },
   },
   {
     method: "POST",
     pattern: "/webhooks/:id/rotate-secret",
     async handle(context) {
-      const rotated = await rotateWebhookSecret(
-        context.deps,
-        context.actor,
-        context.params.id ?? "",
-      );
+      const rotated = await rotateWebhookSecret(context.deps, context.actor, context.id);
       if (rotated.isErr()) return context.notFound();
       return webhookPage(context, { extras: { rotated: rotated.value.signing_secret } });
     },
@@ -395,20 +431,17 @@ export const webhookRoutes: PageRoute[] = [
     pattern: "/webhooks/:id/test",
     async handle(context) {
       const tested = await testWebhook(context.deps, context.actor, {
-        webhook_id: context.params.id ?? "",
+        webhook_id: context.id,
       });
       if (tested.isErr()) return context.notFound();
       return webhookPage(context, { extras: { test: tested.value } });
     },
   },
-  {
-    method: "POST",
-    pattern: "/webhooks/:id/delete",
-    async handle(context) {
-      const deleted = await deleteWebhook(context.deps, context.actor, context.params.id ?? "");
-      if (deleted.isErr()) return context.notFound();
-      return redirectTo(context.frame, "/webhooks", "webhook_deleted");
-    },
-  },
+  changeRoute(
+    "/webhooks/:id/delete",
+    ({ deps, actor, id }) => deleteWebhook(deps, actor, id),
+    () => "/webhooks",
+    "webhook_deleted",
+  ),
   ...deliveryRoutes,
 ];

@@ -3,6 +3,9 @@
 
 import type { HttpResponse } from "@tidings/adapter-http";
 import {
+  createApiKey,
+  createCampaign,
+  createDeliveryEngine,
   createIds,
   createOrganization,
   createSignInToken,
@@ -11,11 +14,25 @@ import {
   manualClock,
   type SecretBox,
   sandboxProvider,
+  sendMessage,
   type WebhookRequest,
   type WebhookTransport,
 } from "@tidings/core";
 import { memoryStorage } from "@tidings/core/testing";
 import { createConsole, SESSION_COOKIE } from "../console-app.js";
+
+/** Text with HTML, script and quotes, which every page must show as text. */
+export const HOSTILE = `<script>alert("x")</script>'"&amp;`;
+
+/** The campaign form as a person fills it in: a valid, active SMS campaign. */
+export const CAMPAIGN_FORM: Record<string, string> = {
+  name: "Order updates",
+  channel: "sms",
+  category: "transactional",
+  sender: "Acme",
+  template: "Your order {{order}} shipped",
+  status: "active",
+};
 
 /** Seals as `sealed:<plaintext>` so stored values stay readable in assertions. */
 const plainSecretBox: SecretBox = {
@@ -100,10 +117,49 @@ export async function consoleWorld() {
     return { cookie, csrf };
   }
 
+  /** A campaign (active, SMS, transactional, `{{order}}` in its template) of an organization. */
+  async function campaign(organizationId = org.id, overrides: Record<string, unknown> = {}) {
+    const created = await createCampaign(
+      deps,
+      { organizationId, apiKeyId: null },
+      { ...CAMPAIGN_FORM, ...overrides },
+    );
+    return created._unsafeUnwrap();
+  }
+
+  /** A message sent to `phone` by a fresh key of the campaign's organization; its id. */
+  async function send(
+    organizationId: string,
+    campaignId: string,
+    extra: Record<string, unknown> = {},
+    phone = "+14155550002",
+  ): Promise<string> {
+    const key = (
+      await createApiKey(deps, { organization_id: organizationId, scopes: ["messages:send"] })
+    )._unsafeUnwrap();
+    const sent = await sendMessage(
+      deps,
+      { organizationId, apiKeyId: key.key_id },
+      {
+        campaign_id: campaignId,
+        recipient: { type: "phone_number", value: phone },
+        params: { order: "1" },
+        ...extra,
+      },
+    );
+    return (sent._unsafeUnwrap() as unknown as { message_id: string }).message_id;
+  }
+
+  const engine = createDeliveryEngine(deps, { owner: "console-world", random: () => 0.5 });
+
   return {
     deps,
     clock,
     app,
+    campaign,
+    send,
+    /** Makes one attempt of every due delivery, as the delivery engine would. */
+    deliver: () => engine.runOnce(),
     org,
     otherOrg,
     transportRequests,

@@ -1,0 +1,152 @@
+import {
+  type DeliveryWithAttemptsView,
+  getCampaign,
+  getMessage,
+  listMessageDeliveries,
+  type MessageEventView,
+  type MessageView,
+} from "@tidings/core";
+import { Badge, CopyValue, Layout, type PageFrame, Time } from "../components.js";
+import { type PageContext, type PageRoute, renderPage } from "../context.js";
+import { DeliveryList, withAttempts } from "./deliveries.js";
+
+const STATUS_TONES = {
+  sent: "warn",
+  delivered: "good",
+  seen: "good",
+  clicked: "good",
+  failed: "bad",
+  expired: "bad",
+} as const;
+
+/** A message's status in words, with a colour that repeats them. */
+export function MessageStatus(props: { status: MessageView["status"] }) {
+  return <Badge tone={STATUS_TONES[props.status]}>{props.status}</Badge>;
+}
+
+/** The statuses a message can be in, in lifecycle order. */
+export const MESSAGE_STATUSES = Object.keys(STATUS_TONES);
+
+/** Campaign names by id, for the campaigns a page of messages went out through. */
+export async function campaignNames(context: PageContext, ids: readonly string[]) {
+  const names = new Map<string, string>();
+  for (const id of new Set(ids)) {
+    const found = await getCampaign(context.deps, context.actor, id);
+    if (found.isOk()) names.set(id, found.value.name);
+  }
+  return names;
+}
+
+function Timeline(props: { events: MessageEventView[] }) {
+  if (props.events.length === 0) return <p class="empty">No events yet.</p>;
+  return (
+    <ol class="timeline">
+      {props.events.map((event) => (
+        <li key={event.event_id}>
+          <Time at={event.created_at} /> <strong>{event.topic.replace("message.", "")}</strong>{" "}
+          <span class="muted">via {event.channel}</span>
+          {event.error && (
+            <span class="field-error">
+              {" "}
+              {event.error.code}: {event.error.message}
+            </span>
+          )}
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+const FINAL = new Set(["seen", "clicked", "failed", "expired"]);
+
+function MessagePage(props: {
+  frame: PageFrame;
+  message: MessageView;
+  campaign: string;
+  events: MessageEventView[];
+  deliveries: DeliveryWithAttemptsView[];
+}) {
+  const { frame, message } = props;
+  const settling =
+    !FINAL.has(message.status) || props.deliveries.some((d) => d.status === "pending");
+  return (
+    <Layout frame={frame} section="messages" title="Message">
+      <dl class="facts" data-refresh={settling ? "3" : undefined}>
+        <dt>Message ID</dt>
+        <dd>
+          <CopyValue value={message.message_id} label="Copy ID" />
+        </dd>
+        <dt>Status</dt>
+        <dd>
+          <MessageStatus status={message.status} />
+          {message.error && (
+            <span class="field-error">
+              {" "}
+              {message.error.code}: {message.error.message}
+            </span>
+          )}
+        </dd>
+        <dt>Recipient</dt>
+        <dd>
+          <a href={`${frame.base}/profiles/${message.recipient.public_id}`}>
+            {message.recipient.phone_number}
+          </a>
+        </dd>
+        <dt>Campaign</dt>
+        <dd class="wrap">
+          <a href={`${frame.base}/campaigns/${message.campaign_id}`}>{props.campaign}</a>
+        </dd>
+        <dt>Channel</dt>
+        <dd>
+          {message.channel} ({message.category})
+        </dd>
+        <dt>Client reference</dt>
+        <dd class="wrap">{message.client_reference ?? "—"}</dd>
+        <dt>Webhook URL</dt>
+        <dd class="wrap">{message.webhook_url ?? "—"}</dd>
+        <dt>Sent</dt>
+        <dd>
+          <Time at={message.created_at} />
+        </dd>
+        <dt>Expires at</dt>
+        <dd>
+          <Time at={message.expires_at} />
+        </dd>
+      </dl>
+      <section aria-labelledby="timeline-heading">
+        <h2 id="timeline-heading">Lifecycle</h2>
+        <Timeline events={props.events} />
+      </section>
+      <section aria-labelledby="deliveries-heading">
+        <h2 id="deliveries-heading">Webhook deliveries</h2>
+        <DeliveryList frame={frame} deliveries={props.deliveries} back="message" />
+      </section>
+    </Layout>
+  );
+}
+
+/** A message: its facts, its lifecycle timeline and its webhook deliveries with their attempts. */
+export const messageRoute: PageRoute = {
+  method: "GET",
+  pattern: "/messages/:id",
+  async handle(context: PageContext) {
+    const message = await getMessage(context.deps, context.actor, context.id);
+    // A message has a few deliveries per subscription: the largest page shows them all.
+    const deliveries = await listMessageDeliveries(context.deps, context.actor, context.id, {
+      limit: "100",
+    });
+    if (message.isErr() || deliveries.isErr()) return context.notFound();
+    const { events, ...view } = message.value;
+    const campaigns = await campaignNames(context, [view.campaign_id]);
+    return renderPage(
+      200,
+      <MessagePage
+        frame={context.frame}
+        message={view}
+        campaign={campaigns.get(view.campaign_id) ?? view.campaign_id}
+        events={events}
+        deliveries={(await withAttempts(context, deliveries.value.data)).reverse()}
+      />,
+    );
+  },
+};

@@ -1,0 +1,112 @@
+import { describe, expect, it } from "vitest";
+import { consoleWorld, HOSTILE } from "../test-support/console-world.js";
+
+describe("message pages", () => {
+  it("finds a message by id and shows its timeline", async () => {
+    const world = await consoleWorld();
+    const browser = await world.signIn();
+    const campaign = await world.campaign();
+    const messageId = await world.send(world.org.id, campaign.campaign_id, {
+      params: { order: "<b>7</b>" },
+      client_reference: HOSTILE,
+    });
+    const search = await world.get(browser, `/messages?q=${messageId.toUpperCase()}`);
+    expect(search.status).toBe(303);
+    expect(search.headers.location).toBe(`/console/messages/${messageId}`);
+    const page = await world.get(browser, `/messages/${messageId}`);
+    expect(page.status).toBe(200);
+    expect(page.body).toContain("<strong>sent</strong>");
+    expect(page.body).not.toContain("<script>alert");
+    const unknown = "01900000-0000-7000-8000-000000000000";
+    const notFound = await world.get(browser, `/messages?q=${unknown}&by=id`);
+    expect(notFound.status).toBe(404);
+    expect(notFound.body).toContain('id="q-error"');
+    expect(notFound.body).toContain(`value="${unknown}"`);
+  });
+
+  it("finds messages by phone number and by client reference, newest first, by status and campaign, in pages with the filters kept", async () => {
+    const world = await consoleWorld();
+    const browser = await world.signIn();
+    const orders = await world.campaign(world.org.id, { name: "Orders" });
+    const promos = await world.campaign(world.org.id, { name: "Promos" });
+    const sent: string[] = [];
+    for (let i = 0; i < 30; i += 1) {
+      const campaign = i % 2 === 0 ? orders : promos;
+      sent.push(
+        await world.send(
+          world.org.id,
+          campaign.campaign_id,
+          { client_reference: i === 7 ? HOSTILE : `order-${i}` },
+          i < 28 ? "+14155550002" : "+14155550003",
+        ),
+      );
+    }
+    const uuidReference = "0f8fad5b-d9cb-469f-a165-70867728950e";
+    const byUuid = await world.send(world.org.id, orders.campaign_id, {
+      client_reference: uuidReference,
+    });
+    const theirCampaign = await world.campaign(world.otherOrg.id);
+    const theirs = await world.send(world.otherOrg.id, theirCampaign.campaign_id, {
+      client_reference: "order-1",
+    });
+    const ids = (body: string) =>
+      [...body.matchAll(/href="\/console\/messages\/([0-9a-f-]{36})"/g)].map((m) => m[1]);
+
+    // By phone, written any way a person would: newest first, 25 a page.
+    const byPhone = await world.get(
+      browser,
+      `/messages?q=${encodeURIComponent("+1 (415) 555-0002")}`,
+    );
+    expect(byPhone.status).toBe(200);
+    expect(ids(byPhone.body)).toEqual([byUuid, ...sent.slice(0, 28).reverse()].slice(0, 25));
+    const next =
+      /href="([^"]+)" rel="next"/.exec(byPhone.body)?.[1]?.replaceAll("&amp;", "&") ?? "";
+    expect(next).toContain("q=%2B1+%28415%29+555-0002");
+    const page2 = await world.get(browser, next.replace("/console", ""));
+    expect(ids(page2.body)).toEqual(sent.slice(0, 4).reverse());
+    expect(page2.body).toContain(">First page</a>");
+
+    // By client reference: shown as text, never run; another organization's is not found.
+    const hostile = await world.get(browser, `/messages?q=${encodeURIComponent(HOSTILE)}`);
+    expect(ids(hostile.body)).toEqual([sent[7]]);
+    expect(hostile.body).not.toContain("<script>alert");
+    expect(ids((await world.get(browser, "/messages?q=order-1")).body)).toEqual([sent[1]]);
+    expect(ids((await world.get(browser, "/messages?q=order-1")).body)).not.toContain(theirs);
+    // A UUID that is no message's id is looked up as a client reference.
+    expect(ids((await world.get(browser, `/messages?q=${uuidReference}`)).body)).toEqual([byUuid]);
+    // Chosen explicitly, `+…` is a client reference too.
+    const asReference = await world.get(browser, "/messages?q=%2B14155550003&by=client_reference");
+    expect(asReference.body).toContain("No message matches.");
+
+    // By campaign (the campaign page links here) and status, combined with the search.
+    const ofPromos = await world.get(
+      browser,
+      `/messages?campaign_id=${promos.campaign_id}&q=%2B14155550003`,
+    );
+    expect(ids(ofPromos.body)).toEqual([sent[29]]);
+    expect(ofPromos.body).toContain("Promos");
+    expect(ofPromos.body).toContain(`name="campaign_id" value="${promos.campaign_id}"`);
+    const sentOnly = await world.get(browser, "/messages?status=sent&q=%2B14155550003");
+    expect(ids(sentOnly.body)).toEqual([sent[29], sent[28]]);
+    expect(sentOnly.body).toMatch(/<option value="sent" selected>/);
+    expect((await world.get(browser, "/messages?status=failed")).body).toContain(
+      "No message matches.",
+    );
+
+    // Refused searches say why beside the field, and keep what was typed.
+    const badPhone = await world.get(browser, "/messages?q=%2B12&by=phone_number");
+    expect(badPhone.status).toBe(400);
+    expect(badPhone.body).toContain('id="q-error"');
+    expect(badPhone.body).toContain('value="+12"');
+    const badStatus = await world.get(browser, "/messages?status=lost");
+    expect(badStatus.status).toBe(400);
+    expect(badStatus.body).toContain('id="status-error"');
+    const stale = await world.get(browser, "/messages?cursor=zzz");
+    expect(stale.status).toBe(400);
+    expect(stale.body).toContain("This page link is out of date");
+    const notText = await world.get(browser, "/messages?q=%ED%A0%80&by=client_reference");
+    expect(notText.status).toBe(400);
+    expect(notText.body).toContain('id="q-error"');
+    expect(notText.body).toContain("lone UTF-16 surrogate");
+  });
+});

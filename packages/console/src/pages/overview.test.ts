@@ -1,0 +1,59 @@
+import { createWebhook } from "@tidings/core";
+import { describe, expect, it } from "vitest";
+import { consoleWorld } from "../test-support/console-world.js";
+
+const HOUR = 60 * 60 * 1000;
+
+describe("overview", () => {
+  it("charts the last 24 hours of messages by hour and status, drawn on the server", async () => {
+    const world = await consoleWorld();
+    const browser = await world.signIn();
+    const campaign = await world.campaign();
+    world.clock.advance(-25 * HOUR);
+    await world.send(world.org.id, campaign.campaign_id);
+    world.clock.advance(25 * HOUR);
+    await world.send(world.org.id, campaign.campaign_id);
+    await world.send(world.otherOrg.id, (await world.campaign(world.otherOrg.id)).campaign_id);
+    const page = await world.get(browser, "/");
+    expect(page.status).toBe(200);
+    expect(page.body).toContain('aria-label="1 message in the last 24 hours: 1 sent."');
+    expect(page.body.match(/<rect [^>]*fill="#8da2c0"/g)).toHaveLength(2);
+    expect(page.body).toContain("Sent, not yet delivered: 1");
+  });
+
+  it("lists the failing webhook destinations: being retried, failed in the last 24 hours, the last answer", async () => {
+    const world = await consoleWorld();
+    const actor = { organizationId: world.org.id, apiKeyId: null };
+    const hook = (
+      await createWebhook(world.deps, actor, {
+        url: "https://down.example.com/hooks?token=secret",
+        topics: ["message.sent"],
+      })
+    )._unsafeUnwrap();
+    const campaign = await world.campaign();
+    world.setReceiverStatus(503);
+    await world.send(world.org.id, campaign.campaign_id);
+    await world.send(world.org.id, campaign.campaign_id, {
+      webhook_url: "https://own.example.com/in?key=k",
+    });
+    await world.deliver();
+    const browser = await world.signIn();
+    const page = await world.get(browser, "/");
+    expect(page.body).toContain("Failing webhook destinations");
+    expect(page.body).toContain(`href="/console/webhooks/${hook.webhook_id}"`);
+    expect(page.body).toContain("https://down.example.com/hooks");
+    expect(page.body).toContain("https://own.example.com/in");
+    expect(page.body).not.toContain("token=secret");
+    expect(page.body).not.toContain("key=k");
+    expect(page.body).toContain("answered 503");
+
+    // Nothing of another organization's; and none once the receivers answer again.
+    const theirs = await world.signIn(world.otherOrg.id);
+    expect((await world.get(theirs, "/")).body).toContain("No webhook destination is failing");
+    world.setReceiverStatus(204);
+    world.clock.advance(HOUR);
+    await world.deliver();
+    const healthy = await world.get(await world.signIn(), "/");
+    expect(healthy.body).toContain("No webhook destination is failing");
+  });
+});
