@@ -82,6 +82,19 @@ describe.skipIf(!haveChromium)("the console in Chromium", () => {
     mkdirSync(SHOTS, { recursive: true });
     const org = await runCli(["orgs", "create", "--name", "Acme Shop", "--json"], env);
     orgId = org.json<{ org_id: string }>().org_id;
+    // A campaign with a name and a template far longer than a line, for the layout to hold.
+    const long = await runCli(
+      [
+        ..."campaigns create --org".split(" "),
+        orgId,
+        ..."--channel sms --category transactional --sender Acme --name".split(" "),
+        `Spring-sale-reminder-for-customers-who-left-a-basket-${"x".repeat(120)}`,
+        "--template",
+        `Hello {{name}}, ${"your-basket-is-waiting-".repeat(60)}`,
+      ],
+      env,
+    );
+    if (long.code !== 0) throw new Error(long.stderr);
     server = await startServer(env);
     base = `http://127.0.0.1:${server.port}`;
     receiver = await flakyReceiver();
@@ -128,8 +141,17 @@ describe.skipIf(!haveChromium)("the console in Chromium", () => {
     expect(grave, `axe on ${name}`).toEqual([]);
   }
 
-  async function shot(name: string) {
+  /** axe-core, and the layout holding: long names, templates and URLs wrap, nothing scrolls sideways. */
+  async function check(name: string) {
     await checkAccessibility(name);
+    const overflow = await page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
+    expect(overflow, `horizontal overflow on ${name}`).toBeLessThanOrEqual(0);
+  }
+
+  async function shot(name: string) {
+    await check(name);
     await page.screenshot({ path: join(SHOTS, `${name}.png`) });
   }
 
@@ -159,6 +181,12 @@ describe.skipIf(!haveChromium)("the console in Chromium", () => {
   }
 
   const mainText = () => page.evaluate(() => document.querySelector("main")?.textContent ?? "");
+
+  /** The console's own path of the page shown now, with its query. */
+  const here = () => {
+    const url = new URL(page.url());
+    return `${url.pathname}${url.search}`;
+  };
 
   it("signs in, runs a campaign, follows a message and its webhooks, manages keys, signs out", async () => {
     // Signed out: the sign-in page, with no data.
@@ -199,7 +227,8 @@ describe.skipIf(!haveChromium)("the console in Chromium", () => {
     await clickAndWait(aria("button", "Activate"));
     await shot("campaign");
     expect(await mainText()).toContain("Campaign activated");
-    const campaignId = new URL(page.url()).pathname.split("/").pop() ?? "";
+    const campaignPath = new URL(page.url()).pathname;
+    const campaignId = campaignPath.split("/").pop() ?? "";
     await (await page.waitForSelector(aria("button", "Copy ID")))?.click();
     const copied = await page.evaluate(() => navigator.clipboard.readText());
     expect(copied).toBe(campaignId);
@@ -234,18 +263,37 @@ describe.skipIf(!haveChromium)("the console in Chromium", () => {
     expect(sent.status, JSON.stringify(answer)).toBe(200);
     const messageId = answer.message_id;
 
-    // The message, found by its id, its timeline reaching "seen".
+    // The message, found by phone number (written as a person would) and by client reference.
     await clickAndWait(aria("link", "Messages"));
-    await fill("Search", messageId, "searchbox");
+    await fill("Search", "+1 415 555 0002", "searchbox");
     await clickAndWait(aria("button", "Search"));
-    expect(new URL(page.url()).pathname).toBe(`/console/messages/${messageId}`);
+    expect(here()).toContain("q=%2B1+415+555+0002");
+    await page.waitForSelector(`main a[href="/console/messages/${messageId}"]`);
+    await fill("Search", "order-<b>17</b>", "searchbox");
+    await clickAndWait(aria("button", "Search"));
+    await shot("messages");
+    await clickAndWait(`main a[href="/console/messages/${messageId}"]`);
     await reloadUntil("seen via sms", ".timeline");
     expect(await mainText()).toContain("order-<b>17</b>");
 
-    // Its deliveries fail (500) until the retry window closes, then show as failed.
+    // The subscription's deliveries fail (500) until the retry window closes: the failed
+    // attempts in its delivery list, filtered by status, and the destination on the Overview.
+    await clickAndWait(aria("link", "Webhooks"));
+    await clickAndWait(`main a[href^="/console/webhooks/whk_"]`);
+    const webhookPath = new URL(page.url()).pathname;
+    await page.select(aria("combobox", "Delivery status"), "failed");
+    await clickAndWait(aria("button", "Filter"));
+    expect(here()).toBe(`${webhookPath}?status=failed`);
     await reloadUntil("Redeliver", ".delivery-head");
-    expect(await mainText()).toContain("receiver is down");
+    expect(await mainText()).toContain("answered 500");
     expect(await mainText()).not.toContain("receiver-secret");
+    await shot("webhook");
+    await clickAndWait(aria("link", "Overview"));
+    expect(await mainText()).toContain(receiver.url.split("?")[0] ?? "");
+    await shot("overview");
+
+    // The receiver is fixed; Redeliver on the message's page brings a success.
+    await page.goto(`${base}/console/messages/${messageId}`);
     await shot("message");
     const before = receiver.received();
     receiver.fix();
@@ -253,6 +301,14 @@ describe.skipIf(!haveChromium)("the console in Chromium", () => {
     expect(await mainText()).toContain("Delivery queued again");
     await reloadUntil("succeeded", ".delivery-head .badge");
     expect(receiver.received()).toBeGreaterThan(before);
+
+    // An inactive campaign's channel changes through its form.
+    await page.goto(`${base}${campaignPath}`);
+    await clickAndWait(aria("button", "Deactivate"));
+    await page.select(aria("combobox", "Channel"), "viber");
+    await clickAndWait(aria("button", "Save"));
+    expect(await mainText()).toContain("Campaign saved.");
+    expect(await page.$eval(".facts", (facts) => facts.textContent ?? "")).toContain("Viber");
 
     // The key is revoked, and shown as such.
     await clickAndWait(aria("link", "API keys"));
@@ -268,7 +324,6 @@ describe.skipIf(!haveChromium)("the console in Chromium", () => {
 
     // Every other page, checked and photographed.
     for (const [name, link] of [
-      ["overview", "Overview"],
       ["campaigns", "Campaigns"],
       ["webhooks", "Webhooks"],
       ["profiles", "Profiles"],
@@ -276,9 +331,9 @@ describe.skipIf(!haveChromium)("the console in Chromium", () => {
       await clickAndWait(aria("link", link));
       await shot(name);
     }
-    await clickAndWait(aria("link", "Webhooks"));
-    await clickAndWait(`main a[href^="/console/webhooks/whk_"]`);
-    await shot("webhook");
+    await clickAndWait(aria("link", "Campaigns"));
+    await clickAndWait(`main a[href^="/console/campaigns/cmp_"]:not([href="${campaignPath}"])`);
+    await check("a campaign with a very long name and template");
 
     // Sign out: the session ends, and the console asks for a link again.
     await clickAndWait(aria("button", "Sign out"));

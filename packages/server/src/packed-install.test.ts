@@ -32,6 +32,7 @@ import {
   sandboxProvider, systemClock, verifyWebhook,
 } from "@tidings/core";
 import { memoryStorage } from "@tidings/core/memory";
+import { createConsole } from "@tidings/console";
 
 const key = parseSecretKey(generateSecretKey());
 const urlPolicy = createUrlPolicy({ dev: true });
@@ -92,7 +93,15 @@ for (let i = 0; i < 200 && !topics.includes("message.seen"); i++) {
 }
 const memory = memoryStorage();
 await memory.ping();
-console.log(JSON.stringify({ status: answer.status, sent, topics, verified }));
+// The web console serves its stylesheet and script from the installed package itself.
+const webConsole = createConsole(deps);
+const assets = {};
+for (const name of ["console.css", "console.js"]) {
+  const asset = await webConsole.handle({ method: "GET", url: "/assets/" + name, headers: {} });
+  assets[name] = asset.status + " " + asset.headers["content-type"] + " " + (asset.body.length > 500);
+}
+const signIn = (await webConsole.handle({ method: "GET", url: "/sign-in?token=x", headers: {} })).status;
+console.log(JSON.stringify({ status: answer.status, sent, topics, verified, assets, signIn }));
 await server.close();
 await engine.stop();
 await provider.close();
@@ -165,7 +174,7 @@ afterAll(() => {
 });
 
 describe("the packages, packed and installed with npm into a fresh project", () => {
-  it("embed core, SQLite and HTTP: a send through the sandbox, signed webhooks to the end", async () => {
+  it("embed core, SQLite and HTTP: a send through the sandbox, signed webhooks to the end, and the console with its assets", async () => {
     const output: string[] = [];
     const code = await new Promise<number | null>((resolve, reject) => {
       const child = spawn(process.execPath, ["main.mjs", join(dir, "app.db")], { cwd: app });
@@ -177,6 +186,11 @@ describe("the packages, packed and installed with npm into a fresh project", () 
     expect(code, output.join("")).toBe(0);
     const result = JSON.parse(output.join("").trim().split("\n").at(-1) ?? "{}");
     expect(result).toMatchObject({ status: 200, sent: { status: "sent" }, verified: true });
+    expect(result.assets).toEqual({
+      "console.css": "200 text/css; charset=utf-8 true",
+      "console.js": "200 text/javascript; charset=utf-8 true",
+    });
+    expect(result.signIn).toBe(401);
     expect(result.topics).toEqual(["message.sent", "message.delivered", "message.seen"]);
   });
 

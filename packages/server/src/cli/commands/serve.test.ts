@@ -132,6 +132,41 @@ describe("serve", () => {
       await new Promise<void>((resolve) => receiver.close(() => resolve()));
     }
   });
+
+  it("mounts the console at /console, with a Secure cookie under an https TIDINGS_PUBLIC_URL, and not at all with TIDINGS_CONSOLE=0", async () => {
+    const org = (await runCli(["orgs", "create", "--name", "Acme", "--json"], workspace.env)).json<{
+      org_id: string;
+    }>().org_id;
+    const env = {
+      ...workspace.env,
+      TIDINGS_LOG_LEVEL: "info",
+      TIDINGS_PUBLIC_URL: "https://tidings.example.com",
+    };
+    const on = startInProcess(workspace.dir, ["serve", "--port", "0"], env);
+    const { port } = await on.waitForLog("listening");
+    const link = await runCli(["console", "link", "--org", org, "--json"], env);
+    const token = new URL(link.json<{ url: string }>().url).searchParams.get("token") ?? "";
+    const signedIn = await fetch(`http://127.0.0.1:${port}/console/sign-in`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: `token=${token}`,
+      redirect: "manual",
+    });
+    expect(signedIn.status).toBe(303);
+    expect(signedIn.headers.get("set-cookie")).toMatch(/; Secure/);
+    expect(await on.stop()).toBe(0);
+
+    const off = startInProcess(workspace.dir, ["serve", "--port", "0"], {
+      ...env,
+      TIDINGS_CONSOLE: "0",
+    });
+    const listening = await off.waitForLog("listening");
+    expect(listening.console).toBeNull();
+    const absent = await fetch(`http://127.0.0.1:${listening.port}/console`);
+    expect(absent.status).toBe(404);
+    expect(absent.headers.get("content-type")).toContain("application/problem+json");
+    expect(await off.stop()).toBe(0);
+  });
 });
 
 describe("worker", () => {
