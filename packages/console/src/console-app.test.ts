@@ -124,6 +124,23 @@ describe("every answer", () => {
     }
   });
 
+  it("answers a method a path does not take with a page saying so, 405 and Allow", async () => {
+    const world = await consoleWorld();
+    const browser = await world.signIn();
+    const campaign = await world.campaign();
+    const opened = await world.get(browser, `/campaigns/${campaign.campaign_id}/activate`);
+    expect(opened.status).toBe(405);
+    expect(opened.headers.allow).toBe("POST");
+    expect(opened.body).toContain("open the page the button is on");
+    expect(opened.body).toContain('aria-label="Console"');
+    const posted = await world.post(browser, "/messages");
+    expect(posted.status).toBe(405);
+    expect(posted.headers.allow).toBe("GET");
+    expect((await world.request("HEAD", "/campaigns", { cookie: browser.cookie })).status).toBe(
+      200,
+    );
+  });
+
   it("serves its stylesheet and script from the package", async () => {
     const world = await consoleWorld();
     const css = await world.get(null, "/assets/console.css");

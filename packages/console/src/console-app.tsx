@@ -62,9 +62,9 @@ function match(
   routes: readonly CompiledRoute[],
   method: string,
   path: string,
-): { route: CompiledRoute; params: Record<string, string> } | "method_not_allowed" | null {
+): { route: CompiledRoute; params: Record<string, string> } | { allow: string[] } | null {
   const parts = path === "/" ? [] : path.slice(1).split("/");
-  let pathMatched = false;
+  const allow: string[] = [];
   for (const route of routes) {
     if (route.segments.length !== parts.length) continue;
     const params: Record<string, string> = {};
@@ -81,12 +81,12 @@ function match(
       return segment === part;
     });
     if (!fits) continue;
-    pathMatched = true;
     if (route.method === method || (route.method === "GET" && method === "HEAD")) {
       return { route, params };
     }
+    allow.push(route.method);
   }
-  return pathMatched ? "method_not_allowed" : null;
+  return allow.length > 0 ? { allow } : null;
 }
 
 const sectionOf = (path: string): Section => {
@@ -192,8 +192,18 @@ export function createConsole(deps: Deps, options: ConsoleOptions = {}): HttpApp
     }
     const found = match(routes, request.method, request.path);
     if (found === null) return notFound();
-    if (found === "method_not_allowed") {
-      return htmlResponse(405, "Method not allowed", { allow: "GET, POST" });
+    if ("allow" in found) {
+      // Typically the address of a button's form, opened again in a new tab.
+      return renderPage(
+        405,
+        <ProblemPage
+          frame={frame}
+          section={section}
+          title="Nothing to show here"
+          message="This address only takes the form of a button; open the page the button is on and press it there."
+        />,
+        { allow: found.allow.join(", ") },
+      );
     }
     const context: PageContext = {
       deps,
