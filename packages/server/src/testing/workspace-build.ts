@@ -27,6 +27,9 @@ export const PACKAGES = [
   ["server"],
 ] as const;
 
+/** The workspace root's files every package's build reads. */
+const ROOT_BUILD_FILES = ["tsconfig.base.json", "tsup.base.ts"];
+
 /** A builder that died leaves its lock behind; after this long another may take over. */
 const STALE_LOCK_MS = 10 * 60_000;
 const WAIT_STEP_MS = 500;
@@ -48,7 +51,7 @@ function buildInputs(dir: string, into: string[] = []): string[] {
 function sourceDigest(): string {
   const hash = createHash("sha256");
   const files = [
-    join(REPO_ROOT, "tsconfig.base.json"),
+    ...ROOT_BUILD_FILES.map((file) => join(REPO_ROOT, file)),
     ...packageNames().flatMap((name) => buildInputs(join(REPO_ROOT, "packages", name))),
   ];
   for (const file of files) {
@@ -114,7 +117,7 @@ export function run(
 
 async function buildInto(copy: string) {
   mkdirSync(join(copy, "packages"), { recursive: true });
-  cpSync(join(REPO_ROOT, "tsconfig.base.json"), join(copy, "tsconfig.base.json"));
+  for (const file of ROOT_BUILD_FILES) cpSync(join(REPO_ROOT, file), join(copy, file));
   cpSync(join(REPO_ROOT, "LICENSE"), join(copy, "LICENSE"));
   writeFileSync(join(copy, "pnpm-workspace.yaml"), "packages:\n  - packages/*\n");
   writeFileSync(
