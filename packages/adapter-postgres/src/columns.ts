@@ -17,6 +17,8 @@ export const postgresCodec: SqlCodec = {
           : Number.NaN;
     return Number.isSafeInteger(number) ? number : undefined;
   },
+  writeFlag: (value) => value,
+  placeholder: (position, json) => `$${position}${json === true ? "::text::jsonb" : ""}`,
   selectJson: (column, alias) => `${alias}${column}::text AS ${column}`,
 };
 

@@ -1,56 +1,30 @@
-import { initialSchema } from "./migrations/0001-initial-schema.js";
-import { retentionIndexes } from "./migrations/0002-retention.js";
-import { consoleSchema } from "./migrations/0003-console.js";
-import { operatorApiSchema } from "./migrations/0004-operator-api.js";
+import { type MigrateResult, type SchemaChange, schemaMigrations } from "@tidings/core/sql";
+import { changes } from "./migrations/index.js";
 import type { PgClient, PgQueryable } from "./pg-client.js";
 import { runTransaction } from "./pg-client.js";
 import { DEFAULT_SCHEMA, quoteIdent, tablesIn } from "./tables.js";
 
+export { type MigrateResult, SchemaTooNewError } from "@tidings/core/sql";
+
 /** One schema change: applied once, in `version` order, recorded in `schema_migrations`. */
-export interface Migration {
-  version: number;
-  name: string;
+export interface Migration extends SchemaChange {
   /** Statements run in order with `search_path` set to the target schema. */
   statements: readonly string[];
 }
 
-/** Every migration this code knows, oldest first. Never edit a released one: add a new one. */
-export const migrations: readonly Migration[] = [
-  { version: 1, name: "initial schema", statements: initialSchema },
-  { version: 2, name: "retention indexes", statements: retentionIndexes },
-  { version: 3, name: "console sessions and api key names", statements: consoleSchema },
-  { version: 4, name: "operator api", statements: operatorApiSchema },
-];
+/** Every migration this code knows, oldest first. */
+export const migrations: readonly Migration[] = schemaMigrations.history("statements", changes);
 
 /** The schema version this code writes and expects. */
-export const latestSchemaVersion: number = migrations.reduce((v, m) => Math.max(v, m.version), 0);
+export const latestSchemaVersion: number = schemaMigrations.latest(migrations);
 
-/** The database was migrated by newer code; running older code against it could corrupt it. */
-export class SchemaTooNewError extends Error {
-  override readonly name = "SchemaTooNewError";
-  constructor(
-    readonly databaseVersion: number,
-    readonly codeVersion: number,
-  ) {
-    super(
-      `The database schema is at version ${databaseVersion}, newer than the ${codeVersion} this ` +
-        "version of @tidings/adapter-postgres knows. Upgrade Tidings; refusing to use the database.",
-    );
-  }
-}
+const PACKAGE = "@tidings/adapter-postgres";
 
 export interface MigrateOptions {
   /** The schema that holds every table (created when missing); default `public`. */
   schema?: string | undefined;
   /** The migrations to apply; defaults to this package's own (tests pass others). */
   migrations?: readonly Migration[] | undefined;
-}
-
-export interface MigrateResult {
-  /** The versions applied by this call, in order (empty when the schema was up to date). */
-  applied: number[];
-  /** The schema version after the call. */
-  version: number;
 }
 
 /**
@@ -65,8 +39,7 @@ export async function migrate(
   options: MigrateOptions = {},
 ): Promise<MigrateResult> {
   const schema = options.schema ?? DEFAULT_SCHEMA;
-  const known = [...(options.migrations ?? migrations)].sort((a, b) => a.version - b.version);
-  const codeVersion = known.at(-1)?.version ?? 0;
+  const known = options.migrations ?? migrations;
   const record = tablesIn(schema).schemaMigrations;
 
   return runTransaction(client, async (tx) => {
@@ -76,20 +49,12 @@ export async function migrate(
     // Checked first: CREATE SCHEMA needs the CREATE privilege even when the schema exists.
     const { rows } = await tx.query("SELECT 1 FROM pg_namespace WHERE nspname = $1", [schema]);
     if (rows.length === 0) await tx.query(`CREATE SCHEMA ${quoteIdent(schema)}`);
-    await tx.query(
-      `CREATE TABLE IF NOT EXISTS ${record} (
-        version INTEGER PRIMARY KEY,
-        name TEXT NOT NULL,
-        applied_at TEXT NOT NULL
-      )`,
-    );
-    const current = await recordedVersion(tx, record);
-    if (current > codeVersion) throw new SchemaTooNewError(current, codeVersion);
+    await tx.query(schemaMigrations.recordTable(record));
+    const pending = schemaMigrations.pending(known, await recordedVersion(tx, record), PACKAGE);
     // Only for this transaction: the statements name their tables without a schema.
     await tx.query(`SET LOCAL search_path TO ${quoteIdent(schema)}`);
     const applied: number[] = [];
-    for (const migration of known) {
-      if (migration.version <= current) continue;
+    for (const migration of pending) {
       for (const statement of migration.statements) await tx.query(statement);
       await tx.query(`INSERT INTO ${record} (version, name, applied_at) VALUES ($1, $2, $3)`, [
         migration.version,

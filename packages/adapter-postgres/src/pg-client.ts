@@ -1,4 +1,4 @@
-import { createAsyncMutex } from "./async-mutex.js";
+import { createAsyncMutex } from "@tidings/core/sql";
 
 /**
  * The subset of a PostgreSQL driver this adapter uses, declared here so the public API never

@@ -1,3 +1,4 @@
+import type { SqlAccess } from "@tidings/core/sql";
 import type { PgQueryable } from "./pg-client.js";
 import type { Tables } from "./tables.js";
 
@@ -16,6 +17,12 @@ export interface Sql {
    * under a savepoint, so the refusal does not abort the caller's transaction.
    */
   tentative<Row>(text: string, values?: unknown[]): Promise<Row[]>;
+}
+
+/** What repositories are made from: the shared repositories' access, and `Sql` for the rest. */
+export interface PgConnection {
+  readonly sql: Sql;
+  readonly access: SqlAccess<true>;
 }
 
 /** Plain statements outside any transaction; `atomic` opens one through `begin`. */

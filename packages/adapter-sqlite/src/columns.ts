@@ -8,6 +8,8 @@ export const sqliteCodec: SqlCodec = {
   readFlag: (value) => (value === 1 ? true : value === 0 ? false : undefined),
   readInteger: (value) =>
     typeof value === "number" && Number.isSafeInteger(value) ? value : undefined,
+  writeFlag: (value) => (value ? 1 : 0),
+  placeholder: () => "?",
   selectJson: (column, alias) => alias + column,
 };
 
@@ -16,13 +18,6 @@ export const records = sqlRecords(sqliteCodec);
 
 /** Each table's select list, in the order of its INSERT column list. */
 export const select = selectLists(sqliteCodec);
-
-/** A flag's stored form. */
-export const toFlag = (value: boolean): 0 | 1 => (value ? 1 : 0);
-
-/** A nullable flag's stored form, for consent history's `oldValue`. */
-export const toFlagOrNull = (value: boolean | null): 0 | 1 | null =>
-  value === null ? null : toFlag(value);
 
 /**
  * Whether `error` is SQLite refusing a write because a UNIQUE index on `target` (a

@@ -1,59 +1,29 @@
-import { initialSchema } from "./migrations/0001-initial-schema.js";
-import { retentionIndexes } from "./migrations/0002-retention.js";
-import { consoleSchema } from "./migrations/0003-console.js";
-import { operatorApiSchema } from "./migrations/0004-operator-api.js";
+import { type MigrateResult, type SchemaChange, schemaMigrations } from "@tidings/core/sql";
+import { changes } from "./migrations/index.js";
 import type { SqliteDatabase } from "./sqlite-database.js";
 
+export { type MigrateResult, SchemaTooNewError } from "@tidings/core/sql";
+
 /** One schema change: applied once, in `version` order, inside its own transaction. */
-export interface Migration {
-  version: number;
-  name: string;
+export interface Migration extends SchemaChange {
+  /** The SQL script of the change, run as one `exec`. */
   sql: string;
 }
 
-/** Every migration this code knows, oldest first. Never edit a released one: add a new one. */
-export const migrations: readonly Migration[] = [
-  { version: 1, name: "initial schema", sql: initialSchema },
-  { version: 2, name: "retention indexes", sql: retentionIndexes },
-  { version: 3, name: "console sessions and api key names", sql: consoleSchema },
-  { version: 4, name: "operator api", sql: operatorApiSchema },
-];
+/** Every migration this code knows, oldest first. */
+export const migrations: readonly Migration[] = schemaMigrations.history("sql", changes);
 
 /** The schema version this code writes and expects. */
-export const latestSchemaVersion: number = migrations.reduce((v, m) => Math.max(v, m.version), 0);
+export const latestSchemaVersion: number = schemaMigrations.latest(migrations);
 
-/** The database was migrated by newer code; running older code against it could corrupt it. */
-export class SchemaTooNewError extends Error {
-  override readonly name = "SchemaTooNewError";
-  constructor(
-    readonly databaseVersion: number,
-    readonly codeVersion: number,
-  ) {
-    super(
-      `The database schema is at version ${databaseVersion}, newer than the ${codeVersion} this ` +
-        "version of @tidings/adapter-sqlite knows. Upgrade Tidings; refusing to use the database.",
-    );
-  }
-}
+const PACKAGE = "@tidings/adapter-sqlite";
 
 export interface MigrateOptions {
   /** The migrations to apply; defaults to this package's own (tests pass others). */
   migrations?: readonly Migration[] | undefined;
 }
 
-export interface MigrateResult {
-  /** The versions applied by this call, in order (empty when the schema was up to date). */
-  applied: number[];
-  /** The schema version after the call. */
-  version: number;
-}
-
-const recordTable = /* sql */ `
-CREATE TABLE IF NOT EXISTS schema_migrations (
-  version INTEGER PRIMARY KEY,
-  name TEXT NOT NULL,
-  applied_at TEXT NOT NULL
-) STRICT`;
+const recordTable = `${schemaMigrations.recordTable("schema_migrations")} STRICT`;
 
 /**
  * Puts a new, empty database file in incremental auto-vacuum mode, so the pages that retention
@@ -77,8 +47,7 @@ function reclaimFreedPages(db: SqliteDatabase): void {
  * `SchemaTooNewError`, changing nothing, when the database is newer than the code.
  */
 export function migrate(db: SqliteDatabase, options: MigrateOptions = {}): MigrateResult {
-  const known = [...(options.migrations ?? migrations)].sort((a, b) => a.version - b.version);
-  const codeVersion = known.at(-1)?.version ?? 0;
+  const known = options.migrations ?? migrations;
   reclaimFreedPages(db);
   db.exec(recordTable);
   const maxVersion = db.prepare("SELECT MAX(version) AS version FROM schema_migrations");
@@ -89,16 +58,11 @@ export function migrate(db: SqliteDatabase, options: MigrateOptions = {}): Migra
   const recordedVersion = (): number =>
     (maxVersion.get() as { version: number | null }).version ?? 0;
   const applied: number[] = [];
-  const current = recordedVersion();
-  if (current > codeVersion) throw new SchemaTooNewError(current, codeVersion);
-  for (const migration of known) {
-    if (migration.version <= current) continue;
+  for (const migration of schemaMigrations.pending(known, recordedVersion(), PACKAGE)) {
     db.exec("BEGIN IMMEDIATE");
     try {
       // Another process may have applied it while we waited for the write lock.
-      const now = recordedVersion();
-      if (now > codeVersion) throw new SchemaTooNewError(now, codeVersion);
-      if (now < migration.version) {
+      if (schemaMigrations.pending(known, recordedVersion(), PACKAGE).includes(migration)) {
         db.exec(migration.sql);
         record.run(migration.version, migration.name);
         applied.push(migration.version);

@@ -1,3 +1,5 @@
+import type { SqlAccess } from "@tidings/core/sql";
+
 /**
  * The small subset of better-sqlite3 this adapter uses, declared here so the public API never
  * depends on better-sqlite3's types (as Kysely's SQLite dialect does). A better-sqlite3
@@ -33,6 +35,16 @@ export interface SqliteDatabase {
 
 /** Prepares a statement once per SQL text and hands back the same one afterwards. */
 export type Sql = (text: string) => SqliteStatement;
+
+/**
+ * A connection as repositories use it: the shared repositories' access, statements through the
+ * cache, the handle for the rest.
+ */
+export interface SqliteConnection {
+  readonly db: SqliteDatabase;
+  readonly sql: Sql;
+  readonly access: SqlAccess<false>;
+}
 
 /** A statement cache over `db`: every distinct SQL text is prepared once and reused. */
 export function statementCache(db: SqliteDatabase): Sql {

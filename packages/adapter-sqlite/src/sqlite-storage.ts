@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { type Repositories, rollingBackErrors, type Storage } from "@tidings/core";
+import { createAsyncMutex } from "@tidings/core/sql";
 import Database from "better-sqlite3";
-import { createAsyncMutex } from "./async-mutex.js";
 import { isDatabaseFile, keepDatabasePrivate } from "./database-file.js";
 import { migrate } from "./migrations.js";
 import { withSeparateReads } from "./read-connection.js";

@@ -1,9 +1,17 @@
 import type { DeliveryRepository } from "@tidings/core";
-import { byDue, insertColumns, isoPlus, selectColumns, sqlTables, toJson } from "@tidings/core/sql";
-import { postgresCodec, records, select } from "../columns.js";
-import { pageFilter } from "../newest-first.js";
+import {
+  byDue,
+  deliveryReads,
+  insertColumns,
+  insertStatement,
+  isoPlus,
+  rowValues,
+  selectColumns,
+  sqlTables,
+} from "@tidings/core/sql";
+import { postgresCodec as codec, records } from "../columns.js";
 import { DELIVERIES_CHANNEL } from "../notifications.js";
-import type { Sql } from "../sql.js";
+import type { PgConnection } from "../sql.js";
 
 /**
  * Not pending, and no lease live at `$3`: an attempt still in flight holds one, so a
@@ -21,7 +29,7 @@ const REDELIVERED =
  * Webhook deliveries, claimed by engines in any number of processes as time-limited leases,
  * and their attempt log. Making a delivery pending notifies `DELIVERIES_CHANNEL`.
  */
-export function deliveryRepository(sql: Sql): DeliveryRepository {
+export function deliveryRepository({ access, sql }: PgConnection): DeliveryRepository {
   const t = sql.tables;
   const leaseFree = "(lease_owner IS NULL OR lease_expires_at IS NULL OR lease_expires_at <= $1)";
   /** The `$2` oldest due, unleased pending rows, in due order from `deliveries_due`. */
@@ -74,57 +82,18 @@ export function deliveryRepository(sql: Sql): DeliveryRepository {
   const notifyAs = (param: number) => `pg_notify('${DELIVERIES_CHANNEL}', $${param}::text)`;
 
   return {
-    async insert(d) {
+    ...deliveryReads(access),
+
+    async insert(delivery) {
       // One statement: the notification is sent only if the insert commits.
       await sql.rows(
         `WITH inserted AS (
-           INSERT INTO ${t.deliveries} (${insertColumns(sqlTables.deliveries)})
-           VALUES ($1, $2, $3, $4, $5, $6::text::jsonb, $7, $8, $9, $10, $11, $12, $13, $14,
-             $15, $16, $17, $18, $19, $20)
+           ${insertStatement(sqlTables.deliveries, codec, t.deliveries)}
            RETURNING status
          )
-         SELECT ${notifyAs(21)} FROM inserted WHERE status = 'pending'`,
-        [
-          d.id,
-          d.organizationId,
-          d.eventId,
-          d.messageId,
-          d.topic,
-          toJson(d.destination),
-          d.destinationKey,
-          d.payload,
-          d.status,
-          d.attempts,
-          d.nextAttemptAt,
-          d.firstAttemptAt,
-          d.leaseOwner,
-          d.leaseExpiresAt,
-          d.lastStatusCode,
-          d.lastError,
-          d.lastAttemptAt,
-          d.windowStartAttempt,
-          d.createdAt,
-          d.updatedAt,
-          t.schema,
-        ],
+         SELECT ${notifyAs(sqlTables.deliveries.columns.length + 1)} FROM inserted WHERE status = 'pending'`,
+        [...rowValues(sqlTables.deliveries, delivery, codec), t.schema],
       );
-    },
-
-    async get(organizationId, id) {
-      const rows = await sql.rows(
-        `SELECT ${select.deliveries} FROM ${t.deliveries} WHERE id = $1 AND organization_id = $2`,
-        [id, organizationId],
-      );
-      return rows[0] === undefined ? null : records.delivery(rows[0]);
-    },
-
-    async listForMessage(organizationId, messageId) {
-      const rows = await sql.rows(
-        `SELECT ${select.deliveries} FROM ${t.deliveries}
-         WHERE message_id = $1 AND organization_id = $2 ORDER BY created_at, id`,
-        [messageId, organizationId],
-      );
-      return rows.map(records.delivery);
     },
 
     async claimDue(now, limit, owner, leaseMs, options = {}) {
@@ -137,7 +106,7 @@ export function deliveryRepository(sql: Sql): DeliveryRepository {
         `${due}
          UPDATE ${t.deliveries} d SET lease_owner = $3, lease_expires_at = $4
          FROM due WHERE d.id = due.id
-         RETURNING ${selectColumns(sqlTables.deliveries, postgresCodec, "d.")}`,
+         RETURNING ${selectColumns(sqlTables.deliveries, codec, "d.")}`,
         [now, limit, owner, isoPlus(now, leaseMs), ...(excluded.length === 0 ? [] : [excluded])],
       );
       return rows.map(records.delivery).sort(byDue);
@@ -237,27 +206,6 @@ export function deliveryRepository(sql: Sql): DeliveryRepository {
       return Number(rows[0]?.requeued ?? 0);
     },
 
-    async listPage(q) {
-      const { where, values, limitParam } = pageFilter(
-        [
-          ["organization_id = $?", q.organizationId],
-          ["status = $?", q.status],
-          ["webhook_id = $?", q.webhookId],
-          ["message_id = $?", q.messageId],
-          ["created_at > $?", q.createdAfter],
-          ["created_at < $?", q.createdBefore],
-        ],
-        q.beforeSeq,
-        q.limit,
-      );
-      const rows = await sql.rows(
-        `SELECT seq, ${select.deliveries} FROM ${t.deliveries} WHERE ${where}
-         ORDER BY seq DESC LIMIT ${limitParam}`,
-        values,
-      );
-      return rows.map(records.sequenced("deliveries", records.delivery));
-    },
-
     async failingDestinations(q) {
       // The newest `scan` failed and pending rows each, read backwards along
       // deliveries_organization_status, then grouped; each group's last attempt is its latest.
@@ -286,15 +234,6 @@ export function deliveryRepository(sql: Sql): DeliveryRepository {
         [q.organizationId, q.since, q.limit, q.scan],
       );
       return rows.map(records.failingDestination);
-    },
-
-    async listAttempts(organizationId, deliveryId) {
-      const rows = await sql.rows(
-        `SELECT ${select.deliveryAttempts} FROM ${t.deliveryAttempts}
-         WHERE delivery_id = $1 AND organization_id = $2 ORDER BY attempt, seq`,
-        [deliveryId, organizationId],
-      );
-      return rows.map(records.attempt);
     },
 
     async nextDueAt() {

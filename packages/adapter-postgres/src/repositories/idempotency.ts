@@ -1,7 +1,9 @@
 import type { IdempotencyRepository } from "@tidings/core";
-import { insertColumns, sqlTables, toJson, toJsonOrNull } from "@tidings/core/sql";
-import { records, select } from "../columns.js";
-import type { Sql } from "../sql.js";
+import { insertColumns, insertPlaceholders, rowValues, sqlTables, toJson } from "@tidings/core/sql";
+import { postgresCodec as codec, records, select } from "../columns.js";
+import type { PgConnection } from "../sql.js";
+
+const { idempotencyRecords } = sqlTables;
 
 // A record can vanish between the refused insert and the read (its holder released it); then
 // the insert is tried again. Each round needs another writer to win a race, so few suffice.
@@ -11,7 +13,7 @@ const MAX_ROUNDS = 5;
 const HOLDER = "api_key_id = $1 AND endpoint = $2 AND key = $3 AND locked_until = $4";
 
 /** Idempotency records, started atomically by INSERT … ON CONFLICT across processes. */
-export function idempotencyRepository(sql: Sql): IdempotencyRepository {
+export function idempotencyRepository({ sql }: PgConnection): IdempotencyRepository {
   const t = sql.tables;
   return {
     async begin(record, now) {
@@ -19,26 +21,16 @@ export function idempotencyRepository(sql: Sql): IdempotencyRepository {
       for (let round = 0; round < MAX_ROUNDS; round++) {
         // Inserts, or replaces an expired record; a live one is left as it is.
         const started = await sql.rows(
-          `INSERT INTO ${t.idempotencyRecords} AS r (${insertColumns(sqlTables.idempotencyRecords)})
-           VALUES ($1, $2, $3, $4, $5, $6::text::jsonb, $7, $8, $9, $10)
+          `INSERT INTO ${t.idempotencyRecords} AS r (${insertColumns(idempotencyRecords)})
+           VALUES ${insertPlaceholders(idempotencyRecords, codec)}
            ON CONFLICT (api_key_id, endpoint, key) DO UPDATE SET
              request_hash = EXCLUDED.request_hash, state = EXCLUDED.state,
              response = EXCLUDED.response, locked_until = EXCLUDED.locked_until,
              recovery_point = EXCLUDED.recovery_point, created_at = EXCLUDED.created_at,
              expires_at = EXCLUDED.expires_at
-           WHERE r.expires_at <= $11
+           WHERE r.expires_at <= $${idempotencyRecords.columns.length + 1}
            RETURNING key`,
-          [
-            ...keyOf,
-            record.requestHash,
-            record.state,
-            toJsonOrNull(record.response),
-            record.lockedUntil,
-            record.recoveryPoint,
-            record.createdAt,
-            record.expiresAt,
-            now,
-          ],
+          [...rowValues(idempotencyRecords, record, codec), now],
         );
         if (started.length === 1) return { outcome: "started" };
         // An abandoned request of the same body: one caller takes it over.

@@ -1,7 +1,7 @@
 import type { NewProfile, ProfileRepository } from "@tidings/core";
 import { toJson } from "@tidings/core/sql";
 import { select as columns, isUniqueViolation, records } from "../columns.js";
-import type { Sql } from "../sql.js";
+import type { PgConnection } from "../sql.js";
 
 // JavaScript's toLowerCase is Unicode-aware and the same on every server, whatever its locale.
 const lowerEmail = (email: string | null): string | null =>
@@ -11,7 +11,7 @@ const lowerEmail = (email: string | null): string | null =>
 const PHONE_INDEX = "profiles_active_phone";
 
 /** Profiles, with phone uniqueness among active profiles enforced by a partial unique index. */
-export function profileRepository(sql: Sql): ProfileRepository {
+export function profileRepository({ sql }: PgConnection): ProfileRepository {
   const t = sql.tables;
   const select = `SELECT ${columns.profiles} FROM ${t.profiles}`;
   const many = async (text: string, values: unknown[]) =>

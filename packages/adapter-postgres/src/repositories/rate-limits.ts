@@ -1,12 +1,12 @@
 import type { RateLimitRepository } from "@tidings/core";
 import { fromBigint } from "../columns.js";
-import type { Sql } from "../sql.js";
+import type { PgConnection } from "../sql.js";
 
 /**
  * A sliding-log rate limiter shared by every process: each hit is a row, and a transaction-level
  * advisory lock on the key makes count-then-insert atomic across connections.
  */
-export function rateLimitRepository(sql: Sql): RateLimitRepository {
+export function rateLimitRepository({ sql }: PgConnection): RateLimitRepository {
   const t = sql.tables;
   return {
     hit: (key, now, windowMs, limit) =>

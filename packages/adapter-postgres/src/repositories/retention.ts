@@ -1,5 +1,6 @@
 import type { RetentionRepository } from "@tidings/core";
-import type { Sql } from "../sql.js";
+import { oldMessagesDeleted } from "@tidings/core/sql";
+import type { PgConnection } from "../sql.js";
 
 interface CandidateRow {
   id: string;
@@ -14,7 +15,7 @@ interface CandidateRow {
  * and left for a later batch. Locks are taken messages first, then their deliveries in id
  * order, the order in which lifecycle changes take them, so no cycle can form.
  */
-export function retentionRepository(sql: Sql): RetentionRepository {
+export function retentionRepository({ sql }: PgConnection): RetentionRepository {
   const t = sql.tables;
   return {
     deleteOldMessages: ({ createdBefore, now, after, limit }) =>
@@ -66,14 +67,10 @@ export function retentionRepository(sql: Sql): RetentionRepository {
           ]);
           await tx.rows(`DELETE FROM ${t.messages} WHERE id = ANY($1::text[])`, [doomed]);
         }
-        const last = looked.at(-1);
-        return {
-          deleted: doomed.length,
-          next:
-            looked.length === limit && last !== undefined
-              ? { createdAt: last.created_at, id: last.id }
-              : null,
-        };
+        return oldMessagesDeleted(looked, limit, doomed.length, (m) => ({
+          createdAt: m.created_at,
+          id: m.id,
+        }));
       }),
     deleteExpiredIdempotencyRecords: async (now, limit) => {
       const rows = await sql.rows(

@@ -1,9 +1,8 @@
 import type { DeliveryRepository } from "@tidings/core";
-import { byDue, insertColumns, isoPlus, sqlTables, toJson } from "@tidings/core/sql";
+import { byDue, deliveryReads, insertColumns, isoPlus, sqlTables, toJson } from "@tidings/core/sql";
 import { atomically } from "../atomically.js";
 import { records, select } from "../columns.js";
-import { pageFilter } from "../newest-first.js";
-import type { Sql, SqliteDatabase } from "../sqlite-database.js";
+import type { SqliteConnection } from "../sqlite-database.js";
 import type { SyncOf } from "../sync-repository.js";
 
 /**
@@ -18,7 +17,12 @@ const REDELIVERED =
   "window_start_attempt = attempts, lease_owner = NULL, lease_expires_at = NULL, updated_at = @at";
 
 /** Webhook deliveries, claimed by engines as time-limited leases, and their attempt log. */
-export function deliveryRepository(db: SqliteDatabase, sql: Sql): SyncOf<DeliveryRepository> {
+export function deliveryRepository({
+  access,
+  db,
+  sql,
+}: SqliteConnection): SyncOf<DeliveryRepository> {
+  const deliveries = access.table("deliveries");
   /** The `limit` oldest due, unleased pending rows, read in due order from `deliveries_due`. */
   const oldestDue = (now: string, limit: number): number[] =>
     (
@@ -63,30 +67,9 @@ export function deliveryRepository(db: SqliteDatabase, sql: Sql): SyncOf<Deliver
   };
 
   return {
-    insert(delivery) {
-      sql(
-        `INSERT INTO deliveries (${insertColumns(sqlTables.deliveries)})
-         VALUES (@id, @organizationId, @eventId, @messageId, @topic, @destination,
-           @destinationKey, @payload, @status, @attempts, @nextAttemptAt, @firstAttemptAt, @leaseOwner, @leaseExpiresAt,
-           @lastStatusCode, @lastError, @lastAttemptAt, @windowStartAttempt, @createdAt,
-           @updatedAt)`,
-      ).run({ ...delivery, destination: toJson(delivery.destination) });
-    },
+    ...deliveryReads(access),
 
-    get(organizationId, id) {
-      const row = sql(
-        `SELECT ${select.deliveries} FROM deliveries WHERE id = ? AND organization_id = ?`,
-      ).get(id, organizationId);
-      return row === undefined ? null : records.delivery(row);
-    },
-
-    listForMessage(organizationId, messageId) {
-      const rows = sql(
-        `SELECT ${select.deliveries} FROM deliveries WHERE message_id = ? AND organization_id = ?
-         ORDER BY created_at, id`,
-      ).all(messageId, organizationId);
-      return rows.map(records.delivery);
-    },
+    insert: (delivery) => deliveries.insert(delivery),
 
     claimDue(now, limit, owner, leaseMs, options = {}) {
       const excluded = new Set(options.excludeDestinations ?? []);
@@ -172,25 +155,6 @@ export function deliveryRepository(db: SqliteDatabase, sql: Sql): SyncOf<Deliver
       return result.changes;
     },
 
-    listPage(query) {
-      const { where, params } = pageFilter(
-        [
-          ["organization_id = @organizationId", "organizationId", query.organizationId],
-          ["status = @status", "status", query.status],
-          ["webhook_id = @webhookId", "webhookId", query.webhookId],
-          ["message_id = @messageId", "messageId", query.messageId],
-          ["created_at > @createdAfter", "createdAfter", query.createdAfter],
-          ["created_at < @createdBefore", "createdBefore", query.createdBefore],
-        ],
-        query.beforeSeq,
-      );
-      const rows = sql(
-        `SELECT seq, ${select.deliveries} FROM deliveries WHERE ${where}
-         ORDER BY seq DESC LIMIT @limit`,
-      ).all({ ...params, limit: query.limit });
-      return rows.map(records.sequenced("deliveries", records.delivery));
-    },
-
     failingDestinations(q) {
       // The newest `scan` failed and pending rows each, read backwards along
       // deliveries_organization_status; grouped, each group's bare columns are those of its
@@ -217,14 +181,6 @@ export function deliveryRepository(db: SqliteDatabase, sql: Sql): SyncOf<Deliver
          ORDER BY last_attempt_at DESC, coalesce(webhook_id, destination_key) LIMIT @limit`,
       ).all(q);
       return rows.map(records.failingDestination);
-    },
-
-    listAttempts(organizationId, deliveryId) {
-      const rows = sql(
-        `SELECT ${select.deliveryAttempts} FROM delivery_attempts
-         WHERE delivery_id = ? AND organization_id = ? ORDER BY attempt, seq`,
-      ).all(deliveryId, organizationId);
-      return rows.map(records.attempt);
     },
 
     nextDueAt() {

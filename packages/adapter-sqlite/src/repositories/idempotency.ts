@@ -1,15 +1,26 @@
 import type { IdempotencyRepository } from "@tidings/core";
-import { insertColumns, sqlTables, toJsonOrNull } from "@tidings/core/sql";
+import {
+  insertColumns,
+  insertPlaceholders,
+  rowValues,
+  sqlTables,
+  toJsonOrNull,
+} from "@tidings/core/sql";
 import { atomically } from "../atomically.js";
-import { records, select } from "../columns.js";
-import type { Sql, SqliteDatabase } from "../sqlite-database.js";
+import { records, select, sqliteCodec } from "../columns.js";
+import type { SqliteConnection } from "../sqlite-database.js";
 import type { SyncOf } from "../sync-repository.js";
+
+const { idempotencyRecords } = sqlTables;
 
 const HOLDER =
   "api_key_id = @apiKeyId AND endpoint = @endpoint AND key = @key AND locked_until = @lockedUntil";
 
 /** Idempotency records, keyed by (API key, endpoint, Idempotency-Key). */
-export function idempotencyRepository(db: SqliteDatabase, sql: Sql): SyncOf<IdempotencyRepository> {
+export function idempotencyRepository({
+  db,
+  sql,
+}: SqliteConnection): SyncOf<IdempotencyRepository> {
   return {
     begin(record, now) {
       return atomically(db, () => {
@@ -20,10 +31,9 @@ export function idempotencyRepository(db: SqliteDatabase, sql: Sql): SyncOf<Idem
         const existing = found === undefined ? undefined : records.idempotency(found);
         if (existing === undefined || existing.expiresAt <= now) {
           sql(
-            `INSERT OR REPLACE INTO idempotency_records (${insertColumns(sqlTables.idempotencyRecords)})
-             VALUES (@apiKeyId, @endpoint, @key, @requestHash, @state, @response, @lockedUntil,
-               @recoveryPoint, @createdAt, @expiresAt)`,
-          ).run({ ...record, response: toJsonOrNull(record.response) });
+            `INSERT OR REPLACE INTO idempotency_records (${insertColumns(idempotencyRecords)})
+             VALUES ${insertPlaceholders(idempotencyRecords, sqliteCodec)}`,
+          ).run(...rowValues(idempotencyRecords, record, sqliteCodec));
           return { outcome: "started" as const };
         }
         const abandoned =

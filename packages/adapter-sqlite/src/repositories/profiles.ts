@@ -1,8 +1,8 @@
 import type { NewProfile, ProfileRecord, ProfileRepository } from "@tidings/core";
 import { toJson } from "@tidings/core/sql";
 import { atomically } from "../atomically.js";
-import { select as columns, isUniqueViolation, records, toFlag } from "../columns.js";
-import type { Sql, SqliteDatabase } from "../sqlite-database.js";
+import { select as columns, isUniqueViolation, records, sqliteCodec } from "../columns.js";
+import type { SqliteConnection } from "../sqlite-database.js";
 import type { SyncOf } from "../sync-repository.js";
 
 /** The named parameters of a profile's columns. */
@@ -14,8 +14,8 @@ const profileParams = (profile: NewProfile) => ({
   emailLower: lowerEmail(profile.email),
   firstName: profile.firstName,
   lastName: profile.lastName,
-  viber: toFlag(profile.viberMarketingConsent),
-  sms: toFlag(profile.smsMarketingConsent),
+  viber: sqliteCodec.writeFlag(profile.viberMarketingConsent),
+  sms: sqliteCodec.writeFlag(profile.smsMarketingConsent),
   attributes: toJson(profile.attributes),
   source: profile.source,
   status: profile.status,
@@ -36,7 +36,7 @@ const phoneIndex = "profiles.organization_id, profiles.phone_number";
 const select = `SELECT ${columns.profiles} FROM profiles`;
 
 /** Profiles, with phone uniqueness among active profiles enforced by a partial UNIQUE index. */
-export function profileRepository(db: SqliteDatabase, sql: Sql): SyncOf<ProfileRepository> {
+export function profileRepository({ db, sql }: SqliteConnection): SyncOf<ProfileRepository> {
   const readRows = (text: string, params: object): ProfileRecord[] =>
     sql(text).all(params).map(records.profile);
 

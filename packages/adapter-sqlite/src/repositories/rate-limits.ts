@@ -1,10 +1,10 @@
 import type { RateLimitRepository } from "@tidings/core";
 import { atomically } from "../atomically.js";
-import type { Sql, SqliteDatabase } from "../sqlite-database.js";
+import type { SqliteConnection } from "../sqlite-database.js";
 import type { SyncOf } from "../sync-repository.js";
 
 /** Sliding-log rate limits: one row per allowed hit, pruned as it leaves the window. */
-export function rateLimitRepository(db: SqliteDatabase, sql: Sql): SyncOf<RateLimitRepository> {
+export function rateLimitRepository({ db, sql }: SqliteConnection): SyncOf<RateLimitRepository> {
   return {
     hit(key, now, windowMs, limit) {
       const windowStart = now - windowMs;

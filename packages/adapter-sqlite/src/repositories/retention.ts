@@ -1,6 +1,7 @@
 import type { RetentionRepository } from "@tidings/core";
+import { oldMessagesDeleted } from "@tidings/core/sql";
 import { atomically } from "../atomically.js";
-import type { Sql, SqliteDatabase } from "../sqlite-database.js";
+import type { SqliteConnection } from "../sqlite-database.js";
 import type { SyncOf } from "../sync-repository.js";
 
 /** How many free pages one `reclaimSpace` gives back at most (16 MiB of 4 KiB pages). */
@@ -20,7 +21,7 @@ const IDS = "(SELECT value FROM json_each(?))";
  * Retention's deletes. Each call holds the write lock for one bounded batch; the single
  * connection's queue means a reader sees a message either with all its records or gone.
  */
-export function retentionRepository(db: SqliteDatabase, sql: Sql): SyncOf<RetentionRepository> {
+export function retentionRepository({ db, sql }: SqliteConnection): SyncOf<RetentionRepository> {
   return {
     deleteOldMessages({ createdBefore, now, after, limit }) {
       return atomically(db, () => {
@@ -52,14 +53,10 @@ export function retentionRepository(db: SqliteDatabase, sql: Sql): SyncOf<Retent
           sql(`DELETE FROM message_events WHERE message_id IN ${IDS}`).run(doomedIds);
           sql(`DELETE FROM messages WHERE id IN ${IDS}`).run(doomedIds);
         }
-        const last = looked.at(-1);
-        return {
-          deleted: doomed.length,
-          next:
-            looked.length === limit && last !== undefined
-              ? { createdAt: last.created_at, id: last.id }
-              : null,
-        };
+        return oldMessagesDeleted(looked, limit, doomed.length, (m) => ({
+          createdAt: m.created_at,
+          id: m.id,
+        }));
       });
     },
     deleteExpiredIdempotencyRecords(now, limit) {

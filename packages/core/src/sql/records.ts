@@ -4,6 +4,8 @@ import type {
   Category,
   Channel,
   ConsentChangeRecord,
+  ConsoleSessionRecord,
+  ConsoleSignInTokenRecord,
   ContactListRecord,
   DeliveryAttemptRecord,
   DeliveryRecord,
@@ -30,7 +32,7 @@ import {
   topicsShape,
 } from "./json-shapes.js";
 import { type RowReader, rowReader } from "./row-reader.js";
-import { type SqlTable, sqlTables as t } from "./tables.js";
+import { type SqlTable, type SqlTableName, sqlTables as t } from "./tables.js";
 
 /** Every member of a string union, checked complete by the compiler. */
 const members = <T extends string>(all: Record<T, true>): readonly T[] => Object.keys(all) as T[];
@@ -90,7 +92,49 @@ export interface SqlRecords {
    */
   sequenced<T>(table: string, decode: (row: unknown) => T): (row: unknown) => T & { seq: number };
   idempotency(row: unknown): IdempotencyRecord;
+  consoleSignInToken(row: unknown): ConsoleSignInTokenRecord;
+  consoleSession(row: unknown): ConsoleSessionRecord;
 }
+
+/** The record the rows of each table decode to. */
+export interface SqlRecordOf {
+  organizations: OrganizationRecord;
+  profiles: ProfileRecord;
+  consentChanges: ConsentChangeRecord;
+  contactLists: ContactListRecord;
+  listMemberships: MembershipRecord;
+  campaigns: CampaignRecord;
+  apiKeys: ApiKeyRecord;
+  messages: MessageRecord;
+  messageEvents: MessageEventRecord;
+  webhookSubscriptions: WebhookSubscriptionRecord;
+  deliveries: DeliveryRecord;
+  deliveryAttempts: DeliveryAttemptRecord;
+  idempotencyRecords: IdempotencyRecord;
+  consoleSignInTokens: ConsoleSignInTokenRecord;
+  consoleSessions: ConsoleSessionRecord;
+}
+
+/** Each table's decoder among `records`, by the table's name. */
+export const decodersByTable = (
+  records: SqlRecords,
+): { readonly [N in SqlTableName]: (row: unknown) => SqlRecordOf[N] } => ({
+  organizations: records.organization,
+  profiles: records.profile,
+  consentChanges: records.consentChange,
+  contactLists: records.contactList,
+  listMemberships: records.membership,
+  campaigns: records.campaign,
+  apiKeys: records.apiKey,
+  messages: records.message,
+  messageEvents: records.messageEvent,
+  webhookSubscriptions: records.webhook,
+  deliveries: records.delivery,
+  deliveryAttempts: records.attempt,
+  idempotencyRecords: records.idempotency,
+  consoleSignInTokens: records.consoleSignInToken,
+  consoleSessions: records.consoleSession,
+});
 
 /** The row decoders of one database, whose differences `codec` carries. */
 export function sqlRecords(codec: SqlCodec): SqlRecords {
@@ -264,6 +308,19 @@ export function sqlRecords(codec: SqlCodec): SqlRecords {
       lockedUntil: r.textOrNull("locked_until"),
       recoveryPoint: r.textOrNull("recovery_point"),
       createdAt: r.text("created_at"),
+      expiresAt: r.text("expires_at"),
+    })),
+    consoleSignInToken: from(t.consoleSignInTokens, (r) => ({
+      tokenHash: r.text("token_hash"),
+      organizationId: r.text("organization_id"),
+      createdAt: r.text("created_at"),
+      expiresAt: r.text("expires_at"),
+    })),
+    consoleSession: from(t.consoleSessions, (r) => ({
+      idHash: r.text("id_hash"),
+      organizationId: r.text("organization_id"),
+      createdAt: r.text("created_at"),
+      lastSeenAt: r.text("last_seen_at"),
       expiresAt: r.text("expires_at"),
     })),
   };

@@ -4,12 +4,14 @@ import { CorruptRowError } from "./corrupt-row-error.js";
 import { sqlRecords } from "./records.js";
 import { rowReader } from "./row-reader.js";
 
-// A codec as strict as SQLite's: flags are 0 / 1, integers are numbers.
+// A strict codec of a made-up database that stores flags as "t" / "f" and answers integers as
+// numbers: the reader must take every kind from the codec, none from either real database.
 const codec: SqlCodec = {
-  readFlag: (value) => (value === 1 ? true : value === 0 ? false : undefined),
-  readInteger: (value) =>
-    typeof value === "number" && Number.isSafeInteger(value) ? value : undefined,
-  selectJson: (column, alias) => alias + column,
+  readFlag: (value) => (value === "t" ? true : value === "f" ? false : undefined),
+  readInteger: (value) => (Number.isSafeInteger(value) ? (value as number) : undefined),
+  writeFlag: (value) => (value ? "t" : "f"),
+  placeholder: (position) => `:${position}`,
+  selectJson: (column, alias) => `${alias}${column}`,
 };
 
 const failure = (read: () => unknown): CorruptRowError => {
@@ -26,7 +28,7 @@ describe("rowReader", () => {
   const reader = (row: unknown) => rowReader("things", row, codec);
 
   it("reads well-typed values, and null where the column allows it", () => {
-    const r = reader({ a: "x", b: null, c: 1, d: 7, e: '{"k":"v"}', f: null });
+    const r = reader({ a: "x", b: null, c: "t", d: 7, e: '{"k":"v"}', f: null });
     expect(r.text("a")).toBe("x");
     expect(r.textOrNull("b")).toBeNull();
     expect(r.flag("c")).toBe(true);
@@ -50,7 +52,15 @@ describe("rowReader", () => {
   });
 
   it("refuses a value of the wrong kind for each reader", () => {
-    const r = reader({ n: null, two: 2, text: "1", big: 2 ** 60, json: "{", float: 1.5 });
+    const r = reader({
+      n: null,
+      two: 2,
+      text: "true",
+      one: "1",
+      big: 2 ** 60,
+      json: "{",
+      float: 1.5,
+    });
     expect(failure(() => r.text("n")).expected).toBe("text");
     expect(failure(() => r.flag("two")).expected).toBe("a boolean");
     expect(failure(() => r.flag("text")).expected).toBe("a boolean");
@@ -58,7 +68,7 @@ describe("rowReader", () => {
     expect(failure(() => r.integer("float")).expected).toBe("an integer");
     const any = { expected: "anything", is: (_: unknown): _ is unknown => true };
     expect(failure(() => r.json("json", any)).expected).toBe("JSON: anything");
-    expect(failure(() => r.json("text", { ...any, is: (v): v is never => v !== 1 })).value).toBe(
+    expect(failure(() => r.json("one", { ...any, is: (v): v is never => v !== 1 })).value).toBe(
       "1",
     );
   });

@@ -1,16 +1,26 @@
 import type { SqlCodec } from "./codec.js";
+import { toJson } from "./json.js";
 
-/** A table's name, the columns a record is made of (in insert order), and its JSON columns. */
+/**
+ * A table's name, the columns a record is made of (in insert order), and the columns whose
+ * stored form differs from the record's value: JSON and flags (booleans).
+ */
 export interface SqlTable {
   readonly name: string;
   readonly columns: readonly string[];
   readonly json: readonly string[];
+  readonly flags: readonly string[];
 }
 
-const table = (name: string, columns: string, json: readonly string[] = []): SqlTable => ({
+const table = (
+  name: string,
+  columns: string,
+  kinds: { json?: readonly string[]; flags?: readonly string[] } = {},
+): SqlTable => ({
   name,
   columns: columns.split(/,\s*/),
-  json,
+  json: kinds.json ?? [],
+  flags: kinds.flags ?? [],
 });
 
 /** Every table a record is read from, as both SQL databases define it. */
@@ -21,11 +31,12 @@ export const sqlTables = {
     "seq, id, organization_id, phone_number, email, first_name, last_name, " +
       "viber_marketing_consent, sms_marketing_consent, attributes, source, status, " +
       "created_at, updated_at, deleted_at",
-    ["attributes"],
+    { json: ["attributes"], flags: ["viber_marketing_consent", "sms_marketing_consent"] },
   ),
   consentChanges: table(
     "consent_changes",
     "id, organization_id, profile_id, channel, old_value, new_value, api_key_id, changed_at",
+    { flags: ["old_value", "new_value"] },
   ),
   contactLists: table("contact_lists", "id, organization_id, name, created_at"),
   listMemberships: table("list_memberships", "list_id, profile_id, organization_id, added_at"),
@@ -33,30 +44,31 @@ export const sqlTables = {
     "campaigns",
     "id, organization_id, name, channel, sms_fallback, category, sender, template, " +
       "ttl_seconds, status, created_at, updated_at",
+    { flags: ["sms_fallback"] },
   ),
   apiKeys: table(
     "api_keys",
     "id, organization_id, secret_hash, webhook_signing_secret_sealed, scopes, expires_at, " +
       "revoked_at, created_at, name",
-    ["scopes"],
+    { json: ["scopes"] },
   ),
   messages: table(
     "messages",
     "id, organization_id, api_key_id, campaign_id, profile_id, phone_number, category, " +
       "channel, sms_fallback_allowed, sender, body, client_reference, webhook_url, status, " +
       "error, expires_at, created_at, updated_at",
-    ["error"],
+    { json: ["error"], flags: ["sms_fallback_allowed"] },
   ),
   messageEvents: table(
     "message_events",
     "id, organization_id, message_id, topic, channel, error, created_at",
-    ["error"],
+    { json: ["error"] },
   ),
   webhookSubscriptions: table(
     "webhook_subscriptions",
     "id, organization_id, url, topics, status, description, secret_sealed, created_at, " +
       "updated_at",
-    ["topics"],
+    { json: ["topics"] },
   ),
   deliveries: table(
     "deliveries",
@@ -64,7 +76,7 @@ export const sqlTables = {
       "status, attempts, next_attempt_at, first_attempt_at, lease_owner, lease_expires_at, " +
       "last_status_code, last_error, last_attempt_at, window_start_attempt, created_at, " +
       "updated_at",
-    ["destination"],
+    { json: ["destination"] },
   ),
   deliveryAttempts: table(
     "delivery_attempts",
@@ -75,12 +87,96 @@ export const sqlTables = {
     "idempotency_records",
     "api_key_id, endpoint, key, request_hash, state, response, locked_until, recovery_point, " +
       "created_at, expires_at",
-    ["response"],
+    { json: ["response"] },
+  ),
+  consoleSignInTokens: table(
+    "console_sign_in_tokens",
+    "token_hash, organization_id, created_at, expires_at",
+  ),
+  consoleSessions: table(
+    "console_sessions",
+    "id_hash, organization_id, created_at, last_seen_at, expires_at",
   ),
 } as const satisfies Record<string, SqlTable>;
 
 /** The columns an INSERT names, in the order of `table.columns`. */
 export const insertColumns = (table: SqlTable): string => table.columns.join(", ");
+
+/**
+ * The placeholders of a whole record of `table`, `(…, …)` in column order, numbered from
+ * `first`: what follows `VALUES` in an insert of `rowValues`.
+ */
+export const insertPlaceholders = (table: SqlTable, codec: SqlCodec, first = 1): string =>
+  `(${table.columns
+    .map((column, i) => codec.placeholder(first + i, table.json.includes(column)))
+    .join(", ")})`;
+
+/**
+ * The statement that inserts one whole record of `table` (bound with `rowValues`), into the
+ * table named `name` (schema-qualified where the database needs it).
+ */
+export const insertStatement = (table: SqlTable, codec: SqlCodec, name = table.name): string =>
+  `INSERT INTO ${name} (${insertColumns(table)}) VALUES ${insertPlaceholders(table, codec)}`;
+
+/** `snake_case` column to the `camelCase` record field it holds. */
+export const fieldOf = (column: string): string =>
+  column.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
+
+/** The `snake_case` column of a `camelCase` record field. */
+const columnOf = (field: string): string =>
+  field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+
+/** A field's value as `column` of `table` stores it: JSON as text, flags as `codec` says. */
+function encode(table: SqlTable, column: string, value: unknown, codec: SqlCodec): unknown {
+  if (value === undefined) {
+    throw new Error(`A ${table.name} record has no value for column ${column}.`);
+  }
+  if (value === null) return null;
+  if (table.json.includes(column)) return toJson(value);
+  if (!table.flags.includes(column)) return value;
+  if (typeof value !== "boolean") {
+    throw new Error(`A ${table.name} record holds a non-boolean in flag column ${column}.`);
+  }
+  return codec.writeFlag(value);
+}
+
+/**
+ * A record's values in the order of `table.columns`, each column holding the record's field of
+ * the same name in camelCase: JSON as text, flags as `codec` stores them, `null` as SQL NULL.
+ * The inverse of the table's decoder in `records.ts`, so a round trip gives the record back.
+ */
+export const rowValues = (table: SqlTable, record: object, codec: SqlCodec): unknown[] =>
+  table.columns.map((column) =>
+    encode(table, column, (record as Record<string, unknown>)[fieldOf(column)], codec),
+  );
+
+/**
+ * The `SET` list of an update that writes each field of `changes` that is present (an
+ * `undefined` one is left as stored), numbered from `first`, and its values encoded as
+ * `rowValues` encodes them. Only the changed columns are written, so a concurrent writer's
+ * other fields stay.
+ */
+export function setClause(
+  table: SqlTable,
+  changes: object,
+  codec: SqlCodec,
+  first = 1,
+): { set: string; values: unknown[] } {
+  const set: string[] = [];
+  const values: unknown[] = [];
+  for (const [field, value] of Object.entries(changes)) {
+    if (value === undefined) continue;
+    const column = columnOf(field);
+    if (!table.columns.includes(column)) {
+      throw new Error(`Table ${table.name} has no column ${column} for field ${field}.`);
+    }
+    values.push(encode(table, column, value, codec));
+    set.push(
+      `${column} = ${codec.placeholder(first + values.length - 1, table.json.includes(column))}`,
+    );
+  }
+  return { set: set.join(", "), values };
+}
 
 /**
  * The select list that reads a record of `table`, qualified by `alias` (e.g. `"d."`) when

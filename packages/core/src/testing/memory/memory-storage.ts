@@ -1,8 +1,8 @@
 import type { Clock, Repositories, Storage } from "../../ports.js";
+import { createAsyncMutex } from "../../shared/async-mutex.js";
 import { rollingBackErrors } from "../../shared/transaction.js";
 import type { RawReaders } from "../contract/raw.js";
 import { createFailureInjector } from "./failures.js";
-import { createMutex } from "./mutex.js";
 import { rawReadersOf } from "./raw-readers.js";
 import { memoryRepositories } from "./repositories.js";
 import { createScope } from "./scope.js";
@@ -36,7 +36,7 @@ export function memoryStorage(options: MemoryStorageOptions = {}): MemoryStorage
   void options;
   let committed: MemoryState = emptyState();
   let closed = false;
-  const lock = createMutex();
+  const lock = createAsyncMutex();
   const failures = createFailureInjector();
 
   const enter = (method: string): void => {

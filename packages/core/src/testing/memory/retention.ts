@@ -1,4 +1,5 @@
 import type { MessageRecord, RetentionRepository } from "../../ports.js";
+import { oldMessagesDeleted } from "../../retention/old-messages-batch.js";
 import type { MemoryScope } from "./scope.js";
 import { ms, oldestFirst } from "./state.js";
 
@@ -36,14 +37,10 @@ export function memoryRetention(scope: MemoryScope): RetentionRepository {
         for (const id of deliveries) s.deliveries.delete(id);
         s.events = s.events.filter((e) => !doomed.has(e.messageId));
         for (const id of doomed) s.messages.delete(id);
-        const last = looked.at(-1);
-        return {
-          deleted: doomed.size,
-          next:
-            looked.length === query.limit && last !== undefined
-              ? { createdAt: last.createdAt, id: last.id }
-              : null,
-        };
+        return oldMessagesDeleted(looked, query.limit, doomed.size, (m) => ({
+          createdAt: m.createdAt,
+          id: m.id,
+        }));
       }),
     deleteExpiredIdempotencyRecords: (now, limit) =>
       scope.write("retention.deleteExpiredIdempotencyRecords", (s) => {

@@ -1,0 +1,157 @@
+import type { SqlCodec } from "./codec.js";
+import { type NewestFirstPages, newestFirstPages, type PageStatement } from "./newest-first.js";
+import { decodersByTable, type SqlRecordOf, sqlRecords } from "./records.js";
+import {
+  insertStatement,
+  rowValues,
+  type SqlTableName,
+  selectLists,
+  setClause,
+  sqlTables,
+} from "./tables.js";
+
+/** `T`, or a promise of it where the database answers asynchronously (`A` is `true`). */
+export type Answer<A extends boolean, T> = A extends true ? Promise<T> : T;
+
+/**
+ * Repository `R` in a database's calling style: each method answers as the port says (`A`
+ * `true`), or synchronously (`A` `false`, SQLite's driver), to be scheduled by the adapter.
+ */
+export type Styled<R, A extends boolean> = {
+  [K in keyof R]: R[K] extends (...args: infer P) => Promise<infer T>
+    ? (...args: P) => Answer<A, T>
+    : never;
+};
+
+/**
+ * What repositories do alike with a table's records, written once for both databases: every
+ * condition is SQL that both understand, with `?` where each of `values` goes in order.
+ */
+export interface TableRows<T extends object, A extends boolean> {
+  insert(record: T): Answer<A, void>;
+  /** Inserts `record` unless it breaks the unique `target` (`"(a, b)"`); whether it did. */
+  insertNew(record: T, target: string): Answer<A, boolean>;
+  /** The first record matching `condition`, or `null`. */
+  one(condition: string, values: readonly unknown[]): Answer<A, T | null>;
+  /** The records matching `condition`, which may end with an `ORDER BY` or `LIMIT`. */
+  many(condition: string, values: readonly unknown[]): Answer<A, T[]>;
+  /** Writes the fields of `changes` present into the rows matching; how many rows matched. */
+  update(
+    changes: { readonly [K in keyof T]?: T[K] | undefined },
+    condition: string,
+    values: readonly unknown[],
+  ): Answer<A, number>;
+  /** Deletes the rows matching `condition`; how many. */
+  delete(condition: string, values: readonly unknown[]): Answer<A, number>;
+  /** Deletes the first row matching `condition` and answers its record (`null`: none). */
+  take(condition: string, values: readonly unknown[]): Answer<A, T | null>;
+}
+
+/** One database's statements as the shared repositories use them. */
+export interface SqlAccess<A extends boolean> {
+  /** The records of table `name`. */
+  table<N extends SqlTableName>(name: N): TableRows<SqlRecordOf[N], A>;
+  /** A newest-first page of list `list`. */
+  page<L extends keyof NewestFirstPages>(
+    list: L,
+    query: Parameters<NewestFirstPages[L]>[0],
+  ): Answer<A, Array<ReturnType<ReturnType<NewestFirstPages[L]>["decode"]>>>;
+  /** `fn` of an answer, once it is there. */
+  map<T, U>(answer: Answer<A, T>, fn: (value: T) => U): Answer<A, U>;
+  /** Runs `first`, then `second`, and answers `combine` of what they answered. */
+  inTurn<T, U, V>(
+    first: () => Answer<A, T>,
+    second: () => Answer<A, U>,
+    combine: (first: T, second: U) => V,
+  ): Answer<A, V>;
+}
+
+/** How one database runs statements: all the shared repositories need of a driver. */
+export interface SqlDriver<A extends boolean> {
+  /** Table `name` as statements name it (schema-qualified where the database needs it). */
+  tableName(name: SqlTableName): string;
+  /** Runs a statement that answers rows (a `SELECT`, or a write with `RETURNING`). */
+  rows(text: string, values: readonly unknown[]): Answer<A, unknown[]>;
+  /** Runs a statement that answers nothing. */
+  run(text: string, values: readonly unknown[]): Answer<A, void>;
+  map: SqlAccess<A>["map"];
+  inTurn: SqlAccess<A>["inTurn"];
+}
+
+/**
+ * The shared repositories' access for one database's `codec`: its statements are written here
+ * once, with the placeholders `codec` writes; `driver` runs them. Make it once per codec (it
+ * computes every select list), then an access per driver.
+ */
+export function sqlAccessFor(
+  codec: SqlCodec,
+): <A extends boolean>(driver: SqlDriver<A>) => SqlAccess<A> {
+  const decoders = decodersByTable(sqlRecords(codec));
+  const select = selectLists(codec);
+  const pages = newestFirstPages(codec);
+  /** `condition` with its `?` placeholders written as `codec` writes them, from `first`. */
+  const numbered = (condition: string, first: number): string => {
+    let position = first - 1;
+    return condition.replace(/\?/g, () => {
+      position += 1;
+      return codec.placeholder(position);
+    });
+  };
+
+  return <A extends boolean>(driver: SqlDriver<A>): SqlAccess<A> => {
+    const count = (text: string, values: readonly unknown[]) =>
+      driver.map(driver.rows(`${text} RETURNING 1`, values), (rows) => rows.length);
+
+    const tableRows = <N extends SqlTableName>(name: N): TableRows<SqlRecordOf[N], A> => {
+      const table = sqlTables[name];
+      const from = driver.tableName(name);
+      const decode = decoders[name];
+      const insert = `${insertStatement(table, codec, from)}`;
+      const where = (condition: string) => `WHERE ${numbered(condition, 1)}`;
+      const first = (rows: unknown[]) => (rows[0] === undefined ? null : decode(rows[0]));
+      return {
+        insert: (record) => driver.run(insert, rowValues(table, record, codec)),
+        insertNew: (record, target) =>
+          driver.map(
+            count(`${insert} ON CONFLICT ${target} DO NOTHING`, rowValues(table, record, codec)),
+            (inserted) => inserted === 1,
+          ),
+        one: (condition, values) =>
+          driver.map(
+            driver.rows(`SELECT ${select[name]} FROM ${from} ${where(condition)} LIMIT 1`, values),
+            first,
+          ),
+        many: (condition, values) =>
+          driver.map(
+            driver.rows(`SELECT ${select[name]} FROM ${from} ${where(condition)}`, values),
+            (rows) => rows.map(decode),
+          ),
+        update(changes, condition, values) {
+          const { set, values: written } = setClause(table, changes, codec);
+          const after = numbered(condition, written.length + 1);
+          return count(`UPDATE ${from} SET ${set} WHERE ${after}`, [...written, ...values]);
+        },
+        delete: (condition, values) => count(`DELETE FROM ${from} ${where(condition)}`, values),
+        take: (condition, values) =>
+          driver.map(
+            driver.rows(
+              `DELETE FROM ${from} ${where(condition)} RETURNING ${select[name]}`,
+              values,
+            ),
+            first,
+          ),
+      };
+    };
+
+    return {
+      table: tableRows,
+      page(list, query) {
+        const build = pages[list] as (query: unknown, from: string) => PageStatement<never>;
+        const page = build(query, driver.tableName(list));
+        return driver.map(driver.rows(page.text, page.values), (rows) => rows.map(page.decode));
+      },
+      map: driver.map,
+      inTurn: driver.inTurn,
+    };
+  };
+}

@@ -1,0 +1,99 @@
+/**
+ * What both SQL adapters' migration runners share: how a list of migrations is ordered, which
+ * of them are pending against the version a database records, the refusal of a database that
+ * newer code migrated, and the answer a run gives. Each adapter supplies what differs: how a
+ * migration is written (a script, or statements), how the recorded version is read and how
+ * the runs of two processes are kept apart (a write lock, an advisory lock).
+ */
+
+/** One schema change: applied once, in `version` order, recorded in `schema_migrations`. */
+export interface SchemaChange {
+  version: number;
+  name: string;
+}
+
+/**
+ * The schema's versions, oldest first, and what each one changes: the same history on both
+ * databases, so a version number means the same tables everywhere. Never edit a released one:
+ * add a new one, and its change to each adapter.
+ */
+export const SCHEMA_VERSIONS = [
+  "initial schema",
+  "retention indexes",
+  "console sessions and api key names",
+  "operator api",
+] as const;
+
+/** A tuple of `C`s as long as tuple `T`. */
+type OnePer<T extends readonly unknown[], C> = { readonly [I in keyof T]: C };
+
+/**
+ * Each of `SCHEMA_VERSIONS` with the change that makes it in one database's terms, under
+ * `key`: one change per version, in order, checked complete by the compiler.
+ */
+function schemaHistory<K extends string, C>(
+  key: K,
+  changes: OnePer<typeof SCHEMA_VERSIONS, C>,
+): Array<SchemaChange & Record<K, C>> {
+  return SCHEMA_VERSIONS.map(
+    (name, index) =>
+      ({ version: index + 1, name, [key]: changes[index] }) as SchemaChange & Record<K, C>,
+  );
+}
+
+/** What a migration run answers. */
+export interface MigrateResult {
+  /** The versions applied by this call, in order (empty when the schema was up to date). */
+  applied: number[];
+  /** The schema version after the call. */
+  version: number;
+}
+
+/** The database was migrated by newer code; running older code against it could corrupt it. */
+export class SchemaTooNewError extends Error {
+  override readonly name = "SchemaTooNewError";
+  constructor(
+    readonly databaseVersion: number,
+    readonly codeVersion: number,
+    /** The package whose code is older than the database, named in the message. */
+    readonly packageName = "Tidings",
+  ) {
+    super(
+      `The database schema is at version ${databaseVersion}, newer than the ${codeVersion} this ` +
+        `version of ${packageName} knows. Upgrade Tidings; refusing to use the database.`,
+    );
+  }
+}
+
+/** The newest version among `migrations` (0 for none): the version the code writes. */
+const latestVersion = (migrations: readonly SchemaChange[]): number =>
+  migrations.reduce((version, migration) => Math.max(version, migration.version), 0);
+
+/**
+ * The migrations of `known` that a database at version `recorded` still needs, oldest first.
+ * Throws `SchemaTooNewError` when the database is past every known version.
+ */
+function pendingMigrations<M extends SchemaChange>(
+  known: readonly M[],
+  recorded: number,
+  packageName: string,
+): M[] {
+  const codeVersion = latestVersion(known);
+  if (recorded > codeVersion) throw new SchemaTooNewError(recorded, codeVersion, packageName);
+  return known
+    .filter((migration) => migration.version > recorded)
+    .sort((a, b) => a.version - b.version);
+}
+
+/** The table that records each applied migration, named `name`, the same on both databases. */
+const recordTable = (name: string): string =>
+  `CREATE TABLE IF NOT EXISTS ${name} ` +
+  "(version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)";
+
+/** The history both SQL adapters migrate along, and the rules their runners share. */
+export const schemaMigrations = {
+  history: schemaHistory,
+  latest: latestVersion,
+  pending: pendingMigrations,
+  recordTable,
+};

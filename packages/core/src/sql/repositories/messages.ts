@@ -1,0 +1,35 @@
+import type { MessageRepository } from "../../ports.js";
+import type { SqlAccess, Styled } from "../access.js";
+
+/**
+ * Messages, their compare-and-set lifecycle and their events, but the reads each database
+ * words its own way (the expiry sweep's ids, the hourly counts).
+ */
+export function messageRows<A extends boolean>(
+  access: SqlAccess<A>,
+): Styled<Omit<MessageRepository, "listExpired" | "countByHour">, A> {
+  const messages = access.table("messages");
+  const events = access.table("messageEvents");
+  return {
+    insert: (message) => messages.insert(message),
+    listPage: (query) => access.page("messages", query),
+    get: (organizationId, id) =>
+      messages.one("id = ? AND organization_id = ?", [id, organizationId]),
+    getById: (id) => messages.one("id = ?", [id]),
+    // One conditional UPDATE: of concurrent writers expecting the same status, one matches.
+    transition: (id, expectedStatus, { status, channel, error, updatedAt }) =>
+      access.map(
+        messages.update({ status, channel, error, updatedAt }, "id = ? AND status = ?", [
+          id,
+          expectedStatus,
+        ]),
+        (moved) => moved === 1,
+      ),
+    insertEvent: (event) => events.insert(event),
+    listEvents: (organizationId, messageId) =>
+      events.many("message_id = ? AND organization_id = ? ORDER BY created_at, id", [
+        messageId,
+        organizationId,
+      ]),
+  };
+}
