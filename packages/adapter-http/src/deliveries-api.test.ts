@@ -1,6 +1,6 @@
 import { createDeliveryEngine, type WebhookRequest, type WebhookResponse } from "@tidings/core";
 import { describe, expect, it } from "vitest";
-import { type SpecWorld, specWorld } from "./test-support/world-with-spec.js";
+import { type SpecWorld, specWorld } from "./testing/world-with-spec.js";
 
 const ONE = "/v1/deliveries/{delivery_id}";
 const REDELIVER = "/v1/deliveries/{delivery_id}/redeliver";

@@ -1,6 +1,6 @@
 import { createApiKey, revokeApiKey, StorageBusyError } from "@tidings/core";
 import { describe, expect, it } from "vitest";
-import { specWorld } from "./test-support/world-with-spec.js";
+import { specWorld } from "./testing/world-with-spec.js";
 
 const LIST = "/v1/profiles";
 

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { createFetchHandler } from "./fetch-handler.js";
 import { createRequestListener } from "./request-listener.js";
-import { httpWorld } from "./test-support/http-world.js";
+import { httpWorld } from "./testing/http-world.js";
 
 const BASE = "http://shop.test";
 const MAX = 1024;

@@ -1,6 +1,6 @@
 import { defaultConfig, SANDBOX_NUMBERS, StorageBusyError } from "@tidings/core";
 import { describe, expect, it } from "vitest";
-import { type SpecWorld, specWorld } from "./test-support/world-with-spec.js";
+import { type SpecWorld, specWorld } from "./testing/world-with-spec.js";
 
 const SEND = "/v1/messages/send";
 const PHONE = "+14155550100";

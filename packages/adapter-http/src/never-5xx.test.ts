@@ -8,7 +8,7 @@ import {
 } from "@tidings/core";
 import fc from "fast-check";
 import { expect, it } from "vitest";
-import { specWorld } from "./test-support/world-with-spec.js";
+import { specWorld } from "./testing/world-with-spec.js";
 import type { HttpRequest } from "./types.js";
 
 const KNOWN_STATUSES = [200, 201, 204, 400, 401, 403, 404, 405, 409, 413, 415, 422, 429];

@@ -2,7 +2,7 @@ import { Validator } from "@seriousme/openapi-schema-validator";
 import { createProfileInput, sendMessageInput } from "@tidings/core";
 import { describe, expect, it } from "vitest";
 import { requestSchema } from "./openapi/document.js";
-import { specWorld } from "./test-support/world-with-spec.js";
+import { specWorld } from "./testing/world-with-spec.js";
 
 type Operation = {
   security?: unknown[];

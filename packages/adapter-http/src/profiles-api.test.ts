@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { specWorld } from "./test-support/world-with-spec.js";
+import { specWorld } from "./testing/world-with-spec.js";
 
 const ADA = { phone_number: "+1 415 555 0100", first_name: "Ada", last_name: "Lovelace" };
 

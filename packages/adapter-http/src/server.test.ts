@@ -4,7 +4,7 @@ import { waitUntil, within } from "@tidings/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { createRequestListener } from "./request-listener.js";
 import { createServer, type ServerOptions, type TidingsHttpServer } from "./server.js";
-import { httpWorld } from "./test-support/http-world.js";
+import { httpWorld } from "./testing/http-world.js";
 import type { HttpApp, HttpResponse } from "./types.js";
 
 const cleanups: Array<() => Promise<void>> = [];

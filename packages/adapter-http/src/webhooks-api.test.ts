@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type SpecWorld, specWorld } from "./test-support/world-with-spec.js";
+import { type SpecWorld, specWorld } from "./testing/world-with-spec.js";
 
 const ONE = "/v1/webhooks/{webhook_id}";
 

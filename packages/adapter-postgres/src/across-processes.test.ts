@@ -13,8 +13,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { listenForDeliveries } from "./notifications.js";
 import type { PgClient } from "./pg-client.js";
 import { postgresStorage } from "./postgres-storage.js";
-import type { TestDatabase } from "./test-database.js";
-import { openTestDatabase } from "./test-database.js";
+import type { TestDatabase } from "./testing/test-database.js";
+import { openTestDatabase } from "./testing/test-database.js";
 
 // Each "process" is a storage over a pool of its own on the server, so the guarantees below
 // are held by PostgreSQL across connections, not by anything in this process. On PGlite (one

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { analyzeNewTables } from "./analyze.js";
 import { quoteIdent } from "./tables.js";
-import type { TestDatabase } from "./test-database.js";
-import { openTestDatabase, serverUrl } from "./test-database.js";
+import type { TestDatabase } from "./testing/test-database.js";
+import { openTestDatabase, serverUrl } from "./testing/test-database.js";
 
 let db: TestDatabase;
 beforeAll(async () => {

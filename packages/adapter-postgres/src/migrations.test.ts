@@ -11,8 +11,8 @@ import {
 const every = migrations.map((m) => m.version);
 
 import { quoteIdent, tablesIn } from "./tables.js";
-import type { TestDatabase } from "./test-database.js";
-import { openTestDatabase } from "./test-database.js";
+import type { TestDatabase } from "./testing/test-database.js";
+import { openTestDatabase } from "./testing/test-database.js";
 
 let db: TestDatabase;
 beforeAll(async () => {

@@ -3,8 +3,8 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { listenForDeliveries } from "./notifications.js";
 import { postgresStorage } from "./postgres-storage.js";
-import type { TestDatabase } from "./test-database.js";
-import { aSchemaName, openTestDatabase, serverUrl } from "./test-database.js";
+import type { TestDatabase } from "./testing/test-database.js";
+import { aSchemaName, openTestDatabase, serverUrl } from "./testing/test-database.js";
 
 let db: TestDatabase;
 beforeAll(async () => {

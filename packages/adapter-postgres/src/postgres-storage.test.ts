@@ -1,7 +1,7 @@
 import { runCorruptRowContract, runStorageContract } from "@tidings/core/testing";
 import { afterAll, beforeAll } from "vitest";
-import type { TestDatabase } from "./test-database.js";
-import { freshStorageHarness, openTestDatabase, suiteLabel } from "./test-database.js";
+import type { TestDatabase } from "./testing/test-database.js";
+import { freshStorageHarness, openTestDatabase, suiteLabel } from "./testing/test-database.js";
 
 // One database handle per file (PGlite takes about a second to start); a fresh schema per test.
 let db: TestDatabase;

@@ -3,8 +3,8 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import type { PgPool } from "./pg-client.js";
 import { postgresStorage } from "./postgres-storage.js";
 import { quoteIdent } from "./tables.js";
-import type { TestDatabase } from "./test-database.js";
-import { openTestDatabase, serverUrl } from "./test-database.js";
+import type { TestDatabase } from "./testing/test-database.js";
+import { openTestDatabase, serverUrl } from "./testing/test-database.js";
 
 let db: TestDatabase;
 beforeAll(async () => {

@@ -6,9 +6,9 @@ import { migrate } from "./migrations.js";
 import type { PgTransactor } from "./pg-client.js";
 import { singleConnection } from "./pg-client.js";
 import { postgresStorage } from "./postgres-storage.js";
-import { postgresRawReaders } from "./raw-readers.js";
 import { quoteIdent } from "./tables.js";
-import { aSchemaName, serverUrl } from "./test-database.js";
+import { postgresRawReaders } from "./testing/raw-readers.js";
+import { aSchemaName, serverUrl } from "./testing/test-database.js";
 
 // The whole contract again over one connection wrapped by `singleConnection`: a `pg.Client`
 // on the server, PGlite's plain `query` (BEGIN and COMMIT sent as statements) otherwise.

@@ -2,9 +2,9 @@ import type { Storage } from "@tidings/core";
 import { anOrganization, aProfile, at } from "@tidings/core/testing";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { postgresStorage } from "./postgres-storage.js";
-import { postgresRawReaders } from "./raw-readers.js";
-import type { TestDatabase } from "./test-database.js";
-import { openTestDatabase } from "./test-database.js";
+import { postgresRawReaders } from "./testing/raw-readers.js";
+import type { TestDatabase } from "./testing/test-database.js";
+import { openTestDatabase } from "./testing/test-database.js";
 
 // PostgreSQL-specific behaviour of the storage that the shared contract cannot see.
 let db: TestDatabase;

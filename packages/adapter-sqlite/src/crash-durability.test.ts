@@ -2,11 +2,11 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import type { CrashAck } from "./crash-writer.js";
 import { sqliteStorage } from "./sqlite-storage.js";
-import { tempDatabaseFile } from "./temp-database.js";
+import type { CrashAck } from "./testing/crash-writer.js";
+import { tempDatabaseFile } from "./testing/temp-database.js";
 
-const writer = fileURLToPath(new URL("./crash-writer.ts", import.meta.url));
+const writer = fileURLToPath(new URL("./testing/crash-writer.ts", import.meta.url));
 // The writer imports `@tidings/core`; the workspace tsconfig maps it to the sources.
 const tsconfig = fileURLToPath(new URL("../../../tsconfig.json", import.meta.url));
 

@@ -2,8 +2,8 @@ import type { Storage } from "@tidings/core";
 import { aDelivery, at, aUuid } from "@tidings/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { sqliteStorage } from "./sqlite-storage.js";
-import type { TempDatabaseFile } from "./temp-database.js";
-import { tempDatabaseFile } from "./temp-database.js";
+import type { TempDatabaseFile } from "./testing/temp-database.js";
+import { tempDatabaseFile } from "./testing/temp-database.js";
 
 const ORG = "org_00000000000000000000000001";
 const LEASE_MS = 30_000;

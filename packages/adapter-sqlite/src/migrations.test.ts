@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { Migration } from "./migrations.js";
 import { latestSchemaVersion, migrate, migrations, SchemaTooNewError } from "./migrations.js";
 import { sqliteStorage } from "./sqlite-storage.js";
-import { tempDatabaseFile } from "./temp-database.js";
+import { tempDatabaseFile } from "./testing/temp-database.js";
 
 const tables = (db: Database.Database): string[] =>
   (

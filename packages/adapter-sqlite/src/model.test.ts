@@ -1,7 +1,7 @@
 import { runStorageModel } from "@tidings/core/testing";
 import Database from "better-sqlite3";
-import { sqliteRawReaders } from "./raw-readers.js";
 import { sqliteStorage } from "./sqlite-storage.js";
+import { sqliteRawReaders } from "./testing/raw-readers.js";
 
 // Every random sequence gets a fresh in-memory database; the raw readers share its connection.
 runStorageModel(

@@ -1,7 +1,7 @@
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { recordingDatabase } from "./recording-database.js";
 import { sqliteStorage } from "./sqlite-storage.js";
+import { recordingDatabase } from "./testing/recording-database.js";
 
 const PROFILES = 100_000;
 const ORGANIZATIONS = 10;

@@ -11,9 +11,9 @@ import {
 } from "@tidings/core/testing";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import type { RecordedCall } from "./recording-database.js";
-import { recordingDatabase } from "./recording-database.js";
 import { sqliteStorage } from "./sqlite-storage.js";
+import type { RecordedCall } from "./testing/recording-database.js";
+import { recordingDatabase } from "./testing/recording-database.js";
 
 type PlanRow = { detail: string };
 

@@ -3,7 +3,7 @@ import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { migrate } from "./migrations.js";
 import { sqliteStorage } from "./sqlite-storage.js";
-import { type TempDatabaseFile, tempDatabaseFile } from "./temp-database.js";
+import { type TempDatabaseFile, tempDatabaseFile } from "./testing/temp-database.js";
 
 const pragma = (db: Database.Database, name: string): number =>
   db.pragma(name, { simple: true }) as number;

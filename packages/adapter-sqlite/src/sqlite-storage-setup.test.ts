@@ -1,9 +1,9 @@
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { latestSchemaVersion } from "./migrations.js";
-import { recordingDatabase } from "./recording-database.js";
 import { sqliteStorage } from "./sqlite-storage.js";
-import { tempDatabaseFile } from "./temp-database.js";
+import { recordingDatabase } from "./testing/recording-database.js";
+import { tempDatabaseFile } from "./testing/temp-database.js";
 
 const pragma = (db: Database.Database, name: string): unknown => db.pragma(name, { simple: true });
 

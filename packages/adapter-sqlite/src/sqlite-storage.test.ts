@@ -1,8 +1,8 @@
 import { runCorruptRowContract, runStorageContract } from "@tidings/core/testing";
 import Database from "better-sqlite3";
-import { sqliteRawReaders } from "./raw-readers.js";
 import { sqliteStorage } from "./sqlite-storage.js";
-import { tempDatabaseFile } from "./temp-database.js";
+import { sqliteRawReaders } from "./testing/raw-readers.js";
+import { tempDatabaseFile } from "./testing/temp-database.js";
 
 // Each test gets its own database file. The raw readers use a second connection, so they see
 // only what was committed, as an independent reader would; a third writes corrupt values.

@@ -3,7 +3,7 @@ import { seedOrganization, within } from "@tidings/core/testing";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { sqliteStorage } from "./sqlite-storage.js";
-import { tempDatabaseFile } from "./temp-database.js";
+import { tempDatabaseFile } from "./testing/temp-database.js";
 
 /**
  * Another process's long write (an import, say) holds SQLite's write lock. A second connection

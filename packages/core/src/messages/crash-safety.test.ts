@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import type { ChannelProvider, OutboundMessage } from "../ports.js";
+import { sendBody, sendWorld } from "../testing/message-kit.js";
 import { expireMessages } from "./expire-messages.js";
 import { recordProviderReport } from "./provider-report.js";
 import { SANDBOX_NUMBERS } from "./sandbox-provider.js";
 import { sendMessage } from "./send-message.js";
-import { sendBody, sendWorld } from "./test-kit.js";
 
 const NEW_PHONE = "+14155552671";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ChannelProvider } from "../ports.js";
+import { sendBody, sendWorld } from "../testing/message-kit.js";
 import { SANDBOX_NUMBERS } from "./sandbox-provider.js";
-import { sendBody, sendWorld } from "./test-kit.js";
 
 const PHONE = "+14155552671";
 

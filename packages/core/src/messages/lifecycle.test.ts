@@ -1,12 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { MessageStatus, Repositories, Storage } from "../ports.js";
+import { sendBody, sendWorld } from "../testing/message-kit.js";
 import { expireMessages } from "./expire-messages.js";
 import { getMessage, listMessageEvents } from "./get-message.js";
 import { canAdvance } from "./lifecycle.js";
 import { recordProviderReport } from "./provider-report.js";
 import { SANDBOX_NUMBERS } from "./sandbox-provider.js";
-import { sendBody, sendWorld } from "./test-kit.js";
 
 const PHONE = "+14155552671";
 const STATUSES: MessageStatus[] = ["sent", "delivered", "seen", "clicked", "failed", "expired"];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { deleteProfile } from "../profiles/delete-profile.js";
-import { sendBody, sendWorld } from "./test-kit.js";
+import { sendBody, sendWorld } from "../testing/message-kit.js";
 
 const PHONE = "+14155552671";
 const OTHER_PHONE = "+14155552672";

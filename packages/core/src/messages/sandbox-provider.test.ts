@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Channel, OutboundMessage, ProviderReport } from "../ports.js";
+import { manualScheduler } from "../testing/message-kit.js";
 import { SANDBOX_NUMBERS, sandboxProvider } from "./sandbox-provider.js";
-import { manualScheduler } from "./test-kit.js";
 
 const outbound = (phoneNumber: string, channel: Channel = "viber"): OutboundMessage => ({
   messageId: `m-${phoneNumber}-${channel}`,

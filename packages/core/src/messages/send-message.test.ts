@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { DomainError } from "../errors.js";
 import { isUuidV7 } from "../shared/ids.js";
-import { sendBody, sendWorld } from "./test-kit.js";
+import { sendBody, sendWorld } from "../testing/message-kit.js";
 
 const PHONE = "+14155552671";
 

@@ -7,9 +7,9 @@ import {
   signIn,
 } from "../auth/console-sessions.js";
 import { getMessage } from "../messages/get-message.js";
-import { sendBody, sendWorld } from "../messages/test-kit.js";
 import { isoAt } from "../shared/clock.js";
 import { anIdempotencyRecord } from "../testing/contract/fixtures.js";
+import { sendBody, sendWorld } from "../testing/message-kit.js";
 import { createRetentionSweeper, RATE_LIMIT_HIT_HORIZON_MS } from "./retention-sweep.js";
 
 const DAY = 24 * 60 * 60 * 1000;

@@ -5,11 +5,11 @@ import { isoAt } from "../shared/clock.js";
 import { aDelivery, aUuid } from "../testing/contract/fixtures.js";
 import { repeatUntilDone } from "../testing/deadlines.js";
 import { type Answer, fakeTransport, status } from "../testing/fakes.js";
+import { webhookWorld } from "../testing/webhook-kit.js";
 import { createDeliveryEngine } from "./delivery-engine.js";
 import { recordEvent } from "./outbox.js";
 import { verifyWebhook } from "./signing.js";
 import { createWebhook, rotateWebhookSecret } from "./subscriptions.js";
-import { webhookWorld } from "./test-kit.js";
 import { updateWebhook } from "./update-webhook.js";
 
 const HOUR = 60 * 60 * 1000;

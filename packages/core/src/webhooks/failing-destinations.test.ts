@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { sendWorld } from "../messages/test-kit.js";
 import { isoAt } from "../shared/clock.js";
 import { aDelivery } from "../testing/contract/fixtures.js";
 import { seedDelivery, seedMessage } from "../testing/contract/seed.js";
+import { sendWorld } from "../testing/message-kit.js";
 import { listFailingDestinations } from "./failing-destinations.js";
 
 const HOUR = 60 * 60 * 1000;

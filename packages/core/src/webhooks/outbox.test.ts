@@ -2,10 +2,10 @@ import { describe, expect, it } from "vitest";
 import type { MessageRecord } from "../ports.js";
 import { isUuidV7 } from "../shared/ids.js";
 import { aMessage } from "../testing/contract/fixtures.js";
+import { webhookWorld } from "../testing/webhook-kit.js";
 import { destinationKey } from "./delivery-destination.js";
 import { recordEvent } from "./outbox.js";
 import { createWebhook } from "./subscriptions.js";
-import { webhookWorld } from "./test-kit.js";
 import { updateWebhook } from "./update-webhook.js";
 
 type World = Awaited<ReturnType<typeof webhookWorld>>;

@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Topic } from "../ports.js";
+import { webhookWorld } from "../testing/webhook-kit.js";
 import { createWebhook, listWebhooks } from "./subscriptions.js";
-import { webhookWorld } from "./test-kit.js";
 import { updateWebhook } from "./update-webhook.js";
 import { TOPICS } from "./webhook-input.js";
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { aDelivery, aUuid } from "../testing/contract/fixtures.js";
+import { webhookWorld } from "../testing/webhook-kit.js";
 import {
   createWebhook,
   deleteWebhook,
@@ -7,7 +8,6 @@ import {
   listWebhooks,
   rotateWebhookSecret,
 } from "./subscriptions.js";
-import { webhookWorld } from "./test-kit.js";
 import { updateWebhook } from "./update-webhook.js";
 
 const URL_A = "https://hooks.example.com/a";

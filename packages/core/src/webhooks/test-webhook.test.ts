@@ -2,8 +2,8 @@ import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { WebhookRequest } from "../ports.js";
 import { fakeTransport, status } from "../testing/fakes.js";
+import { webhookWorld } from "../testing/webhook-kit.js";
 import { createWebhook } from "./subscriptions.js";
-import { webhookWorld } from "./test-kit.js";
 import { testWebhook } from "./test-webhook.js";
 
 const header = (request: WebhookRequest, name: string): string | undefined =>

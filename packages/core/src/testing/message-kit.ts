@@ -4,17 +4,17 @@
 import { createCampaign } from "../campaigns/create-campaign.js";
 import type { Actor } from "../deps.js";
 import { defaultConfig } from "../deps.js";
+import { recordProviderReport } from "../messages/provider-report.js";
+import { type SandboxScheduler, sandboxProvider } from "../messages/sandbox-provider.js";
+import { sendMessage } from "../messages/send-message.js";
 import type { ChannelProvider } from "../ports.js";
 import { createProfile } from "../profiles/create-profile.js";
 import { manualClock } from "../shared/clock.js";
 import { createIds } from "../shared/ids.js";
-import { seedOrganization, seedWebhook } from "../testing/contract/seed.js";
-import { repeatUntilDone } from "../testing/deadlines.js";
-import { httpsOnly } from "../testing/fakes.js";
-import { memoryStorage } from "../testing/memory/index.js";
-import { recordProviderReport } from "./provider-report.js";
-import { type SandboxScheduler, sandboxProvider } from "./sandbox-provider.js";
-import { sendMessage } from "./send-message.js";
+import { seedOrganization, seedWebhook } from "./contract/seed.js";
+import { repeatUntilDone } from "./deadlines.js";
+import { httpsOnly } from "./fakes.js";
+import { memoryStorage } from "./memory/index.js";
 
 /** A scheduler that runs nothing until told to, in the order things were scheduled. */
 export function manualScheduler() {

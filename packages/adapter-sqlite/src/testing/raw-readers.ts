@@ -1,6 +1,6 @@
 import type { RawReaders } from "@tidings/core/testing";
-import { records, select } from "./columns.js";
-import type { SqliteDatabase } from "./sqlite-database.js";
+import { records, select } from "../columns.js";
+import type { SqliteDatabase } from "../sqlite-database.js";
 
 /**
  * The contract suite's oracle: plain SQL straight on the tables, bypassing the repositories,

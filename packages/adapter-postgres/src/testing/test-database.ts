@@ -2,12 +2,12 @@ import { randomBytes } from "node:crypto";
 import { PGlite } from "@electric-sql/pglite";
 import type { CorruptibleHarness } from "@tidings/core/testing";
 import pg from "pg";
-import { migrate } from "./migrations.js";
-import type { PgListeningPool, PgNativeListener } from "./notifications.js";
-import type { PgClient } from "./pg-client.js";
-import { postgresStorage } from "./postgres-storage.js";
+import { migrate } from "../migrations.js";
+import type { PgListeningPool, PgNativeListener } from "../notifications.js";
+import type { PgClient } from "../pg-client.js";
+import { postgresStorage } from "../postgres-storage.js";
+import { quoteIdent } from "../tables.js";
 import { postgresRawReaders } from "./raw-readers.js";
-import { quoteIdent } from "./tables.js";
 
 /**
  * Test support: the real server at `TIDINGS_TEST_PG_URL` when it is set (CI), PGlite otherwise,

@@ -1,7 +1,7 @@
 import type { RawReaders } from "@tidings/core/testing";
-import { records, select } from "./columns.js";
-import type { PgQueryable } from "./pg-client.js";
-import { DEFAULT_SCHEMA, tablesIn } from "./tables.js";
+import { records, select } from "../columns.js";
+import type { PgQueryable } from "../pg-client.js";
+import { DEFAULT_SCHEMA, tablesIn } from "../tables.js";
 
 /**
  * The contract suite's oracle: plain SQL straight on the schema's tables, bypassing the

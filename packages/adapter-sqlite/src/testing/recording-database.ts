@@ -1,4 +1,4 @@
-import type { SqliteDatabase } from "./sqlite-database.js";
+import type { SqliteDatabase } from "../sqlite-database.js";
 
 /** One statement execution seen by a recording database. */
 export interface RecordedCall {

@@ -5,9 +5,9 @@ import { defaultConfig } from "../deps.js";
 import type { MessageRecord, WebhookTransport } from "../ports.js";
 import { manualClock } from "../shared/clock.js";
 import { createIds } from "../shared/ids.js";
-import { seedMessage, seedOrganization } from "../testing/contract/seed.js";
-import { fakeTransport, httpsOnly, readableSecretBox } from "../testing/fakes.js";
-import { memoryStorage } from "../testing/memory/index.js";
+import { seedMessage, seedOrganization } from "./contract/seed.js";
+import { fakeTransport, httpsOnly, readableSecretBox } from "./fakes.js";
+import { memoryStorage } from "./memory/index.js";
 
 /** A fresh world: storage, clock, ids, deps and a seeded organization with key and profile. */
 export async function webhookWorld(transport: WebhookTransport = fakeTransport()) {
