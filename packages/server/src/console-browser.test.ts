@@ -7,7 +7,7 @@ import { join, resolve } from "node:path";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT, type ServerProcess, startServer } from "./testing/child-cli.js";
-import { runCli, tempWorkspace } from "./testing/run-cli.js";
+import { cliOrganization, runCli, tempWorkspace } from "./testing/run-cli.js";
 
 // The console in a real browser (Debian's Chromium, never a downloaded one) against
 // `tidings serve` on port 0: every step as a person would take it, elements found by role and
@@ -80,8 +80,7 @@ describe.skipIf(!haveChromium)("the console in Chromium", () => {
 
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
-    const org = await runCli(["orgs", "create", "--name", "Acme Shop", "--json"], env);
-    orgId = org.json<{ org_id: string }>().org_id;
+    orgId = await cliOrganization(env, "Acme Shop");
     // A campaign with a name and a template far longer than a line, for the layout to hold.
     const long = await runCli(
       [

@@ -6,7 +6,7 @@ import { redeliverDelivery, systemClock } from "@tidings/core";
 import { afterEach, expect, it } from "vitest";
 import { eventually } from "./testing/eventually.js";
 import { startInProcess } from "./testing/in-process.js";
-import { runCli, tempWorkspace } from "./testing/run-cli.js";
+import { cliKey, cliOrganization, OPERATOR_SCOPES, tempWorkspace } from "./testing/run-cli.js";
 
 // Issue 13 through the real server: `tidings serve` on SQLite, a receiver on port 0 that
 // fails, recovers, and then gets the same delivery again when the operator redelivers it,
@@ -74,22 +74,8 @@ it("a failing receiver, its attempts in the delivery log, recovery, then redeliv
     TIDINGS_WEBHOOK_BACKOFF_BASE_MS: "100",
     TIDINGS_WEBHOOK_BACKOFF_CAP_MS: "200",
   };
-  const org = (await runCli(["orgs", "create", "--name", "Acme", "--json"], env)).json<{
-    org_id: string;
-  }>().org_id;
-  const key = await runCli(
-    [
-      "keys",
-      "create",
-      "--org",
-      org,
-      "--scopes",
-      "campaigns:manage,messages:send,messages:read,webhooks:manage",
-      "--json",
-    ],
-    env,
-  );
-  const token = key.json<{ token: string }>().token;
+  const org = await cliOrganization(env);
+  const token = await cliKey(env, org, OPERATOR_SCOPES);
   const receiver = await flakyReceiver();
 
   const server = startInProcess(workspace.dir, ["serve", "--port", "0"], env);

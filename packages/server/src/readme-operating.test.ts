@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { eventually } from "./testing/eventually.js";
 import { startInProcess } from "./testing/in-process.js";
-import { runCli, tempWorkspace } from "./testing/run-cli.js";
+import { cliKey, cliOrganization, OPERATOR_SCOPES, tempWorkspace } from "./testing/run-cli.js";
 
 // The README's "Operating" section is run as written: every `sh` block in it, with curl,
 // against `tidings serve` on SQLite, one failing webhook delivery and one message to find.
@@ -58,12 +58,8 @@ it("every curl example of the README's Operating section works as written", {
     TIDINGS_WEBHOOK_BACKOFF_CAP_MS: "100",
     TIDINGS_WEBHOOK_RETRY_WINDOW_MS: "300",
   };
-  const org = (await runCli(["orgs", "create", "--name", "Acme", "--json"], env)).json<{
-    org_id: string;
-  }>().org_id;
-  const scopes = "campaigns:manage,messages:send,messages:read,webhooks:manage";
-  const key = await runCli(["keys", "create", "--org", org, "--scopes", scopes, "--json"], env);
-  const token = key.json<{ token: string }>().token;
+  const org = await cliOrganization(env);
+  const token = await cliKey(env, org, OPERATOR_SCOPES);
   const server = startInProcess(workspace.dir, ["serve", "--port", "0"], env);
   cleanups.push(async () => {
     await server.stop();

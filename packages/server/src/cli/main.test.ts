@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { SCOPES } from "@tidings/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { Captured, runCli, tempWorkspace } from "../testing/run-cli.js";
+import { Captured, cliOrganization, runCli, tempWorkspace } from "../testing/run-cli.js";
 
 let workspace: ReturnType<typeof tempWorkspace>;
 beforeEach(() => {
@@ -32,8 +32,7 @@ describe("the command line", () => {
   });
 
   it("keys create accepts the operator scopes, and a key holds exactly the scopes it was given", async () => {
-    const org = (await cli("orgs", "create", "--name", "Acme", "--json")).json<{ org_id: string }>()
-      .org_id;
+    const org = await cliOrganization(workspace.env);
     const created = await cli(
       "keys",
       "create",
@@ -137,8 +136,7 @@ describe("migrate", () => {
 });
 
 describe("orgs and keys", () => {
-  const createOrg = async () =>
-    (await cli("orgs", "create", "--name", "Acme", "--json")).json<{ org_id: string }>().org_id;
+  const createOrg = () => cliOrganization(workspace.env);
 
   it("creates an organization, answering exactly one JSON document with its org_id", async () => {
     const run = await cli("orgs", "create", "--name", "Acme", "--json");
@@ -234,9 +232,7 @@ describe("orgs and keys", () => {
   });
 
   it("lists keys as a table with a header on a terminal", async () => {
-    const org = (await runCli(["orgs", "create", "--name", "Acme", "--json"], workspace.env)).json<{
-      org_id: string;
-    }>().org_id;
+    const org = await cliOrganization(workspace.env);
     await runCli(["keys", "create", "--org", org, "--scopes", "profiles:read"], workspace.env);
     const terminal = Object.assign(new Captured(), { isTTY: true });
     await runCli(["keys", "list", "--org", org], workspace.env, { stdout: terminal });

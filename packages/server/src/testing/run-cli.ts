@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
+import { afterEach, beforeEach } from "vitest";
 import type { CliIo } from "../cli/command.js";
 import { main } from "../cli/main.js";
 
@@ -52,3 +53,63 @@ export async function runCli(
     json: <T>() => JSON.parse(stdout.text()) as T,
   };
 }
+
+/** Creates an organization through the CLI (`orgs create`) and answers its id. */
+export async function cliOrganization(env: Record<string, string>, name = "Acme"): Promise<string> {
+  const run = await runCli(["orgs", "create", "--name", name, "--json"], env);
+  if (run.code !== 0) throw new Error(`orgs create exited ${run.code}: ${run.stderr}`);
+  return run.json<{ org_id: string }>().org_id;
+}
+
+/** Creates an API key of `org` with `scopes` through the CLI (`keys create`); its token. */
+export async function cliKey(
+  env: Record<string, string>,
+  org: string,
+  scopes: readonly string[],
+): Promise<string> {
+  const run = await runCli(
+    ["keys", "create", "--org", org, "--scopes", scopes.join(","), "--json"],
+    env,
+  );
+  if (run.code !== 0) throw new Error(`keys create exited ${run.code}: ${run.stderr}`);
+  return run.json<{ token: string }>().token;
+}
+
+/**
+ * A fresh workspace with one organization before each test of the file, removed after it:
+ * `cli(...)` runs the CLI on its database, `org` is the organization's id.
+ */
+export function cliWorkspaceEach(): {
+  cli(...argv: string[]): Promise<CliRun>;
+  readonly org: string;
+  readonly workspace: ReturnType<typeof tempWorkspace>;
+} {
+  let workspace: ReturnType<typeof tempWorkspace> | undefined;
+  let org: string | undefined;
+  beforeEach(async () => {
+    workspace = tempWorkspace();
+    org = await cliOrganization(workspace.env);
+  });
+  afterEach(() => workspace?.cleanup());
+  const current = () => {
+    if (workspace === undefined || org === undefined) throw new Error("no test is running");
+    return { workspace, org };
+  };
+  return {
+    cli: (...argv) => runCli(argv, current().workspace.env),
+    get org() {
+      return current().org;
+    },
+    get workspace() {
+      return current().workspace;
+    },
+  };
+}
+
+/** The scopes of a key that operates the API: campaigns, sends, reads and webhooks. */
+export const OPERATOR_SCOPES = [
+  "campaigns:manage",
+  "messages:send",
+  "messages:read",
+  "webhooks:manage",
+] as const;

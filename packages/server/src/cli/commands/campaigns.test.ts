@@ -1,22 +1,15 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { Captured, runCli, tempWorkspace } from "../../testing/run-cli.js";
+import { describe, expect, it } from "vitest";
+import { Captured, cliWorkspaceEach, runCli } from "../../testing/run-cli.js";
 
-let workspace: ReturnType<typeof tempWorkspace>;
-let org: string;
-const cli = (...argv: string[]) => runCli(argv, workspace.env);
-
-beforeEach(async () => {
-  workspace = tempWorkspace();
-  org = (await cli("orgs", "create", "--name", "Acme", "--json")).json<{ org_id: string }>().org_id;
-});
-afterEach(() => workspace.cleanup());
+const world = cliWorkspaceEach();
+const { cli } = world;
 
 const otp = (...extra: string[]) =>
   cli(
     "campaigns",
     "create",
     "--org",
-    org,
+    world.org,
     "--name",
     "Login code",
     "--channel",
@@ -52,13 +45,15 @@ describe("campaigns", () => {
 
   it("activates, deactivates and lists the organization's campaigns", async () => {
     const id = (await otp()).json<{ campaign_id: string }>().campaign_id;
-    expect((await cli("campaigns", "activate", id, "--org", org, "--json")).json()).toMatchObject({
+    expect(
+      (await cli("campaigns", "activate", id, "--org", world.org, "--json")).json(),
+    ).toMatchObject({
       status: "active",
     });
-    expect((await cli("campaigns", "deactivate", id, "--org", org, "--json")).json()).toMatchObject(
-      { status: "inactive" },
-    );
-    const listed = (await cli("campaigns", "list", "--org", org, "--json")).json<{
+    expect(
+      (await cli("campaigns", "deactivate", id, "--org", world.org, "--json")).json(),
+    ).toMatchObject({ status: "inactive" });
+    const listed = (await cli("campaigns", "list", "--org", world.org, "--json")).json<{
       data: unknown[];
     }>();
     expect(listed.data).toEqual([expect.objectContaining({ campaign_id: id, status: "inactive" })]);
@@ -69,7 +64,7 @@ describe("campaigns", () => {
       "campaigns",
       "create",
       "--org",
-      org,
+      world.org,
       "--name",
       "Bad",
       "--channel",
@@ -93,12 +88,14 @@ describe("campaigns", () => {
   it("lists campaigns as a table with a header on a terminal, tab-separated off one", async () => {
     await otp("--active");
     const terminal = Object.assign(new Captured(), { isTTY: true });
-    await runCli(["campaigns", "list", "--org", org], workspace.env, { stdout: terminal });
+    await runCli(["campaigns", "list", "--org", world.org], world.workspace.env, {
+      stdout: terminal,
+    });
     const [header, row] = terminal.text().trimEnd().split("\n");
     expect(header).toMatch(/^CAMPAIGN\s+STATUS\s+CHANNEL\s+CATEGORY\s+NAME$/);
     expect(row).toMatch(/^cmp_\w+\s+active\s+viber\+sms\s+otp\s+Login code$/);
     expect(header?.indexOf("STATUS")).toBe(row?.indexOf("active"));
-    const piped = await cli("campaigns", "list", "--org", org);
+    const piped = await cli("campaigns", "list", "--org", world.org);
     expect(piped.stdout.trimEnd().split("\n")).toEqual([
       expect.stringMatching(/^cmp_\w+\tactive\tviber\+sms\totp\tLogin code$/),
     ]);
@@ -109,7 +106,7 @@ describe("campaigns", () => {
       "campaigns",
       "create",
       "--org",
-      org,
+      world.org,
       "--name",
       "Bad",
       "--channel",
@@ -129,7 +126,7 @@ describe("campaigns", () => {
   });
 
   it("answers campaign_not_found for an unknown id", async () => {
-    const run = await cli("campaigns", "activate", "cmp_nope", "--org", org);
+    const run = await cli("campaigns", "activate", "cmp_nope", "--org", world.org);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain("campaign_not_found");
   });
@@ -141,7 +138,7 @@ describe("campaigns", () => {
       "update",
       id,
       "--org",
-      org,
+      world.org,
       "--name",
       "Codes",
       "--template",
@@ -165,15 +162,15 @@ describe("campaigns", () => {
       sms_fallback: false,
       channel: "sms",
     });
-    const got = await cli("campaigns", "get", id, "--org", org, "--json");
+    const got = await cli("campaigns", "get", id, "--org", world.org, "--json");
     expect(got.json()).toEqual(updated.json());
-    const human = await cli("campaigns", "get", id, "--org", org);
+    const human = await cli("campaigns", "get", id, "--org", world.org);
     expect(human.stdout).toContain("Code: {{pin}}");
   });
 
   it("update refuses a channel change of an active campaign, a bad template and no change at all", async () => {
     const id = (await otp("--active")).json<{ campaign_id: string }>().campaign_id;
-    const active = await cli("campaigns", "update", id, "--org", org, "--channel", "sms");
+    const active = await cli("campaigns", "update", id, "--org", world.org, "--channel", "sms");
     expect(active.code).toBe(1);
     expect(active.stderr).toContain("campaign_active");
     const pinless = await cli(
@@ -181,7 +178,7 @@ describe("campaigns", () => {
       "update",
       id,
       "--org",
-      org,
+      world.org,
       "--template",
       "Hi",
       "--json",
@@ -190,18 +187,18 @@ describe("campaigns", () => {
     expect(JSON.parse(pinless.stderr)).toMatchObject({
       error: { issues: [expect.objectContaining({ path: "template" })] },
     });
-    expect((await cli("campaigns", "update", id, "--org", org)).code).toBe(2);
+    expect((await cli("campaigns", "update", id, "--org", world.org)).code).toBe(2);
     const both = await cli(
       "campaigns",
       "update",
       id,
       "--org",
-      org,
+      world.org,
       "--sms-fallback",
       "--no-sms-fallback",
     );
     expect(both.code).toBe(2);
-    expect((await cli("campaigns", "get", "cmp_nope", "--org", org)).stderr).toContain(
+    expect((await cli("campaigns", "get", "cmp_nope", "--org", world.org)).stderr).toContain(
       "campaign_not_found",
     );
   });
@@ -209,7 +206,7 @@ describe("campaigns", () => {
   it("lists newest first, like the API", async () => {
     const first = (await otp()).json<{ campaign_id: string }>().campaign_id;
     const second = (await otp()).json<{ campaign_id: string }>().campaign_id;
-    const listed = (await cli("campaigns", "list", "--org", org, "--json")).json<{
+    const listed = (await cli("campaigns", "list", "--org", world.org, "--json")).json<{
       data: Array<{ campaign_id: string }>;
     }>();
     expect(listed.data.map((c) => c.campaign_id)).toEqual([second, first]);

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { readConfig } from "../../config.js";
 import { createLogger } from "../../logger.js";
 import { openRuntime } from "../../runtime/runtime.js";
-import { runCli, tempWorkspace } from "../../testing/run-cli.js";
+import { cliOrganization, runCli, tempWorkspace } from "../../testing/run-cli.js";
 
 let workspace: ReturnType<typeof tempWorkspace>;
 beforeEach(() => {
@@ -14,10 +14,7 @@ afterEach(() => workspace.cleanup());
 const cli = (env: Record<string, string>, ...argv: string[]) =>
   runCli(argv, { ...workspace.env, ...env });
 
-async function anOrganization(): Promise<string> {
-  return (await cli({}, "orgs", "create", "--name", "Acme", "--json")).json<{ org_id: string }>()
-    .org_id;
-}
+const anOrganization = () => cliOrganization(workspace.env);
 
 /** Opens the console over the workspace's database, as `serve` mounts it. */
 async function consoleOverWorkspace() {

@@ -1,28 +1,30 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { sqliteStorage } from "@tidings/adapter-sqlite";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { Captured, runCli, tempWorkspace } from "../../testing/run-cli.js";
+import { describe, expect, it } from "vitest";
+import { Captured, cliWorkspaceEach, runCli } from "../../testing/run-cli.js";
 import type { ImportReport } from "./profiles-import.js";
 
-let workspace: ReturnType<typeof tempWorkspace>;
-let org: string;
-const cli = (...argv: string[]) => runCli(argv, workspace.env);
-
-beforeEach(async () => {
-  workspace = tempWorkspace();
-  org = (await cli("orgs", "create", "--name", "Acme", "--json")).json<{ org_id: string }>().org_id;
-});
-afterEach(() => workspace.cleanup());
+const world = cliWorkspaceEach();
+const { cli } = world;
 
 const file = (name: string, text: string): string => {
-  const path = join(workspace.dir, name);
+  const path = join(world.workspace.dir, name);
   writeFileSync(path, text);
   return path;
 };
 
 const importFile = async (path: string, ...extra: string[]) => {
-  const run = await cli("profiles", "import", "--org", org, "--file", path, "--json", ...extra);
+  const run = await cli(
+    "profiles",
+    "import",
+    "--org",
+    world.org,
+    "--file",
+    path,
+    "--json",
+    ...extra,
+  );
   expect(run.code).toBe(0);
   return run.json<ImportReport>();
 };
@@ -103,7 +105,7 @@ describe("profiles import", () => {
 
   it("prints a summary with the bad lines for a person", async () => {
     const csv = file("p.csv", "phone_number\n+14155550101\nnope\n");
-    const run = await cli("profiles", "import", "--org", org, "--file", csv);
+    const run = await cli("profiles", "import", "--org", world.org, "--file", csv);
     expect(run.stdout).toContain("2 rows from");
     expect(run.stdout).toContain("1 created");
     expect(run.stdout).toContain("line 3: phone_number:");
@@ -114,14 +116,14 @@ describe("profiles import", () => {
     const csv = file("p.csv", `phone_number\n${rows.join("\n")}\n`);
     const terminal = () => Object.assign(new Captured(), { isTTY: true });
     const human = terminal();
-    await runCli(["profiles", "import", "--org", org, "--file", csv], workspace.env, {
+    await runCli(["profiles", "import", "--org", world.org, "--file", csv], world.workspace.env, {
       stderr: human,
     });
     expect(human.text()).toContain("Importing 50 rows");
     const json = terminal();
     const run = await runCli(
-      ["profiles", "import", "--org", org, "--file", csv, "--json"],
-      workspace.env,
+      ["profiles", "import", "--org", world.org, "--file", csv, "--json"],
+      world.workspace.env,
       {
         stderr: json,
       },
@@ -135,9 +137,9 @@ describe("profiles import", () => {
       "profiles",
       "import",
       "--org",
-      org,
+      world.org,
       "--file",
-      join(workspace.dir, "missing.csv"),
+      join(world.workspace.dir, "missing.csv"),
     );
     expect(run.code).toBe(1);
     expect(run.stderr).toContain("missing.csv");
@@ -145,14 +147,14 @@ describe("profiles import", () => {
 
   it("fails with exit 1 when the file turns out to be unreadable while reading", async () => {
     for (const name of ["folder.csv", "folder.jsonl"]) {
-      mkdirSync(join(workspace.dir, name));
+      mkdirSync(join(world.workspace.dir, name));
       const run = await cli(
         "profiles",
         "import",
         "--org",
-        org,
+        world.org,
         "--file",
-        join(workspace.dir, name),
+        join(world.workspace.dir, name),
       );
       expect(run.code).toBe(1);
       expect(run.stderr).toContain("EISDIR");
@@ -161,14 +163,14 @@ describe("profiles import", () => {
 
   it("fails once, with exit 1, when the header has no phone_number column", async () => {
     const csv = file("no-phone.csv", "phone,first_name\n+14155550101,Ada\n+14155550102,Bo\n");
-    const run = await cli("profiles", "import", "--org", org, "--file", csv);
+    const run = await cli("profiles", "import", "--org", world.org, "--file", csv);
     expect(run.code).toBe(1);
     expect(run.stderr.trim().split("\n")).toEqual([
       expect.stringMatching(
         /^error: the header row of .*no-phone\.csv has no phone_number column \(it has "phone", "first_name"\)/,
       ),
     ]);
-    const listed = await cli("profiles", "import", "--org", org, "--file", csv, "--json");
+    const listed = await cli("profiles", "import", "--org", world.org, "--file", csv, "--json");
     expect(listed.code).toBe(1);
     expect(JSON.parse(listed.stderr).error.message).toContain("no phone_number column");
   });
@@ -178,7 +180,7 @@ describe("profiles import", () => {
       "twice.csv",
       "phone_number,first_name\n+14155550101,Ada\n+14155550102,Bo\n+1 415 555 0101,Ann\n",
     );
-    const run = await cli("profiles", "import", "--org", org, "--file", csv);
+    const run = await cli("profiles", "import", "--org", world.org, "--file", csv);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain(
       "line 4: phone_number: +14155550101 is also on line 2; each phone number may appear once in an import.",
@@ -191,7 +193,7 @@ describe("profiles import", () => {
       "profiles",
       "import",
       "--org",
-      org,
+      world.org,
       "--file",
       file("one.csv", "phone_number\n+14155550101\n"),
     );
@@ -203,7 +205,7 @@ describe("profiles import", () => {
       "profiles",
       "import",
       "--org",
-      org,
+      world.org,
       "--file",
       "x.csv",
       "--source",
@@ -216,9 +218,11 @@ describe("profiles import", () => {
 
 describe("profiles lists add", () => {
   const profileIds = async (): Promise<string[]> => {
-    const storage = sqliteStorage(join(workspace.dir, "tidings.db"));
+    const storage = sqliteStorage(join(world.workspace.dir, "tidings.db"));
     try {
-      return (await storage.profiles.list({ organizationId: org, limit: 10 })).map((p) => p.id);
+      return (await storage.profiles.list({ organizationId: world.org, limit: 10 })).map(
+        (p) => p.id,
+      );
     } finally {
       await storage.close();
     }
@@ -235,7 +239,7 @@ describe("profiles lists add", () => {
       "lists",
       "add",
       "--org",
-      org,
+      world.org,
       "--list",
       "VIP",
       ...ids,
@@ -248,7 +252,7 @@ describe("profiles lists add", () => {
       "lists",
       "add",
       "--org",
-      org,
+      world.org,
       "--list",
       "VIP",
       ids[0] ?? "",
@@ -265,7 +269,7 @@ describe("profiles lists add", () => {
       "lists",
       "add",
       "--org",
-      org,
+      world.org,
       "--list",
       "VIP",
       id,
@@ -277,6 +281,8 @@ describe("profiles lists add", () => {
   });
 
   it("exits 2 without any profile id", async () => {
-    expect((await cli("profiles", "lists", "add", "--org", org, "--list", "VIP")).code).toBe(2);
+    expect((await cli("profiles", "lists", "add", "--org", world.org, "--list", "VIP")).code).toBe(
+      2,
+    );
   });
 });

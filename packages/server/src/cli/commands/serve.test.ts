@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startInProcess } from "../../testing/in-process.js";
 import { createSender } from "../../testing/process-cluster.js";
-import { runCli, tempWorkspace } from "../../testing/run-cli.js";
+import { cliOrganization, runCli, tempWorkspace } from "../../testing/run-cli.js";
 
 let workspace: ReturnType<typeof tempWorkspace>;
 beforeEach(() => {
@@ -134,9 +134,7 @@ describe("serve", () => {
   });
 
   it("mounts the console at /console, with a Secure cookie under an https TIDINGS_PUBLIC_URL, and not at all with TIDINGS_CONSOLE=0", async () => {
-    const org = (await runCli(["orgs", "create", "--name", "Acme", "--json"], workspace.env)).json<{
-      org_id: string;
-    }>().org_id;
+    const org = await cliOrganization(workspace.env);
     const env = {
       ...workspace.env,
       TIDINGS_LOG_LEVEL: "info",
