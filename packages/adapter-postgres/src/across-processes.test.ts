@@ -8,8 +8,9 @@ import {
   seedDelivery,
   seedOrganization,
   seedWebhook,
+  waitUntil,
 } from "@tidings/core/testing";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { listenForDeliveries } from "./notifications.js";
 import type { PgClient } from "./pg-client.js";
 import { postgresStorage } from "./postgres-storage.js";
@@ -129,14 +130,14 @@ describe("across processes", () => {
     await seedDelivery(elsewhere, await seedOrganization(elsewhere));
     // Notifications arrive in commit order, so a wake from either would come first.
     const pending = await seedDelivery(writer.storage, org);
-    await vi.waitFor(() => expect(wakes).toBeGreaterThanOrEqual(1));
+    await waitUntil("a wake for the pending delivery", 10_000, () => wakes >= 1);
     expect(wakes).toBe(1);
 
     const failed = await seedDelivery(writer.storage, org, { status: "failed" });
     expect(await writer.storage.deliveries.redeliver(org.organization.id, failed.id, at(9))).toBe(
       true,
     );
-    await vi.waitFor(() => expect(wakes).toBe(2));
+    await waitUntil("a wake for the redelivery", 10_000, () => wakes === 2);
     expect(pending.status).toBe("pending");
   });
 });

@@ -1,6 +1,6 @@
-import { seedDelivery, seedOrganization } from "@tidings/core/testing";
+import { seedDelivery, seedOrganization, waitUntil } from "@tidings/core/testing";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listenForDeliveries } from "./notifications.js";
 import { postgresStorage } from "./postgres-storage.js";
 import type { TestDatabase } from "./testing/test-database.js";
@@ -40,15 +40,16 @@ describe("listenForDeliveries", () => {
           [applicationName],
         );
         expect(rows).toEqual([{ killed: true }]);
-        await vi.waitFor(() => expect(errors.length).toBeGreaterThan(0));
-        // Keep inserting until the new connection has subscribed and hears one.
-        await vi.waitFor(
-          async () => {
-            await seedDelivery(storage, org);
-            expect(wakes).toBeGreaterThan(0);
-          },
-          { timeout: 5000, interval: 50 },
+        await waitUntil(
+          "the listener to report its lost connection",
+          10_000,
+          () => errors.length > 0,
         );
+        // Keep inserting until the new connection has subscribed and hears one.
+        await waitUntil("a wake on the new connection", 10_000, async () => {
+          await seedDelivery(storage, org);
+          return wakes > 0;
+        });
       } finally {
         await stop();
         await pool.end();
@@ -72,7 +73,7 @@ describe("listenForDeliveries", () => {
       const storage = postgresStorage(db.client, { schema });
       const org = await seedOrganization(storage);
       await seedDelivery(storage, org);
-      await vi.waitFor(() => expect(wakes).toBe(1));
+      await waitUntil("the first wake", 10_000, () => wakes === 1);
       await stop();
       await seedDelivery(storage, org);
       // A second listener subscribed after the insert hears the next one, proving the first
@@ -80,7 +81,7 @@ describe("listenForDeliveries", () => {
       let later = 0;
       const probe = await listenForDeliveries(source.listenSource, () => (later += 1), { schema });
       await seedDelivery(storage, org);
-      await vi.waitFor(() => expect(later).toBe(1));
+      await waitUntil("the probe's wake", 10_000, () => later === 1);
       await probe();
       expect(wakes).toBe(1);
     } finally {

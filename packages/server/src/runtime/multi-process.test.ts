@@ -1,5 +1,6 @@
 import { TOPICS } from "@tidings/core";
 import { afterEach, describe, expect, it } from "vitest";
+import { eventually } from "../testing/eventually.js";
 import {
   createSender,
   type ProcessCluster,
@@ -40,18 +41,6 @@ async function tally(secret: string, options: { hold?: boolean } = {}): Promise<
   return started;
 }
 
-/** Polls `probe` until it returns a value, failing after `timeoutMs`. */
-async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline)
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 /** Runs `task(0…count-1)` with at most `limit` in flight; the results keep their order. */
 async function bounded<T>(count: number, limit: number, task: (i: number) => Promise<T>) {
   const results: T[] = new Array(count);
@@ -89,16 +78,22 @@ async function sendForId(server: TidingsProcess, sender: Sender, i: number, url:
 
 /** Waits until every one of `count` deliveries is stored as delivered and none is in flight. */
 async function allDelivered(mp: ProcessCluster, hooks: WebhookTally, count: number, ms: number) {
-  await until(`${count} deliveries stored as delivered`, ms, async () => {
-    const [row] = await mp.query<{ delivered: number; other: number }>(
-      `SELECT count(*) FILTER (WHERE status = 'delivered')::int AS delivered,
+  await eventually(
+    `${count} deliveries stored as delivered`,
+    async () => {
+      const [row] = await mp.query<{ delivered: number; other: number }>(
+        `SELECT count(*) FILTER (WHERE status = 'delivered')::int AS delivered,
               count(*) FILTER (WHERE status <> 'delivered')::int AS other
        FROM "${mp.schema}".deliveries`,
-    );
-    return row?.delivered === count && row.other === 0 ? true : undefined;
-  });
-  await until("the receiver to hold no request", 5_000, async () =>
-    hooks.open().length === 0 ? true : undefined,
+      );
+      return row?.delivered === count && row.other === 0 ? true : undefined;
+    },
+    ms,
+  );
+  await eventually(
+    "the receiver to hold no request",
+    async () => (hooks.open().length === 0 ? true : undefined),
+    5_000,
   );
 }
 
@@ -255,19 +250,25 @@ describe.skipIf(PG_URL === undefined)("many processes on one PostgreSQL database
          WHERE lease_owner = $1 AND status = 'pending'`,
         [engine],
       );
-    const inFlight = await until("the worker to have a delivery in flight", 10_000, async () => {
-      const leased = new Set((await leasesOf(doomed.engine)).map((l) => l.id));
-      const open = hooks.open().filter((r) => leased.has(r.deliveryId));
-      return open.length > 0 ? open.map((r) => r.deliveryId) : undefined;
-    });
+    const inFlight = await eventually(
+      "the worker to have a delivery in flight",
+      async () => {
+        const leased = new Set((await leasesOf(doomed.engine)).map((l) => l.id));
+        const open = hooks.open().filter((r) => leased.has(r.deliveryId));
+        return open.length > 0 ? open.map((r) => r.deliveryId) : undefined;
+      },
+      10_000,
+    );
     doomed.child.kill("SIGKILL");
     await doomed.exited;
     const killedAt = Date.now();
     // A dead process claims nothing more: these are all the leases it left behind.
     const orphaned = await leasesOf(doomed.engine);
     expect(orphaned.map((l) => l.id)).toEqual(expect.arrayContaining(inFlight));
-    await until("the killed worker's requests to drop", 5_000, async () =>
-      hooks.open().some((r) => inFlight.includes(r.deliveryId)) ? undefined : true,
+    await eventually(
+      "the killed worker's requests to drop",
+      async () => (hooks.open().some((r) => inFlight.includes(r.deliveryId)) ? undefined : true),
+      5_000,
     );
     hooks.release();
     await allDelivered(mp, hooks, messages * 3, 60_000);

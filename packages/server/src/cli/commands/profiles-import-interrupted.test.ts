@@ -6,12 +6,14 @@ import { waitUntil } from "@tidings/core/testing";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT, SOURCE_CLI } from "../../testing/child-cli.js";
-import { runCli } from "../../testing/run-cli.js";
+import { cliOrganization } from "../../testing/run-cli.js";
 
 /**
  * "Nothing half-imported when interrupted", through the real process on SQLite: an import of
- * ROWS profiles is ended by SIGINT or SIGKILL at a random moment, and the database then holds
- * none of the file's rows or all of them, and passes `PRAGMA integrity_check`.
+ * ROWS profiles is ended by SIGINT or SIGKILL at a moment the test sees happen in the
+ * database's files (never after a measured delay, which a loaded machine would stretch), and
+ * the database then holds none of the file's rows or all of them, and passes
+ * `PRAGMA integrity_check`.
  */
 
 const ROWS = 30_000;
@@ -20,8 +22,6 @@ const CONSENTS = ROWS / 2;
 
 let dir: string;
 let file: string;
-/** How long a whole import takes here, and when its transaction starts writing. */
-let baseline: { totalMs: number; writingAfterMs: number };
 
 let workspaces = 0;
 /** A fresh SQLite database with one organization: each run imports into its own. */
@@ -32,9 +32,8 @@ async function freshDatabase(): Promise<{
 }> {
   const path = join(dir, `run-${++workspaces}.db`);
   const env = { TIDINGS_DATABASE_URL: `sqlite:${path}`, TIDINGS_LOG_LEVEL: "warn" };
-  const created = await runCli(["orgs", "create", "--name", "Acme", "--json"], env);
-  expect(created.code, created.stderr).toBe(0);
-  return { env, path, org: created.json<{ org_id: string }>().org_id };
+  // In this process: once it closed the database, its -wal and -shm files are gone again.
+  return { env, path, org: await cliOrganization(env) };
 }
 
 interface ImportProcess {
@@ -42,9 +41,26 @@ interface ImportProcess {
   ended: Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>;
   running(): boolean;
   kill(signal: NodeJS.Signals): void;
-  /** Resolves once the import's transaction has written to the WAL, or the process ended. */
-  writing(): Promise<void>;
+  /** Resolves once `moment` has come, or the process ended first. */
+  reached(moment: Moment): Promise<void>;
 }
+
+/** The size of a file, or -1 while it does not exist. */
+const sizeOf = (path: string): number => (existsSync(path) ? statSync(path).size : -1);
+
+/**
+ * The moments an import is interrupted at, each seen in the database's files: the process
+ * opened the database (its `-shm` file appears) and reads and checks the file, which takes
+ * most of a run; its one transaction has started writing (the WAL grows past its 32-byte
+ * header); it is halfway through writing (ROWS profiles fill the WAL with about 1.7 MiB of
+ * pages before the commit, so 1 MiB is well inside the transaction).
+ */
+const MOMENTS = {
+  reading: (db: string) => sizeOf(`${db}-shm`) >= 0,
+  writing: (db: string) => sizeOf(`${db}-wal`) > 32,
+  midway: (db: string) => sizeOf(`${db}-wal`) >= 1024 * 1024,
+} as const;
+type Moment = keyof typeof MOMENTS;
 
 function startImport(database: Awaited<ReturnType<typeof freshDatabase>>): ImportProcess {
   const args = ["profiles", "import", "--org", database.org, "--file", file, "--json"];
@@ -69,23 +85,14 @@ function startImport(database: Awaited<ReturnType<typeof freshDatabase>>): Impor
         resolve({ code, signal, stderr });
       }),
   );
-  const wal = `${database.path}-wal`;
   return {
     ended,
     running: () => !done && child.exitCode === null && child.signalCode === null,
     kill: (signal) => child.kill(signal),
-    async writing() {
-      // The WAL holds just its 32-byte header until the transaction spills pages into it.
-      await waitUntil(
-        "the import to write to the WAL",
-        60_000,
-        () => done || (existsSync(wal) && statSync(wal).size > 32),
-      );
-    },
+    reached: (moment) =>
+      waitUntil(`the import to be ${moment}`, 60_000, () => done || MOMENTS[moment](database.path)),
   };
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** What the database holds after a run, read by a connection of this process. */
 function inspect(path: string): { profiles: number; consents: number; integrity: string } {
@@ -103,23 +110,22 @@ function inspect(path: string): { profiles: number; consents: number; integrity:
 }
 
 /**
- * Starts an import, sends `signal` at the moment `when` picks, and checks what is left: all or
+ * Starts an import, sends `signal` as soon as `moment` comes, and checks what is left: all or
  * nothing. An import that finished before the signal reached it must have exit 0 and all rows;
  * then it is tried again (three times at most), so the signal really interrupts one.
  */
 async function interrupt(
   signal: NodeJS.Signals,
-  when: (run: ImportProcess) => Promise<number>,
-): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  moment: Moment,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
   for (let attempt = 1; ; attempt++) {
     const database = await freshDatabase();
     const run = startImport(database);
-    const delayMs = await when(run);
-    await sleep(delayMs);
+    await run.reached(moment);
     if (run.running()) run.kill(signal);
     const ended = await run.ended;
     const left = inspect(database.path);
-    const what = `${signal} ${Math.round(delayMs)} ms after the moment picked (exit ${ended.code}, signal ${ended.signal}): ${JSON.stringify(left)} ${ended.stderr}`;
+    const what = `${signal} when ${moment} (exit ${ended.code}, signal ${ended.signal}): ${JSON.stringify(left)} ${ended.stderr}`;
     expect(left.integrity, what).toBe("ok");
     expect(
       [
@@ -132,18 +138,10 @@ async function interrupt(
     if (finished) expect(left.profiles, what).toBe(ROWS);
     if (!finished || attempt === 3) {
       expect(finished, `the import outran ${signal} three times`).toBe(false);
-      return { code: ended.code, signal: ended.signal };
+      return ended;
     }
   }
 }
-
-/** Some moment of the whole run, start-up and reading the file included. */
-const anywhere = async () => Math.random() * baseline.totalMs * 0.9;
-/** Some moment while the transaction writes: waits for its first pages in the WAL. */
-const whileWriting = async (run: ImportProcess) => {
-  await run.writing();
-  return Math.random() * (baseline.totalMs - baseline.writingAfterMs) * 0.7;
-};
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "tidings-import-interrupted-"));
@@ -153,33 +151,24 @@ beforeAll(async () => {
     lines.push(`+1415${2_000_000 + i},First${i},Last${i},${i % 2 === 1}`);
   }
   writeFileSync(file, `${lines.join("\n")}\n`);
-
-  // One whole import, timed, so the interruptions below land inside a run.
-  const database = await freshDatabase();
-  const started = performance.now();
-  const run = startImport(database);
-  await run.writing();
-  const writingAfterMs = performance.now() - started;
-  const ended = await run.ended;
-  expect(ended.code, ended.stderr).toBe(0);
-  baseline = { totalMs: performance.now() - started, writingAfterMs };
-  expect(inspect(database.path)).toEqual({ profiles: ROWS, consents: CONSENTS, integrity: "ok" });
-}, 120_000);
+});
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("an interrupted profiles import (SQLite, the CLI's own process)", () => {
   it("leaves nothing or everything after SIGINT, exiting non-zero", async () => {
-    for (const when of [anywhere, whileWriting]) {
-      const ended = await interrupt("SIGINT", when);
+    for (const moment of ["reading", "midway"] as const) {
+      const ended = await interrupt("SIGINT", moment);
       // Ended by the signal itself (a shell shows 130), or by a handler with its own code.
-      expect(ended.signal === "SIGINT" || (ended.code !== null && ended.code !== 0)).toBe(true);
+      const interrupted = ended.signal === "SIGINT" || (ended.code !== null && ended.code !== 0);
+      expect(interrupted, ended.stderr).toBe(true);
     }
   }, 120_000);
 
   it("leaves nothing or everything after SIGKILL, with the database intact", async () => {
-    for (const when of [anywhere, whileWriting]) {
-      expect(await interrupt("SIGKILL", when)).toEqual({ code: null, signal: "SIGKILL" });
+    for (const moment of ["reading", "writing", "midway"] as const) {
+      const { code, signal, stderr } = await interrupt("SIGKILL", moment);
+      expect({ code, signal }, stderr).toEqual({ code: null, signal: "SIGKILL" });
     }
   }, 120_000);
 });
