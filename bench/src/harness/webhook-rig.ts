@@ -71,6 +71,8 @@ export async function openWebhookRig(receiverUrl: string): Promise<WebhookRig> {
     status: "active",
     description: "bench receiver",
     secretSealed: secretBox.seal(secret),
+    disabledReason: null,
+    failingSince: null,
     createdAt: at,
     updatedAt: at,
   });

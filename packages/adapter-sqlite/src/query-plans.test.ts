@@ -146,6 +146,18 @@ async function exerciseEveryLookup(repos: Repositories, label: (name: string) =>
       excludeDestinations: ["whk_saturated"],
     }),
   );
+  await step("deliveries.claimDue+only", () =>
+    repos.deliveries.claimDue(at(5), 10, "engine", 30_000, {
+      onlyDestinations: [delivery.destinationKey],
+      perDestination: 2,
+    }),
+  );
+  await step("deliveries.rekeyForSubscription", () =>
+    repos.deliveries.rekeyForSubscription(organizationId, "whk_moved", "org_x https://x.example"),
+  );
+  await step("deliveries.dueNowForDestination", () =>
+    repos.deliveries.dueNowForDestination(delivery.destinationKey, at(5)),
+  );
   await step("deliveries.completeAttempt", () =>
     repos.deliveries.completeAttempt(delivery.id, "engine", {
       attempt: anAttempt({ organizationId, deliveryId: delivery.id }),
@@ -223,9 +235,13 @@ describe("query plans", () => {
       ["profiles.list", /^SELECT/, "profiles_active_seq"],
       ["profiles.list+phone", /^SELECT/, "profiles_active_phone"],
       ["profiles.list+email", /^SELECT/, "profiles_active_email"],
-      ["deliveries.claimDue", /^SELECT seq/, "deliveries_due"],
+      ["deliveries.claimDue", /destination_key >/, "deliveries_destination_due"],
+      ["deliveries.claimDue", /destination_key = /, "deliveries_destination_due"],
       ["deliveries.claimDue+excluded", /destination_key >/, "deliveries_destination_due"],
       ["deliveries.claimDue+excluded", /destination_key = /, "deliveries_destination_due"],
+      ["deliveries.claimDue+only", /destination_key = /, "deliveries_destination_due"],
+      ["deliveries.rekeyForSubscription", /^UPDATE/, "deliveries_subscription"],
+      ["deliveries.dueNowForDestination", /^UPDATE/, "deliveries_destination_due"],
       ["deliveries.nextDueAt", /^SELECT/, "deliveries_due"],
       ["deliveries.cancelForSubscription", /^UPDATE/, "deliveries_subscription"],
       ["deliveries.listAttempts", /^SELECT/, "delivery_attempts_delivery"],

@@ -41,6 +41,11 @@ export interface TidingsConfig {
   /** Hard deadline of one webhook POST, in ms (15 000). */
   webhookTimeoutMs: number;
   /**
+   * How long a subscription's attempts may keep failing, with no success, before the delivery
+   * engine turns it off, in ms (5 days).
+   */
+  webhookDisableAfterMs: number;
+  /**
    * How long a message is kept, with its events, deliveries and attempts, in ms (90 days),
    * counted from its creation; longer while one of its deliveries is still pending.
    */
@@ -58,6 +63,7 @@ export const defaultConfig: TidingsConfig = {
   webhookBackoffCapMs: 6 * 60 * 60 * 1000,
   webhookRetryWindowMs: 72 * 60 * 60 * 1000,
   webhookTimeoutMs: 15_000,
+  webhookDisableAfterMs: 5 * 24 * 60 * 60 * 1000,
   retentionMs: 90 * 24 * 60 * 60 * 1000,
 };
 

@@ -199,9 +199,19 @@ export interface WebhookSubscriptionRecord {
   description: string | null;
   /** The signing secret, sealed by the `SecretBox`. */
   secretSealed: string;
+  /**
+   * Why the engine deactivated it: `"failing"` after attempts kept failing with no success for
+   * the configured time; `null` otherwise (a PATCH to active clears it).
+   */
+  disabledReason: WebhookDisabledReason | null;
+  /** When its attempts began failing with no success since; `null` while the last one succeeded. */
+  failingSince: string | null;
   createdAt: string;
   updatedAt: string;
 }
+
+/** Why the delivery engine turned a subscription off. */
+export type WebhookDisabledReason = "failing";
 
 /** Where one delivery goes: an organization subscription, or a message's own `webhook_url`. */
 export type DeliveryDestination =
@@ -219,8 +229,9 @@ export interface DeliveryRecord {
   topic: string;
   destination: DeliveryDestination;
   /**
-   * What per-destination concurrency is counted by, fixed when the delivery is created: the
-   * subscription's id (`whk_…`), or `url:` and the origin of a message's own `webhook_url`.
+   * The destination that concurrency, fairness and the circuit breaker count by: the
+   * organization and the origin (scheme, host, port) of the URL it goes to, set when the
+   * delivery is created and moved when its subscription's URL changes (see `destinationKey`).
    */
   destinationKey: string;
   /** The exact JSON body posted, fixed when the delivery is created. */
@@ -500,6 +511,8 @@ export interface WebhookSubscriptionChanges {
   /** `null` clears it. */
   description?: string | null | undefined;
   secretSealed?: string | undefined;
+  disabledReason?: WebhookDisabledReason | null | undefined;
+  failingSince?: string | null | undefined;
   /** Every change moves `updatedAt`. */
   updatedAt: string;
 }
@@ -527,6 +540,34 @@ export interface WebhookSubscriptionRepository {
    * read-modify-write of a subscription takes it before its read.
    */
   lockOrganization(organizationId: string): Promise<void>;
+  /**
+   * Notes an attempt's outcome on the subscription: a success clears
+   * `failingSince`; a failure sets it to `at` unless it is already set. Answers `failingSince`
+   * as written (`null` after a success, or when the subscription is unknown). `updatedAt` is
+   * not moved: this is the engine's bookkeeping, not a change anyone made.
+   */
+  noteAttempt(id: string, at: string, succeeded: boolean): Promise<string | null>;
+  /**
+   * Deactivates the subscription for failing, in one conditional write: only while it is
+   * active and `failingSince` is at or before `failingBefore`. Sets `status: "inactive"`,
+   * `disabledReason: "failing"` and `updatedAt = at`; answers the record as written, or `null`
+   * (nothing written) when it is unknown, inactive, or not failing for that long.
+   */
+  disableFailing(
+    id: string,
+    failingBefore: string,
+    at: string,
+  ): Promise<WebhookSubscriptionRecord | null>;
+}
+
+/** What a claim of due deliveries passes over or keeps to, and how many per destination. */
+export interface ClaimOptions {
+  /** Destinations whose rows are not claimed (their slots are full, or their circuit is open). */
+  excludeDestinations?: readonly string[] | undefined;
+  /** When present, only these destinations' rows are claimed. */
+  onlyDestinations?: readonly string[] | undefined;
+  /** The most rows claimed of any one destination (no bound when absent). */
+  perDestination?: number | undefined;
 }
 
 export interface AttemptOutcome {
@@ -604,17 +645,22 @@ export interface DeliveryRepository {
   listForMessage(organizationId: string, messageId: string): Promise<DeliveryRecord[]>;
   /**
    * Atomically leases up to `limit` pending deliveries whose `nextAttemptAt` is at or before
-   * `now` and whose lease is free or expired, oldest `nextAttemptAt` first: sets `leaseOwner`
-   * and `leaseExpiresAt = now + leaseMs`. Two concurrent callers never receive the same row.
-   * Rows whose `destinationKey` is in `excludeDestinations` are not claimed, so an engine whose
-   * slots for a destination are full reaches the other destinations' due rows.
+   * `now` and whose lease is free or expired: sets `leaseOwner` and
+   * `leaseExpiresAt = now + leaseMs`. Two concurrent callers never receive the same row.
+   * Rows of a destination in `excludeDestinations`, or outside `onlyDestinations` when given,
+   * are not claimed. Which rows, fairly between organizations and between destinations:
+   * each destination offers its `perDestination` oldest due rows (by `nextAttemptAt`, then id),
+   * ranked 1, 2, … within it; each organization's offers are ranked by (that rank,
+   * `nextAttemptAt`, id) into turns 1, 2, …; the claim takes the `limit` first by (turn,
+   * `nextAttemptAt`, id). So one organization's or destination's backlog never keeps another's
+   * due rows waiting. Answers them oldest `nextAttemptAt` first (then id).
    */
   claimDue(
     now: string,
     limit: number,
     owner: string,
     leaseMs: number,
-    options?: { excludeDestinations?: readonly string[] | undefined },
+    options?: ClaimOptions,
   ): Promise<DeliveryRecord[]>;
   /**
    * Logs an attempt that was made, and applies its outcome if it still may, atomically.
@@ -630,6 +676,21 @@ export interface DeliveryRepository {
   completeAttempt(id: string, owner: string, outcome: AttemptOutcome): Promise<boolean>;
   /** Cancels the pending deliveries to one subscription; returns how many. */
   cancelForSubscription(organizationId: string, webhookId: string, at: string): Promise<number>;
+  /**
+   * Moves the pending deliveries to one subscription to `destinationKey` (its URL changed);
+   * returns how many.
+   */
+  rekeyForSubscription(
+    organizationId: string,
+    webhookId: string,
+    destinationKey: string,
+  ): Promise<number>;
+  /**
+   * Makes every pending delivery of one destination whose `nextAttemptAt` is after `at` due at
+   * `at` (the destination answers again: its backlog need not wait out its backoff); attempts,
+   * window and lease are kept. Returns how many.
+   */
+  dueNowForDestination(destinationKey: string, at: string): Promise<number>;
   /**
    * Makes a delivery that is not pending (delivered, failed or cancelled) pending again, due at
    * `at`, in one conditional write: only while it is not pending and no lease is live at `at`

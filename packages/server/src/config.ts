@@ -27,6 +27,8 @@ export interface ServerConfig {
   webhookBackoffBaseMs: number;
   webhookBackoffCapMs: number;
   webhookRetryWindowMs: number;
+  /** `TIDINGS_WEBHOOK_DISABLE_AFTER_MS`: how long a subscription may fail before it is turned off. */
+  webhookDisableAfterMs: number;
   /** How long a claimed webhook delivery stays leased to one engine before others may take it. */
   webhookLeaseMs: number;
   /** `TIDINGS_RETENTION`: how long messages, their events, deliveries and attempts are kept. */
@@ -56,6 +58,7 @@ export const CONFIG_DEFAULTS = {
   TIDINGS_WEBHOOK_BACKOFF_BASE_MS: "30000",
   TIDINGS_WEBHOOK_BACKOFF_CAP_MS: "21600000",
   TIDINGS_WEBHOOK_RETRY_WINDOW_MS: "259200000",
+  TIDINGS_WEBHOOK_DISABLE_AFTER_MS: "432000000",
   TIDINGS_WEBHOOK_LEASE_MS: "60000",
   TIDINGS_RETENTION: "90d",
   TIDINGS_IDEMPOTENCY_TTL: "24h",
@@ -186,6 +189,7 @@ export function readConfig(env: Env, cwd = process.cwd()): Result<ServerConfig, 
     webhookBackoffBaseMs: integer("TIDINGS_WEBHOOK_BACKOFF_BASE_MS", 1, 86_400_000),
     webhookBackoffCapMs: integer("TIDINGS_WEBHOOK_BACKOFF_CAP_MS", 1, 7 * 86_400_000),
     webhookRetryWindowMs: integer("TIDINGS_WEBHOOK_RETRY_WINDOW_MS", 1, 30 * 86_400_000),
+    webhookDisableAfterMs: integer("TIDINGS_WEBHOOK_DISABLE_AFTER_MS", 1, 365 * 86_400_000),
     webhookLeaseMs: integer("TIDINGS_WEBHOOK_LEASE_MS", MIN_WEBHOOK_LEASE_MS, 86_400_000),
     retentionMs: duration("TIDINGS_RETENTION", 1000),
     idempotencyTtlMs: duration("TIDINGS_IDEMPOTENCY_TTL", 1000),

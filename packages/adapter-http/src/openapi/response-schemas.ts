@@ -57,6 +57,12 @@ const webhookProperties: Record<string, JsonSchema> = {
   topics: { type: "array", items: oneOf(TOPICS), minItems: 1 },
   status: oneOf(["active", "inactive"]),
   description: nullable({ type: "string" }),
+  disabled_reason: nullable({
+    ...oneOf(["failing"]),
+    description:
+      "failing: turned off by Tidings after its deliveries kept failing with no success " +
+      "(TIDINGS_WEBHOOK_DISABLE_AFTER_MS, 5 days); null otherwise. Set status active to clear it.",
+  }),
   created_at: timestamp,
   updated_at: timestamp,
 };
@@ -67,6 +73,7 @@ const webhookExample = {
   topics: ["message.delivered", "message.failed"],
   status: "active",
   description: "Delivery reports",
+  disabled_reason: null,
   created_at: "2026-11-23T09:30:00.000Z",
   updated_at: "2026-11-23T09:30:00.000Z",
 };

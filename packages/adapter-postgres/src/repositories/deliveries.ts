@@ -32,49 +32,61 @@ const REDELIVERED =
 export function deliveryRepository({ access, sql }: PgConnection): DeliveryRepository {
   const t = sql.tables;
   const leaseFree = "(lease_owner IS NULL OR lease_expires_at IS NULL OR lease_expires_at <= $1)";
-  /** The `$2` oldest due, unleased pending rows, in due order from `deliveries_due`. */
-  const oldestDue = `WITH due AS (
-      SELECT id FROM ${t.deliveries}
-      WHERE status = 'pending' AND next_attempt_at <= $1 AND ${leaseFree}
-      ORDER BY next_attempt_at, id
-      LIMIT $2
-      FOR UPDATE SKIP LOCKED
-    )`;
   /**
-   * The same for every destination but those in `$5`, without reading the excluded
-   * destinations' backlogs: a loose index scan of `deliveries_destination_due` steps from one
-   * pending destination to the next and reads the others' first due rows, unlocked; then only
-   * the `$2` oldest of those are locked (SKIP LOCKED, lease checked again on the locked row).
-   * Its cost grows with the number of destinations that have pending rows, not with how many
-   * rows a saturated destination has waiting.
+   * The rows a fair claim takes (see the port), locked: each destination offers its first `$5`
+   * due rows that no other claimer is locking (SKIP LOCKED), read from
+   * `deliveries_destination_due`, so a destination's long backlog costs no more than its first
+   * rows; the destinations are `$6` when given, otherwise found by a loose index scan that steps
+   * from one pending destination to the next, less those in `$7`. Each organization's offers
+   * take turns, and the `$2` first by (turn, due, id) are leased. Offers not taken stay locked
+   * until the claim commits, so a concurrent claimer passes over them this once. Its cost
+   * grows with the number of destinations that have pending rows, not with their backlogs.
    */
-  const oldestDueOutside = `WITH RECURSIVE destinations AS (
+  const fairDue = `WITH RECURSIVE pending_destinations AS (
       (SELECT destination_key AS key FROM ${t.deliveries}
        WHERE status = 'pending' ORDER BY destination_key LIMIT 1)
       UNION ALL
       SELECT (SELECT p.destination_key FROM ${t.deliveries} p
-              WHERE p.status = 'pending' AND p.destination_key > destinations.key
+              WHERE p.status = 'pending' AND p.destination_key > pending_destinations.key
               ORDER BY p.destination_key LIMIT 1)
-      FROM destinations WHERE destinations.key IS NOT NULL
+      FROM pending_destinations WHERE pending_destinations.key IS NOT NULL
     ),
-    candidates AS (
-      SELECT candidate.id FROM destinations
+    destinations AS (
+      SELECT key FROM pending_destinations WHERE key IS NOT NULL AND $6::text[] IS NULL
+      UNION ALL
+      SELECT DISTINCT unnest($6::text[]) AS key
+    ),
+    offers AS (
+      SELECT destinations.key, offer.* FROM destinations
       CROSS JOIN LATERAL (
-        SELECT id, next_attempt_at FROM ${t.deliveries}
+        SELECT id, organization_id, next_attempt_at
+        FROM ${t.deliveries}
         WHERE status = 'pending' AND destination_key = destinations.key
           AND next_attempt_at <= $1 AND ${leaseFree}
         ORDER BY next_attempt_at, id
-        LIMIT $2
-      ) candidate
-      WHERE destinations.key IS NOT NULL AND destinations.key <> ALL ($5::text[])
-      ORDER BY candidate.next_attempt_at, candidate.id
-      LIMIT $2
+        LIMIT $5
+        FOR UPDATE SKIP LOCKED
+      ) offer
+      WHERE destinations.key <> ALL ($7::text[])
+    ),
+    ranked AS (
+      SELECT id, organization_id, next_attempt_at, row_number() OVER (
+        PARTITION BY key ORDER BY next_attempt_at, id) AS rank
+      FROM offers
+    ),
+    turns AS (
+      SELECT id, next_attempt_at, row_number() OVER (
+        PARTITION BY organization_id ORDER BY rank, next_attempt_at, id) AS turn
+      FROM ranked
+    ),
+    picked AS (
+      SELECT id FROM turns ORDER BY turn, next_attempt_at, id LIMIT $2
     ),
     due AS (
       SELECT id FROM ${t.deliveries}
-      WHERE id IN (SELECT id FROM candidates)
+      WHERE id IN (SELECT id FROM picked)
         AND status = 'pending' AND next_attempt_at <= $1 AND ${leaseFree}
-      ORDER BY next_attempt_at, id
+      ORDER BY id
       FOR UPDATE SKIP LOCKED
     )`;
 
@@ -100,14 +112,20 @@ export function deliveryRepository({ access, sql }: PgConnection): DeliveryRepos
       // SKIP LOCKED: a claimer passes over rows another claimer is leasing right now instead of
       // waiting for it, and the lease condition is checked again on the locked row, so two
       // claimers in any processes never both take a row.
-      const excluded = [...(options.excludeDestinations ?? [])];
-      const due = excluded.length === 0 ? oldestDue : oldestDueOutside;
       const rows = await sql.rows(
-        `${due}
+        `${fairDue}
          UPDATE ${t.deliveries} d SET lease_owner = $3, lease_expires_at = $4
          FROM due WHERE d.id = due.id
          RETURNING ${selectColumns(sqlTables.deliveries, codec, "d.")}`,
-        [now, limit, owner, isoPlus(now, leaseMs), ...(excluded.length === 0 ? [] : [excluded])],
+        [
+          now,
+          limit,
+          owner,
+          isoPlus(now, leaseMs),
+          Math.min(options.perDestination ?? limit, limit),
+          options.onlyDestinations === undefined ? null : [...options.onlyDestinations],
+          [...(options.excludeDestinations ?? [])],
+        ],
       );
       return rows.map(records.delivery).sort(byDue);
     },
@@ -169,6 +187,44 @@ export function deliveryRepository({ access, sql }: PgConnection): DeliveryRepos
         [organizationId, webhookId, at],
       );
       return rows.length;
+    },
+
+    async rekeyForSubscription(organizationId, webhookId, destinationKey) {
+      // Locked in id order, the order a delivery engine records its batch in: no deadlock.
+      const rows = await sql.rows(
+        `WITH locked AS (
+           SELECT id FROM ${t.deliveries}
+           WHERE webhook_id = $2 AND status = 'pending' AND organization_id = $1
+           ORDER BY id
+           FOR UPDATE
+         )
+         UPDATE ${t.deliveries} d SET destination_key = $3
+         FROM locked WHERE d.id = locked.id AND d.status = 'pending'
+         RETURNING d.id`,
+        [organizationId, webhookId, destinationKey],
+      );
+      return rows.length;
+    },
+
+    async dueNowForDestination(destinationKey, at) {
+      // Locked in id order, the order a delivery engine records its batch in: no deadlock. The
+      // rows made due notify the other engines.
+      const rows = await sql.rows(
+        `WITH locked AS (
+           SELECT id FROM ${t.deliveries}
+           WHERE destination_key = $1 AND status = 'pending' AND next_attempt_at > $2
+           ORDER BY id
+           FOR UPDATE
+         ),
+         moved AS (
+           UPDATE ${t.deliveries} d SET next_attempt_at = $2
+           FROM locked WHERE d.id = locked.id AND d.status = 'pending' AND d.next_attempt_at > $2
+           RETURNING d.id
+         )
+         SELECT COUNT(*)::integer AS moved, ${notifyAs(3)} FROM moved HAVING COUNT(*) > 0`,
+        [destinationKey, at, t.schema],
+      );
+      return Number((rows[0] as { moved: number } | undefined)?.moved ?? 0);
     },
 
     async redeliver(organizationId, id, at) {

@@ -1,5 +1,14 @@
-import type { DeliveryRepository } from "@tidings/core";
-import { byDue, deliveryReads, insertColumns, isoPlus, sqlTables, toJson } from "@tidings/core/sql";
+import type { ClaimOptions, DeliveryRepository } from "@tidings/core";
+import {
+  byDue,
+  type ClaimCandidate,
+  deliveryReads,
+  fairOrder,
+  insertColumns,
+  isoPlus,
+  sqlTables,
+  toJson,
+} from "@tidings/core/sql";
 import { atomically } from "../atomically.js";
 import { records, select } from "../columns.js";
 import type { SqliteConnection } from "../sqlite-database.js";
@@ -23,47 +32,53 @@ export function deliveryRepository({
   sql,
 }: SqliteConnection): SyncOf<DeliveryRepository> {
   const deliveries = access.table("deliveries");
-  /** The `limit` oldest due, unleased pending rows, read in due order from `deliveries_due`. */
-  const oldestDue = (now: string, limit: number): number[] =>
-    (
-      sql(
-        `SELECT seq FROM deliveries
-         WHERE status = 'pending' AND next_attempt_at <= @now
-           AND (lease_owner IS NULL OR lease_expires_at <= @now)
-         ORDER BY next_attempt_at, id LIMIT @limit`,
-      ).all({ now, limit }) as Array<{ seq: number }>
-    ).map((row) => row.seq);
-
-  /**
-   * The `limit` oldest due, unleased pending rows of every destination but the `excluded` ones,
-   * without reading the excluded destinations' backlogs: a loose scan of
-   * `deliveries_destination_due` steps from one pending destination to the next, and only the
-   * others' due rows are read. INDEXED BY, because without statistics SQLite would rather
-   * sort every pending row by destination. Its cost grows with the number of destinations that have
-   * pending rows, not with how many rows a saturated destination has waiting.
-   */
-  const oldestDueOutside = (excluded: Set<string>, now: string, limit: number): number[] => {
-    const nextDestination = sql(
+  /** The next destination after `key` with pending rows: a loose scan of the index. */
+  const nextDestination = () =>
+    sql(
       `SELECT destination_key AS key FROM deliveries INDEXED BY deliveries_destination_due
        WHERE status = 'pending' AND destination_key > ? ORDER BY destination_key LIMIT 1`,
     );
-    const dueOf = sql(
-      `SELECT seq, next_attempt_at AS due, id FROM deliveries INDEXED BY deliveries_destination_due
+  const dueOf = () =>
+    sql(
+      `SELECT seq, id, organization_id AS organizationId, next_attempt_at AS due
+       FROM deliveries INDEXED BY deliveries_destination_due
        WHERE status = 'pending' AND destination_key = @key AND next_attempt_at <= @now
          AND (lease_owner IS NULL OR lease_expires_at <= @now)
        ORDER BY next_attempt_at, id LIMIT @limit`,
     );
-    const candidates: Array<{ seq: number; due: string; id: string }> = [];
-    let row = nextDestination.get("") as { key: string } | undefined;
-    while (row !== undefined) {
-      if (!excluded.has(row.key)) {
-        candidates.push(...(dueOf.all({ key: row.key, now, limit }) as typeof candidates));
-      }
-      row = nextDestination.get(row.key) as { key: string } | undefined;
+  /** Every destination with pending rows, in key order. */
+  const pendingDestinations = (): string[] => {
+    const next = nextDestination();
+    const keys: string[] = [];
+    for (
+      let row = next.get("") as { key: string } | undefined;
+      row !== undefined;
+      row = next.get(row.key) as { key: string } | undefined
+    ) {
+      keys.push(row.key);
     }
-    const order = (c: { due: string; id: string }) => `${c.due} ${c.id}`;
-    candidates.sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
-    return candidates.slice(0, limit).map((c) => c.seq);
+    return keys;
+  };
+
+  /**
+   * The rows a fair claim takes (see the port): each destination's first due rows, read from
+   * `deliveries_destination_due` one destination at a time (INDEXED BY, because without
+   * statistics SQLite would rather sort every pending row), so a destination's long backlog
+   * costs no more than its first rows. The cost grows with the number of destinations that
+   * have pending rows.
+   */
+  const fairDue = (now: string, limit: number, options: ClaimOptions): number[] => {
+    const excluded = new Set(options.excludeDestinations ?? []);
+    const keys = (options.onlyDestinations ?? pendingDestinations()).filter(
+      (key) => !excluded.has(key),
+    );
+    const perDestination = Math.min(options.perDestination ?? limit, limit);
+    const due = dueOf();
+    const offers = keys.map(
+      (key) =>
+        due.all({ key, now, limit: perDestination }) as Array<ClaimCandidate & { seq: number }>,
+    );
+    return fairOrder(offers, limit).map((c) => c.seq);
   };
 
   return {
@@ -72,12 +87,10 @@ export function deliveryRepository({
     insert: (delivery) => deliveries.insert(delivery),
 
     claimDue(now, limit, owner, leaseMs, options = {}) {
-      const excluded = new Set(options.excludeDestinations ?? []);
       // SQLite's single writer makes the select-and-lease atomic, also against other processes
       // on the same file, so two engines never hold the same delivery.
       return atomically(db, () => {
-        const seqs =
-          excluded.size === 0 ? oldestDue(now, limit) : oldestDueOutside(excluded, now, limit);
+        const seqs = fairDue(now, limit, options);
         if (seqs.length === 0) return [];
         const rows = sql(
           `UPDATE deliveries SET lease_owner = @owner, lease_expires_at = @leaseExpiresAt
@@ -135,6 +148,22 @@ export function deliveryRepository({
          WHERE webhook_id = @webhookId AND status = 'pending'
            AND organization_id = @organizationId`,
       ).run({ organizationId, webhookId, at });
+      return result.changes;
+    },
+
+    rekeyForSubscription(organizationId, webhookId, destinationKey) {
+      const result = sql(
+        `UPDATE deliveries INDEXED BY deliveries_subscription SET destination_key = @destinationKey
+         WHERE webhook_id = @webhookId AND status = 'pending' AND organization_id = @organizationId`,
+      ).run({ organizationId, webhookId, destinationKey });
+      return result.changes;
+    },
+
+    dueNowForDestination(destinationKey, at) {
+      const result = sql(
+        `UPDATE deliveries INDEXED BY deliveries_destination_due SET next_attempt_at = @at
+         WHERE destination_key = @destinationKey AND status = 'pending' AND next_attempt_at > @at`,
+      ).run({ destinationKey, at });
       return result.changes;
     },
 

@@ -16,6 +16,7 @@ export {
 export type { SqlCodec } from "./codec.js";
 export { CorruptRowError } from "./corrupt-row-error.js";
 export { byDue, isoPlus } from "./delivery-order.js";
+export { type ClaimCandidate, fairOrder } from "./fair-order.js";
 export { toJson, toJsonOrNull } from "./json.js";
 export {
   type MigrateResult,

@@ -22,6 +22,7 @@ export const SCHEMA_VERSIONS = [
   "retention indexes",
   "console sessions and api key names",
   "operator api",
+  "fair delivery",
 ] as const;
 
 /** A tuple of `C`s as long as tuple `T`. */

@@ -66,6 +66,7 @@ const IDEMPOTENCY_STATES = members<IdempotencyRecord["state"]>({
 });
 /** A delivery carries a message topic, or the test event a subscriber asked for. */
 const DELIVERY_TOPICS = [...TOPICS, "webhook.test"];
+const DISABLED_REASONS = ["failing"] as const;
 
 /**
  * Each record as decoded from a driver's row; every decoder throws `CorruptRowError` on a bad
@@ -253,6 +254,8 @@ export function sqlRecords(codec: SqlCodec): SqlRecords {
       status: r.oneOf("status", ACTIVITY),
       description: r.textOrNull("description"),
       secretSealed: r.text("secret_sealed"),
+      disabledReason: r.oneOfOrNull("disabled_reason", DISABLED_REASONS),
+      failingSince: r.textOrNull("failing_since"),
       createdAt: r.text("created_at"),
       updatedAt: r.text("updated_at"),
     })),

@@ -13,6 +13,7 @@ export interface RowReader {
   text(column: string): string;
   textOrNull(column: string): string | null;
   oneOf<T extends string>(column: string, allowed: readonly T[]): T;
+  oneOfOrNull<T extends string>(column: string, allowed: readonly T[]): T | null;
   flag(column: string): boolean;
   flagOrNull(column: string): boolean | null;
   integer(column: string): number;
@@ -56,15 +57,19 @@ export function rowReader(table: string, source: unknown, codec: SqlCodec): RowR
     return shape.is(value) ? value : corrupt(column, shape.expected);
   };
 
+  const oneOf = <T extends string>(column: string, allowed: readonly T[]): T => {
+    const value = present(column);
+    return (allowed as readonly unknown[]).includes(value)
+      ? (value as T)
+      : corrupt(column, `one of ${allowed.join(", ")}`);
+  };
+
   return {
     text,
     textOrNull: nullable(text),
-    oneOf<T extends string>(column: string, allowed: readonly T[]): T {
-      const value = present(column);
-      return (allowed as readonly unknown[]).includes(value)
-        ? (value as T)
-        : corrupt(column, `one of ${allowed.join(", ")}`);
-    },
+    oneOf,
+    oneOfOrNull: <T extends string>(column: string, allowed: readonly T[]): T | null =>
+      present(column) === null ? null : oneOf(column, allowed),
     flag,
     flagOrNull: nullable(flag),
     integer,

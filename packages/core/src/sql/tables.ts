@@ -66,8 +66,8 @@ export const sqlTables = {
   ),
   webhookSubscriptions: table(
     "webhook_subscriptions",
-    "id, organization_id, url, topics, status, description, secret_sealed, created_at, " +
-      "updated_at",
+    "id, organization_id, url, topics, status, description, secret_sealed, disabled_reason, " +
+      "failing_since, created_at, updated_at",
     { json: ["topics"] },
   ),
   deliveries: table(

@@ -44,17 +44,18 @@ export async function resolveDestination(
 }
 
 /**
- * The key that per-destination concurrency is counted by, stored on each delivery: the
- * subscription's id, or `url:` and the origin (scheme, host, port) of a message's own
- * `webhook_url`, so many messages to one slow host share its slots whatever their paths.
+ * The destination a delivery counts against for concurrency, fairness and the circuit breaker:
+ * the organization and the origin (scheme, host, port) of the URL it goes to, so many
+ * deliveries to one slow host share its slots whatever their paths or subscriptions, and one
+ * organization's dead host never holds up another organization's deliveries to it.
  */
-export function destinationKey(destination: DeliveryDestination): string {
-  if (destination.kind === "subscription") return destination.webhookId;
+export function destinationKey(organizationId: string, url: string): string {
+  let origin = "null";
   try {
-    const { origin } = new URL(destination.url);
-    // Only schemes without an origin (never http or https) answer "null"; keep them apart.
-    return origin === "null" ? `url:${destination.url}` : `url:${origin}`;
+    origin = new URL(url).origin;
   } catch {
-    return `url:${destination.url}`;
+    // Stored URLs were checked when accepted; an unparsable one stays a destination of its own.
   }
+  // Only schemes without an origin (never http or https) answer "null"; keep them apart.
+  return `${organizationId} ${origin === "null" ? url : origin}`;
 }

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { DeliveryRecord, WebhookRequest, WebhookResponse } from "../ports.js";
 import { isoAt } from "../shared/clock.js";
 import { aDelivery, aUuid } from "../testing/contract/fixtures.js";
-import { repeatUntilDone } from "../testing/deadlines.js";
+import { repeatUntilDone, within } from "../testing/deadlines.js";
 import { type Answer, fakeTransport, status } from "../testing/fakes.js";
 import { webhookWorld } from "../testing/webhook-kit.js";
 import { createDeliveryEngine } from "./delivery-engine.js";
@@ -220,16 +220,20 @@ describe("the delivery engine (docs/decisions.md 'Delivery', 'Retries')", () => 
     expect((await w.storage.raw.delivery(w.delivery.id))?.status).toBe("delivered");
   });
 
-  it("a slow destination does not block a fast one: per-destination slots, then the rest later", async () => {
+  it("a destination that answers gets its slots; one not heard from yet, one at a time", async () => {
     const slow = gate();
     const fastSeen = gate();
     let slowInFlight = 0;
     let maxSlowInFlight = 0;
-    let slowInFlightWhenFastArrived = -1;
+    let primed = false;
     const transport = fakeTransport(async (request) => {
       if (request.url.startsWith("https://fast.")) {
-        slowInFlightWhenFastArrived = slowInFlight;
         fastSeen.open();
+        return status(200);
+      }
+      // The slow host answers its first request at once, so the engine knows it answers.
+      if (!primed) {
+        primed = true;
         return status(200);
       }
       slowInFlight += 1;
@@ -245,15 +249,17 @@ describe("the delivery engine (docs/decisions.md 'Delivery', 'Retries')", () => 
       const message = await w.message({ webhookUrl: url });
       await w.storage.transaction((tx) => recordEvent(tx, w.deps, message, "message.sent", null));
     };
+    const engine = createDeliveryEngine(w.deps, { concurrency: 4, perDestination: 2 });
+    await emitTo("https://slow.example.com/first");
+    expect(await engine.runOnce()).toBe(1);
     for (let i = 0; i < 10; i++) await emitTo(`https://slow.example.com/${i}`);
     await emitTo("https://fast.example.com/in");
-    const engine = createDeliveryEngine(w.deps, { concurrency: 4, perDestination: 2 });
 
+    // One pass starts the fast host's delivery beside the slow host's two, without waiting.
     const run = engine.runOnce();
     await fastSeen.promise;
-    expect(slowInFlightWhenFastArrived).toBe(2);
     slow.open();
-    await run;
+    expect(await run).toBe(3);
     expect(maxSlowInFlight).toBe(2);
     // The slow backlog left unstarted was never claimed: no lease holds it back.
     const owed = (await w.storage.raw.deliveries()).filter((d) => d.status === "pending");
@@ -265,21 +271,21 @@ describe("the delivery engine (docs/decisions.md 'Delivery', 'Retries')", () => 
       return started === 0;
     });
     const deliveries = await w.storage.raw.deliveries();
-    expect(deliveries.filter((d) => d.status === "delivered")).toHaveLength(11);
-    expect(transport.requests).toHaveLength(11);
+    expect(deliveries.filter((d) => d.status === "delivered")).toHaveLength(12);
+    expect(transport.requests).toHaveLength(12);
   });
 
   it("a receiver that hangs with a 500-delivery backlog does not delay another destination's deliveries", async () => {
     const hang = gate();
     const toB: string[] = [];
     const bDone = gate();
-    // Opens if A is ever given more than its 8 slots, so a regression fails here, not by timeout.
+    // Opens if A is ever given more than one slot, so a regression fails here, not by timeout.
     const aOverrun = gate();
     let sentToA = 0;
     const transport = fakeTransport(async (request) => {
       if (request.url.startsWith("https://a.")) {
         sentToA += 1;
-        if (sentToA > 8) aOverrun.open();
+        if (sentToA > 1) aOverrun.open();
         await hang.promise;
       }
       return status(200);
@@ -297,13 +303,14 @@ describe("the delivery engine (docs/decisions.md 'Delivery', 'Retries')", () => 
         nextAttemptAt: isoAt(dueMs),
       });
       await w.storage.deliveries.insert(delivery);
-      return delivery.id;
+      return delivery;
     };
     // A's whole backlog fell due before any of B's deliveries.
     const start = w.clock.now();
-    for (let i = 0; i < 500; i++) await enqueue(hookA, start - 60_000 + i);
+    const keyOfA = (await enqueue(hookA, start - 60_000)).destinationKey;
+    for (let i = 1; i < 500; i++) await enqueue(hookA, start - 60_000 + i);
     const bIds: string[] = [];
-    for (let i = 0; i < 5; i++) bIds.push(await enqueue(hookB, start));
+    for (let i = 0; i < 5; i++) bIds.push((await enqueue(hookB, start)).id);
 
     const engine = createDeliveryEngine(w.deps, {
       owner: "engine-a",
@@ -313,26 +320,122 @@ describe("the delivery engine (docs/decisions.md 'Delivery', 'Retries')", () => 
         if (toB.length === 5) bDone.open();
       },
     });
-    const run = engine.runOnce();
+    engine.start();
     try {
-      await Promise.race([bDone.promise, aOverrun.promise]);
-      // B is done while every attempt to A is still waiting for an answer.
+      await within(10_000, "B's five deliveries", Promise.race([bDone.promise, aOverrun.promise]));
+      // B is done while the one attempt to A, never heard from, still waits for an answer.
       const stored = await w.storage.raw.deliveries();
-      const ofB = stored.filter((d) => d.destinationKey === hookB);
-      const ofA = stored.filter((d) => d.destinationKey === hookA);
+      const ofB = stored.filter((d) => bIds.includes(d.id));
+      const ofA = stored.filter((d) => d.destinationKey === keyOfA);
       expect(ofB.map((d) => d.status)).toEqual(Array(5).fill("delivered"));
       expect(toB.sort()).toEqual([...bIds].sort());
+      expect(ofA).toHaveLength(500);
       expect(ofA.every((d) => d.status === "pending" && d.attempts === 0)).toBe(true);
-      // A holds only its default 8 of the 16 slots, and nothing is claimed that is not started.
-      expect(sentToA).toBe(8);
-      expect(ofA.filter((d) => d.leaseOwner !== null)).toHaveLength(8);
+      expect(sentToA).toBe(1);
+      expect(ofA.filter((d) => d.leaseOwner !== null)).toHaveLength(1);
     } finally {
       hang.open();
+      await engine.stop();
     }
-    expect(await run).toBe(13);
+    // A answered at last: it gets its full slots and its backlog drains.
+    await repeatUntilDone("draining A", 200, async () => (await engine.runOnce()) === 0);
     const after = await w.storage.raw.deliveries();
-    expect(after.filter((d) => d.status === "delivered")).toHaveLength(13);
+    expect(after.filter((d) => d.status === "delivered")).toHaveLength(505);
     expect(after.filter((d) => d.leaseOwner !== null)).toEqual([]);
+  });
+
+  it("dead receivers share at most the unproven slots: one that answers is never held up", async () => {
+    const hang = gate();
+    let deadInFlight = 0;
+    let maxDeadInFlight = 0;
+    const liveDone = gate();
+    let liveDelivered = 0;
+    const transport = fakeTransport(async (request) => {
+      if (request.url.startsWith("https://live.")) return status(204);
+      deadInFlight += 1;
+      maxDeadInFlight = Math.max(maxDeadInFlight, deadInFlight);
+      await hang.promise;
+      deadInFlight -= 1;
+      return { kind: "error", error: "timed out", durationMs: 15_000 } satisfies WebhookResponse;
+    });
+    const w = await webhookWorld(transport);
+    const emitTo = async (url: string) => {
+      const message = await w.message({ webhookUrl: url });
+      await w.storage.transaction((tx) => recordEvent(tx, w.deps, message, "message.sent", null));
+    };
+    const engine = createDeliveryEngine(w.deps, {
+      concurrency: 8,
+      unprovenConcurrency: 3,
+      logger: (entry) => {
+        if (entry.event === "attempt" && entry.url?.startsWith("https://live.") === true) {
+          liveDelivered += 1;
+          if (liveDelivered === 21) liveDone.open();
+        }
+      },
+    });
+    // The live receiver has answered once; then fifty dead hosts and twenty more live events.
+    await emitTo("https://live.example.com/first");
+    expect(await engine.runOnce()).toBe(1);
+    for (let i = 0; i < 50; i++) await emitTo(`https://dead-${i}.example.com/in`);
+    for (let i = 0; i < 20; i++) await emitTo(`https://live.example.com/${i}`);
+    engine.start();
+    try {
+      await within(10_000, "the live receiver's deliveries", liveDone.promise);
+      // Every live delivery landed while the dead hosts' attempts were all still hanging.
+      expect(deadInFlight).toBe(3);
+      expect(maxDeadInFlight).toBe(3);
+    } finally {
+      hang.open();
+      await engine.stop();
+    }
+  });
+
+  it("a destination that stops answering has its circuit opened, probed, and closed with its backlog due", async () => {
+    let answering = false;
+    const transport = fakeTransport(async () =>
+      answering
+        ? status(200)
+        : ({ kind: "error", error: "connection refused", durationMs: 3 } satisfies WebhookResponse),
+    );
+    const w = await webhookWorld(transport);
+    const log: string[] = [];
+    const engine = createDeliveryEngine(w.deps, {
+      random: () => 0.5,
+      circuit: { failuresToOpen: 3, openMs: 5_000, maxOpenMs: 20_000 },
+      logger: (entry) => {
+        if (entry.event === "circuit") log.push(`${entry.state} ${entry.destination}`);
+      },
+    });
+    for (let i = 0; i < 6; i++) {
+      const message = await w.message({ webhookUrl: `https://down.example.com/${i}` });
+      await w.storage.transaction((tx) => recordEvent(tx, w.deps, message, "message.sent", null));
+    }
+    const key = `${w.org.organization.id} https://down.example.com`;
+    // One at a time while it does not answer; the third unanswered attempt opens the circuit.
+    for (let i = 0; i < 3; i++) expect(await engine.runOnce()).toBe(1);
+    expect(log).toEqual([`opened ${key}`]);
+    expect(engine.openCircuits()).toBe(1);
+    // Open: its three due deliveries wait, not tried at all.
+    expect(await engine.runOnce()).toBe(0);
+    w.clock.advance(4_999);
+    expect(await engine.runOnce()).toBe(0);
+    // Half-open: one probe, unanswered: open again for twice as long.
+    w.clock.advance(1);
+    expect(await engine.runOnce()).toBe(1);
+    w.clock.advance(9_999);
+    expect(await engine.runOnce()).toBe(0);
+    expect(transport.requests).toHaveLength(4);
+    // The receiver is back: the next probe closes the circuit, and every delivery still backing
+    // off (the four tried, due 30 s or more after their attempt) is due at once.
+    answering = true;
+    w.clock.advance(1);
+    expect(await engine.runOnce()).toBe(1);
+    expect(log).toEqual([`opened ${key}`, `closed ${key}`]);
+    expect(engine.openCircuits()).toBe(0);
+    await repeatUntilDone("the backlog", 10, async () => (await engine.runOnce()) === 0);
+    const deliveries = await w.storage.raw.deliveries();
+    expect(deliveries.map((d) => d.status)).toEqual(Array(6).fill("delivered"));
+    expect(transport.requests).toHaveLength(10);
   });
 
   it("an attempt whose recording fails is kept and recorded later, not lost or sent again", async () => {

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { DeliveryRecord, Repositories } from "../ports.js";
+import type { ClaimOptions, DeliveryRecord, Repositories } from "../ports.js";
 import { isoAt } from "../shared/clock.js";
 import {
   type AttemptDeps,
@@ -13,14 +13,35 @@ import {
   type ResolvedDestination,
   resolveDestination,
 } from "./delivery-destination.js";
+import {
+  type AttemptSignal,
+  DestinationHealth,
+  type DestinationHealthOptions,
+} from "./destination-health.js";
 import { memoizedSecretBox } from "./memoized-secret-box.js";
 
 /** One line of the engine's log. */
 export type DeliveryLogEntry =
   | ({ event: "attempt" } & AttemptReport)
   | {
+      /** A destination's circuit opened (it stopped answering) or closed (it answers again). */
+      event: "circuit";
+      /** The destination key: organization id and origin (scheme, host, port). */
+      destination: string;
+      state: "opened" | "closed";
+    }
+  | {
+      /** A subscription was turned off: its attempts kept failing with no success. */
+      event: "disabled";
+      organizationId: string;
+      webhookId: string;
+      failingSince: string;
+      /** Its pending deliveries, now cancelled (recover brings them back). */
+      cancelled: number;
+    }
+  | {
       event: "error";
-      stage: "claim" | "attempt" | "record";
+      stage: "claim" | "attempt" | "record" | "health";
       deliveryId?: string | undefined;
       error: string;
     };
@@ -28,10 +49,18 @@ export type DeliveryLogEntry =
 export interface DeliveryEngineOptions {
   /** The lease owner name; unique per engine (default: a random UUID). */
   owner?: string | undefined;
-  /** Attempts in flight at once, overall (16). */
+  /** Attempts in flight at once, overall (64). */
   concurrency?: number | undefined;
-  /** Attempts in flight at once per destination (8). */
+  /** Attempts in flight at once to one destination that answers (8). */
   perDestination?: number | undefined;
+  /**
+   * Attempts in flight at once, overall, to destinations that have not answered lately: new
+   * ones, and those whose last attempt went unanswered (half of `concurrency`). The other half
+   * is kept for destinations that answer, so no number of dead receivers holds them up.
+   */
+  unprovenConcurrency?: number | undefined;
+  /** The circuit breaker's settings (see `DestinationHealth`). */
+  circuit?: Omit<DestinationHealthOptions, "perDestination"> | undefined;
   /** How long a claim lasts (60 000 ms); must exceed the webhook timeout. */
   leaseMs?: number | undefined;
   /** How often an idle engine looks for due deliveries (1 000 ms). */
@@ -53,6 +82,8 @@ export interface DeliveryEngine {
    * recorded.
    */
   runOnce(): Promise<number>;
+  /** How many destinations' circuits are open now (for metrics). */
+  openCircuits(): number;
 }
 
 /** A claimed delivery with its destination as read in the claiming transaction. */
@@ -97,22 +128,32 @@ const FLUSH_DELAY_MS = 2;
 const KEEP_MARGIN_MS = 1_000;
 /** How often `settle` tries again to record attempts whose recording keeps failing. */
 const SETTLE_RECORD_TRIES = 3;
-/** Attempts in flight at once, overall. */
-const DEFAULT_CONCURRENCY = 16;
 /**
- * Attempts in flight at once per destination. Eight lets a healthy receiver that answers in
- * 100 ms take about 80 deliveries a second, while a receiver that hangs until the 15 s deadline
- * holds at most half of the 16 slots, so the others keep flowing.
+ * Attempts in flight at once, overall. An attempt in flight is a socket and a promise, so this
+ * can be generous: it bounds what dead receivers can hold while live ones keep their share.
+ */
+const DEFAULT_CONCURRENCY = 64;
+/**
+ * Attempts in flight at once to one destination that answers. Eight lets a receiver that
+ * answers in 100 ms take about 80 deliveries a second without being flooded.
  */
 const DEFAULT_PER_DESTINATION = 8;
+/** How many of the subscriptions known to have no failing attempt an engine remembers. */
+const HEALTHY_SUBSCRIPTIONS_KEPT = 10_000;
 
 /**
  * The webhook delivery engine. It claims due deliveries as leases and runs their attempts with
- * bounded concurrency, overall and per destination. A claim passes over the destinations whose
- * slots are full and takes no more rows than it can start at once, so every claimed delivery
- * starts as soon as it is claimed, and one slow receiver's backlog cannot keep the others'
- * due deliveries waiting. Finished attempts are recorded together, in one transaction at the
- * start of the next claim pass, so a busy engine writes once per pass rather than per attempt.
+ * bounded concurrency, overall and per destination (an organization and an origin). Claims are
+ * fair between organizations and between destinations, take no more rows than can start at
+ * once, and pass over the destinations whose slots are full, so every claimed delivery starts
+ * as soon as it is claimed and no backlog keeps another's due deliveries waiting. Destinations
+ * that do not answer share at most `unprovenConcurrency` slots, one attempt each, and after a
+ * few unanswered attempts their circuit opens (see `DestinationHealth`): dead receivers cannot
+ * take the slots of live ones. When a circuit closes, its destination's deliveries are due at
+ * once. A subscription whose attempts have failed with no success for
+ * `config.webhookDisableAfterMs` is turned off, its pending deliveries cancelled. Finished
+ * attempts are recorded together, in one transaction at the start of the next claim pass, so
+ * a busy engine writes once per pass rather than per attempt.
  */
 export function createDeliveryEngine(
   engineDeps: AttemptDeps,
@@ -123,6 +164,8 @@ export function createDeliveryEngine(
   const owner = options.owner ?? `engine-${randomUUID()}`;
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   const perDestination = options.perDestination ?? DEFAULT_PER_DESTINATION;
+  const unprovenConcurrency =
+    options.unprovenConcurrency ?? Math.max(1, Math.floor(concurrency / 2));
   const leaseMs = options.leaseMs ?? 60_000;
   const pollMs = options.pollMs ?? 1_000;
   const log = options.logger ?? (() => undefined);
@@ -132,6 +175,11 @@ export function createDeliveryEngine(
   }
   if (!Number.isInteger(perDestination) || perDestination < 1) {
     throw new RangeError(`perDestination (${perDestination}) must be a positive integer.`);
+  }
+  if (!Number.isInteger(unprovenConcurrency) || unprovenConcurrency < 1) {
+    throw new RangeError(
+      `unprovenConcurrency (${unprovenConcurrency}) must be a positive integer.`,
+    );
   }
   if (leaseMs <= deps.config.webhookTimeoutMs + LEASE_MARGIN_MS) {
     throw new RangeError(
@@ -146,6 +194,11 @@ export function createDeliveryEngine(
   const finished: AttemptResult[] = [];
   /** Recordings under way; `settle` waits for them. */
   const recordings = new Set<Promise<boolean>>();
+  const health = new DestinationHealth({ ...options.circuit, perDestination });
+  /** Destinations whose circuit closed since the last pass: their backlog becomes due. */
+  const reopened = new Set<string>();
+  /** Subscriptions this engine knows to have no failing time stored: a success writes nothing. */
+  const healthySubscriptions = new Set<string>();
   let attemptsMade = 0;
   let started = false;
   let stopping = false;
@@ -162,6 +215,14 @@ export function createDeliveryEngine(
     const task = makeAttempt(deps, delivery, random, resolve)
       .then((result) => {
         finished.push(result);
+        // An attempt that went nowhere (the destination is gone) says nothing of its receiver.
+        if (result.url !== null) {
+          const signal: AttemptSignal =
+            result.attempt.statusCode === null ? "unreachable" : "answered";
+          const change = health.record(key, signal, deps.clock.now());
+          if (change !== null) log({ event: "circuit", destination: key, state: change });
+          if (change === "closed") reopened.add(key);
+        }
       })
       .catch((cause: unknown) =>
         log({ event: "error", stage: "attempt", deliveryId: delivery.id, error: String(cause) }),
@@ -216,6 +277,7 @@ export function createDeliveryEngine(
     if (batch.length === 0) return true;
     try {
       logRecorded(batch, await deps.storage.transaction((tx) => recordIn(tx, batch)));
+      await afterRecorded(batch);
       return true;
     } catch (cause) {
       const keepUntil = deps.clock.now() + KEEP_MARGIN_MS;
@@ -242,40 +304,24 @@ export function createDeliveryEngine(
     return recording;
   };
 
-  /** The destinations whose slots are all taken in `running`: a claim passes over them. */
-  const saturated = (running: Map<string, number>): string[] =>
-    [...running].filter(([, count]) => count >= perDestination).map(([key]) => key);
-
   /**
-   * How many rows a claim may take so that every one can start at once: no more than the free
-   * slots overall, nor than the fewest free slots of any destination it may return, since all
-   * the rows it returns may belong to that one destination.
-   */
-  const claimRoom = (running: Map<string, number>, inFlightCount: number): number => {
-    let room = Math.min(concurrency - inFlightCount, perDestination);
-    for (const count of running.values()) {
-      if (count < perDestination) room = Math.min(room, perDestination - count);
-    }
-    return room;
-  };
-
-  /**
-   * Claims through `tx` until the slots are full or nothing startable is due, counting each
-   * claimed row's slot as taken. Each round claims at least one row or ends, so it ends within
-   * `concurrency` rounds.
+   * Claims through `tx` what can start at once, in two claims, each fair between organizations
+   * and destinations: first destinations not heard answering lately (new ones, failing ones,
+   * half-open circuits), one attempt each, within their share of the slots; then destinations
+   * that answer, up to their free slots each. Destinations whose slots are full or whose
+   * circuit is open are passed over.
    */
   const claimIn = async (tx: Repositories): Promise<Claimed[]> => {
-    const running = new Map(runningPer);
+    const now = deps.clock.now();
+    health.forgetIdle(now, (key) => runningPer.has(key));
     const reads = readOnce(tx);
     const claimed: Claimed[] = [];
-    for (;;) {
-      const room = claimRoom(running, inFlight.size + claimed.length);
-      if (room <= 0) return claimed;
-      const rows = await tx.deliveries.claimDue(isoAt(deps.clock.now()), room, owner, leaseMs, {
-        excludeDestinations: saturated(running),
-      });
+    let free = concurrency - inFlight.size;
+    const take = async (limit: number, claim: ClaimOptions): Promise<void> => {
+      if (limit <= 0) return;
+      const rows = await tx.deliveries.claimDue(isoAt(now), limit, owner, leaseMs, claim);
+      free -= rows.length;
       for (const delivery of rows) {
-        running.set(delivery.destinationKey, (running.get(delivery.destinationKey) ?? 0) + 1);
         // Read with the claim, once per destination and pass; a failure fails only the attempt.
         const resolution = await resolveDestination(reads, deps.secretBox, delivery.destination)
           .then((destination) => ({ destination }))
@@ -286,7 +332,94 @@ export function createDeliveryEngine(
             : Promise.reject(resolution.cause);
         claimed.push({ delivery, resolve });
       }
-      if (rows.length < room) return claimed;
+    };
+
+    /** Destinations the unproven claim passes over: answering ones, and those with no room. */
+    const passedOver: string[] = [];
+    /** Answering destinations with room, by how many more each may start. */
+    const answeringByRoom = new Map<number, string[]>();
+    let unprovenRunning = 0;
+    for (const key of new Set([...health.known(), ...runningPer.keys()])) {
+      const running = runningPer.get(key) ?? 0;
+      const room = health.allowance(key, now) - running;
+      if (health.isAnswering(key)) {
+        passedOver.push(key);
+        if (room > 0) answeringByRoom.set(room, [...(answeringByRoom.get(room) ?? []), key]);
+      } else {
+        unprovenRunning += running;
+        if (room <= 0) passedOver.push(key);
+      }
+    }
+    await take(Math.min(free, unprovenConcurrency - unprovenRunning), {
+      excludeDestinations: passedOver,
+      perDestination: 1,
+    });
+    for (const [room, keys] of answeringByRoom) {
+      await take(free, { onlyDestinations: keys, perDestination: room });
+    }
+    return claimed;
+  };
+
+  /** Turns off a subscription failing since `failingSince`, if it still is, and says so. */
+  const disableFailing = async (result: AttemptResult, webhookId: string): Promise<void> => {
+    const { organizationId } = result.delivery;
+    const now = deps.clock.now();
+    const failingBefore = isoAt(now - deps.config.webhookDisableAfterMs);
+    const disabled = await deps.storage.transaction(async (tx) => {
+      await tx.webhooks.lockOrganization(organizationId);
+      const record = await tx.webhooks.disableFailing(webhookId, failingBefore, isoAt(now));
+      if (record === null) return null;
+      const cancelled = await tx.deliveries.cancelForSubscription(
+        organizationId,
+        webhookId,
+        isoAt(now),
+      );
+      return { failingSince: record.failingSince ?? failingBefore, cancelled };
+    });
+    if (disabled !== null) log({ event: "disabled", organizationId, webhookId, ...disabled });
+  };
+
+  /**
+   * After a batch is recorded: notes each subscription's latest outcome, turning off one whose
+   * attempts have failed for too long, and makes due the backlog of destinations whose circuit
+   * closed. This is bookkeeping: a failure is logged and tried again with later attempts.
+   */
+  const afterRecorded = async (batch: readonly AttemptResult[]): Promise<void> => {
+    const latest = new Map<string, AttemptResult>();
+    for (const result of batch) {
+      const { destination } = result.delivery;
+      if (destination.kind !== "subscription" || result.url === null) continue;
+      const seen = latest.get(destination.webhookId);
+      if (seen === undefined || seen.attempt.startedAt <= result.attempt.startedAt) {
+        latest.set(destination.webhookId, result);
+      }
+    }
+    try {
+      for (const [webhookId, result] of latest) {
+        const succeeded = result.next.status === "delivered";
+        if (succeeded && healthySubscriptions.has(webhookId)) continue;
+        const failingSince = await deps.storage.webhooks.noteAttempt(
+          webhookId,
+          result.attempt.startedAt,
+          succeeded,
+        );
+        if (failingSince === null) {
+          if (healthySubscriptions.size >= HEALTHY_SUBSCRIPTIONS_KEPT) healthySubscriptions.clear();
+          healthySubscriptions.add(webhookId);
+          continue;
+        }
+        healthySubscriptions.delete(webhookId);
+        const failingMs = deps.clock.now() - Date.parse(failingSince);
+        if (failingMs >= deps.config.webhookDisableAfterMs) {
+          await disableFailing(result, webhookId);
+        }
+      }
+      for (const key of [...reopened]) {
+        reopened.delete(key);
+        await deps.storage.deliveries.dueNowForDestination(key, isoAt(deps.clock.now()));
+      }
+    } catch (cause) {
+      log({ event: "error", stage: "health", error: String(cause) });
     }
   };
 
@@ -318,6 +451,7 @@ export function createDeliveryEngine(
     }
     logRecorded(batch, outcome.recorded);
     for (const claimed of outcome.claimed) run(claimed);
+    await afterRecorded(batch);
   };
 
   /** One pass at a time, whoever asks (poll, wake, runOnce). */
@@ -390,6 +524,8 @@ export function createDeliveryEngine(
       await pass;
       await settle();
       started = false;
+      // Stopped: `runOnce` claims again, and `start` may go on where this left off.
+      stopping = false;
       loop = null;
     },
     wake,
@@ -400,5 +536,6 @@ export function createDeliveryEngine(
       if (!started) woken = false;
       return attemptsMade - before;
     },
+    openCircuits: () => health.openCount(),
   };
 }

@@ -35,7 +35,9 @@ describe("routing and the outbox (docs/api.md Webhook events, docs/decisions.md 
     expect(deliveries.map((d) => d.destination)).toEqual([
       { kind: "message", url: "https://own.example.com/hook", apiKeyId: message.apiKeyId },
     ]);
-    expect(deliveries.map((d) => d.destinationKey)).toEqual(["url:https://own.example.com"]);
+    expect(deliveries.map((d) => d.destinationKey)).toEqual([
+      `${message.organizationId} https://own.example.com`,
+    ]);
   });
 
   it("without webhook_url an event goes to the active subscription whose topics include it", async () => {
@@ -55,7 +57,9 @@ describe("routing and the outbox (docs/api.md Webhook events, docs/decisions.md 
     expect(deliveries.map((d) => d.destination)).toEqual([
       { kind: "subscription", webhookId: sent },
     ]);
-    expect(deliveries.map((d) => d.destinationKey)).toEqual([sent]);
+    expect(deliveries.map((d) => d.destinationKey)).toEqual([
+      `${message.organizationId} https://s.example.com`,
+    ]);
     expect(deliveries.some((d) => JSON.stringify(d.destination).includes(inactive))).toBe(false);
   });
 
@@ -136,13 +140,15 @@ describe("routing and the outbox (docs/api.md Webhook events, docs/decisions.md 
     expect(await w.storage.raw.deliveries()).toEqual([]);
   });
 
-  it("destinationKey: a subscription's id, or url: and the origin, so one host's paths share slots", () => {
-    const own = (url: string) => destinationKey({ kind: "message", url, apiKeyId: "key_x" });
-    expect(destinationKey({ kind: "subscription", webhookId: "whk_1" })).toBe("whk_1");
-    expect(own("https://Hooks.Example.com/a?x=1")).toBe("url:https://hooks.example.com");
-    expect(own("https://hooks.example.com:443/b")).toBe("url:https://hooks.example.com");
-    expect(own("https://hooks.example.com:8443/a")).toBe("url:https://hooks.example.com:8443");
-    expect(own("http://hooks.example.com/a")).toBe("url:http://hooks.example.com");
-    expect(own("not a url")).toBe("url:not a url");
+  it("destinationKey: the organization and the origin, so one host's paths and subscriptions share slots", () => {
+    const key = (url: string) => destinationKey("org_a", url);
+    expect(key("https://Hooks.Example.com/a?x=1")).toBe("org_a https://hooks.example.com");
+    expect(key("https://hooks.example.com:443/b")).toBe("org_a https://hooks.example.com");
+    expect(key("https://hooks.example.com:8443/a")).toBe("org_a https://hooks.example.com:8443");
+    expect(key("http://hooks.example.com/a")).toBe("org_a http://hooks.example.com");
+    expect(destinationKey("org_b", "https://hooks.example.com/a")).toBe(
+      "org_b https://hooks.example.com",
+    );
+    expect(key("not a url")).toBe("org_a not a url");
   });
 });

@@ -12,6 +12,12 @@ import { isoAt } from "../shared/clock.js";
 import { destinationKey } from "./delivery-destination.js";
 import { messageEventBody } from "./event-body.js";
 
+/** Where one delivery goes, with the key of its destination (see `destinationKey`). */
+export interface Route {
+  destination: DeliveryDestination;
+  destinationKey: string;
+}
+
 /**
  * Where an event of this message goes, decided now: the message's own `webhook_url` strictly
  * wins; otherwise every active subscription of the organization whose topics include it.
@@ -20,14 +26,23 @@ export async function routeEvent(
   tx: Repositories,
   message: MessageRecord,
   topic: Topic,
-): Promise<DeliveryDestination[]> {
-  if (message.webhookUrl !== null) {
-    return [{ kind: "message", url: message.webhookUrl, apiKeyId: message.apiKeyId }];
+): Promise<Route[]> {
+  const { organizationId, webhookUrl } = message;
+  if (webhookUrl !== null) {
+    return [
+      {
+        destination: { kind: "message", url: webhookUrl, apiKeyId: message.apiKeyId },
+        destinationKey: destinationKey(organizationId, webhookUrl),
+      },
+    ];
   }
-  const subscriptions = await tx.webhooks.list(message.organizationId);
+  const subscriptions = await tx.webhooks.list(organizationId);
   return subscriptions
     .filter((s) => s.status === "active" && s.topics.includes(topic))
-    .map((s) => ({ kind: "subscription", webhookId: s.id }));
+    .map((s) => ({
+      destination: { kind: "subscription", webhookId: s.id },
+      destinationKey: destinationKey(organizationId, s.url),
+    }));
 }
 
 /**
@@ -53,7 +68,7 @@ export async function recordEvent(
     createdAt: now,
   };
   await tx.messages.insertEvent(event);
-  for (const destination of await routeEvent(tx, message, topic)) {
+  for (const { destination, destinationKey } of await routeEvent(tx, message, topic)) {
     const id = deps.ids.uuidv7();
     const delivery: DeliveryRecord = {
       id,
@@ -62,7 +77,7 @@ export async function recordEvent(
       messageId: message.id,
       topic,
       destination,
-      destinationKey: destinationKey(destination),
+      destinationKey,
       payload: messageEventBody(id, topic, now, message, error),
       status: "pending",
       attempts: 0,

@@ -24,6 +24,7 @@ describe("webhook subscriptions (docs/decisions.md 'Webhook subscription')", () 
       topics: ["message.sent"],
       status: "active",
       description: null,
+      disabled_reason: null,
       created_at: "2026-05-01T12:00:00.000Z",
       updated_at: "2026-05-01T12:00:00.000Z",
       signing_secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{20,}$/),

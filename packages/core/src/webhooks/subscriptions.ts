@@ -42,6 +42,8 @@ export function createWebhook(
       status,
       description,
       secretSealed: deps.secretBox.seal(secret),
+      disabledReason: null,
+      failingSince: null,
       createdAt: now,
       updatedAt: now,
     };

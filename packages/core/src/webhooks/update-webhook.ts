@@ -4,6 +4,7 @@ import type { DomainError } from "../errors.js";
 import type { WebhookSubscriptionChanges, WebhookSubscriptionRecord } from "../ports.js";
 import { isoAt } from "../shared/clock.js";
 import { useCase } from "../shared/result.js";
+import { destinationKey } from "./delivery-destination.js";
 import { findWebhook, webhookNotFound } from "./find-webhook.js";
 import { checkCanActivate } from "./subscription-rules.js";
 import { parseWebhookInput, updateWebhookInput } from "./webhook-input.js";
@@ -15,7 +16,8 @@ const sameTopics = (a: readonly string[], b: readonly string[]): boolean =>
 /**
  * Partially updates a subscription (PATCH): url, topics, status, description. The active-limit
  * and overlap rules are checked, under the organization's lock, when it becomes active or when
- * an active one changes topics. Deactivating cancels its pending deliveries.
+ * an active one changes topics. Deactivating cancels its pending deliveries; activating clears
+ * the engine's `disabledReason`; a new URL's host takes over the pending deliveries.
  */
 export function updateWebhook(
   deps: Pick<Deps, "storage" | "clock" | "urlPolicy">,
@@ -58,12 +60,27 @@ export function updateWebhook(
       if (next.url !== current.url) changes.url = next.url;
       if (topicsChanged) changes.topics = next.topics;
       if (next.status !== current.status) changes.status = next.status;
+      if (activating && current.disabledReason !== null) {
+        // Turned on again by hand: the engine's reason and its count of failing time start over.
+        changes.disabledReason = next.disabledReason = null;
+        changes.failingSince = next.failingSince = null;
+      }
       if (next.description !== current.description) changes.description = next.description;
       if (!(await tx.webhooks.update(actor.organizationId, webhookId, changes))) {
         return err(webhookNotFound(webhookId));
       }
       if (current.status === "active" && next.status === "inactive") {
         await tx.deliveries.cancelForSubscription(actor.organizationId, webhookId, now);
+      } else if (
+        destinationKey(actor.organizationId, next.url) !==
+        destinationKey(actor.organizationId, current.url)
+      ) {
+        // Its pending deliveries now go to another host: count them against that one.
+        await tx.deliveries.rekeyForSubscription(
+          actor.organizationId,
+          webhookId,
+          destinationKey(actor.organizationId, next.url),
+        );
       }
       return ok(toWebhookView(next));
     });

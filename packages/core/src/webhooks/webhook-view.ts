@@ -1,4 +1,4 @@
-import type { WebhookSubscriptionRecord, WebhookTopic } from "../ports.js";
+import type { WebhookDisabledReason, WebhookSubscriptionRecord, WebhookTopic } from "../ports.js";
 
 /** A webhook subscription as the API answers it; the secret is never part of it. */
 export interface WebhookView {
@@ -7,6 +7,11 @@ export interface WebhookView {
   topics: WebhookTopic[];
   status: "active" | "inactive";
   description: string | null;
+  /**
+   * `"failing"` when the delivery engine turned it off because its attempts kept failing;
+   * `null` otherwise. Turning it active again clears it.
+   */
+  disabled_reason: WebhookDisabledReason | null;
   created_at: string;
   updated_at: string;
 }
@@ -23,6 +28,7 @@ export const toWebhookView = (record: WebhookSubscriptionRecord): WebhookView =>
   topics: record.topics,
   status: record.status,
   description: record.description,
+  disabled_reason: record.disabledReason,
   created_at: record.createdAt,
   updated_at: record.updatedAt,
 });

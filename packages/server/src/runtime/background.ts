@@ -7,18 +7,37 @@ import { startMaintenance } from "./maintenance.js";
 import { startRetentionSweep } from "./retention-sweep.js";
 import type { Runtime } from "./runtime.js";
 
-/** Every webhook attempt is logged: status, duration, error (docs/decisions.md "Retries"). */
+/**
+ * Every webhook attempt is logged: status, duration, error (docs/decisions.md "Retries"); so is
+ * each circuit that opens or closes and each subscription turned off for failing.
+ */
 function logDelivery(logger: Logger, entry: DeliveryLogEntry): void {
-  if (entry.event === "attempt") {
-    const { event: _event, ...fields } = entry;
-    const level = entry.outcome === "delivered" ? "info" : "warn";
-    logger[level]("webhook attempt", fields);
-  } else {
-    logger.error("webhook engine error", {
-      stage: entry.stage,
-      deliveryId: entry.deliveryId,
-      error: entry.error,
-    });
+  switch (entry.event) {
+    case "attempt": {
+      const { event: _event, ...fields } = entry;
+      const level = entry.outcome === "delivered" ? "info" : "warn";
+      logger[level]("webhook attempt", fields);
+      return;
+    }
+    case "circuit":
+      logger[entry.state === "opened" ? "warn" : "info"](
+        entry.state === "opened"
+          ? "webhook destination not answering: circuit opened"
+          : "webhook destination answers again: circuit closed",
+        { destination: entry.destination },
+      );
+      return;
+    case "disabled": {
+      const { event: _event, ...fields } = entry;
+      logger.warn("webhook subscription disabled: its deliveries kept failing", fields);
+      return;
+    }
+    case "error":
+      logger.error("webhook engine error", {
+        stage: entry.stage,
+        deliveryId: entry.deliveryId,
+        error: entry.error,
+      });
   }
 }
 

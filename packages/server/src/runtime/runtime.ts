@@ -39,6 +39,7 @@ export function tidingsConfig(config: ServerConfig): TidingsConfig {
     webhookBackoffBaseMs: config.webhookBackoffBaseMs,
     webhookBackoffCapMs: config.webhookBackoffCapMs,
     webhookRetryWindowMs: config.webhookRetryWindowMs,
+    webhookDisableAfterMs: config.webhookDisableAfterMs,
     retentionMs: config.retentionMs,
     idempotencyTtlMs: config.idempotencyTtlMs,
   };

@@ -143,6 +143,7 @@ export function deliveryClaimsContract(harness: () => StorageHarness): void {
       for (let i = 1; i <= 3; i++) {
         backlog.push(await seedDelivery(storage, org, { nextAttemptAt: at(i) }, busy));
       }
+      const busyKey = backlog[0]!.destinationKey;
       const toOther = await seedDelivery(storage, org, { nextAttemptAt: at(4) }, other);
       const ownKey = "url:https://own.example.com:8443";
       const own = await seedDelivery(storage, org, {
@@ -157,13 +158,13 @@ export function deliveryClaimsContract(harness: () => StorageHarness): void {
       });
 
       const claimed = await storage.deliveries.claimDue(at(10), 2, "engine-1", LEASE_MS, {
-        excludeDestinations: [busy.id],
+        excludeDestinations: [busyKey],
       });
       expect(claimed.map((d) => d.id)).toEqual([toOther.id, own.id]);
       for (const d of backlog) expect(await raw.delivery(d.id)).toEqual(d);
 
       const rest = await storage.deliveries.claimDue(at(10), 10, "engine-1", LEASE_MS, {
-        excludeDestinations: [busy.id, ownKey],
+        excludeDestinations: [busyKey, ownKey],
       });
       expect(rest).toEqual([]);
       expect(await raw.delivery(ownLater.id)).toEqual(ownLater);
@@ -180,18 +181,23 @@ export function deliveryClaimsContract(harness: () => StorageHarness): void {
       const org = await seedOrganization(storage);
       const busy = await seedWebhook(storage, org);
       const other = await seedWebhook(storage, org);
-      await seedDelivery(storage, org, { nextAttemptAt: at(1) }, busy);
+      const { destinationKey: busyKey } = await seedDelivery(
+        storage,
+        org,
+        { nextAttemptAt: at(1) },
+        busy,
+      );
       const held = await seedDelivery(storage, org, { nextAttemptAt: at(2) }, other);
       const free = await seedDelivery(storage, org, { nextAttemptAt: at(3) }, other);
       expect(
         (
           await storage.deliveries.claimDue(at(10), 1, "engine-1", LEASE_MS, {
-            excludeDestinations: [busy.id],
+            excludeDestinations: [busyKey],
           })
         ).map((d) => d.id),
       ).toEqual([held.id]);
       const claimed = await storage.deliveries.claimDue(at(10), 5, "engine-2", LEASE_MS, {
-        excludeDestinations: [busy.id],
+        excludeDestinations: [busyKey],
       });
       expect(claimed.map((d) => [d.id, d.leaseOwner])).toEqual([[free.id, "engine-2"]]);
     });

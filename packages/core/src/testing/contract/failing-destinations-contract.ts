@@ -92,7 +92,7 @@ export function failingDestinationsContract(harness: () => StorageHarness): void
       expect(found).toEqual([
         {
           webhookId: flaky.id,
-          destinationKey: flaky.id,
+          destinationKey: `${organizationId} https://${flaky.id}.example.com`,
           url: null,
           retrying: 1,
           failed: 0,
@@ -102,7 +102,7 @@ export function failingDestinationsContract(harness: () => StorageHarness): void
         },
         {
           webhookId: down.id,
-          destinationKey: down.id,
+          destinationKey: `${organizationId} https://${down.id}.example.com`,
           url: null,
           retrying: 1,
           failed: 2,
@@ -112,7 +112,7 @@ export function failingDestinationsContract(harness: () => StorageHarness): void
         },
         {
           webhookId: null,
-          destinationKey: "url:https://own.example.com",
+          destinationKey: `${organizationId} https://own.example.com`,
           url: "https://own.example.com/b?token=t2",
           retrying: 0,
           failed: 2,

@@ -173,6 +173,8 @@ export const aWebhook = (
   status: "active",
   description: null,
   secretSealed: "sealed:whsec",
+  disabledReason: null,
+  failingSince: null,
   createdAt: at(0),
   updatedAt: at(0),
   ...overrides,
@@ -180,13 +182,19 @@ export const aWebhook = (
 
 /**
  * A pending delivery of an event, due at `at(0)`, never attempted, unleased; its
- * `destinationKey` follows its destination unless given.
+ * `destinationKey` is its organization's and its URL's origin (a subscription's id stands for
+ * its URL here), unless given.
  */
 export const aDelivery = (
   overrides: Owned<DeliveryRecord> & Pick<DeliveryRecord, "eventId" | "destination">,
 ): DeliveryRecord => ({
   id: ids.uuidv7(),
-  destinationKey: destinationKey(overrides.destination),
+  destinationKey: destinationKey(
+    overrides.organizationId,
+    overrides.destination.kind === "message"
+      ? overrides.destination.url
+      : `https://${overrides.destination.webhookId}.example.com`,
+  ),
   messageId: null,
   topic: "message.sent",
   payload: '{"id":"x","topic":"message.sent"}',

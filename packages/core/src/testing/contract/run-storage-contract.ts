@@ -6,6 +6,7 @@ import { contactListsContract } from "./contact-lists-contract.js";
 import { deliveryClaimsContract } from "./delivery-claims-contract.js";
 import { deliveryOutcomesContract } from "./delivery-outcomes-contract.js";
 import { failingDestinationsContract } from "./failing-destinations-contract.js";
+import { fairDeliveryContract } from "./fair-delivery-contract.js";
 import type { HarnessFactory } from "./harness.js";
 import { useHarness } from "./harness.js";
 import { idempotencyContract } from "./idempotency-contract.js";
@@ -37,6 +38,7 @@ export function runStorageContract(name: string, makeHarness: HarnessFactory): v
     webhookChangesContract(harness);
     deliveryClaimsContract(harness);
     deliveryOutcomesContract(harness);
+    fairDeliveryContract(harness);
     operatorQueriesContract(harness);
     failingDestinationsContract(harness);
     rateLimitsContract(harness);

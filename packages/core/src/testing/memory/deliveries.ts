@@ -1,5 +1,7 @@
 import type { DeliveryRecord, DeliveryRepository, FailingDestination } from "../../ports.js";
 import { isoAt } from "../../shared/clock.js";
+import { byDue } from "../../sql/delivery-order.js";
+import { fairOrder } from "../../sql/fair-order.js";
 import type { MemoryScope } from "./scope.js";
 import {
   assertNew,
@@ -140,22 +142,30 @@ export function memoryDeliveries(scope: MemoryScope): DeliveryRepository {
       scope.write("deliveries.claimDue", (s) => {
         const at = ms(now);
         const excluded = new Set(options.excludeDestinations ?? []);
-        const due = oldestFirst(
-          [...s.deliveries.values()].filter(
-            (d) =>
-              d.status === "pending" &&
-              ms(d.nextAttemptAt) <= at &&
-              leaseFree(d, at) &&
-              !excluded.has(d.destinationKey),
-          ),
-          (d) => d.nextAttemptAt,
-          (d) => d.id,
-        ).slice(0, limit);
-        return due.map((d) => {
-          const leased = { ...d, leaseOwner: owner, leaseExpiresAt: isoAt(at + leaseMs) };
-          s.deliveries.set(d.id, leased);
-          return leased;
+        const only = options.onlyDestinations && new Set(options.onlyDestinations);
+        const offers = new Map<string, DeliveryRecord[]>();
+        for (const d of s.deliveries.values()) {
+          const key = d.destinationKey;
+          if (d.status !== "pending" || ms(d.nextAttemptAt) > at || !leaseFree(d, at)) continue;
+          if (excluded.has(key) || (only !== undefined && !only.has(key))) continue;
+          offers.set(key, [...(offers.get(key) ?? []), d]);
+        }
+        const perDestination = options.perDestination ?? limit;
+        const candidates = [...offers.values()].map((rows) =>
+          oldestFirst(
+            rows,
+            (d) => d.nextAttemptAt,
+            (d) => d.id,
+          )
+            .slice(0, perDestination)
+            .map((d) => ({ id: d.id, organizationId: d.organizationId, due: d.nextAttemptAt, d })),
+        );
+        const leased = fairOrder(candidates, limit).map(({ d }) => {
+          const lease = { ...d, leaseOwner: owner, leaseExpiresAt: isoAt(at + leaseMs) };
+          s.deliveries.set(d.id, lease);
+          return lease;
         });
+        return leased.sort(byDue);
       }),
     completeAttempt: (id, owner, outcome) =>
       scope.write("deliveries.completeAttempt", (s) => {
@@ -205,6 +215,28 @@ export function memoryDeliveries(scope: MemoryScope): DeliveryRepository {
           cancelled += 1;
         }
         return cancelled;
+      }),
+    rekeyForSubscription: (organizationId, webhookId, destinationKey) =>
+      scope.write("deliveries.rekeyForSubscription", (s) => {
+        let moved = 0;
+        for (const d of s.deliveries.values()) {
+          if (d.organizationId !== organizationId || webhookIdOf(d) !== webhookId) continue;
+          if (d.status !== "pending") continue;
+          s.deliveries.set(d.id, { ...d, destinationKey });
+          moved += 1;
+        }
+        return moved;
+      }),
+    dueNowForDestination: (destinationKey, at) =>
+      scope.write("deliveries.dueNowForDestination", (s) => {
+        let moved = 0;
+        for (const d of s.deliveries.values()) {
+          if (d.destinationKey !== destinationKey || d.status !== "pending") continue;
+          if (ms(d.nextAttemptAt) <= ms(at)) continue;
+          s.deliveries.set(d.id, { ...d, nextAttemptAt: at });
+          moved += 1;
+        }
+        return moved;
       }),
     redeliver: (organizationId, id, at) =>
       scope.write("deliveries.redeliver", (s) => {

@@ -1,6 +1,6 @@
 import type { WebhookSubscriptionRepository } from "../../ports.js";
 import type { MemoryScope } from "./scope.js";
-import { assertNew, clone, oldestFirst } from "./state.js";
+import { assertNew, clone, ms, oldestFirst } from "./state.js";
 
 /** Webhook subscriptions in memory. */
 export function memoryWebhooks(scope: MemoryScope): WebhookSubscriptionRepository {
@@ -35,6 +35,8 @@ export function memoryWebhooks(scope: MemoryScope): WebhookSubscriptionRepositor
         if (changes.status !== undefined) next.status = changes.status;
         if (changes.description !== undefined) next.description = changes.description;
         if (changes.secretSealed !== undefined) next.secretSealed = changes.secretSealed;
+        if (changes.disabledReason !== undefined) next.disabledReason = changes.disabledReason;
+        if (changes.failingSince !== undefined) next.failingSince = changes.failingSince;
         s.webhooks.set(id, next);
         return true;
       }),
@@ -44,6 +46,29 @@ export function memoryWebhooks(scope: MemoryScope): WebhookSubscriptionRepositor
         if (stored?.organizationId !== organizationId) return false;
         s.webhooks.delete(id);
         return true;
+      }),
+    noteAttempt: (id, at, succeeded) =>
+      scope.write("webhooks.noteAttempt", (s) => {
+        const stored = s.webhooks.get(id);
+        if (stored === undefined) return null;
+        const failingSince = succeeded ? null : (stored.failingSince ?? at);
+        s.webhooks.set(id, { ...stored, failingSince });
+        return failingSince;
+      }),
+    disableFailing: (id, failingBefore, at) =>
+      scope.write("webhooks.disableFailing", (s) => {
+        const stored = s.webhooks.get(id);
+        const { failingSince } = stored ?? {};
+        if (stored?.status !== "active" || failingSince == null) return null;
+        if (ms(failingSince) > ms(failingBefore)) return null;
+        const disabled = {
+          ...stored,
+          status: "inactive" as const,
+          disabledReason: "failing" as const,
+          updatedAt: at,
+        };
+        s.webhooks.set(id, disabled);
+        return disabled;
       }),
     // Transactions already run one at a time in memory, so holding the lock is all it takes.
     lockOrganization: (_organizationId) =>

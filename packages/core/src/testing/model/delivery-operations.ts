@@ -1,6 +1,5 @@
 import fc from "fast-check";
 import type { AttemptOutcome, DeliveryDestination } from "../../ports.js";
-import { destinationKey } from "../../webhooks/delivery-destination.js";
 import { aDelivery, at, aUuid } from "../contract/fixtures.js";
 import { always, has, Operation } from "./operation.js";
 import { ORGS, OWNERS, pick, URLS } from "./values.js";
@@ -44,25 +43,52 @@ const insert = fc
       }),
   );
 
+/** Every destination key a delivery of the model can have: each organization's, to each place. */
+const KEYS = ORGS.flatMap((org) => aDeliveryKeys(org));
+
+function aDeliveryKeys(organizationId: string): string[] {
+  return DESTINATIONS.map(
+    (destination) => aDelivery({ organizationId, eventId: aUuid(), destination }).destinationKey,
+  );
+}
+
+const someKeys = fc.subarray(KEYS.map((_, i) => i));
+
 const claimDue = fc
   .record({
     now: fc.nat(16),
-    limit: fc.integer({ min: 1, max: 3 }),
+    limit: fc.integer({ min: 1, max: 4 }),
     owner: fc.nat(1),
     lease: fc.constantFrom(3_000, 8_000),
-    exclude: fc.subarray([0, 1, 2, 3]),
+    exclude: someKeys,
+    only: fc.option(someKeys, { nil: undefined }),
+    perDestination: fc.option(fc.integer({ min: 1, max: 3 }), { nil: undefined }),
   })
-  .map(({ now, limit, owner, lease, exclude }) => {
-    const excludeDestinations = exclude.map((i) => destinationKey(pick(DESTINATIONS, i)));
+  .map(({ now, limit, owner, lease, exclude, only, perDestination }) => {
+    const keys = (indexes: number[]) => indexes.map((i) => pick(KEYS, i));
+    const options = {
+      excludeDestinations: keys(exclude),
+      ...(only === undefined ? {} : { onlyDestinations: keys(only) }),
+      ...(perDestination === undefined ? {} : { perDestination }),
+    };
     return new Operation(
-      `deliveries.claimDue(${now}, ${limit}, ${pick(OWNERS, owner)}, ${lease}, not [${exclude}])`,
+      `deliveries.claimDue(${now}, ${limit}, ${pick(OWNERS, owner)}, ${lease}, not [${exclude}], only ${only === undefined ? "any" : `[${only}]`}, ${perDestination ?? "∞"} each)`,
       always,
       () => (side) =>
-        side.repos.deliveries.claimDue(at(now), limit, pick(OWNERS, owner), lease, {
-          excludeDestinations,
-        }),
+        side.repos.deliveries.claimDue(at(now), limit, pick(OWNERS, owner), lease, options),
     );
   });
+
+const dueNowForDestination = fc
+  .record({ key: fc.nat(KEYS.length - 1), t: fc.nat(16) })
+  .map(
+    ({ key, t }) =>
+      new Operation(
+        `deliveries.dueNowForDestination(key ${key}, ${t})`,
+        always,
+        () => (side) => side.repos.deliveries.dueNowForDestination(pick(KEYS, key), at(t)),
+      ),
+  );
 
 const OUTCOMES = ["delivered", "failed", "pending"] as const;
 
@@ -125,6 +151,22 @@ const cancelForSubscription = fc
       ),
   );
 
+const rekeyForSubscription = fc
+  .record({ org: fc.nat(1), webhook: fc.nat(1), key: fc.nat(KEYS.length - 1) })
+  .map(
+    ({ org, webhook, key }) =>
+      new Operation(
+        `deliveries.rekeyForSubscription(org ${org}, webhook ${webhook}, key ${key})`,
+        always,
+        () => (side) =>
+          side.repos.deliveries.rekeyForSubscription(
+            pick(ORGS, org),
+            pick(WEBHOOKS, webhook),
+            pick(KEYS, key),
+          ),
+      ),
+  );
+
 const nextDueAt = fc.constant(
   new Operation(
     "deliveries.nextDueAt()",
@@ -154,6 +196,8 @@ export const deliveryOperations = [
   completeAttempt,
   redeliver,
   cancelForSubscription,
+  rekeyForSubscription,
+  dueNowForDestination,
   nextDueAt,
   read,
 ];

@@ -1,0 +1,165 @@
+import { describe, expect, it } from "vitest";
+import type { DeliveryRecord } from "../../ports.js";
+import { at } from "./fixtures.js";
+import type { StorageHarness } from "./raw.js";
+import { seedDelivery, seedOrganization, seedWebhook } from "./seed.js";
+
+const LEASE_MS = 30_000;
+
+/** Fair claims, moving a destination's deliveries, and a failing subscription's bookkeeping. */
+export function fairDeliveryContract(harness: () => StorageHarness): void {
+  describe("deliveries.claimDue: fair between organizations and destinations", () => {
+    it("an organization's long backlog takes turns with another's single due row", async () => {
+      const { storage } = harness();
+      const flooding = await seedOrganization(storage);
+      const quiet = await seedOrganization(storage);
+      const dead = await seedWebhook(storage, flooding);
+      const backlog: DeliveryRecord[] = [];
+      for (let i = 1; i <= 5; i++) {
+        backlog.push(await seedDelivery(storage, flooding, { nextAttemptAt: at(i) }, dead));
+      }
+      const healthy = await seedDelivery(storage, quiet, { nextAttemptAt: at(9) });
+      const claimed = await storage.deliveries.claimDue(at(10), 2, "engine-1", LEASE_MS);
+      // Oldest due first would take two of the backlog; turns give each organization one.
+      expect(claimed.map((d) => d.id)).toEqual([backlog[0]!.id, healthy.id]);
+    });
+
+    it("within an organization, destinations take turns; perDestination bounds each one", async () => {
+      const { storage } = harness();
+      const org = await seedOrganization(storage);
+      const slow = await seedWebhook(storage, org);
+      const fast = await seedWebhook(storage, org);
+      const toSlow: DeliveryRecord[] = [];
+      for (let i = 1; i <= 4; i++) {
+        toSlow.push(await seedDelivery(storage, org, { nextAttemptAt: at(i) }, slow));
+      }
+      const toFast = [
+        await seedDelivery(storage, org, { nextAttemptAt: at(7) }, fast),
+        await seedDelivery(storage, org, { nextAttemptAt: at(8) }, fast),
+      ];
+      const firstTurns = await storage.deliveries.claimDue(at(10), 3, "engine-1", LEASE_MS);
+      // Turn 1: each destination's oldest; turn 2: the slow one's next, older than fast's.
+      expect(firstTurns.map((d) => d.id)).toEqual([toSlow[0]!.id, toSlow[1]!.id, toFast[0]!.id]);
+
+      const bounded = await storage.deliveries.claimDue(at(10), 10, "engine-1", LEASE_MS, {
+        perDestination: 1,
+      });
+      expect(bounded.map((d) => d.id)).toEqual([toSlow[2]!.id, toFast[1]!.id]);
+    });
+
+    it("onlyDestinations keeps to those destinations, less any excluded", async () => {
+      const { storage, raw } = harness();
+      const org = await seedOrganization(storage);
+      const a = await seedDelivery(storage, org, { nextAttemptAt: at(1) });
+      const b = await seedDelivery(storage, org, { nextAttemptAt: at(2) });
+      const c = await seedDelivery(storage, org, { nextAttemptAt: at(3) });
+      const claimed = await storage.deliveries.claimDue(at(10), 10, "engine-1", LEASE_MS, {
+        onlyDestinations: [b.destinationKey, c.destinationKey, "org_unknown https://x.example"],
+        excludeDestinations: [c.destinationKey],
+      });
+      expect(claimed.map((d) => d.id)).toEqual([b.id]);
+      expect(await raw.delivery(a.id)).toEqual(a);
+      expect(await raw.delivery(c.id)).toEqual(c);
+      expect(
+        await storage.deliveries.claimDue(at(10), 10, "engine-1", LEASE_MS, {
+          onlyDestinations: [],
+        }),
+      ).toEqual([]);
+    });
+  });
+
+  describe("deliveries: moving a destination's deliveries", () => {
+    it("rekeyForSubscription moves the subscription's pending deliveries only", async () => {
+      const { storage, raw } = harness();
+      const org = await seedOrganization(storage);
+      const other = await seedOrganization(storage);
+      const hook = await seedWebhook(storage, org);
+      const pending = await seedDelivery(storage, org, {}, hook);
+      const done = await seedDelivery(storage, org, { status: "delivered" }, hook);
+      const elsewhere = await seedDelivery(storage, org);
+      const key = `${org.organization.id} https://moved.example.com`;
+      expect(
+        await storage.deliveries.rekeyForSubscription(other.organization.id, hook.id, key),
+      ).toBe(0);
+      expect(await storage.deliveries.rekeyForSubscription(org.organization.id, hook.id, key)).toBe(
+        1,
+      );
+      expect(await raw.delivery(pending.id)).toEqual({ ...pending, destinationKey: key });
+      expect(await raw.delivery(done.id)).toEqual(done);
+      expect(await raw.delivery(elsewhere.id)).toEqual(elsewhere);
+    });
+
+    it("dueNowForDestination makes the destination's later pending deliveries due now", async () => {
+      const { storage, raw } = harness();
+      const org = await seedOrganization(storage);
+      const hook = await seedWebhook(storage, org);
+      const later = await seedDelivery(storage, org, { nextAttemptAt: at(500), attempts: 3 }, hook);
+      const due = await seedDelivery(storage, org, { nextAttemptAt: at(5) }, hook);
+      const failed = await seedDelivery(
+        storage,
+        org,
+        { nextAttemptAt: at(900), status: "failed" },
+        hook,
+      );
+      const otherDestination = await seedDelivery(storage, org, { nextAttemptAt: at(600) });
+      expect(await storage.deliveries.dueNowForDestination(later.destinationKey, at(10))).toBe(1);
+      expect(await raw.delivery(later.id)).toEqual({ ...later, nextAttemptAt: at(10) });
+      for (const unchanged of [due, failed, otherDestination]) {
+        expect(await raw.delivery(unchanged.id)).toEqual(unchanged);
+      }
+      expect(await storage.deliveries.dueNowForDestination(later.destinationKey, at(10))).toBe(0);
+    });
+  });
+
+  describe("webhooks: a failing subscription", () => {
+    it("noteAttempt keeps when failing began, and a success clears it; updatedAt stays", async () => {
+      const { storage, raw } = harness();
+      const org = await seedOrganization(storage);
+      const hook = await seedWebhook(storage, org);
+      expect(await storage.webhooks.noteAttempt(hook.id, at(10), false)).toBe(at(10));
+      expect(await storage.webhooks.noteAttempt(hook.id, at(20), false)).toBe(at(10));
+      expect(await raw.webhook(hook.id)).toEqual({ ...hook, failingSince: at(10) });
+      expect(await storage.webhooks.noteAttempt(hook.id, at(30), true)).toBeNull();
+      expect(await raw.webhook(hook.id)).toEqual(hook);
+      expect(await storage.webhooks.noteAttempt(hook.id, at(40), false)).toBe(at(40));
+      expect(await storage.webhooks.noteAttempt("whk_unknown", at(40), false)).toBeNull();
+    });
+
+    it("disableFailing turns off only an active subscription failing since then", async () => {
+      const { storage, raw } = harness();
+      const org = await seedOrganization(storage);
+      const failing = await seedWebhook(storage, org, { failingSince: at(10) });
+      const recent = await seedWebhook(storage, org, { failingSince: at(50) });
+      const healthy = await seedWebhook(storage, org);
+      const off = await seedWebhook(storage, org, { failingSince: at(10), status: "inactive" });
+
+      expect(await storage.webhooks.disableFailing(recent.id, at(20), at(99))).toBeNull();
+      expect(await storage.webhooks.disableFailing(healthy.id, at(20), at(99))).toBeNull();
+      expect(await storage.webhooks.disableFailing(off.id, at(20), at(99))).toBeNull();
+      expect(await storage.webhooks.disableFailing("whk_unknown", at(20), at(99))).toBeNull();
+      const disabled = {
+        ...failing,
+        status: "inactive",
+        disabledReason: "failing",
+        updatedAt: at(99),
+      };
+      expect(await storage.webhooks.disableFailing(failing.id, at(10), at(99))).toEqual(disabled);
+      expect(await raw.webhook(failing.id)).toEqual(disabled);
+      for (const unchanged of [recent, healthy, off]) {
+        expect(await raw.webhook(unchanged.id)).toEqual(unchanged);
+      }
+      // A PATCH-style update clears the reason and the failing time.
+      await storage.webhooks.update(org.organization.id, failing.id, {
+        status: "active",
+        disabledReason: null,
+        failingSince: null,
+        updatedAt: at(100),
+      });
+      expect(await raw.webhook(failing.id)).toEqual({
+        ...failing,
+        failingSince: null,
+        updatedAt: at(100),
+      });
+    });
+  });
+}
