@@ -29,6 +29,40 @@ async function deliveriesOf(world: ConsoleWorld, count: number, good: number) {
 }
 
 describe("webhook pages", () => {
+  it("shows a subscription Tidings turned off for failing as such, and Enable clears it", async () => {
+    const world = await consoleWorld();
+    const browser = await world.signIn();
+    const actor = { organizationId: world.org.id, apiKeyId: null };
+    const webhook = (
+      await createWebhook(world.deps, actor, {
+        url: "https://hooks.example.com/in",
+        topics: ["message.sent"],
+      })
+    )._unsafeUnwrap();
+    await world.deps.storage.webhooks.noteAttempt(
+      webhook.webhook_id,
+      "2026-01-01T00:00:00.000Z",
+      false,
+    );
+    await world.deps.storage.webhooks.disableFailing(
+      webhook.webhook_id,
+      "2026-01-02T00:00:00.000Z",
+      "2026-01-06T00:00:00.000Z",
+    );
+    const path = `/webhooks/${webhook.webhook_id}`;
+    const list = await world.get(browser, "/webhooks");
+    expect(list.body).toContain("Disabled: failing");
+    const page = await world.get(browser, path);
+    expect(page.body).toContain("Disabled: failing");
+    expect(page.body).toContain("Tidings turned this subscription off");
+    await world.post(browser, `${path}/enable`);
+    const enabled = await world.get(browser, path);
+    expect(enabled.body).not.toContain("Disabled: failing");
+    expect(
+      (await world.deps.storage.webhooks.get(world.org.id, webhook.webhook_id))?.disabledReason,
+    ).toBeNull();
+  });
+
   it("refuses an invalid webhook beside its fields, keeping what was typed", async () => {
     const world = await consoleWorld();
     const browser = await world.signIn();

@@ -71,8 +71,14 @@ const inputOf = (form: WebhookForm) => ({
   description: form.description.trim() === "" ? null : form.description,
 });
 
-const statusBadge = (status: string) =>
-  status === "active" ? <Badge tone="good">Active</Badge> : <Badge tone="bad">Inactive</Badge>;
+const statusBadge = (webhook: Pick<WebhookView, "status" | "disabled_reason">) =>
+  webhook.status === "active" ? (
+    <Badge tone="good">Active</Badge>
+  ) : webhook.disabled_reason === "failing" ? (
+    <Badge tone="bad">Disabled: failing</Badge>
+  ) : (
+    <Badge tone="bad">Inactive</Badge>
+  );
 
 function WebhookFields(props: { form: WebhookForm; errors: FieldErrors }) {
   const { form, errors } = props;
@@ -151,7 +157,7 @@ function WebhooksPage(props: {
               <a href={`${frame.base}/webhooks/${webhook.webhook_id}`}>{shownUrl(webhook.url)}</a>
             </td>
             <td>{webhook.topics.join(", ")}</td>
-            <td>{statusBadge(webhook.status)}</td>
+            <td>{statusBadge(webhook)}</td>
             <td class="wrap">{webhook.description ?? ""}</td>
             <td>
               <Time at={webhook.updated_at} />
@@ -248,7 +254,16 @@ function WebhookPage(props: {
         <dt>URL</dt>
         <dd class="wrap">{shownUrl(webhook.url)}</dd>
         <dt>Status</dt>
-        <dd>{statusBadge(webhook.status)}</dd>
+        <dd>
+          {statusBadge(webhook)}
+          {webhook.disabled_reason === "failing" && (
+            <p>
+              Tidings turned this subscription off: every delivery attempt failed for days. Fix the
+              receiver and press Enable; send the cancelled deliveries again with Redeliver below,
+              or all at once with the API's recover.
+            </p>
+          )}
+        </dd>
         <dt>Topics</dt>
         <dd>{webhook.topics.join(", ")}</dd>
         <dt>Created</dt>
