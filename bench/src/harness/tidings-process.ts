@@ -124,3 +124,38 @@ export async function startTidings(env: Env, nodeArgs: string[] = []): Promise<T
     },
   };
 }
+
+/** A running `tidings worker` child process. */
+export interface TidingsWorker {
+  pid: number;
+  /** SIGTERM, then waits for the exit. */
+  stop(): Promise<void>;
+}
+
+/** Starts `tidings worker` and resolves once it logs that it started. */
+export async function startTidingsWorker(env: Env): Promise<TidingsWorker> {
+  const child = spawn(process.execPath, [TIDINGS_BIN, "worker"], {
+    env: { ...process.env, ...env, TIDINGS_LOG_LEVEL: "info" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stderr?.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  await new Promise<void>((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout! });
+    lines.on("line", (line) => {
+      if (line.includes('"worker started"')) resolve();
+    });
+    child.once("exit", (code) =>
+      reject(new Error(`tidings worker exited (${code}) before starting: ${stderr}`)),
+    );
+  });
+  return {
+    pid: child.pid!,
+    async stop() {
+      child.kill("SIGTERM");
+      await exited(child);
+    },
+  };
+}
