@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { eventually } from "./testing/eventually.js";
+import { startFlakyReceiver } from "./testing/flaky-receiver.js";
 import {
   createSender,
   type ProcessCluster,
@@ -150,7 +151,8 @@ describe("a subscription whose deliveries keep failing is turned off (through ti
       TIDINGS_SANDBOX_DELAY_MS: "600000",
     });
     cleanups.push(() => tidings.stop());
-    const failing = await startFailingReceiver();
+    const failing = await startFlakyReceiver();
+    cleanups.push(() => failing.close());
     const sender: Sender = {
       token: tidings.token,
       campaignId: tidings.campaignId,
@@ -163,7 +165,7 @@ describe("a subscription whose deliveries keep failing is turned off (through ti
 
     expect((await api("POST", "/v1/messages/send", sendBody(sender))).status).toBe(200);
     await eventually("the first failed attempt", async () =>
-      failing.count() >= 1 ? true : undefined,
+      failing.arrivals.length >= 1 ? true : undefined,
     );
     // Past the disable time, the next failed attempt turns the subscription off.
     await new Promise((resolve) => setTimeout(resolve, 1_600));
@@ -189,26 +191,3 @@ describe("a subscription whose deliveries keep failing is turned off (through ti
     expect(enabled.json).toMatchObject({ status: "active", disabled_reason: null });
   }, 60_000);
 });
-
-/** A receiver on port 0 that answers every request with 500, counting them. */
-async function startFailingReceiver() {
-  const { createServer } = await import("node:http");
-  let count = 0;
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on("end", () => {
-      count += 1;
-      res.writeHead(500).end("down");
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  cleanups.push(
-    () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  );
-  const { port } = server.address() as { port: number };
-  return { url: `http://127.0.0.1:${port}/hooks`, count: () => count };
-}

@@ -1,10 +1,9 @@
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { sqliteStorage } from "@tidings/adapter-sqlite";
 import { redeliverDelivery, systemClock } from "@tidings/core";
 import { afterEach, expect, it } from "vitest";
 import { eventually } from "./testing/eventually.js";
+import { startFlakyReceiver } from "./testing/flaky-receiver.js";
 import { startInProcess } from "./testing/in-process.js";
 import { cliKey, cliOrganization, OPERATOR_SCOPES, tempWorkspace } from "./testing/run-cli.js";
 
@@ -17,48 +16,11 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-interface Arrival {
-  url: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-  status: number;
-}
-
-/** A receiver that answers 500 (with a long body) until told to recover, then 200. */
+/** A receiver that answers 500 until told to recover, closed after the test. */
 async function flakyReceiver() {
-  const arrivals: Arrival[] = [];
-  let healthy = false;
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => {
-      const status = healthy ? 200 : 500;
-      arrivals.push({
-        url: req.url ?? "",
-        headers: req.headers,
-        body: Buffer.concat(chunks).toString("utf8"),
-        status,
-      });
-      res.writeHead(status, { "content-type": "text/plain" });
-      res.end(healthy ? "thanks" : `down for maintenance ${"z".repeat(5000)}`);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  cleanups.push(
-    () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  );
-  const port = (server.address() as AddressInfo).port;
-  return {
-    url: `http://127.0.0.1:${port}/hooks?token=receiver-s3cret`,
-    arrivals,
-    recover: () => {
-      healthy = true;
-    },
-  };
+  const receiver = await startFlakyReceiver();
+  cleanups.push(() => receiver.close());
+  return receiver;
 }
 
 it("a failing receiver, its attempts in the delivery log, recovery, then redeliveries with the same id, also after a restart", {

@@ -18,6 +18,7 @@ import {
   DestinationHealth,
   type DestinationHealthOptions,
 } from "./destination-health.js";
+import { type DisabledSubscription, failingSubscriptions } from "./failing-subscriptions.js";
 import { memoizedSecretBox } from "./memoized-secret-box.js";
 
 /** One line of the engine's log. */
@@ -30,15 +31,8 @@ export type DeliveryLogEntry =
       destination: string;
       state: "opened" | "closed";
     }
-  | {
-      /** A subscription was turned off: its attempts kept failing with no success. */
-      event: "disabled";
-      organizationId: string;
-      webhookId: string;
-      failingSince: string;
-      /** Its pending deliveries, now cancelled (recover brings them back). */
-      cancelled: number;
-    }
+  /** A subscription was turned off: its attempts kept failing with no success. */
+  | ({ event: "disabled" } & DisabledSubscription)
   | {
       event: "error";
       stage: "claim" | "attempt" | "record" | "health";
@@ -138,8 +132,6 @@ const DEFAULT_CONCURRENCY = 64;
  * answers in 100 ms take about 80 deliveries a second without being flooded.
  */
 const DEFAULT_PER_DESTINATION = 8;
-/** How many of the subscriptions known to have no failing attempt an engine remembers. */
-const HEALTHY_SUBSCRIPTIONS_KEPT = 10_000;
 
 /**
  * The webhook delivery engine. It claims due deliveries as leases and runs their attempts with
@@ -197,8 +189,9 @@ export function createDeliveryEngine(
   const health = new DestinationHealth({ ...options.circuit, perDestination });
   /** Destinations whose circuit closed since the last pass: their backlog becomes due. */
   const reopened = new Set<string>();
-  /** Subscriptions this engine knows to have no failing time stored: a success writes nothing. */
-  const healthySubscriptions = new Set<string>();
+  const subscriptions = failingSubscriptions(deps, (disabled) =>
+    log({ event: "disabled", ...disabled }),
+  );
   let attemptsMade = 0;
   let started = false;
   let stopping = false;
@@ -334,22 +327,7 @@ export function createDeliveryEngine(
       }
     };
 
-    /** Destinations the unproven claim passes over: answering ones, and those with no room. */
-    const passedOver: string[] = [];
-    /** Answering destinations with room, by how many more each may start. */
-    const answeringByRoom = new Map<number, string[]>();
-    let unprovenRunning = 0;
-    for (const key of new Set([...health.known(), ...runningPer.keys()])) {
-      const running = runningPer.get(key) ?? 0;
-      const room = health.allowance(key, now) - running;
-      if (health.isAnswering(key)) {
-        passedOver.push(key);
-        if (room > 0) answeringByRoom.set(room, [...(answeringByRoom.get(room) ?? []), key]);
-      } else {
-        unprovenRunning += running;
-        if (room <= 0) passedOver.push(key);
-      }
-    }
+    const { passedOver, unprovenRunning, answeringByRoom } = health.plan(runningPer, now);
     await take(Math.min(free, unprovenConcurrency - unprovenRunning), {
       excludeDestinations: passedOver,
       perDestination: 1,
@@ -360,60 +338,14 @@ export function createDeliveryEngine(
     return claimed;
   };
 
-  /** Turns off a subscription failing since `failingSince`, if it still is, and says so. */
-  const disableFailing = async (result: AttemptResult, webhookId: string): Promise<void> => {
-    const { organizationId } = result.delivery;
-    const now = deps.clock.now();
-    const failingBefore = isoAt(now - deps.config.webhookDisableAfterMs);
-    const disabled = await deps.storage.transaction(async (tx) => {
-      await tx.webhooks.lockOrganization(organizationId);
-      const record = await tx.webhooks.disableFailing(webhookId, failingBefore, isoAt(now));
-      if (record === null) return null;
-      const cancelled = await tx.deliveries.cancelForSubscription(
-        organizationId,
-        webhookId,
-        isoAt(now),
-      );
-      return { failingSince: record.failingSince ?? failingBefore, cancelled };
-    });
-    if (disabled !== null) log({ event: "disabled", organizationId, webhookId, ...disabled });
-  };
-
   /**
-   * After a batch is recorded: notes each subscription's latest outcome, turning off one whose
-   * attempts have failed for too long, and makes due the backlog of destinations whose circuit
-   * closed. This is bookkeeping: a failure is logged and tried again with later attempts.
+   * After a batch is recorded: notes each subscription's latest outcome (see
+   * `failingSubscriptions`), and makes due the backlog of destinations whose circuit closed.
+   * This is bookkeeping: a failure is logged, and later attempts try again.
    */
   const afterRecorded = async (batch: readonly AttemptResult[]): Promise<void> => {
-    const latest = new Map<string, AttemptResult>();
-    for (const result of batch) {
-      const { destination } = result.delivery;
-      if (destination.kind !== "subscription" || result.url === null) continue;
-      const seen = latest.get(destination.webhookId);
-      if (seen === undefined || seen.attempt.startedAt <= result.attempt.startedAt) {
-        latest.set(destination.webhookId, result);
-      }
-    }
     try {
-      for (const [webhookId, result] of latest) {
-        const succeeded = result.next.status === "delivered";
-        if (succeeded && healthySubscriptions.has(webhookId)) continue;
-        const failingSince = await deps.storage.webhooks.noteAttempt(
-          webhookId,
-          result.attempt.startedAt,
-          succeeded,
-        );
-        if (failingSince === null) {
-          if (healthySubscriptions.size >= HEALTHY_SUBSCRIPTIONS_KEPT) healthySubscriptions.clear();
-          healthySubscriptions.add(webhookId);
-          continue;
-        }
-        healthySubscriptions.delete(webhookId);
-        const failingMs = deps.clock.now() - Date.parse(failingSince);
-        if (failingMs >= deps.config.webhookDisableAfterMs) {
-          await disableFailing(result, webhookId);
-        }
-      }
+      await subscriptions.note(batch);
       for (const key of [...reopened]) {
         reopened.delete(key);
         await deps.storage.deliveries.dueNowForDestination(key, isoAt(deps.clock.now()));

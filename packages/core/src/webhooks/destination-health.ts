@@ -5,6 +5,16 @@ export type AttemptSignal =
   /** No answer: a timeout, a refused or reset connection, a name that does not resolve. */
   | "unreachable";
 
+/** How the slots of the next claim are split, from what is in flight and what is known. */
+export interface ClaimPlan {
+  /** Destinations a claim for the unproven ones passes over: answering, or with no room. */
+  passedOver: string[];
+  /** Attempts in flight to destinations not answering (or not heard from). */
+  unprovenRunning: number;
+  /** Answering destinations with room, by how many more attempts each may start. */
+  answeringByRoom: Map<number, string[]>;
+}
+
 /** What became of a destination's circuit after an attempt. */
 export type CircuitChange = "opened" | "closed" | null;
 
@@ -68,14 +78,22 @@ export class DestinationHealth {
     return this.#states.get(key)?.kind === "answering";
   }
 
-  /** The destinations this engine has heard of, answering or not. */
-  known(): IterableIterator<string> {
-    return this.#states.keys();
-  }
-
-  /** Whether this engine has heard of `key` lately. */
-  has(key: string): boolean {
-    return this.#states.has(key);
+  /** Splits the next claim's slots, given the attempts in flight per destination. */
+  plan(running: ReadonlyMap<string, number>, now: number): ClaimPlan {
+    const plan: ClaimPlan = { passedOver: [], unprovenRunning: 0, answeringByRoom: new Map() };
+    for (const key of new Set([...this.#states.keys(), ...running.keys()])) {
+      const inFlight = running.get(key) ?? 0;
+      const room = this.allowance(key, now) - inFlight;
+      if (this.isAnswering(key)) {
+        plan.passedOver.push(key);
+        if (room > 0)
+          plan.answeringByRoom.set(room, [...(plan.answeringByRoom.get(room) ?? []), key]);
+      } else {
+        plan.unprovenRunning += inFlight;
+        if (room <= 0) plan.passedOver.push(key);
+      }
+    }
+    return plan;
   }
 
   /** Destinations whose circuit is open (or half-open, waiting on a probe) at `now`. */
@@ -93,8 +111,13 @@ export class DestinationHealth {
       return state?.kind === "open" ? "closed" : null;
     }
     if (state?.kind === "open") {
-      // A probe went unanswered (or an attempt started before the circuit opened ended).
-      const openMs = now < state.until ? state.openMs : Math.min(state.openMs * 2, this.#maxOpenMs);
+      // An attempt started before the circuit opened ended: the circuit stays as it is.
+      if (now < state.until) {
+        this.#states.set(key, { ...state, seenAt: now });
+        return null;
+      }
+      // A probe went unanswered: open again, for twice as long.
+      const openMs = Math.min(state.openMs * 2, this.#maxOpenMs);
       this.#states.set(key, { kind: "open", until: now + openMs, openMs, seenAt: now });
       return null;
     }
