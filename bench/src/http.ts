@@ -3,10 +3,11 @@
 // Run: pnpm --filter @tidings/bench http   (BENCH_DURATION_S, BENCH_DB, BENCH_ONLY, BENCH_CPU_PROF)
 import { call, seedProfiles } from "./harness/api.js";
 import { type BareReply, startBareServer } from "./harness/bare-server.js";
-import { createFixture, type Database, otpSend } from "./harness/fixture.js";
+import { createFixture, type Database, OTP_TEMPLATE, otpSend } from "./harness/fixture.js";
 import { durationS, type LoadRequest, type LoadResult, runLoad } from "./harness/load.js";
 import { describeMachine, machineLine } from "./harness/machine.js";
 import { fixed, int, percent, table, verdict } from "./harness/markdown.js";
+import { type PeerServer, startPeerServer } from "./harness/peer-server.js";
 import { phoneNumber } from "./harness/phones.js";
 import { writeSection } from "./harness/results.js";
 import { startTidings } from "./harness/tidings-process.js";
@@ -84,12 +85,17 @@ const ENDPOINTS = ALL_ENDPOINTS.filter(
   (endpoint) => ONLY === undefined || ONLY.split(",").includes(endpoint.name),
 );
 
+/** The endpoints the straightforward server (the peer) has, measured beside Tidings on SQLite. */
+const PEER_ENDPOINTS = ["POST /v1/profiles", "GET /v1/profiles/{id}", "POST /v1/messages/send"];
+
 interface Row {
   endpoint: string;
   database: Database;
   connections: number;
   tidings: LoadResult;
   bare: LoadResult;
+  /** The straightforward server on the same request, same run (SQLite only). */
+  peer: LoadResult | null;
 }
 
 const bareResults = new Map<string, LoadResult>();
@@ -122,13 +128,40 @@ async function measureBare(
   }
 }
 
+/** Runs `endpoint` against the peer, warmed up like Tidings. */
+async function measurePeer(
+  peer: { server: PeerServer; context: Context },
+  endpoint: Endpoint,
+  connections: number,
+): Promise<LoadResult> {
+  const headers = { authorization: `Bearer ${peer.server.token}` };
+  const next = endpoint.requests(peer.context);
+  await runLoad({ url: peer.server.url, connections, durationS: WARMUP_S, headers, next });
+  return runLoad({ url: peer.server.url, connections, durationS: DURATION_S, headers, next });
+}
+
 async function benchDatabase(database: Database): Promise<void> {
   const fixture = await createFixture(database);
   const nodeArgs = CPU_PROF ? ["--cpu-prof", "--cpu-prof-dir", CPU_PROF] : [];
   const server = await startTidings(fixture.env, nodeArgs);
+  // The same send limit Tidings serves with here (lifted: BENCH_ENV).
+  const peerServer =
+    database === "sqlite"
+      ? await startPeerServer({ template: OTP_TEMPLATE, rateLimit: 9_999_999, rateWindowMs: 1000 })
+      : null;
   try {
     const ids = await seedProfiles(server.url, fixture.token, 0, SEEDED);
     const context: Context = { ids, campaignId: fixture.campaignId };
+    const peer =
+      peerServer === null
+        ? null
+        : {
+            server: peerServer,
+            context: {
+              ids: await seedProfiles(peerServer.url, peerServer.token, 0, SEEDED),
+              campaignId: peerServer.campaignId,
+            },
+          };
     const headers = { authorization: `Bearer ${fixture.token}` };
     for (const endpoint of ENDPOINTS) {
       const reply = await sampleReply(server.url, fixture.token, endpoint.requests(context)());
@@ -144,9 +177,20 @@ async function benchDatabase(database: Database): Promise<void> {
           next,
         });
         const bare = bareResults.get(`${endpoint.name}@${connections}`)!;
-        rows.push({ endpoint: endpoint.name, database, connections, tidings, bare });
+        const peerResult =
+          peer !== null && PEER_ENDPOINTS.includes(endpoint.name)
+            ? await measurePeer(peer, endpoint, connections)
+            : null;
+        rows.push({
+          endpoint: endpoint.name,
+          database,
+          connections,
+          tidings,
+          bare,
+          peer: peerResult,
+        });
         console.log(
-          `${database} ${endpoint.name} c=${connections}: ${int(tidings.requestsPerS)} req/s (bare ${int(bare.requestsPerS)}), p50 ${tidings.p50Ms} ms, p99 ${tidings.p99Ms} ms, failures ${tidings.failures} ${JSON.stringify(tidings.statusCodes)}`,
+          `${database} ${endpoint.name} c=${connections}: ${int(tidings.requestsPerS)} req/s (peer ${peerResult === null ? "–" : int(peerResult.requestsPerS)}, bare ${int(bare.requestsPerS)}), p50 ${tidings.p50Ms} ms, p99 ${tidings.p99Ms} ms, failures ${tidings.failures} ${JSON.stringify(tidings.statusCodes)}`,
         );
         // Let the sandbox's delivered/seen reports of the sends land before the next run.
         if (endpoint.name.includes("send")) await new Promise((r) => setTimeout(r, 2500));
@@ -154,6 +198,7 @@ async function benchDatabase(database: Database): Promise<void> {
     }
     peakRss.push({ database, mib: server.peakRssMiB() });
   } finally {
+    await peerServer?.stop();
     await server.stop();
     await fixture.dispose();
   }
@@ -166,8 +211,10 @@ function report(): string {
       "DB",
       "Conns",
       "req/s",
+      "peer req/s",
+      "vs peer",
       "bare req/s",
-      "ratio",
+      "vs bare",
       "p50 ms",
       "p99 ms",
       "bare p50/p99 ms",
@@ -178,6 +225,8 @@ function report(): string {
       r.database === "sqlite" ? "SQLite" : "PostgreSQL",
       r.connections,
       int(r.tidings.requestsPerS),
+      r.peer === null ? "" : int(r.peer.requestsPerS),
+      r.peer === null ? "" : `${fixed(r.tidings.requestsPerS / r.peer.requestsPerS, 2)}×`,
       int(r.bare.requestsPerS),
       percent(r.tidings.requestsPerS / r.bare.requestsPerS),
       r.tidings.p50Ms,
@@ -205,6 +254,15 @@ function report(): string {
       ]);
     }
   }
+  for (const endpoint of ["POST /v1/profiles", "POST /v1/messages/send"]) {
+    const row = find(endpoint, 50);
+    const ratio = row?.peer ? row.tidings.requestsPerS / row.peer.requestsPerS : null;
+    targets.push([
+      `\`${endpoint}\` ≥ 1.5× the straightforward server, 50 conns`,
+      ratio === null ? "not run" : `${fixed(ratio, 2)}×`,
+      ratio === null ? null : ratio >= 1.5,
+    ]);
+  }
   for (const row of rows.filter((r) => r.database === "sqlite" && r.connections === 50)) {
     targets.push([
       `\`${row.endpoint}\` p99 < 25 ms at 50 conns`,
@@ -224,7 +282,7 @@ function report(): string {
     "",
     machineLine(describeMachine(), "pnpm --filter @tidings/bench http"),
     "",
-    `autocannon in the bench process, ${DURATION_S} s per run after a ${WARMUP_S} s warm-up, against \`tidings serve\` (built \`dist/bin.js\`, its own process, \`TIDINGS_LOG_LEVEL=warn\`, send limit lifted to \`9999999/1s\`) and, in the same run, a bare node:http server in its own process answering Tidings' own JSON for that request. ${SEEDED} profiles seeded through the API first; lookups rotate over them; every \`POST /v1/profiles\` carries a new phone number; sends are Viber OTP (\`${"{{brand}}"}\`, \`${"{{pin}}"}\`) to the seeded numbers through the sandbox provider. PostgreSQL runs in its own schema of the local server.`,
+    `autocannon in the bench process, ${DURATION_S} s per run after a ${WARMUP_S} s warm-up, against \`tidings serve\` (built \`dist/bin.js\`, its own process, \`TIDINGS_LOG_LEVEL=warn\`, send limit lifted to \`9999999/1s\`) and, in the same run, a bare node:http server in its own process answering Tidings' own JSON for that request, and (SQLite, three endpoints) the straightforward server of \`bench/src/harness/peer-server-main.ts\`: what a competent engineer writes in an afternoon on the same libraries (one node:http handler per route, better-sqlite3 in WAL with synchronous NORMAL and one statement or transaction per request, libphonenumber-js/max, valibot, a SHA-256 key lookup per request, a message and an event row per send, the rate limit counted from a hits table), in its own process with its own 1000 seeded profiles. ${SEEDED} profiles seeded through the API first; lookups rotate over them; every \`POST /v1/profiles\` carries a new phone number; sends are Viber OTP (\`${"{{brand}}"}\`, \`${"{{pin}}"}\`) to the seeded numbers through the sandbox provider. PostgreSQL runs in its own schema of the local server.`,
     "",
     body,
     "",
