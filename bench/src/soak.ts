@@ -4,6 +4,11 @@
 // minute. Writes the `soak` section of RESULTS.md.
 //
 //   pnpm --filter @tidings/bench soak [--minutes 10] [--database sqlite|postgres|both] [--rate 20]
+//     [--autovacuum]
+//
+// `--autovacuum` turns PostgreSQL's autovacuum on for the run when the server has it off (as
+// test clusters often do: the space retention frees is then never reused), with ALTER SYSTEM and
+// a reload, and resets it afterwards; production servers run with it on.
 //
 // With `both` (the default) the two servers run at once, side by side.
 import { type ChildProcess, spawn } from "node:child_process";
@@ -37,6 +42,7 @@ const { values: args } = parseArgs({
     minutes: { type: "string", default: "10" },
     database: { type: "string", default: "both" },
     rate: { type: "string", default: "20" },
+    autovacuum: { type: "boolean", default: false },
   },
 });
 const MINUTES = Math.max(1, Math.min(60, Number(args.minutes)));
@@ -551,7 +557,42 @@ function report(result: SoakResult): string {
 const databases: Database[] =
   args.database === "both" ? ["sqlite", "postgres"] : [args.database as Database];
 const machine = describeMachine();
-const results = await Promise.all(databases.map((database) => soak(database)));
+
+/** PostgreSQL's autovacuum setting, turned on for the run with `--autovacuum`; how it was. */
+async function autovacuumFor<T>(run: () => Promise<T>): Promise<{ result: T; note: string }> {
+  if (!databases.includes("postgres")) return { result: await run(), note: "" };
+  const client = new pg.Client({ connectionString: PG_URL });
+  await client.connect();
+  const setting = async () =>
+    (await client.query<{ on: string }>("SELECT current_setting('autovacuum') AS on")).rows[0]?.on;
+  const was = await setting();
+  const turnOn = args.autovacuum && was === "off";
+  try {
+    if (turnOn) {
+      await client.query("ALTER SYSTEM SET autovacuum = on");
+      await client.query("SELECT pg_reload_conf()");
+      // The reload is asynchronous; a new session sees it once it has been applied.
+      for (let i = 0; i < 50 && (await setting()) !== "on"; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+    const result = await run();
+    const note = turnOn
+      ? " PostgreSQL's autovacuum, off on this machine's cluster, was turned on for the run (`--autovacuum`), as a production server has it."
+      : ` PostgreSQL's autovacuum was ${was}.`;
+    return { result, note };
+  } finally {
+    if (turnOn) {
+      await client.query("ALTER SYSTEM RESET autovacuum");
+      await client.query("SELECT pg_reload_conf()");
+    }
+    await client.end();
+  }
+}
+
+const { result: results, note: autovacuumNote } = await autovacuumFor(() =>
+  Promise.all(databases.map((database) => soak(database))),
+);
 writeSection(
   "soak",
   [
@@ -559,10 +600,10 @@ writeSection(
     "",
     machineLine(
       machine,
-      `pnpm --filter @tidings/bench soak --minutes ${MINUTES} --database ${args.database} --rate ${RATE}`,
+      `pnpm --filter @tidings/bench soak --minutes ${MINUTES} --database ${args.database} --rate ${RATE}${args.autovacuum ? " --autovacuum" : ""}`,
     ),
     "",
-    `Each server ran ${MINUTES} minutes at ${RATE} requests/s (per 20: 2 profile creates, 3 profile reads, 15 sends, 4 of them with an Idempotency-Key and 1 of those a replay; 10 sends with a \`webhook_url\` to a receiver answering 200, 2 to one answering 503, 3 with none; each send makes 3 webhook deliveries through the sandbox lifecycle), with \`TIDINGS_RETENTION=${RETENTION}\`, \`TIDINGS_IDEMPOTENCY_TTL=${RETENTION}\`, a ${RETRY_WINDOW_MS / 1000} s webhook retry window (backoff 5 s doubling to 20 s) and logs at \`info\`.${databases.length > 1 ? " Both servers ran at the same time on this machine, and beside them the load generator and receivers (one process)." : ""} A sample is taken at each minute: RSS and open file descriptors of the server process (/proc), the worst event-loop delay p99 of the minute (a \`monitorEventLoopDelay\` preloaded into the server, reporting every 10 s), the database's size (SQLite: file plus WAL; PostgreSQL: tables with their indexes and TOAST), rows per table, and the p99 latency and error answers of the minute's requests as the client saw them. The figures count as steady from minute ${STEADY_FROM}: the retention, then the failing receiver's retry window, then a minute more.`,
+    `Each server ran ${MINUTES} minutes at ${RATE} requests/s (per 20: 2 profile creates, 3 profile reads, 15 sends, 4 of them with an Idempotency-Key and 1 of those a replay; 10 sends with a \`webhook_url\` to a receiver answering 200, 2 to one answering 503, 3 with none; each send makes 3 webhook deliveries through the sandbox lifecycle), with \`TIDINGS_RETENTION=${RETENTION}\`, \`TIDINGS_IDEMPOTENCY_TTL=${RETENTION}\`, a ${RETRY_WINDOW_MS / 1000} s webhook retry window (backoff 5 s doubling to 20 s) and logs at \`info\`.${databases.length > 1 ? " Both servers ran at the same time on this machine, and beside them the load generator and receivers (one process)." : ""} A sample is taken at each minute: RSS and open file descriptors of the server process (/proc), the worst event-loop delay p99 of the minute (a \`monitorEventLoopDelay\` preloaded into the server, reporting every 10 s), the database's size (SQLite: file plus WAL; PostgreSQL: tables with their indexes and TOAST), rows per table, and the p99 latency and error answers of the minute's requests as the client saw them. The figures count as steady from minute ${STEADY_FROM}: the retention, then the failing receiver's retry window, then a minute more.${autovacuumNote}`,
     "",
     ...results.flatMap((result) => [report(result), ""]),
   ].join("\n"),

@@ -68,6 +68,7 @@ export async function startBackgroundWork(
   });
   runtime.onDeliveriesQueued(() => engine.wake());
   engine.start();
+  for (const warning of runtime.storageWarnings) logger.warn(warning);
   const sweep = startExpirySweep(runtime.deps, logger);
   const maintenance = startMaintenance(runtime.maintain, logger);
   const retention = startRetentionSweep(runtime.deps, logger);

@@ -31,11 +31,22 @@ export async function openPostgresStorage(url: string): Promise<OpenedStorage> {
   try {
     const migrations = await migrate(pool, { schema });
     const storage = postgresStorage(pool, { schema });
+    const { rows } = await pool.query<{ autovacuum: string }>(
+      "SELECT current_setting('autovacuum') AS autovacuum",
+    );
+    // Retention deletes in small batches and leaves the space to autovacuum to make reusable.
+    const warnings =
+      rows[0]?.autovacuum === "off"
+        ? [
+            "PostgreSQL's autovacuum is off on this server: the rows retention deletes never become free space again, and the database keeps growing. Turn autovacuum on (the default), or VACUUM Tidings' tables on a schedule.",
+          ]
+        : [];
     // Each table at most once per process; autovacuum keeps the statistics from then on.
     const analyzed = new Set<string>();
     return {
       storage,
       migrations,
+      warnings,
       listenForDeliveries: (onNotify) => listenForDeliveries(pool, onNotify, { schema }),
       maintain: async () => {
         const tables = await analyzeNewTables(pool, { schema, except: analyzed });

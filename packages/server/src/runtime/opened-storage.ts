@@ -14,6 +14,8 @@ export interface OpenedStorage {
    * before autovacuum's first visit); resolves to what it did, for the log.
    */
   maintain?: (() => Promise<string[]>) | undefined;
+  /** What the database's own settings will do to Tidings' data, said once at start-up. */
+  warnings?: string[] | undefined;
   /** Closes the storage and the connections it opened. */
   close(): Promise<void>;
 }

@@ -112,6 +112,14 @@ describe.skipIf(PG_URL === undefined)("the server on PostgreSQL", () => {
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
     expect(stdout.text()).toContain('"listening_for_notifications":true');
+    // Said at start-up exactly when the server's autovacuum is off (as on CI's own cluster).
+    const client = new pg.Client({ connectionString: PG_URL });
+    await client.connect();
+    const { rows } = await client.query<{ on: string }>(
+      "SELECT current_setting('autovacuum') AS on",
+    );
+    await client.end();
+    expect(stdout.text().includes("autovacuum is off")).toBe(rows[0]?.on === "off");
     stop("SIGTERM");
     expect(await exit).toBe(0);
   });

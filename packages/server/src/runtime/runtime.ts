@@ -22,6 +22,8 @@ export interface Runtime {
   migrations: OpenedStorage["migrations"];
   listenForDeliveries: OpenedStorage["listenForDeliveries"];
   maintain: OpenedStorage["maintain"];
+  /** The storage's start-up warnings (see `OpenedStorage`). */
+  storageWarnings: string[];
   /** Calls `fn` whenever this process queued webhook deliveries (to wake the engine). */
   onDeliveriesQueued(fn: () => void): void;
   /** Stops the provider, the transport and the storage, in that order. */
@@ -93,6 +95,7 @@ export async function openRuntime(config: ServerConfig, logger: Logger): Promise
     migrations: opened.migrations,
     listenForDeliveries: opened.listenForDeliveries,
     maintain: opened.maintain,
+    storageWarnings: opened.warnings ?? [],
     onDeliveriesQueued: (fn) => {
       queuedListeners.push(fn);
     },
