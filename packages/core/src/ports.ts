@@ -216,7 +216,8 @@ export interface DeliveryRecord {
   organizationId: string;
   eventId: string;
   messageId: string | null;
-  topic: string;
+  /** The message event it announces (the test event is posted at once and never stored). */
+  topic: Topic;
   destination: DeliveryDestination;
   /**
    * What per-destination concurrency is counted by, fixed when the delivery is created: the
