@@ -7,6 +7,20 @@ import type { PgConnection } from "../sql.js";
 const lowerEmail = (email: string | null): string | null =>
   email === null ? null : email.toLowerCase();
 
+/** `$1` to `$10` of the insert and of the update: the key, then what an update may change. */
+const keyAndFields = (profile: NewProfile): unknown[] => [
+  profile.id,
+  profile.organizationId,
+  profile.phoneNumber,
+  profile.email,
+  lowerEmail(profile.email),
+  profile.firstName,
+  profile.lastName,
+  profile.viberMarketingConsent,
+  profile.smsMarketingConsent,
+  toJson(profile.attributes),
+];
+
 // The partial unique index that makes a number unique among an organization's active profiles.
 const PHONE_INDEX = "profiles_active_phone";
 
@@ -30,16 +44,7 @@ export function profileRepository({ sql }: PgConnection): ProfileRepository {
          ON CONFLICT (organization_id, phone_number) WHERE status = 'active' DO NOTHING
          RETURNING ${columns.profiles}`,
         [
-          profile.id,
-          profile.organizationId,
-          profile.phoneNumber,
-          profile.email,
-          lowerEmail(profile.email),
-          profile.firstName,
-          profile.lastName,
-          profile.viberMarketingConsent,
-          profile.smsMarketingConsent,
-          toJson(profile.attributes),
+          ...keyAndFields(profile),
           profile.source,
           profile.status,
           profile.createdAt,
@@ -95,19 +100,7 @@ export function profileRepository({ sql }: PgConnection): ProfileRepository {
              sms_marketing_consent = $9, attributes = $10::text::jsonb, updated_at = $11
            WHERE id = $1 AND organization_id = $2 AND status = 'active'
            RETURNING id`,
-          [
-            profile.id,
-            profile.organizationId,
-            profile.phoneNumber,
-            profile.email,
-            lowerEmail(profile.email),
-            profile.firstName,
-            profile.lastName,
-            profile.viberMarketingConsent,
-            profile.smsMarketingConsent,
-            toJson(profile.attributes),
-            profile.updatedAt,
-          ],
+          [...keyAndFields(profile), profile.updatedAt],
         );
         return rows.length === 1;
       } catch (error) {
