@@ -2,6 +2,7 @@ import { performance } from "node:perf_hooks";
 import { createRetentionSweeper, type Deps } from "@tidings/core";
 import { formatDuration } from "../duration.js";
 import type { Logger } from "../logger.js";
+import { everyInterval } from "./rounds.js";
 
 /** A wall-clock jump this large (ms) is logged; smaller drift is timer noise. */
 const JUMP_WORTH_LOGGING_MS = 5_000;
@@ -60,7 +61,6 @@ export function startRetentionSweep(
       if (stopped) throw new Stopped();
     },
   });
-  let running: Promise<void> | null = null;
   const round = async (): Promise<void> => {
     try {
       const done = await sweeper.round();
@@ -75,18 +75,11 @@ export function startRetentionSweep(
       if (!(error instanceof Stopped)) logger.error("retention sweep failed", { error });
     }
   };
-  // A tick that finds the last round still running is skipped, so rounds never pile up.
-  const timer = setInterval(() => {
-    running ??= round().finally(() => {
-      running = null;
-    });
-  }, intervalMs);
-  timer.unref();
+  const rounds = everyInterval(round, intervalMs);
   return {
     async stop() {
       stopped = true;
-      clearInterval(timer);
-      await running;
+      await rounds.stop();
     },
   };
 }
