@@ -128,5 +128,3 @@ export async function httpWorld(appOptions: HttpAppOptions = {}) {
     campaign,
   };
 }
-
-export type HttpWorld = Awaited<ReturnType<typeof httpWorld>>;

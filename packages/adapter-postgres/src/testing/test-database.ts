@@ -69,7 +69,7 @@ export async function openTestDatabase(): Promise<TestDatabase> {
 }
 
 /** A pool on the test server; the caller ends it. */
-export function newServerPool(max = 10): pg.Pool {
+function newServerPool(max = 10): pg.Pool {
   if (serverUrl === undefined) throw new Error("TIDINGS_TEST_PG_URL is not set");
   return new pg.Pool({ connectionString: serverUrl, max });
 }

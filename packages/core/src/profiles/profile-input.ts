@@ -61,7 +61,7 @@ const attributeValue = v.union(
 );
 
 /** Custom attributes as sent: values may be null, which removes the key on update. */
-export const attributesPatch = v.pipe(
+const attributesPatch = v.pipe(
   // valibot's record accepts arrays; attributes are a JSON object only.
   v.custom<Record<string, unknown>>(
     (input) => typeof input === "object" && input !== null && !Array.isArray(input),
@@ -110,5 +110,4 @@ export const updateProfileInput = v.strictObject(
   objectMessage("must be a JSON object."),
 );
 
-export type CreateProfileInput = v.InferOutput<typeof createProfileInput>;
 export type UpdateProfileInput = v.InferOutput<typeof updateProfileInput>;

@@ -20,11 +20,11 @@ class Stopped extends Error {}
  * How often the sweep runs: a quarter of the shortest thing it keeps, so nothing outstays it
  * by much, between once a second and every 10 s.
  */
-export const sweepIntervalMs = (config: Deps["config"]): number =>
+const sweepIntervalMs = (config: Deps["config"]): number =>
   Math.min(10_000, Math.max(1_000, Math.min(config.retentionMs, config.idempotencyTtlMs) / 4));
 
 /** Start-up warnings about settings that keep data otherwise than they seem to say. */
-export function retentionWarnings(config: Deps["config"]): string[] {
+function retentionWarnings(config: Deps["config"]): string[] {
   const warnings: string[] = [];
   if (config.retentionMs < config.webhookRetryWindowMs) {
     warnings.push(

@@ -14,7 +14,7 @@ export interface TidingsProcess extends CliProcess {
 const READY = { serve: "listening", worker: "worker started" } as const;
 
 /** Starts `tidings serve --port 0` or `tidings worker` and resolves once it logs that it is up. */
-export async function startTidingsProcess(
+async function startTidingsProcess(
   command: "serve" | "worker",
   env: Record<string, string>,
 ): Promise<TidingsProcess> {

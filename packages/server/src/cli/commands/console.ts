@@ -21,7 +21,7 @@ const minutesOf = (text: string): number => {
 };
 
 /** Where the console is reached: `TIDINGS_PUBLIC_URL`, else this machine's port. */
-export const consoleBaseUrl = (config: ServerConfig): string =>
+const consoleBaseUrl = (config: ServerConfig): string =>
   `${config.publicUrl ?? `http://127.0.0.1:${config.port}`}/console`;
 
 /**
