@@ -2,11 +2,12 @@ import { randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { latestSchemaVersion, migrations } from "@tidings/adapter-postgres";
+import { waitUntil } from "@tidings/core/testing";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { main } from "../cli/main.js";
-import { createSender } from "../testing/process-cluster.js";
-import { Captured, runCli } from "../testing/run-cli.js";
+import { startInProcess } from "../testing/in-process.js";
+import { createSender, sendOtp } from "../testing/process-cluster.js";
+import { runCli } from "../testing/run-cli.js";
 
 const PG_URL = process.env.TIDINGS_TEST_PG_URL;
 const schema = `server_test_${process.pid}_${Date.now()}`;
@@ -53,67 +54,27 @@ describe.skipIf(PG_URL === undefined)("the server on PostgreSQL", () => {
       applied: [],
       version: latestSchemaVersion,
     });
-    const { token, campaignId } = await createSender(env, "messages:send");
+    const sender = await createSender(env, "messages:send");
 
-    const stdout = new Captured();
-    let stop: (signal: string) => void = () => undefined;
-    const exit = main(["serve", "--port", "0"], {
-      env: { ...env, TIDINGS_LOG_LEVEL: "info" },
-      cwd: process.cwd(),
-      stdout,
-      stderr: new Captured(),
-      waitForShutdown: () =>
-        new Promise((resolve) => {
-          stop = resolve;
-        }),
+    const server = startInProcess(process.cwd(), ["serve", "--port", "0"], {
+      ...env,
+      TIDINGS_LOG_LEVEL: "info",
     });
-    let port = 0;
-    for (let i = 0; i < 200 && port === 0; i++) {
-      const line = stdout
-        .text()
-        .split("\n")
-        .find((l) => l.includes('"listening"'));
-      if (line) port = (JSON.parse(line) as { port: number }).port;
-      else await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-    const sent = await fetch(`http://127.0.0.1:${port}/v1/messages/send`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: JSON.stringify({
-        campaign_id: campaignId,
-        recipient: { type: "phone_number", value: "+14155550101" },
-        params: { pin: "1234" },
-        webhook_url: receiverUrl,
-      }),
-    });
+    const { port } = await server.waitForLog("listening");
+    const sent = await sendOtp(`http://127.0.0.1:${port}`, sender, { webhookUrl: receiverUrl });
     expect(sent.status).toBe(200);
-    for (let i = 0; i < 200 && !topics.includes("message.delivered"); i++) {
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    await waitUntil("the message.delivered webhook", 5_000, () =>
+      topics.includes("message.delivered"),
+    );
     expect(topics).toEqual(expect.arrayContaining(["message.sent", "message.delivered"]));
-    stop("SIGTERM");
-    expect(await exit).toBe(0);
+    expect(await server.stop()).toBe(0);
   });
 
   it("runs a worker that listens for delivery notifications", async () => {
-    const stdout = new Captured();
-    let stop: (signal: string) => void = () => undefined;
-    const exit = main(["worker"], {
-      env: { ...env, TIDINGS_LOG_LEVEL: "info" },
-      cwd: process.cwd(),
-      stdout,
-      stderr: new Captured(),
-      waitForShutdown: () =>
-        new Promise((resolve) => {
-          stop = resolve;
-        }),
-    });
-    for (let i = 0; i < 200 && !stdout.text().includes("worker started"); i++) {
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-    expect(stdout.text()).toContain('"listening_for_notifications":true');
-    stop("SIGTERM");
-    expect(await exit).toBe(0);
+    const worker = startInProcess(process.cwd(), ["worker"], { ...env, TIDINGS_LOG_LEVEL: "info" });
+    const started = await worker.waitForLog("worker started");
+    expect(started.listening_for_notifications).toBe(true);
+    expect(await worker.stop()).toBe(0);
   });
 
   it("refuses to start on PostgreSQL without TIDINGS_SECRET_KEY", async () => {

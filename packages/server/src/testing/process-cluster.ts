@@ -134,3 +134,30 @@ export async function createSender(env: Record<string, string>, scopes: string):
     campaignId: campaign.campaign_id,
   };
 }
+
+/** What a test send may set besides the sender: by default pin 1234 to +14155550101. */
+export interface OtpSend {
+  phone?: string | undefined;
+  pin?: string | undefined;
+  webhookUrl?: string | undefined;
+  clientReference?: string | undefined;
+}
+
+/** POSTs a send of the sender's OTP campaign to the API at `baseUrl`, with its token. */
+export function sendOtp(
+  baseUrl: string,
+  sender: Pick<Sender, "token" | "campaignId">,
+  send: OtpSend = {},
+): Promise<Response> {
+  return fetch(`${baseUrl}/v1/messages/send`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${sender.token}`, "content-type": "application/json" },
+    body: JSON.stringify({
+      campaign_id: sender.campaignId,
+      recipient: { type: "phone_number", value: send.phone ?? "+14155550101" },
+      params: { pin: send.pin ?? "1234" },
+      ...(send.webhookUrl === undefined ? {} : { webhook_url: send.webhookUrl }),
+      ...(send.clientReference === undefined ? {} : { client_reference: send.clientReference }),
+    }),
+  });
+}
