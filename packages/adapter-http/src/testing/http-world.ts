@@ -128,3 +128,11 @@ export async function httpWorld(appOptions: HttpAppOptions = {}) {
     campaign,
   };
 }
+
+/** A send body: an OTP of `campaignId` (pin 123456) to +14155550100, with `extra` fields. */
+export const otpBody = (campaignId: string, extra: Record<string, unknown> = {}) => ({
+  campaign_id: campaignId,
+  recipient: { type: "phone_number", value: "+14155550100" },
+  params: { pin: "123456" },
+  ...extra,
+});
