@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { CampaignRecord } from "../../ports.js";
 import { aCampaign, anApiKey, anOrganization, at } from "./fixtures.js";
-import { anOrganizationIn } from "./profiles-contract.js";
 import type { StorageHarness } from "./raw.js";
+import { anOrganizationIn, twoOrganizations } from "./seed.js";
 
 /** Organizations, campaigns and API keys. */
 export function accountsContract(harness: () => StorageHarness): void {
@@ -18,9 +18,7 @@ export function accountsContract(harness: () => StorageHarness): void {
 
   describe("campaigns", () => {
     it("insert stores a campaign; get reads it only in its organization", async () => {
-      const { storage, raw } = harness();
-      const orgA = await anOrganizationIn(storage);
-      const orgB = await anOrganizationIn(storage);
+      const { storage, raw, orgA, orgB } = await twoOrganizations(harness);
       const campaign = aCampaign({ organizationId: orgA, channel: "viber", smsFallback: true });
       await storage.campaigns.insert(campaign);
       expect(await raw.campaign(campaign.id)).toEqual(campaign);
@@ -30,9 +28,7 @@ export function accountsContract(harness: () => StorageHarness): void {
     });
 
     it("list returns the organization's campaigns oldest first", async () => {
-      const { storage } = harness();
-      const orgA = await anOrganizationIn(storage);
-      const orgB = await anOrganizationIn(storage);
+      const { storage, orgA, orgB } = await twoOrganizations(harness);
       const later = aCampaign({ organizationId: orgA, createdAt: at(2) });
       const earlier = aCampaign({ organizationId: orgA, createdAt: at(1) });
       await storage.campaigns.insert(later);
@@ -42,9 +38,7 @@ export function accountsContract(harness: () => StorageHarness): void {
     });
 
     it("update replaces the mutable fields; false (nothing written) when unknown or foreign", async () => {
-      const { storage, raw } = harness();
-      const orgA = await anOrganizationIn(storage);
-      const orgB = await anOrganizationIn(storage);
+      const { storage, raw, orgA, orgB } = await twoOrganizations(harness);
       const campaign = aCampaign({ organizationId: orgA });
       await storage.campaigns.insert(campaign);
       const changed: CampaignRecord = {
@@ -83,9 +77,7 @@ export function accountsContract(harness: () => StorageHarness): void {
     });
 
     it("list returns the organization's keys oldest first, revoked ones included", async () => {
-      const { storage } = harness();
-      const orgA = await anOrganizationIn(storage);
-      const orgB = await anOrganizationIn(storage);
+      const { storage, orgA, orgB } = await twoOrganizations(harness);
       const later = anApiKey({ organizationId: orgA, createdAt: at(2) });
       const earlier = anApiKey({ organizationId: orgA, createdAt: at(1), revokedAt: at(1.5) });
       await storage.apiKeys.insert(later);

@@ -1,15 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { aConsentChange, aContactList, aMembership, aProfile, at } from "./fixtures.js";
-import { anOrganizationIn, insertProfile } from "./profiles-contract.js";
+import { insertProfile } from "./profiles-contract.js";
 import type { StorageHarness } from "./raw.js";
+import { anOrganizationIn, twoOrganizations } from "./seed.js";
 
 /** Consent history, contact lists and memberships. */
 export function contactListsContract(harness: () => StorageHarness): void {
   describe("consent", () => {
     it("listForProfile returns the profile's changes oldest first, scoped to the organization", async () => {
-      const { storage, raw } = harness();
-      const orgA = await anOrganizationIn(storage);
-      const orgB = await anOrganizationIn(storage);
+      const { storage, raw, orgA, orgB } = await twoOrganizations(harness);
       const profile = await insertProfile(storage, aProfile({ organizationId: orgA }));
       const other = await insertProfile(storage, aProfile({ organizationId: orgA }));
       const base = { organizationId: orgA, profileId: profile.id };
@@ -33,9 +32,7 @@ export function contactListsContract(harness: () => StorageHarness): void {
 
   describe("contactLists", () => {
     it("insert stores a list; get and findByName read it only in its organization", async () => {
-      const { storage } = harness();
-      const orgA = await anOrganizationIn(storage);
-      const orgB = await anOrganizationIn(storage);
+      const { storage, orgA, orgB } = await twoOrganizations(harness);
       const list = aContactList({ organizationId: orgA, name: "VIP" });
       expect(await storage.contactLists.insert(list)).toBeUndefined();
       expect(await storage.contactLists.get(orgA, list.id)).toEqual(list);
@@ -47,9 +44,7 @@ export function contactListsContract(harness: () => StorageHarness): void {
     });
 
     it("insert answers name_taken for a name the organization already uses, writing nothing", async () => {
-      const { storage } = harness();
-      const orgA = await anOrganizationIn(storage);
-      const orgB = await anOrganizationIn(storage);
+      const { storage, orgA, orgB } = await twoOrganizations(harness);
       const list = aContactList({ organizationId: orgA, name: "VIP" });
       await storage.contactLists.insert(list);
       const clash = aContactList({ organizationId: orgA, name: "VIP" });
@@ -60,9 +55,7 @@ export function contactListsContract(harness: () => StorageHarness): void {
     });
 
     it("list returns the organization's lists oldest first", async () => {
-      const { storage } = harness();
-      const orgA = await anOrganizationIn(storage);
-      const orgB = await anOrganizationIn(storage);
+      const { storage, orgA, orgB } = await twoOrganizations(harness);
       const b = aContactList({ organizationId: orgA, createdAt: at(2) });
       const a = aContactList({ organizationId: orgA, createdAt: at(1) });
       await storage.contactLists.insert(b);
@@ -89,9 +82,7 @@ export function contactListsContract(harness: () => StorageHarness): void {
     });
 
     it("removeMember removes the membership; false when there was none or in another organization", async () => {
-      const { storage, raw } = harness();
-      const orgA = await anOrganizationIn(storage);
-      const orgB = await anOrganizationIn(storage);
+      const { storage, raw, orgA, orgB } = await twoOrganizations(harness);
       const profile = await insertProfile(storage, aProfile({ organizationId: orgA }));
       const list = aContactList({ organizationId: orgA });
       await storage.contactLists.insert(list);
@@ -109,9 +100,7 @@ export function contactListsContract(harness: () => StorageHarness): void {
     });
 
     it("listMembers gives the active members in the order they were added, in the organization only", async () => {
-      const { storage } = harness();
-      const orgA = await anOrganizationIn(storage);
-      const orgB = await anOrganizationIn(storage);
+      const { storage, orgA, orgB } = await twoOrganizations(harness);
       const list = aContactList({ organizationId: orgA });
       await storage.contactLists.insert(list);
       const [p1, p2, p3] = [
@@ -137,9 +126,7 @@ export function contactListsContract(harness: () => StorageHarness): void {
     });
 
     it("listsOfProfile gives the profile's lists, oldest membership first, in the organization only", async () => {
-      const { storage } = harness();
-      const orgA = await anOrganizationIn(storage);
-      const orgB = await anOrganizationIn(storage);
+      const { storage, orgA, orgB } = await twoOrganizations(harness);
       const profile = await insertProfile(storage, aProfile({ organizationId: orgA }));
       const first = aContactList({ organizationId: orgA, createdAt: at(1) });
       const second = aContactList({ organizationId: orgA, createdAt: at(2) });
