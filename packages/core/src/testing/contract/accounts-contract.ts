@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { CampaignRecord } from "../../ports.js";
 import { aCampaign, anApiKey, anOrganization, at } from "./fixtures.js";
+import { expectOrganizationListOldestFirst } from "./organization-list.js";
 import type { StorageHarness } from "./raw.js";
 import { anOrganizationIn, twoOrganizations } from "./seed.js";
 
@@ -27,15 +28,10 @@ export function accountsContract(harness: () => StorageHarness): void {
       expect(await storage.campaigns.get(orgA, "cmp_0000000000000000000000000")).toBeNull();
     });
 
-    it("list returns the organization's campaigns oldest first", async () => {
-      const { storage, orgA, orgB } = await twoOrganizations(harness);
-      const later = aCampaign({ organizationId: orgA, createdAt: at(2) });
-      const earlier = aCampaign({ organizationId: orgA, createdAt: at(1) });
-      await storage.campaigns.insert(later);
-      await storage.campaigns.insert(earlier);
-      await storage.campaigns.insert(aCampaign({ organizationId: orgB }));
-      expect(await storage.campaigns.list(orgA)).toEqual([earlier, later]);
-    });
+    it("list returns the organization's campaigns oldest first", () =>
+      expectOrganizationListOldestFirst(harness, "campaigns", (organizationId, createdAt) =>
+        aCampaign({ organizationId, createdAt }),
+      ));
 
     it("update replaces the mutable fields; false (nothing written) when unknown or foreign", async () => {
       const { storage, raw, orgA, orgB } = await twoOrganizations(harness);
@@ -76,15 +72,10 @@ export function accountsContract(harness: () => StorageHarness): void {
       expect(await storage.apiKeys.get("key_0000000000000000000000000")).toBeNull();
     });
 
-    it("list returns the organization's keys oldest first, revoked ones included", async () => {
-      const { storage, orgA, orgB } = await twoOrganizations(harness);
-      const later = anApiKey({ organizationId: orgA, createdAt: at(2) });
-      const earlier = anApiKey({ organizationId: orgA, createdAt: at(1), revokedAt: at(1.5) });
-      await storage.apiKeys.insert(later);
-      await storage.apiKeys.insert(earlier);
-      await storage.apiKeys.insert(anApiKey({ organizationId: orgB }));
-      expect(await storage.apiKeys.list(orgA)).toEqual([earlier, later]);
-    });
+    it("list returns the organization's keys oldest first, revoked ones included", () =>
+      expectOrganizationListOldestFirst(harness, "apiKeys", (organizationId, createdAt) =>
+        anApiKey({ organizationId, createdAt, revokedAt: at(3) }),
+      ));
 
     it("revoke sets revokedAt once; false when unknown or already revoked", async () => {
       const { storage, raw } = harness();

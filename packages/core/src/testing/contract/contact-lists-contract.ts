@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { aConsentChange, aContactList, aMembership, aProfile, at } from "./fixtures.js";
+import { expectOrganizationListOldestFirst } from "./organization-list.js";
 import { insertProfile } from "./profiles-contract.js";
 import type { StorageHarness } from "./raw.js";
 import { anOrganizationIn, twoOrganizations } from "./seed.js";
@@ -54,15 +55,10 @@ export function contactListsContract(harness: () => StorageHarness): void {
       expect(await storage.contactLists.insert(elsewhere)).toBeUndefined();
     });
 
-    it("list returns the organization's lists oldest first", async () => {
-      const { storage, orgA, orgB } = await twoOrganizations(harness);
-      const b = aContactList({ organizationId: orgA, createdAt: at(2) });
-      const a = aContactList({ organizationId: orgA, createdAt: at(1) });
-      await storage.contactLists.insert(b);
-      await storage.contactLists.insert(a);
-      await storage.contactLists.insert(aContactList({ organizationId: orgB }));
-      expect(await storage.contactLists.list(orgA)).toEqual([a, b]);
-    });
+    it("list returns the organization's lists oldest first", () =>
+      expectOrganizationListOldestFirst(harness, "contactLists", (organizationId, createdAt) =>
+        aContactList({ organizationId, createdAt }),
+      ));
 
     it("addMember adds once; adding again is a no-op answering false", async () => {
       const { storage, raw } = harness();

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { at, aWebhook } from "./fixtures.js";
 import { gate, settledOrAfter } from "./gates.js";
+import { expectOrganizationListOldestFirst } from "./organization-list.js";
 import type { StorageHarness } from "./raw.js";
 import { anOrganizationIn, twoOrganizations } from "./seed.js";
 
@@ -22,15 +23,10 @@ export function webhooksContract(harness: () => StorageHarness): void {
       expect(await storage.webhooks.getById("whk_0000000000000000000000000")).toBeNull();
     });
 
-    it("list returns the organization's subscriptions oldest first, inactive ones included", async () => {
-      const { storage, orgA, orgB } = await twoOrganizations(harness);
-      const later = aWebhook({ organizationId: orgA, createdAt: at(2) });
-      const earlier = aWebhook({ organizationId: orgA, createdAt: at(1), status: "inactive" });
-      await storage.webhooks.insert(later);
-      await storage.webhooks.insert(earlier);
-      await storage.webhooks.insert(aWebhook({ organizationId: orgB }));
-      expect(await storage.webhooks.list(orgA)).toEqual([earlier, later]);
-    });
+    it("list returns the organization's subscriptions oldest first, inactive ones included", () =>
+      expectOrganizationListOldestFirst(harness, "webhooks", (organizationId, createdAt) =>
+        aWebhook({ organizationId, createdAt, status: "inactive" }),
+      ));
 
     it("update writes the given fields; false (nothing written) when unknown or foreign", async () => {
       const { storage, raw, orgA, orgB } = await twoOrganizations(harness);
