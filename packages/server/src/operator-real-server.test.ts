@@ -6,7 +6,7 @@ import { redeliverDelivery, systemClock } from "@tidings/core";
 import { afterEach, expect, it } from "vitest";
 import { eventually } from "./testing/eventually.js";
 import { startInProcess } from "./testing/in-process.js";
-import { operatorWorkspace } from "./testing/run-cli.js";
+import { OTP_CAMPAIGN, operatorWorkspace } from "./testing/run-cli.js";
 
 // Issue 13 through the real server: `tidings serve` on SQLite, a receiver on port 0 that
 // fails, recovers, and then gets the same delivery again when the operator redelivers it,
@@ -90,14 +90,7 @@ it("a failing receiver, its attempts in the delivery log, recovery, then redeliv
     return { status: response.status, json: (await response.json()) as Record<string, unknown> };
   };
 
-  const campaign = await api("POST", "/v1/campaigns", {
-    name: "Login codes",
-    channel: "sms",
-    category: "otp",
-    sender: "Acme",
-    template: "Your code is {{pin}}",
-    status: "active",
-  });
+  const campaign = await api("POST", "/v1/campaigns", OTP_CAMPAIGN);
   expect(campaign.status).toBe(201);
   const hook = await api("POST", "/v1/webhooks", { url: receiver.url, topics: ["message.sent"] });
   expect(hook.status).toBe(201);

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { eventually } from "./testing/eventually.js";
 import { startInProcess } from "./testing/in-process.js";
-import { operatorWorkspace } from "./testing/run-cli.js";
+import { OTP_CAMPAIGN, operatorWorkspace } from "./testing/run-cli.js";
 
 // The README's "Operating" section is run as written: every `sh` block in it, with curl,
 // against `tidings serve` on SQLite, one failing webhook delivery and one message to find.
@@ -68,14 +68,7 @@ it("every curl example of the README's Operating section works as written", {
     });
     return (await response.json()) as Record<string, unknown>;
   };
-  const campaign = await api("POST", "/v1/campaigns", {
-    name: "Login codes",
-    channel: "sms",
-    category: "otp",
-    sender: "Acme",
-    template: "Your code is {{pin}}",
-    status: "active",
-  });
+  const campaign = await api("POST", "/v1/campaigns", OTP_CAMPAIGN);
   const hook = await api("POST", "/v1/webhooks", { url: receiverUrl, topics: ["message.sent"] });
   const sent = await api("POST", "/v1/messages/send", {
     campaign_id: campaign.campaign_id,

@@ -129,3 +129,13 @@ export async function operatorWorkspace(
   const org = await cliOrganization(all);
   return { dir: workspace.dir, env: all, org, token: await cliKey(all, org, OPERATOR_SCOPES) };
 }
+
+/** The body of `POST /v1/campaigns` for an active SMS OTP campaign. */
+export const OTP_CAMPAIGN = {
+  name: "Login codes",
+  channel: "sms",
+  category: "otp",
+  sender: "Acme",
+  template: "Your code is {{pin}}",
+  status: "active",
+};
