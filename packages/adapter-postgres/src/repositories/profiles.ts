@@ -1,5 +1,5 @@
 import type { NewProfile, ProfileRepository } from "@tidings/core";
-import { toJson } from "@tidings/core/sql";
+import { profileReads, toJson } from "@tidings/core/sql";
 import { select as columns, isUniqueViolation, records } from "../columns.js";
 import type { PgConnection } from "../sql.js";
 
@@ -25,12 +25,10 @@ const keyAndFields = (profile: NewProfile): unknown[] => [
 const PHONE_INDEX = "profiles_active_phone";
 
 /** Profiles, with phone uniqueness among active profiles enforced by a partial unique index. */
-export function profileRepository({ sql }: PgConnection): ProfileRepository {
+export function profileRepository({ sql, access }: PgConnection): ProfileRepository {
   const t = sql.tables;
-  const select = `SELECT ${columns.profiles} FROM ${t.profiles}`;
   const many = async (text: string, values: unknown[]) =>
     (await sql.rows(text, values)).map(records.profile);
-  const one = async (text: string, values: unknown[]) => (await many(text, values))[0] ?? null;
 
   return {
     async insert(profile: NewProfile) {
@@ -55,42 +53,7 @@ export function profileRepository({ sql }: PgConnection): ProfileRepository {
       return rows[0] ?? "phone_number_taken";
     },
 
-    get: (organizationId, id) =>
-      one(`${select} WHERE id = $1 AND organization_id = $2 AND status = 'active'`, [
-        id,
-        organizationId,
-      ]),
-
-    findByPhone: (organizationId, phoneNumber) =>
-      one(`${select} WHERE organization_id = $1 AND phone_number = $2 AND status = 'active'`, [
-        organizationId,
-        phoneNumber,
-      ]),
-
-    findByEmail: (organizationId, email, limit) =>
-      many(
-        `${select} WHERE organization_id = $1 AND email_lower = $2 AND status = 'active'
-         ORDER BY seq LIMIT $3`,
-        [organizationId, email.toLowerCase(), limit],
-      ),
-
-    list(query) {
-      const values: unknown[] = [query.organizationId, query.afterSeq ?? 0];
-      const filters = ["organization_id = $1", "status = 'active'", "seq > $2"];
-      if (query.phoneNumber !== undefined) {
-        values.push(query.phoneNumber);
-        filters.push(`phone_number = $${values.length}`);
-      }
-      if (query.email !== undefined) {
-        values.push(query.email.toLowerCase());
-        filters.push(`email_lower = $${values.length}`);
-      }
-      values.push(query.limit);
-      return many(
-        `${select} WHERE ${filters.join(" AND ")} ORDER BY seq LIMIT $${values.length}`,
-        values,
-      );
-    },
+    ...profileReads(access),
 
     async update(profile) {
       try {

@@ -25,6 +25,7 @@ export { contactListRows } from "./repositories/contact-lists.js";
 export { deliveryReads } from "./repositories/deliveries.js";
 export { messageRows } from "./repositories/messages.js";
 export { organizationRepository } from "./repositories/organizations.js";
+export { profileReads } from "./repositories/profiles.js";
 export { webhookRows } from "./repositories/webhooks.js";
 export { repositoriesFrom } from "./repositories-from.js";
 export type { SqlTable, SqlTableName } from "./tables.js";
