@@ -1,6 +1,4 @@
 import { randomBytes } from "node:crypto";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { latestSchemaVersion, migrations } from "@tidings/adapter-postgres";
 import { waitUntil } from "@tidings/core/testing";
 import pg from "pg";
@@ -8,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startInProcess } from "../testing/in-process.js";
 import { createSender, sendOtp } from "../testing/process-cluster.js";
 import { runCli } from "../testing/run-cli.js";
+import { startTopicReceiver, type TopicReceiver } from "../testing/webhook-tally.js";
 
 const PG_URL = process.env.TIDINGS_TEST_PG_URL;
 const schema = `server_test_${process.pid}_${Date.now()}`;
@@ -16,9 +15,7 @@ const schema = `server_test_${process.pid}_${Date.now()}`;
 // as it does for the adapter's contract suite. `.ci/run` always sets it.
 describe.skipIf(PG_URL === undefined)("the server on PostgreSQL", () => {
   let env: Record<string, string>;
-  let receiver: Server;
-  let receiverUrl: string;
-  const topics: string[] = [];
+  let receiver: TopicReceiver;
 
   beforeAll(async () => {
     env = {
@@ -28,17 +25,11 @@ describe.skipIf(PG_URL === undefined)("the server on PostgreSQL", () => {
       TIDINGS_SANDBOX_DELAY_MS: "20",
       TIDINGS_LOG_LEVEL: "warn",
     };
-    receiver = createServer((req, res) => {
-      topics.push(String(req.headers["x-service-topic"]));
-      req.resume();
-      res.writeHead(200).end();
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
-    receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    receiver = await startTopicReceiver();
   });
 
   afterAll(async () => {
-    await new Promise<void>((resolve) => receiver.close(() => resolve()));
+    await receiver.close();
     const client = new pg.Client({ connectionString: PG_URL });
     await client.connect();
     await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
@@ -61,12 +52,12 @@ describe.skipIf(PG_URL === undefined)("the server on PostgreSQL", () => {
       TIDINGS_LOG_LEVEL: "info",
     });
     const { port } = await server.waitForLog("listening");
-    const sent = await sendOtp(`http://127.0.0.1:${port}`, sender, { webhookUrl: receiverUrl });
+    const sent = await sendOtp(`http://127.0.0.1:${port}`, sender, { webhookUrl: receiver.url });
     expect(sent.status).toBe(200);
     await waitUntil("the message.delivered webhook", 5_000, () =>
-      topics.includes("message.delivered"),
+      receiver.topics.includes("message.delivered"),
     );
-    expect(topics).toEqual(expect.arrayContaining(["message.sent", "message.delivered"]));
+    expect(receiver.topics).toEqual(expect.arrayContaining(["message.sent", "message.delivered"]));
     expect(await server.stop()).toBe(0);
   });
 
