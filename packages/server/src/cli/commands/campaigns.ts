@@ -8,7 +8,7 @@ import {
   updateCampaign,
 } from "@tidings/core";
 import { err, ok } from "neverthrow";
-import type { Command, CommandContext, CommandOutcome } from "../command.js";
+import type { Command } from "../command.js";
 import { table } from "../output.js";
 import { UsageError } from "../usage-error.js";
 import { findOrganization, organizationCommand } from "./organization.js";
@@ -74,41 +74,45 @@ export const campaignsCreate: Command = {
   },
 };
 
-async function changeStatus(
-  context: CommandContext,
-  organizationId: string,
+/** `campaigns VERB ID --org ORG`: `change` applied to the campaign, and its new status said. */
+const statusCommand = (
+  verb: "activate" | "deactivate",
+  summary: string,
   change: typeof activateCampaign,
-): Promise<CommandOutcome> {
-  const actor = { organizationId, apiKeyId: null };
-  const changed = await change(context.runtime.deps, actor, context.positionals[0] ?? "");
-  if (changed.isErr()) return err(changed.error);
-  const campaign = changed.value;
-  return ok({
-    json: campaign,
-    human: `Campaign ${campaign.campaign_id} is ${campaign.status}.`,
+): Command =>
+  organizationCommand({
+    name: ["campaigns", verb],
+    summary,
+    usage: "CAMPAIGN_ID --org ORG",
+    positionals: { min: 1, max: 1 },
+    async run(context, organizationId) {
+      const actor = { organizationId, apiKeyId: null };
+      const changed = await change(context.runtime.deps, actor, context.positionals[0] ?? "");
+      if (changed.isErr()) return err(changed.error);
+      const campaign = changed.value;
+      return ok({
+        json: campaign,
+        human: `Campaign ${campaign.campaign_id} is ${campaign.status}.`,
+      });
+    },
   });
-}
 
 /**
  * `campaigns activate ID --org ORG`. Campaigns are stored per organization, so the command
  * names the organization as every other one does.
  */
-export const campaignsActivate = organizationCommand({
-  name: ["campaigns", "activate"],
-  summary: "Activate a campaign: sends may name it.",
-  usage: "CAMPAIGN_ID --org ORG",
-  positionals: { min: 1, max: 1 },
-  run: (context, organizationId) => changeStatus(context, organizationId, activateCampaign),
-});
+export const campaignsActivate = statusCommand(
+  "activate",
+  "Activate a campaign: sends may name it.",
+  activateCampaign,
+);
 
 /** `campaigns deactivate ID --org ORG`. */
-export const campaignsDeactivate = organizationCommand({
-  name: ["campaigns", "deactivate"],
-  summary: "Deactivate a campaign: sends naming it are refused.",
-  usage: "CAMPAIGN_ID --org ORG",
-  positionals: { min: 1, max: 1 },
-  run: (context, organizationId) => changeStatus(context, organizationId, deactivateCampaign),
-});
+export const campaignsDeactivate = statusCommand(
+  "deactivate",
+  "Deactivate a campaign: sends naming it are refused.",
+  deactivateCampaign,
+);
 
 /** `campaigns list --org ORG`: every campaign, newest first, like the API. */
 export const campaignsList = organizationCommand({
