@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { otpBody } from "./testing/http-world.js";
 import { type SpecWorld, specWorld } from "./testing/world-with-spec.js";
 
 const ONE = "/v1/campaigns/{campaign_id}";
@@ -53,11 +54,7 @@ describe("campaigns over HTTP", () => {
     expect(patched.status).toBe(200);
     expect(patched.json).toMatchObject({ template: "Code: {{pin}}", ttl_seconds: 300 });
     const sent = await world.request("POST", "/v1/messages/send", {
-      body: {
-        campaign_id: id,
-        recipient: { type: "phone_number", value: "+14155550100" },
-        params: { pin: "42" },
-      },
+      body: otpBody(id, { params: { pin: "42" } }),
     });
     expect(sent.status).toBe(200);
     const message = await world.storage.messages.get(

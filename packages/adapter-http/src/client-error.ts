@@ -11,7 +11,7 @@ export type ClientError = Error & { code?: string | undefined; reason?: string |
  * (a garbage request line, a bad header name, Content-Length with Transfer-Encoding, two
  * Content-Lengths). The detail gives llhttp's reason, never the bytes received.
  */
-export function clientErrorProblem(error: ClientError): ProblemSpec {
+function clientErrorProblem(error: ClientError): ProblemSpec {
   if (error.code === "ERR_HTTP_REQUEST_TIMEOUT") {
     return {
       status: 408,

@@ -1,5 +1,6 @@
 import { createDeliveryEngine, type WebhookRequest, type WebhookResponse } from "@tidings/core";
 import { describe, expect, it } from "vitest";
+import { otpBody } from "./testing/http-world.js";
 import { type SpecWorld, specWorld } from "./testing/world-with-spec.js";
 
 const ONE = "/v1/deliveries/{delivery_id}";
@@ -29,11 +30,7 @@ async function deliveryWorld() {
   const webhookId = String(hook.json.webhook_id);
   const campaign = await world.campaign();
   const sent = await world.request("POST", "/v1/messages/send", {
-    body: {
-      campaign_id: campaign.campaign_id,
-      recipient: { type: "phone_number", value: "+14155550100" },
-      params: { pin: "1" },
-    },
+    body: otpBody(campaign.campaign_id),
   });
   const messageId = String(sent.json.message_id);
   const engine = createDeliveryEngine(world.deps, { random: () => 0.5 });

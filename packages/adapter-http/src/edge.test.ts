@@ -1,5 +1,6 @@
 import { createApiKey, revokeApiKey, StorageBusyError } from "@tidings/core";
 import { describe, expect, it } from "vitest";
+import { otpBody } from "./testing/http-world.js";
 import { specWorld } from "./testing/world-with-spec.js";
 
 const LIST = "/v1/profiles";
@@ -278,11 +279,7 @@ describe("the sandbox report route", () => {
     const world = await specWorld();
     const campaign = await world.campaign();
     const sent = await world.request("POST", "/v1/messages/send", {
-      body: {
-        campaign_id: campaign.campaign_id,
-        recipient: { type: "phone_number", value: "+14155550100" },
-        params: { pin: "4242" },
-      },
+      body: otpBody(campaign.campaign_id),
     });
     const id = String(sent.json.message_id);
     const template = "/sandbox/messages/{message_id}/report";

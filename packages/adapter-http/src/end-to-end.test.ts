@@ -2,7 +2,6 @@ import { createServer as createNodeServer, type IncomingHttpHeaders } from "node
 import type { AddressInfo } from "node:net";
 import {
   createApiKey,
-  createCampaign,
   createDeliveryEngine,
   createIds,
   createOrganization,
@@ -17,6 +16,7 @@ import { memoryStorage, readableSecretBox, within } from "@tidings/core/testing"
 import { afterEach, expect, it } from "vitest";
 import { createHttpApp } from "./app.js";
 import { createServer } from "./server.js";
+import { activeCampaign } from "./testing/http-world.js";
 import { createUrlPolicy } from "./url-policy.js";
 import { undiciWebhookTransport } from "./webhook-transport.js";
 
@@ -99,20 +99,7 @@ it("end to end over sockets: profile, OTP send, signed message.sent and message.
       scopes: ["profiles:write", "messages:send"],
     })
   )._unsafeUnwrap();
-  const campaign = (
-    await createCampaign(
-      deps,
-      { organizationId: org.id, apiKeyId: null },
-      {
-        name: "Login",
-        channel: "sms",
-        category: "otp",
-        sender: "Acme",
-        template: "Code {{pin}}",
-        status: "active",
-      },
-    )
-  )._unsafeUnwrap();
+  const campaign = await activeCampaign(deps, org.id);
   const headers = { authorization: `Bearer ${key.token}`, "content-type": "application/json" };
 
   const profile = await fetch(`${url}/v1/profiles`, {

@@ -1,16 +1,11 @@
 import { defaultConfig, SANDBOX_NUMBERS, StorageBusyError } from "@tidings/core";
 import { describe, expect, it } from "vitest";
+import { otpBody } from "./testing/http-world.js";
 import { type SpecWorld, specWorld } from "./testing/world-with-spec.js";
 
 const SEND = "/v1/messages/send";
+/** The phone number otpBody sends to. */
 const PHONE = "+14155550100";
-
-const otpBody = (campaignId: string, extra: Record<string, unknown> = {}) => ({
-  campaign_id: campaignId,
-  recipient: { type: "phone_number", value: PHONE },
-  params: { pin: "123456" },
-  ...extra,
-});
 
 async function send(world: SpecWorld, body: unknown, headers: Record<string, string> = {}) {
   return world.call("POST", SEND, SEND, { body, headers });

@@ -8,6 +8,7 @@ import {
 } from "@tidings/core";
 import fc from "fast-check";
 import { expect, it } from "vitest";
+import { otpBody } from "./testing/http-world.js";
 import { specWorld } from "./testing/world-with-spec.js";
 import type { HttpRequest } from "./types.js";
 
@@ -32,12 +33,11 @@ it("thousands of generated requests never get a 5xx and never change another org
     body: { name: "V", channel: "sms", category: "otp", sender: "Victim", template: "{{pin}}" },
     token: victim.token,
   });
+  const victimOtp = otpBody(String(victimCampaign.json.campaign_id), {
+    recipient: { type: "phone_number", value: "+14155550177" },
+  });
   const victimSend = await world.request("POST", "/v1/messages/send", {
-    body: {
-      campaign_id: String(victimCampaign.json.campaign_id),
-      recipient: { type: "phone_number", value: "+14155550177" },
-      params: { pin: "1" },
-    },
+    body: victimOtp,
     token: victim.token,
   });
   // Inactive campaigns refuse sends; activate, then send one so the victim has a message.
@@ -45,11 +45,7 @@ it("thousands of generated requests never get a 5xx and never change another org
     token: victim.token,
   });
   const victimMessage = await world.request("POST", "/v1/messages/send", {
-    body: {
-      campaign_id: String(victimCampaign.json.campaign_id),
-      recipient: { type: "phone_number", value: "+14155550177" },
-      params: { pin: "1" },
-    },
+    body: victimOtp,
     token: victim.token,
   });
   expect([victimSend.status, victimMessage.status]).toEqual([400, 200]);

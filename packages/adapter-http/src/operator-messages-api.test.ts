@@ -1,16 +1,12 @@
 import { describe, expect, it } from "vitest";
+import { otpBody } from "./testing/http-world.js";
 import { type SpecWorld, specWorld } from "./testing/world-with-spec.js";
 
 const ONE = "/v1/messages/{message_id}";
 
 async function send(world: SpecWorld, campaignId: string, extra: Record<string, unknown> = {}) {
   const sent = await world.request("POST", "/v1/messages/send", {
-    body: {
-      campaign_id: campaignId,
-      recipient: { type: "phone_number", value: "+14155550100" },
-      params: { pin: "123456" },
-      ...extra,
-    },
+    body: otpBody(campaignId, extra),
   });
   expect(sent.status).toBe(200);
   world.clock.advance(1000);

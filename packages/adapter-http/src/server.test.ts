@@ -82,6 +82,23 @@ function heldApp() {
   return { app, release, inside };
 }
 
+/**
+ * The held request in flight got its whole answer with `connection: close`, and the server
+ * stopped listening once `close()` settled.
+ */
+async function expectGracefulEnd(
+  server: TidingsHttpServer,
+  inFlight: ReturnType<typeof raw>,
+  closed: Promise<void>,
+): Promise<void> {
+  const answer = await inFlight;
+  expect(answer.status).toBe(200);
+  expect(answer.body).toBe("done");
+  expect(answer.headers.connection).toBe("close");
+  await closed;
+  expect(server.server.listening).toBe(false);
+}
+
 /** A raw TCP connection to `url`, with everything it receives and when it closed. */
 async function rawSocket(url: string) {
   const { hostname, port } = new URL(url);
@@ -256,12 +273,7 @@ describe("createServer", () => {
     const closed = server.close();
     await expect(fetch(`${url}/healthz`)).rejects.toThrow();
     held.release();
-    const answer = await inFlight;
-    expect(answer.status).toBe(200);
-    expect(answer.body).toBe("done");
-    expect(answer.headers.connection).toBe("close");
-    await closed;
-    expect(server.server.listening).toBe(false);
+    await expectGracefulEnd(server, inFlight, closed);
   });
 
   it("defaults to 10 s for headers, 30 s for the request and 5 s keep-alive", async () => {
@@ -344,12 +356,7 @@ describe("createServer", () => {
     await new Promise((resolve) => setTimeout(resolve, 500));
     const closed = server.close();
     held.release();
-    const answer = await inFlight;
-    expect(answer.status).toBe(200);
-    expect(answer.body).toBe("done");
-    expect(answer.headers.connection).toBe("close");
-    await closed;
-    expect(server.server.listening).toBe(false);
+    await expectGracefulEnd(server, inFlight, closed);
   });
 
   // The keep-alive timeout is 10 minutes, far past this test's own 5 s limit: close() must cut

@@ -53,7 +53,7 @@ const RANGE_WORDS: Record<string, string> = {
  * The ipaddr.js range of an address, IPv4-mapped IPv6 (`::ffff:127.0.0.1`) read as its IPv4
  * address; `null` when the text is not an IP address.
  */
-export function addressRange(ip: string): string | null {
+function addressRange(ip: string): string | null {
   const address = parseAddress(ip);
   if (address === null) return null;
   const range = address.range();
@@ -116,7 +116,7 @@ function metadataEndpoint(ip: string): string | null {
 }
 
 /** Ok when `ip` may be connected to in this mode, otherwise why not (`address … is …`). */
-export function checkAddress(ip: string, dev: boolean): Result<void, string> {
+function checkAddress(ip: string, dev: boolean): Result<void, string> {
   const range = addressRange(ip);
   if (range === null) return err(`address ${ip} is not an IP address`);
   const parsed = parseAddress(ip);

@@ -10,27 +10,20 @@ import {
   seedWebhook,
   waitUntil,
 } from "@tidings/core/testing";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { listenForDeliveries } from "./notifications.js";
 import type { PgClient } from "./pg-client.js";
 import { postgresStorage } from "./postgres-storage.js";
-import type { TestDatabase } from "./testing/test-database.js";
-import { openTestDatabase } from "./testing/test-database.js";
+import { testDatabaseOfFile } from "./testing/test-database.js";
 
 // Each "process" is a storage over a pool of its own on the server, so the guarantees below
 // are held by PostgreSQL across connections, not by anything in this process. On PGlite (one
 // connection by nature) the processes share the instance and the same tests still run.
-let db: TestDatabase;
+const db = testDatabaseOfFile();
 let schema: string;
 let drop: () => Promise<void>;
 const closers: (() => Promise<void>)[] = [];
 
-beforeAll(async () => {
-  db = await openTestDatabase();
-});
-afterAll(async () => {
-  await db?.close();
-});
 beforeEach(async () => {
   ({ schema, drop } = await db.freshSchema());
 });

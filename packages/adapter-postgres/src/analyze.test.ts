@@ -1,16 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { analyzeNewTables } from "./analyze.js";
 import { quoteIdent } from "./tables.js";
-import type { TestDatabase } from "./testing/test-database.js";
-import { openTestDatabase, serverUrl } from "./testing/test-database.js";
+import { serverUrl, testDatabaseOfFile } from "./testing/test-database.js";
 
-let db: TestDatabase;
-beforeAll(async () => {
-  db = await openTestDatabase();
-});
-afterAll(async () => {
-  await db?.close();
-});
+const db = testDatabaseOfFile();
 
 const ORG = "org_01m8000000000000000000000a";
 

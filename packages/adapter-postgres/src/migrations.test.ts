@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Migration } from "./migrations.js";
 import {
   latestSchemaVersion,
@@ -11,16 +11,9 @@ import {
 const every = migrations.map((m) => m.version);
 
 import { quoteIdent, tablesIn } from "./tables.js";
-import type { TestDatabase } from "./testing/test-database.js";
-import { openTestDatabase } from "./testing/test-database.js";
+import { testDatabaseOfFile } from "./testing/test-database.js";
 
-let db: TestDatabase;
-beforeAll(async () => {
-  db = await openTestDatabase();
-});
-afterAll(async () => {
-  await db?.close();
-});
+const db = testDatabaseOfFile();
 
 /** Runs `fn` with a fresh, unmigrated schema name, dropping the schema afterwards. */
 async function withSchema(fn: (schema: string) => Promise<void>): Promise<void> {

@@ -1,18 +1,11 @@
 import { seedDelivery, seedOrganization, waitUntil } from "@tidings/core/testing";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { listenForDeliveries } from "./notifications.js";
 import { postgresStorage } from "./postgres-storage.js";
-import type { TestDatabase } from "./testing/test-database.js";
-import { aSchemaName, openTestDatabase, serverUrl } from "./testing/test-database.js";
+import { aSchemaName, serverUrl, testDatabaseOfFile } from "./testing/test-database.js";
 
-let db: TestDatabase;
-beforeAll(async () => {
-  db = await openTestDatabase();
-});
-afterAll(async () => {
-  await db?.close();
-});
+const db = testDatabaseOfFile();
 
 describe("listenForDeliveries", () => {
   // Server only: PGlite runs in this process and has no connection that could break.

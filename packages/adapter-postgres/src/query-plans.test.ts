@@ -1,18 +1,11 @@
 import type { Storage } from "@tidings/core";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import type { PgPool } from "./pg-client.js";
 import { postgresStorage } from "./postgres-storage.js";
 import { quoteIdent } from "./tables.js";
-import type { TestDatabase } from "./testing/test-database.js";
-import { openTestDatabase, serverUrl } from "./testing/test-database.js";
+import { serverUrl, testDatabaseOfFile } from "./testing/test-database.js";
 
-let db: TestDatabase;
-beforeAll(async () => {
-  db = await openTestDatabase();
-});
-afterAll(async () => {
-  await db?.close();
-});
+const db = testDatabaseOfFile();
 
 // The organization asked about holds 1% of the rows, as one of many would.
 const ORGS = ["org_01m8000000000000000000000a", "org_01m8000000000000000000000b"];

@@ -1,23 +1,16 @@
 import type { Storage } from "@tidings/core";
 import { anOrganization, aProfile, at } from "@tidings/core/testing";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { postgresStorage } from "./postgres-storage.js";
 import { postgresRawReaders } from "./testing/raw-readers.js";
-import type { TestDatabase } from "./testing/test-database.js";
-import { openTestDatabase } from "./testing/test-database.js";
+import { testDatabaseOfFile } from "./testing/test-database.js";
 
 // PostgreSQL-specific behaviour of the storage that the shared contract cannot see.
-let db: TestDatabase;
+const db = testDatabaseOfFile();
 let schema: string;
 let drop: () => Promise<void>;
 let storage: Storage;
 
-beforeAll(async () => {
-  db = await openTestDatabase();
-});
-afterAll(async () => {
-  await db?.close();
-});
 beforeEach(async () => {
   ({ schema, drop } = await db.freshSchema());
   storage = postgresStorage(db.client, { schema });

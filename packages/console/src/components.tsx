@@ -92,12 +92,12 @@ export function Layout(props: {
 }
 
 /** The hidden CSRF field every state-changing form carries. */
-export function Csrf(props: { frame: PageFrame }) {
+function Csrf(props: { frame: PageFrame }) {
   return <input type="hidden" name="csrf_token" value={props.frame.csrfToken} />;
 }
 
 /** A POST form with its CSRF field; `confirm` asks before submitting (when script runs). */
-export function PostForm(props: {
+function PostForm(props: {
   frame: PageFrame;
   action: string;
   confirm?: string | undefined;
@@ -372,7 +372,7 @@ export function CheckboxField(props: FieldProps & { checked: boolean }) {
 }
 
 /** A secret shown once, with a Copy button. */
-export function SecretOnce(props: { label: string; value: string; copyLabel: string }) {
+function SecretOnce(props: { label: string; value: string; copyLabel: string }) {
   return (
     <div class="secret">
       <p class="secret-label">{props.label}</p>

@@ -62,7 +62,7 @@ export function changeRoute<T>(
 }
 
 /** The notices a redirect may carry, by key; anything else in `?notice=` is ignored. */
-export const NOTICES: Record<string, string> = {
+const NOTICES: Record<string, string> = {
   campaign_created: "Campaign created.",
   campaign_saved: "Campaign saved.",
   campaign_activated: "Campaign activated: it can be triggered now.",

@@ -5,7 +5,7 @@ import { type FieldErrors, FormProblems, type PageFrame, TextField } from "./com
 import { fieldErrorsOf, type PageContext } from "./context.js";
 
 /** How many rows a console list shows at once. */
-export const LIST_PAGE_SIZE = "25";
+const LIST_PAGE_SIZE = "25";
 
 /** A list's filters as they stand in its URL, each `""` when absent. */
 export type Filters = Record<string, string>;
@@ -149,7 +149,7 @@ export function Pager(props: { list: Pick<ListPage<unknown>, "first" | "next"> }
  * Problems of a list's query by the filter field each belongs to (`fieldOf` maps a parameter
  * to its field); a bad cursor reads as a stale page link.
  */
-export function filterErrorsOf(
+function filterErrorsOf(
   error: DomainError,
   fieldOf: (path: string) => string = (path) => path,
 ): FieldErrors {

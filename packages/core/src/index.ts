@@ -149,67 +149,41 @@ export { parseInput, toIssues } from "./shared/parse.js";
 export { StorageBusyError } from "./shared/storage-busy.js";
 export type { Transact } from "./shared/transaction.js";
 export { isErrResult, rollingBackErrors } from "./shared/transaction.js";
+export type { AttemptReport, AttemptResult } from "./webhooks/attempt-delivery.js";
+export { makeAttempt, RESPONSE_BODY_LIMIT } from "./webhooks/attempt-delivery.js";
+export type { ResolvedDestination } from "./webhooks/delivery-destination.js";
+export { destinationKey, resolveDestination } from "./webhooks/delivery-destination.js";
 export type {
-  AttemptReport,
-  AttemptResult,
-  CreateWebhookInput,
-  DeliveryAttemptView,
   DeliveryEngine,
   DeliveryEngineOptions,
   DeliveryLogEntry,
-  DeliveryStatusView,
-  DeliveryView,
-  DeliveryWithAttemptsView,
-  EventBody,
-  EventData,
-  FailingDestinationView,
-  RecoverResult,
-  ResolvedDestination,
-  TestEventData,
-  UpdateWebhookInput,
-  WebhookList,
-  WebhookTestResult,
-  WebhookView,
-  WebhookWithSecret,
-} from "./webhooks/index.js";
+} from "./webhooks/delivery-engine.js";
+export { createDeliveryEngine } from "./webhooks/delivery-engine.js";
 export {
-  createDeliveryEngine,
-  createWebhook,
-  createWebhookInput,
-  deleteWebhook,
-  destinationKey,
-  FAILING_DESTINATIONS_SCAN,
   getDelivery,
-  getWebhook,
   listDeliveries,
   listDeliveriesOfQuery,
   listDeliveriesQuery,
-  listFailingDestinations,
   listMessageDeliveries,
   listWebhookDeliveries,
-  listWebhooks,
-  MAX_ACTIVE_WEBHOOKS,
-  MAX_WEBHOOK_SUBSCRIPTIONS,
-  makeAttempt,
-  messageEventBody,
-  RESPONSE_BODY_LIMIT,
-  recordEvent,
-  recoverWebhook,
-  recoverWebhookInput,
-  redeliverDelivery,
-  resolveDestination,
-  rotateWebhookSecret,
-  routeEvent,
-  TOPICS,
-  testEventBody,
-  testWebhook,
-  testWebhookInput,
-  toAttemptView,
-  toDeliveryView,
-  toWebhookView,
-  updateWebhook,
-  updateWebhookInput,
-} from "./webhooks/index.js";
+} from "./webhooks/delivery-log.js";
+export type {
+  DeliveryAttemptView,
+  DeliveryStatusView,
+  DeliveryView,
+  DeliveryWithAttemptsView,
+} from "./webhooks/delivery-view.js";
+export { toAttemptView, toDeliveryView } from "./webhooks/delivery-view.js";
+export type { EventBody, EventData, TestEventData } from "./webhooks/event-body.js";
+export { messageEventBody, testEventBody } from "./webhooks/event-body.js";
+export type { FailingDestinationView } from "./webhooks/failing-destinations.js";
+export {
+  FAILING_DESTINATIONS_SCAN,
+  listFailingDestinations,
+} from "./webhooks/failing-destinations.js";
+export { recordEvent, routeEvent } from "./webhooks/outbox.js";
+export type { RecoverResult } from "./webhooks/redeliver.js";
+export { recoverWebhook, recoverWebhookInput, redeliverDelivery } from "./webhooks/redeliver.js";
 export type {
   IncomingHeaders,
   VerifiedWebhook,
@@ -226,3 +200,24 @@ export {
   WEBHOOK_USER_AGENT,
   webhookHeaders,
 } from "./webhooks/signing.js";
+export { MAX_ACTIVE_WEBHOOKS, MAX_WEBHOOK_SUBSCRIPTIONS } from "./webhooks/subscription-rules.js";
+export type { WebhookList } from "./webhooks/subscriptions.js";
+export {
+  createWebhook,
+  deleteWebhook,
+  getWebhook,
+  listWebhooks,
+  rotateWebhookSecret,
+} from "./webhooks/subscriptions.js";
+export type { WebhookTestResult } from "./webhooks/test-webhook.js";
+export { testWebhook } from "./webhooks/test-webhook.js";
+export { updateWebhook } from "./webhooks/update-webhook.js";
+export type { CreateWebhookInput, UpdateWebhookInput } from "./webhooks/webhook-input.js";
+export {
+  createWebhookInput,
+  TOPICS,
+  testWebhookInput,
+  updateWebhookInput,
+} from "./webhooks/webhook-input.js";
+export type { WebhookView, WebhookWithSecret } from "./webhooks/webhook-view.js";
+export { toWebhookView } from "./webhooks/webhook-view.js";

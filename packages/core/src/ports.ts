@@ -226,7 +226,8 @@ export interface DeliveryRecord {
   organizationId: string;
   eventId: string;
   messageId: string | null;
-  topic: string;
+  /** The message event it announces (the test event is posted at once and never stored). */
+  topic: Topic;
   destination: DeliveryDestination;
   /**
    * The destination that concurrency, fairness and the circuit breaker count by: the

@@ -71,7 +71,7 @@ export const CONFIG_DEFAULTS = {
  * The shortest lease the delivery engine accepts: longer than the 15 s webhook timeout plus the
  * engine's 5 s margin, so an attempt always ends (and is recorded) while its lease still holds.
  */
-export const MIN_WEBHOOK_LEASE_MS = defaultConfig.webhookTimeoutMs + 5_000 + 1;
+const MIN_WEBHOOK_LEASE_MS = defaultConfig.webhookTimeoutMs + 5_000 + 1;
 
 /** The longest duration a setting takes; anything longer is surely a typo. */
 const MAX_DURATION_MS = 36_500 * 86_400_000;

@@ -7,6 +7,7 @@ import { join, resolve } from "node:path";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT, type ServerProcess, startServer } from "./testing/child-cli.js";
+import { sendOtp } from "./testing/process-cluster.js";
 import { cliOrganization, runCli, tempWorkspace } from "./testing/run-cli.js";
 
 // The console in a real browser (Debian's Chromium, never a downloaded one) against
@@ -248,16 +249,11 @@ describe.skipIf(!haveChromium)("the console in Chromium", () => {
     expect(token).toMatch(/^key_/);
 
     // A send over the API with that key.
-    const sent = await fetch(`${base}/v1/messages/send`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: JSON.stringify({
-        campaign_id: copied,
-        recipient: { type: "phone_number", value: "+14155550002" },
-        params: { pin: "4242" },
-        client_reference: "order-<b>17</b>",
-      }),
-    });
+    const sent = await sendOtp(
+      base,
+      { token, campaignId: copied },
+      { phone: "+14155550002", pin: "4242", clientReference: "order-<b>17</b>" },
+    );
     const answer = (await sent.json()) as { message_id: string };
     expect(sent.status, JSON.stringify(answer)).toBe(200);
     const messageId = answer.message_id;

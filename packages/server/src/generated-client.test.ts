@@ -1,13 +1,12 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { within } from "@tidings/core/testing";
+import { waitUntil, within } from "@tidings/core/testing";
 import openapiTS, { astToString, type OpenAPI3 } from "openapi-typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT, runChildCli, type ServerProcess, startServer } from "./testing/child-cli.js";
+import { startTopicReceiver, type TopicReceiver } from "./testing/webhook-tally.js";
 import { run } from "./testing/workspace-build.js";
 
 /**
@@ -91,9 +90,7 @@ const SETUP_TIMEOUT_MS = 120_000;
 let dir: string;
 let env: Record<string, string>;
 let server: ServerProcess;
-let receiver: Server;
-let receiverUrl: string;
-const topics: string[] = [];
+let receiver: TopicReceiver;
 
 const tidings = async <T>(...args: string[]): Promise<T> => {
   const result = await runChildCli([...args, "--json"], env);
@@ -123,19 +120,13 @@ beforeAll(async () => {
     TIDINGS_SANDBOX_DELAY_MS: "50",
     TIDINGS_LOG_LEVEL: "info",
   };
-  receiver = createServer((req, res) => {
-    topics.push(String(req.headers["x-service-topic"]));
-    req.resume();
-    res.writeHead(200).end();
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
-  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+  receiver = await startTopicReceiver();
   server = await startServer(env);
 }, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
   server?.child.kill("SIGKILL");
-  await new Promise<void>((resolve) => receiver.close(() => resolve()));
+  await receiver.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -190,7 +181,7 @@ describe("a client generated from /openapi.json", () => {
         base,
         key.token,
         campaign.campaign_id,
-        receiverUrl,
+        receiver.url,
       ],
       dir,
       (chunk) => output.push(chunk),
@@ -205,9 +196,9 @@ describe("a client generated from /openapi.json", () => {
       refused: { status: 400, code: "validation_failed" },
     });
     expect(result.found).toEqual([result.public_id]);
-    for (let i = 0; i < 200 && !topics.includes("message.delivered"); i++) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    expect(topics).toEqual(expect.arrayContaining(["message.sent", "message.delivered"]));
+    await waitUntil("the message.delivered webhook", 10_000, () =>
+      receiver.topics.includes("message.delivered"),
+    );
+    expect(receiver.topics).toEqual(expect.arrayContaining(["message.sent", "message.delivered"]));
   }, 300_000);
 });

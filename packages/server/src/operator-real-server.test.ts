@@ -5,7 +5,7 @@ import { afterEach, expect, it } from "vitest";
 import { eventually } from "./testing/eventually.js";
 import { startFlakyReceiver } from "./testing/flaky-receiver.js";
 import { startInProcess } from "./testing/in-process.js";
-import { cliKey, cliOrganization, OPERATOR_SCOPES, tempWorkspace } from "./testing/run-cli.js";
+import { OTP_CAMPAIGN, operatorWorkspace } from "./testing/run-cli.js";
 
 // Issue 13 through the real server: `tidings serve` on SQLite, a receiver on port 0 that
 // fails, recovers, and then gets the same delivery again when the operator redelivers it,
@@ -26,18 +26,12 @@ async function flakyReceiver() {
 it("a failing receiver, its attempts in the delivery log, recovery, then redeliveries with the same id, also after a restart", {
   timeout: 60_000,
 }, async () => {
-  const workspace = tempWorkspace();
-  cleanups.push(() => workspace.cleanup());
-  const env = {
-    ...workspace.env,
-    TIDINGS_DEV: "1",
-    TIDINGS_LOG_LEVEL: "info",
+  const workspace = await operatorWorkspace(cleanups, {
     // Quick retries, so the test sees several failed attempts in well under a second.
     TIDINGS_WEBHOOK_BACKOFF_BASE_MS: "100",
     TIDINGS_WEBHOOK_BACKOFF_CAP_MS: "200",
-  };
-  const org = await cliOrganization(env);
-  const token = await cliKey(env, org, OPERATOR_SCOPES);
+  });
+  const { env, org, token } = workspace;
   const receiver = await flakyReceiver();
 
   const server = startInProcess(workspace.dir, ["serve", "--port", "0"], env);
@@ -58,14 +52,7 @@ it("a failing receiver, its attempts in the delivery log, recovery, then redeliv
     return { status: response.status, json: (await response.json()) as Record<string, unknown> };
   };
 
-  const campaign = await api("POST", "/v1/campaigns", {
-    name: "Login codes",
-    channel: "sms",
-    category: "otp",
-    sender: "Acme",
-    template: "Your code is {{pin}}",
-    status: "active",
-  });
+  const campaign = await api("POST", "/v1/campaigns", OTP_CAMPAIGN);
   expect(campaign.status).toBe(201);
   const hook = await api("POST", "/v1/webhooks", { url: receiver.url, topics: ["message.sent"] });
   expect(hook.status).toBe(201);

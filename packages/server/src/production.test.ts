@@ -1,8 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { within } from "@tidings/core/testing";
@@ -16,6 +14,7 @@ import {
   startCliProcess,
   startServer,
 } from "./testing/child-cli.js";
+import { startTopicReceiver, type TopicReceiver } from "./testing/webhook-tally.js";
 import { builtCli } from "./testing/workspace-build.js";
 
 /**
@@ -35,27 +34,19 @@ const BUILD_TIMEOUT_MS = 600_000;
 
 let dir: string;
 let cli: CliEntry;
-let receiver: Server;
-let receiverUrl: string;
-const topics: string[] = [];
+let receiver: TopicReceiver;
 const running: CliProcess[] = [];
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "tidings-production-"));
-  receiver = createServer((req, res) => {
-    topics.push(String(req.headers["x-service-topic"]));
-    req.resume();
-    res.writeHead(200).end();
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
-  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+  receiver = await startTopicReceiver();
   // Step 3: `pnpm build`, made in a temporary copy of the workspace.
   cli = await builtCli();
 }, BUILD_TIMEOUT_MS);
 
 afterAll(async () => {
   for (const process of running) process.child.kill("SIGKILL");
-  await new Promise<void>((resolve) => receiver.close(() => resolve()));
+  await receiver.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -151,11 +142,11 @@ describe.skipIf(PG_URL === undefined)("running in production on PostgreSQL", () 
         campaign_id: campaign.campaign_id,
         recipient: { type: "phone_number", value: "+14155550101" },
         params: { pin: "2468" },
-        webhook_url: receiverUrl,
+        webhook_url: receiver.url,
       }),
     });
     expect(sent.status).toBe(200);
-    await waitFor("message.delivered", () => topics.includes("message.delivered"));
+    await waitFor("message.delivered", () => receiver.topics.includes("message.delivered"));
 
     expect(await stop(worker)).toBe(0);
     expect(await stop(serve)).toBe(0);

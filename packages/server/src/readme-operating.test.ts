@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { eventually } from "./testing/eventually.js";
 import { startInProcess } from "./testing/in-process.js";
-import { cliKey, cliOrganization, OPERATOR_SCOPES, tempWorkspace } from "./testing/run-cli.js";
+import { OTP_CAMPAIGN, operatorWorkspace } from "./testing/run-cli.js";
 
 // The README's "Operating" section is run as written: every `sh` block in it, with curl,
 // against `tidings serve` on SQLite, one failing webhook delivery and one message to find.
@@ -47,19 +47,13 @@ it("every curl example of the README's Operating section works as written", {
   cleanups.push(() => new Promise<void>((resolve) => receiver.close(() => resolve())));
   const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/in?token=t`;
 
-  const workspace = tempWorkspace();
-  cleanups.push(() => workspace.cleanup());
-  const env = {
-    ...workspace.env,
-    TIDINGS_DEV: "1",
-    TIDINGS_LOG_LEVEL: "info",
+  const workspace = await operatorWorkspace(cleanups, {
     // The delivery fails for good within a second, so there is a failed one to redeliver.
     TIDINGS_WEBHOOK_BACKOFF_BASE_MS: "50",
     TIDINGS_WEBHOOK_BACKOFF_CAP_MS: "100",
     TIDINGS_WEBHOOK_RETRY_WINDOW_MS: "300",
-  };
-  const org = await cliOrganization(env);
-  const token = await cliKey(env, org, OPERATOR_SCOPES);
+  });
+  const { env, token } = workspace;
   const server = startInProcess(workspace.dir, ["serve", "--port", "0"], env);
   cleanups.push(async () => {
     await server.stop();
@@ -74,14 +68,7 @@ it("every curl example of the README's Operating section works as written", {
     });
     return (await response.json()) as Record<string, unknown>;
   };
-  const campaign = await api("POST", "/v1/campaigns", {
-    name: "Login codes",
-    channel: "sms",
-    category: "otp",
-    sender: "Acme",
-    template: "Your code is {{pin}}",
-    status: "active",
-  });
+  const campaign = await api("POST", "/v1/campaigns", OTP_CAMPAIGN);
   const hook = await api("POST", "/v1/webhooks", { url: receiverUrl, topics: ["message.sent"] });
   const sent = await api("POST", "/v1/messages/send", {
     campaign_id: campaign.campaign_id,

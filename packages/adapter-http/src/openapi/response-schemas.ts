@@ -1,3 +1,5 @@
+import { TOPICS } from "@tidings/core";
+
 /**
  * The response schemas of the OpenAPI document, written by hand: requests are validated by
  * valibot and converted, but answers are built by the core's view functions, so their shape
@@ -23,15 +25,6 @@ const closed = (
 });
 /** A string enum, typed so client generators make a union of literals. */
 const oneOf = (values: readonly string[]): JsonSchema => ({ type: "string", enum: [...values] });
-
-const TOPICS = [
-  "message.sent",
-  "message.delivered",
-  "message.seen",
-  "message.clicked",
-  "message.failed",
-  "message.expired",
-];
 
 const profileProperties: Record<string, JsonSchema> = {
   public_id: { type: "string", pattern: "^prf_[0-9a-z]{26}$" },

@@ -37,6 +37,28 @@ export interface RequestOptions {
   token?: string | null | undefined;
 }
 
+/** An active campaign of `organizationId`, made by the use case: OTP over SMS unless overridden. */
+export const activeCampaign = async (
+  deps: Pick<Deps, "storage" | "ids" | "clock">,
+  organizationId: string,
+  overrides: Record<string, unknown> = {},
+) =>
+  (
+    await createCampaign(
+      deps,
+      { organizationId, apiKeyId: null },
+      {
+        name: "Login codes",
+        channel: "sms",
+        category: "otp",
+        sender: "Tidings",
+        template: "Your code is {{pin}}.",
+        status: "active",
+        ...overrides,
+      },
+    )
+  )._unsafeUnwrap();
+
 /** Never fires: reports are driven by the tests (or the sandbox route). */
 const heldScheduler = { schedule: () => ({ cancel: () => undefined }) };
 
@@ -96,22 +118,8 @@ export async function httpWorld(appOptions: HttpAppOptions = {}) {
   };
 
   /** An active campaign of the main organization (OTP over SMS unless overridden). */
-  const campaign = async (overrides: Record<string, unknown> = {}) =>
-    (
-      await createCampaign(
-        deps,
-        { organizationId: main.organizationId, apiKeyId: null },
-        {
-          name: "Login codes",
-          channel: "sms",
-          category: "otp",
-          sender: "Tidings",
-          template: "Your code is {{pin}}.",
-          status: "active",
-          ...overrides,
-        },
-      )
-    )._unsafeUnwrap();
+  const campaign = (overrides: Record<string, unknown> = {}) =>
+    activeCampaign(deps, main.organizationId, overrides);
 
   return {
     clock,
@@ -129,4 +137,10 @@ export async function httpWorld(appOptions: HttpAppOptions = {}) {
   };
 }
 
-export type HttpWorld = Awaited<ReturnType<typeof httpWorld>>;
+/** A send body: an OTP of `campaignId` (pin 123456) to +14155550100, with `extra` fields. */
+export const otpBody = (campaignId: string, extra: Record<string, unknown> = {}) => ({
+  campaign_id: campaignId,
+  recipient: { type: "phone_number", value: "+14155550100" },
+  params: { pin: "123456" },
+  ...extra,
+});

@@ -1,5 +1,5 @@
 import type { NewProfile, ProfileRepository } from "@tidings/core";
-import { toJson } from "@tidings/core/sql";
+import { profileReads, toJson } from "@tidings/core/sql";
 import { select as columns, isUniqueViolation, records } from "../columns.js";
 import type { PgConnection } from "../sql.js";
 
@@ -7,16 +7,28 @@ import type { PgConnection } from "../sql.js";
 const lowerEmail = (email: string | null): string | null =>
   email === null ? null : email.toLowerCase();
 
+/** `$1` to `$10` of the insert and of the update: the key, then what an update may change. */
+const keyAndFields = (profile: NewProfile): unknown[] => [
+  profile.id,
+  profile.organizationId,
+  profile.phoneNumber,
+  profile.email,
+  lowerEmail(profile.email),
+  profile.firstName,
+  profile.lastName,
+  profile.viberMarketingConsent,
+  profile.smsMarketingConsent,
+  toJson(profile.attributes),
+];
+
 // The partial unique index that makes a number unique among an organization's active profiles.
 const PHONE_INDEX = "profiles_active_phone";
 
 /** Profiles, with phone uniqueness among active profiles enforced by a partial unique index. */
-export function profileRepository({ sql }: PgConnection): ProfileRepository {
+export function profileRepository({ sql, access }: PgConnection): ProfileRepository {
   const t = sql.tables;
-  const select = `SELECT ${columns.profiles} FROM ${t.profiles}`;
   const many = async (text: string, values: unknown[]) =>
     (await sql.rows(text, values)).map(records.profile);
-  const one = async (text: string, values: unknown[]) => (await many(text, values))[0] ?? null;
 
   return {
     async insert(profile: NewProfile) {
@@ -30,16 +42,7 @@ export function profileRepository({ sql }: PgConnection): ProfileRepository {
          ON CONFLICT (organization_id, phone_number) WHERE status = 'active' DO NOTHING
          RETURNING ${columns.profiles}`,
         [
-          profile.id,
-          profile.organizationId,
-          profile.phoneNumber,
-          profile.email,
-          lowerEmail(profile.email),
-          profile.firstName,
-          profile.lastName,
-          profile.viberMarketingConsent,
-          profile.smsMarketingConsent,
-          toJson(profile.attributes),
+          ...keyAndFields(profile),
           profile.source,
           profile.status,
           profile.createdAt,
@@ -50,42 +53,7 @@ export function profileRepository({ sql }: PgConnection): ProfileRepository {
       return rows[0] ?? "phone_number_taken";
     },
 
-    get: (organizationId, id) =>
-      one(`${select} WHERE id = $1 AND organization_id = $2 AND status = 'active'`, [
-        id,
-        organizationId,
-      ]),
-
-    findByPhone: (organizationId, phoneNumber) =>
-      one(`${select} WHERE organization_id = $1 AND phone_number = $2 AND status = 'active'`, [
-        organizationId,
-        phoneNumber,
-      ]),
-
-    findByEmail: (organizationId, email, limit) =>
-      many(
-        `${select} WHERE organization_id = $1 AND email_lower = $2 AND status = 'active'
-         ORDER BY seq LIMIT $3`,
-        [organizationId, email.toLowerCase(), limit],
-      ),
-
-    list(query) {
-      const values: unknown[] = [query.organizationId, query.afterSeq ?? 0];
-      const filters = ["organization_id = $1", "status = 'active'", "seq > $2"];
-      if (query.phoneNumber !== undefined) {
-        values.push(query.phoneNumber);
-        filters.push(`phone_number = $${values.length}`);
-      }
-      if (query.email !== undefined) {
-        values.push(query.email.toLowerCase());
-        filters.push(`email_lower = $${values.length}`);
-      }
-      values.push(query.limit);
-      return many(
-        `${select} WHERE ${filters.join(" AND ")} ORDER BY seq LIMIT $${values.length}`,
-        values,
-      );
-    },
+    ...profileReads(access),
 
     async update(profile) {
       try {
@@ -95,19 +63,7 @@ export function profileRepository({ sql }: PgConnection): ProfileRepository {
              sms_marketing_consent = $9, attributes = $10::text::jsonb, updated_at = $11
            WHERE id = $1 AND organization_id = $2 AND status = 'active'
            RETURNING id`,
-          [
-            profile.id,
-            profile.organizationId,
-            profile.phoneNumber,
-            profile.email,
-            lowerEmail(profile.email),
-            profile.firstName,
-            profile.lastName,
-            profile.viberMarketingConsent,
-            profile.smsMarketingConsent,
-            toJson(profile.attributes),
-            profile.updatedAt,
-          ],
+          [...keyAndFields(profile), profile.updatedAt],
         );
         return rows.length === 1;
       } catch (error) {

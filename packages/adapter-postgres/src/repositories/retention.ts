@@ -17,6 +17,25 @@ interface CandidateRow {
  */
 export function retentionRepository({ sql }: PgConnection): RetentionRepository {
   const t = sql.tables;
+  /**
+   * Deletes at most `limit` rows of `table` that `where` picks (`$1` is `at`), keyed by `key`,
+   * passing over rows another transaction holds; how many it deleted.
+   */
+  const deleteBatch = async (
+    table: string,
+    key: string,
+    where: string,
+    at: string | number,
+    limit: number,
+  ): Promise<number> => {
+    const rows = await sql.rows(
+      `DELETE FROM ${table} WHERE (${key}) IN (
+         SELECT ${key} FROM ${table} WHERE ${where} LIMIT $2 FOR UPDATE SKIP LOCKED)
+       RETURNING 1`,
+      [at, limit],
+    );
+    return rows.length;
+  };
   return {
     deleteOldMessages: ({ createdBefore, now, after, limit }) =>
       sql.atomic(async (tx) => {
@@ -72,45 +91,24 @@ export function retentionRepository({ sql }: PgConnection): RetentionRepository 
           id: m.id,
         }));
       }),
-    deleteExpiredIdempotencyRecords: async (now, limit) => {
-      const rows = await sql.rows(
-        `DELETE FROM ${t.idempotencyRecords} WHERE (api_key_id, endpoint, key) IN (
-           SELECT api_key_id, endpoint, key FROM ${t.idempotencyRecords}
-           WHERE expires_at <= $1
-             AND (state = 'completed' OR locked_until IS NULL OR locked_until <= $1)
-           LIMIT $2 FOR UPDATE SKIP LOCKED)
-         RETURNING 1`,
-        [now, limit],
-      );
-      return rows.length;
-    },
-    deleteRateLimitHitsBefore: async (before, limit) => {
-      const rows = await sql.rows(
-        `DELETE FROM ${t.rateLimitHits} WHERE seq IN (
-           SELECT seq FROM ${t.rateLimitHits} WHERE at <= $1 ORDER BY at LIMIT $2
-           FOR UPDATE SKIP LOCKED)
-         RETURNING 1`,
-        [before, limit],
-      );
-      return rows.length;
-    },
+    deleteExpiredIdempotencyRecords: (now, limit) =>
+      deleteBatch(
+        t.idempotencyRecords,
+        "api_key_id, endpoint, key",
+        `expires_at <= $1
+           AND (state = 'completed' OR locked_until IS NULL OR locked_until <= $1)`,
+        now,
+        limit,
+      ),
+    deleteRateLimitHitsBefore: (before, limit) =>
+      deleteBatch(t.rateLimitHits, "seq", "at <= $1 ORDER BY at", before, limit),
     deleteExpiredConsoleSessions: async (now, limit) => {
-      const tokens = await sql.rows(
-        `DELETE FROM ${t.consoleSignInTokens} WHERE token_hash IN (
-           SELECT token_hash FROM ${t.consoleSignInTokens} WHERE expires_at <= $1 LIMIT $2
-           FOR UPDATE SKIP LOCKED)
-         RETURNING 1`,
-        [now, limit],
+      const expired = "expires_at <= $1";
+      const tokens = await deleteBatch(t.consoleSignInTokens, "token_hash", expired, now, limit);
+      if (tokens >= limit) return tokens;
+      return (
+        tokens + (await deleteBatch(t.consoleSessions, "id_hash", expired, now, limit - tokens))
       );
-      if (tokens.length >= limit) return tokens.length;
-      const sessions = await sql.rows(
-        `DELETE FROM ${t.consoleSessions} WHERE id_hash IN (
-           SELECT id_hash FROM ${t.consoleSessions} WHERE expires_at <= $1 LIMIT $2
-           FOR UPDATE SKIP LOCKED)
-         RETURNING 1`,
-        [now, limit - tokens.length],
-      );
-      return tokens.length + sessions.length;
     },
     // Autovacuum reuses the space of deleted rows; nothing to hand back by hand.
     reclaimSpace: async () => 0,

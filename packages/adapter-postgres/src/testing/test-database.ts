@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { PGlite } from "@electric-sql/pglite";
 import type { CorruptibleHarness } from "@tidings/core/testing";
 import pg from "pg";
+import { afterAll, beforeAll } from "vitest";
 import { migrate } from "../migrations.js";
 import type { PgListeningPool, PgNativeListener } from "../notifications.js";
 import type { PgClient } from "../pg-client.js";
@@ -40,6 +41,36 @@ export interface TestDatabase {
 /** A fresh schema name such as `t_3f9a…`. */
 export const aSchemaName = (): string => `t_${randomBytes(8).toString("hex")}`;
 
+/**
+ * The test file's database: opened before its first test and closed after its last, so a
+ * file pays PGlite's start-up once. Use it inside tests and hooks, not while they are collected.
+ */
+export function testDatabaseOfFile(): TestDatabase {
+  let db: TestDatabase | undefined;
+  beforeAll(async () => {
+    db = await openTestDatabase();
+  });
+  afterAll(async () => {
+    await db?.close();
+  });
+  const opened = (): TestDatabase => {
+    if (db === undefined) throw new Error("The test database opens before the file's first test.");
+    return db;
+  };
+  return {
+    get kind() {
+      return opened().kind;
+    },
+    get client() {
+      return opened().client;
+    },
+    newSchemaName: () => opened().newSchemaName(),
+    anotherClient: (max) => opened().anotherClient(max),
+    freshSchema: () => opened().freshSchema(),
+    close: () => opened().close(),
+  };
+}
+
 /** Opens the server pool (when `TIDINGS_TEST_PG_URL` is set) or a PGlite instance. */
 export async function openTestDatabase(): Promise<TestDatabase> {
   if (serverUrl !== undefined) {
@@ -69,7 +100,7 @@ export async function openTestDatabase(): Promise<TestDatabase> {
 }
 
 /** A pool on the test server; the caller ends it. */
-export function newServerPool(max = 10): pg.Pool {
+function newServerPool(max = 10): pg.Pool {
   if (serverUrl === undefined) throw new Error("TIDINGS_TEST_PG_URL is not set");
   return new pg.Pool({ connectionString: serverUrl, max });
 }

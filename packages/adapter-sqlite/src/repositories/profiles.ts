@@ -1,5 +1,5 @@
-import type { NewProfile, ProfileRecord, ProfileRepository } from "@tidings/core";
-import { toJson } from "@tidings/core/sql";
+import type { NewProfile, ProfileRepository } from "@tidings/core";
+import { profileReads, toJson } from "@tidings/core/sql";
 import { atomically } from "../atomically.js";
 import { select as columns, isUniqueViolation, records, sqliteCodec } from "../columns.js";
 import type { SqliteConnection } from "../sqlite-database.js";
@@ -31,15 +31,16 @@ const lowerEmail = (email: string | null): string | null =>
 // The index that makes a phone number unique among an organization's active profiles.
 const phoneIndex = "profiles.organization_id, profiles.phone_number";
 
-// Every query below names `status = 'active'` literally: SQLite only uses a partial index
-// when the query's WHERE clause implies the index's, which a bound parameter never does.
-const select = `SELECT ${columns.profiles} FROM profiles`;
-
-/** Profiles, with phone uniqueness among active profiles enforced by a partial UNIQUE index. */
-export function profileRepository({ db, sql }: SqliteConnection): SyncOf<ProfileRepository> {
-  const readRows = (text: string, params: object): ProfileRecord[] =>
-    sql(text).all(params).map(records.profile);
-
+/**
+ * Profiles, with phone uniqueness among active profiles enforced by a partial UNIQUE index.
+ * The reads are the shared ones; every write names `status = 'active'` literally, as they do
+ * (SQLite only uses a partial index when the query's WHERE clause implies the index's).
+ */
+export function profileRepository({
+  db,
+  sql,
+  access,
+}: SqliteConnection): SyncOf<ProfileRepository> {
   return {
     insert(profile) {
       try {
@@ -59,42 +60,7 @@ export function profileRepository({ db, sql }: SqliteConnection): SyncOf<Profile
       }
     },
 
-    get(organizationId, id) {
-      const row = sql(`${select} WHERE id = ? AND organization_id = ? AND status = 'active'`).get(
-        id,
-        organizationId,
-      );
-      return row === undefined ? null : records.profile(row);
-    },
-
-    findByPhone(organizationId, phoneNumber) {
-      const row = sql(
-        `${select} WHERE organization_id = ? AND phone_number = ? AND status = 'active'`,
-      ).get(organizationId, phoneNumber);
-      return row === undefined ? null : records.profile(row);
-    },
-
-    findByEmail(organizationId, email, limit) {
-      return readRows(
-        `${select} WHERE organization_id = @organizationId AND email_lower = @emailLower
-           AND status = 'active' ORDER BY seq LIMIT @limit`,
-        { organizationId, emailLower: email.toLowerCase(), limit },
-      );
-    },
-
-    list(query) {
-      const filters = ["organization_id = @organizationId", "status = 'active'", "seq > @afterSeq"];
-      if (query.phoneNumber !== undefined) filters.push("phone_number = @phoneNumber");
-      if (query.email !== undefined) filters.push("email_lower = @emailLower");
-      // At most four distinct texts, each prepared once by the statement cache.
-      return readRows(`${select} WHERE ${filters.join(" AND ")} ORDER BY seq LIMIT @limit`, {
-        organizationId: query.organizationId,
-        afterSeq: query.afterSeq ?? 0,
-        phoneNumber: query.phoneNumber ?? null,
-        emailLower: query.email === undefined ? null : query.email.toLowerCase(),
-        limit: query.limit,
-      });
-    },
+    ...profileReads(access),
 
     update(profile) {
       try {

@@ -97,6 +97,3 @@ export const listCampaignsQuery = v.strictObject(
   },
   onlyParameters(LIST_PARAMETERS),
 );
-
-export type CreateCampaignInput = v.InferOutput<typeof createCampaignInput>;
-export type UpdateCampaignInput = v.InferOutput<typeof updateCampaignInput>;

@@ -27,7 +27,7 @@ const HAS_LETTER = /[A-Za-z]/;
  * Short codes and national numbers are refused, because without a `+` a carrier cannot tell
  * which country a numeric sender belongs to.
  */
-export function normalizeSmsSender(sender: string): Result<string, string> {
+function normalizeSmsSender(sender: string): Result<string, string> {
   if (sender.startsWith("+")) {
     return normalizePhone(sender).mapErr(
       (reason) => `An SMS sender that is a phone number ${reason}`,

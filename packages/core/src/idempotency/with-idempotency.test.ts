@@ -9,6 +9,7 @@ import { type Checkpoint, withIdempotency } from "./with-idempotency.js";
 
 const ENDPOINT = "POST /v1/messages/send";
 const BODY = { campaign_id: "cmp_1", recipient: { type: "phone_number", value: "+14155552671" } };
+const REQUEST = { apiKeyId: "key_a", endpoint: ENDPOINT, key: "k-1", requestBody: BODY };
 
 function setup() {
   const clock = manualClock(Date.UTC(2026, 4, 1, 12));
@@ -29,13 +30,18 @@ function setup() {
       apiKeyId: string;
       endpoint: string;
     }> = {},
-  ) =>
+  ) => withIdempotency(deps, { ...REQUEST, ...overrides }, run);
+  /** The same request again, which must answer from `recover` rather than run again. */
+  const recoverWith = (recover: (point: string) => Promise<StoredResponse>) =>
     withIdempotency(
       deps,
-      { apiKeyId: "key_a", endpoint: ENDPOINT, key: "k-1", requestBody: BODY, ...overrides },
-      run,
+      REQUEST,
+      async () => {
+        throw new Error("must not run again");
+      },
+      recover,
     );
-  return { clock, storage, deps, call, answer, runs: () => runs };
+  return { clock, storage, deps, call, answer, recoverWith, runs: () => runs };
 }
 
 describe("Idempotency-Key (docs/decisions.md Idempotency)", () => {
@@ -157,7 +163,7 @@ describe("Idempotency-Key (docs/decisions.md Idempotency)", () => {
   });
 
   it("a retry of a request that died after its work committed answers from its recovery point and runs nothing", async () => {
-    const { call, runs, clock, storage, deps } = setup();
+    const { call, runs, clock, storage, recoverWith } = setup();
     void call(async (checkpoint) => {
       await storage.transaction((tx) => checkpoint(tx, "message:m-1"));
       return new Promise<StoredResponse>(() => undefined);
@@ -169,15 +175,7 @@ describe("Idempotency-Key (docs/decisions.md Idempotency)", () => {
       recovered.push(point);
       return { status: 200, body: `{"recovered":"${point}"}`, headers: {} };
     };
-    const request = { apiKeyId: "key_a", endpoint: ENDPOINT, key: "k-1", requestBody: BODY };
-    const retried = await withIdempotency(
-      deps,
-      request,
-      async () => {
-        throw new Error("must not run again");
-      },
-      recover,
-    );
+    const retried = await recoverWith(recover);
     expect(retried._unsafeUnwrap()).toEqual({
       response: { status: 200, body: '{"recovered":"message:m-1"}', headers: {} },
       replayed: true,
@@ -209,7 +207,7 @@ describe("Idempotency-Key (docs/decisions.md Idempotency)", () => {
   });
 
   it("a run that fails after its work committed keeps the key: a retry after the lock answers from the recovery point", async () => {
-    const { call, clock, storage, deps } = setup();
+    const { call, clock, storage, recoverWith } = setup();
     const failing = call(async (checkpoint) => {
       await storage.transaction((tx) => checkpoint(tx, "message:stored"));
       throw new Error("recording the hand-off failed");
@@ -218,15 +216,11 @@ describe("Idempotency-Key (docs/decisions.md Idempotency)", () => {
     // Released, a retry would have run the send again; held, it waits for the lock to end.
     expect((await call())._unsafeUnwrapErr()).toMatchObject({ code: "idempotency_in_progress" });
     clock.advance(defaultConfig.idempotencyLockMs);
-    const request = { apiKeyId: "key_a", endpoint: ENDPOINT, key: "k-1", requestBody: BODY };
-    const retried = await withIdempotency(
-      deps,
-      request,
-      async () => {
-        throw new Error("must not run again");
-      },
-      async (point) => ({ status: 200, body: `{"recovered":"${point}"}`, headers: {} }),
-    );
+    const retried = await recoverWith(async (point) => ({
+      status: 200,
+      body: `{"recovered":"${point}"}`,
+      headers: {},
+    }));
     expect(retried._unsafeUnwrap().response.body).toBe('{"recovered":"message:stored"}');
   });
 

@@ -20,8 +20,7 @@ const PROGRESS: Record<MessageStatus, number> = {
 };
 
 /** Failed and expired are final: nothing follows them. */
-export const isFinal = (status: MessageStatus): boolean =>
-  status === "failed" || status === "expired";
+const isFinal = (status: MessageStatus): boolean => status === "failed" || status === "expired";
 
 /**
  * Whether the lifecycle may move from one status to another (docs/decisions.md "Lifecycle"):
@@ -36,7 +35,7 @@ export function canAdvance(from: MessageStatus, to: MessageStatus): boolean {
 }
 
 /** The event topic that announces a status. */
-export const topicOf = (status: MessageStatus): Topic => `message.${status}`;
+const topicOf = (status: MessageStatus): Topic => `message.${status}`;
 
 export type Advance =
   | { kind: "applied"; message: MessageRecord; event: MessageEventRecord }

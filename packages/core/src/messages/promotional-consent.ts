@@ -6,7 +6,7 @@ const hasConsent = (profile: ProfileRecord, channel: Channel): boolean =>
   channel === "viber" ? profile.viberMarketingConsent : profile.smsMarketingConsent;
 
 /** The 403 of docs/api.md: promotional consent was not found for the profile. */
-export const consentMissing = (channel: Channel): ForbiddenError => ({
+const consentMissing = (channel: Channel): ForbiddenError => ({
   type: "forbidden",
   code: "consent_missing",
   message: `Promotional consent was not found for the profile on the ${channel} channel.`,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Actor } from "../deps.js";
+import type { ProfileSource } from "../ports.js";
 import { manualClock } from "../shared/clock.js";
 import { createIds } from "../shared/ids.js";
 import { memoryStorage } from "../testing/memory/index.js";
@@ -17,22 +18,24 @@ function setup() {
 
 const rows = (...data: unknown[]) => data.map((item, i) => ({ row: i + 2, data: item }));
 
+/** The summary of importing `data` as rows 2, 3, … from `source`. */
+const imported = async (
+  deps: ReturnType<typeof setup>["deps"],
+  source: ProfileSource,
+  ...data: unknown[]
+) => (await importProfiles(deps, actor, rows(...data), { source }))._unsafeUnwrap();
+
 describe("importing profiles (CLI profiles import)", () => {
   it("creates valid rows with the import's source and reports every bad row with its number", async () => {
     const { deps } = setup();
-    const summary = (
-      await importProfiles(
-        deps,
-        actor,
-        rows(
-          { phone_number: "+14155552671", first_name: "Ann", sms_marketing_consent: true },
-          { phone_number: "nope" },
-          { phone_number: "+14155552672", first_name: "J" },
-          { phone_number: "+14155552673", email: "c@d.co" },
-        ),
-        { source: "shopify" },
-      )
-    )._unsafeUnwrap();
+    const summary = await imported(
+      deps,
+      "shopify",
+      { phone_number: "+14155552671", first_name: "Ann", sms_marketing_consent: true },
+      { phone_number: "nope" },
+      { phone_number: "+14155552672", first_name: "J" },
+      { phone_number: "+14155552673", email: "c@d.co" },
+    );
     expect(summary).toMatchObject({ created: 2, updated: 0, unchanged: 0 });
     expect(summary.rejected.map((bad) => [bad.row, bad.issues[0]?.path])).toEqual([
       [3, "phone_number"],
@@ -47,19 +50,14 @@ describe("importing profiles (CLI profiles import)", () => {
 
   it("a re-run updates by phone number instead of duplicating, and records consent changes", async () => {
     const { deps, clock } = setup();
-    await importProfiles(deps, actor, rows({ phone_number: "+14155552671", first_name: "Ann" }), {
-      source: "import",
-    });
+    await imported(deps, "import", { phone_number: "+14155552671", first_name: "Ann" });
     clock.advance(1000);
-    const lee = async (phone: string) =>
-      (
-        await importProfiles(
-          deps,
-          actor,
-          rows({ phone_number: phone, last_name: "Lee", viber_marketing_consent: true }),
-          { source: "import" },
-        )
-      )._unsafeUnwrap();
+    const lee = (phone: string) =>
+      imported(deps, "import", {
+        phone_number: phone,
+        last_name: "Lee",
+        viber_marketing_consent: true,
+      });
     expect(await lee("+1 415 555 2671")).toMatchObject({ created: 0, updated: 1, unchanged: 0 });
     // The same row again changes nothing.
     expect(await lee("+14155552671")).toMatchObject({ created: 0, updated: 0, unchanged: 1 });
@@ -76,18 +74,13 @@ describe("importing profiles (CLI profiles import)", () => {
 
   it("refuses a phone number repeated within one import, naming both lines", async () => {
     const { deps } = setup();
-    const summary = (
-      await importProfiles(
-        deps,
-        actor,
-        rows(
-          { phone_number: "+14155552671", first_name: "Ann" },
-          { phone_number: "+14155552672" },
-          { phone_number: "+1 (415) 555-2671", first_name: "Bea" },
-        ),
-        { source: "import" },
-      )
-    )._unsafeUnwrap();
+    const summary = await imported(
+      deps,
+      "import",
+      { phone_number: "+14155552671", first_name: "Ann" },
+      { phone_number: "+14155552672" },
+      { phone_number: "+1 (415) 555-2671", first_name: "Bea" },
+    );
     expect(summary).toMatchObject({ created: 2, updated: 0, unchanged: 0 });
     expect(summary.rejected).toEqual([
       {

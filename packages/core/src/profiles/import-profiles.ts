@@ -6,7 +6,8 @@ import type { ProfileRecord, ProfileSource } from "../ports.js";
 import { isoAt } from "../shared/clock.js";
 import { toIssues } from "../shared/parse.js";
 import { useCase } from "../shared/result.js";
-import { mergeAttributes, withinAttributeLimit } from "./attributes.js";
+import { withinAttributeLimit } from "./attributes.js";
+import { withFieldChanges } from "./changed-profile.js";
 import { recordConsentChanges } from "./consent-history.js";
 import { newProfile } from "./new-profile.js";
 import { createProfileInput } from "./profile-input.js";
@@ -78,13 +79,7 @@ export function importProfiles(
           continue;
         }
         const next: ProfileRecord = {
-          ...existing,
-          email: input.email === undefined ? existing.email : input.email,
-          firstName: input.first_name === undefined ? existing.firstName : input.first_name,
-          lastName: input.last_name === undefined ? existing.lastName : input.last_name,
-          viberMarketingConsent: input.viber_marketing_consent ?? existing.viberMarketingConsent,
-          smsMarketingConsent: input.sms_marketing_consent ?? existing.smsMarketingConsent,
-          attributes: mergeAttributes(existing.attributes, input.attributes),
+          ...withFieldChanges(existing, input),
           source: options.source,
         };
         if (!withinAttributeLimit(next.attributes)) {

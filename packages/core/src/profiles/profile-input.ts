@@ -61,7 +61,7 @@ const attributeValue = v.union(
 );
 
 /** Custom attributes as sent: values may be null, which removes the key on update. */
-export const attributesPatch = v.pipe(
+const attributesPatch = v.pipe(
   // valibot's record accepts arrays; attributes are a JSON object only.
   v.custom<Record<string, unknown>>(
     (input) => typeof input === "object" && input !== null && !Array.isArray(input),
@@ -85,17 +85,19 @@ export const attributesPatch = v.pipe(
   v.check((record) => Object.keys(record).length <= 50, "must have at most 50 keys."),
 );
 
+/** The optional fields both bodies take after `phone_number`; consent flags are never null. */
+const profileFields = {
+  email: v.optional(v.nullable(email)),
+  first_name: v.optional(v.nullable(name)),
+  last_name: v.optional(v.nullable(name)),
+  viber_marketing_consent: v.optional(consent("viber_marketing_consent")),
+  sms_marketing_consent: v.optional(consent("sms_marketing_consent")),
+  attributes: v.optional(attributesPatch),
+};
+
 /** POST /v1/profiles body. */
 export const createProfileInput = v.strictObject(
-  {
-    phone_number: phoneNumber("is required and must be a string."),
-    email: v.optional(v.nullable(email)),
-    first_name: v.optional(v.nullable(name)),
-    last_name: v.optional(v.nullable(name)),
-    viber_marketing_consent: v.optional(consent("viber_marketing_consent")),
-    sms_marketing_consent: v.optional(consent("sms_marketing_consent")),
-    attributes: v.optional(attributesPatch),
-  },
+  { phone_number: phoneNumber("is required and must be a string."), ...profileFields },
   objectMessage("must be a JSON object."),
 );
 
@@ -103,15 +105,9 @@ export const createProfileInput = v.strictObject(
 export const updateProfileInput = v.strictObject(
   {
     phone_number: v.optional(phoneNumber("must be a string; phone_number cannot be null.")),
-    email: v.optional(v.nullable(email)),
-    first_name: v.optional(v.nullable(name)),
-    last_name: v.optional(v.nullable(name)),
-    viber_marketing_consent: v.optional(consent("viber_marketing_consent")),
-    sms_marketing_consent: v.optional(consent("sms_marketing_consent")),
-    attributes: v.optional(attributesPatch),
+    ...profileFields,
   },
   objectMessage("must be a JSON object."),
 );
 
-export type CreateProfileInput = v.InferOutput<typeof createProfileInput>;
 export type UpdateProfileInput = v.InferOutput<typeof updateProfileInput>;

@@ -17,7 +17,7 @@ export interface ProfileView {
 }
 
 /** `full_name` is the present names joined by a space, or null. */
-export const fullName = (first: string | null, last: string | null): string | null =>
+const fullName = (first: string | null, last: string | null): string | null =>
   [first, last].filter((part): part is string => part !== null).join(" ") || null;
 
 /** The API view of a stored profile. */

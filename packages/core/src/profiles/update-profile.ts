@@ -5,7 +5,8 @@ import type { ProfileRecord } from "../ports.js";
 import { isoAt } from "../shared/clock.js";
 import { parseInput } from "../shared/parse.js";
 import { useCase } from "../shared/result.js";
-import { mergeAttributes, withinAttributeLimit } from "./attributes.js";
+import { withinAttributeLimit } from "./attributes.js";
+import { withFieldChanges } from "./changed-profile.js";
 import { recordConsentChanges } from "./consent-history.js";
 import { phoneTaken } from "./create-profile.js";
 import { findProfile } from "./find-profile.js";
@@ -43,14 +44,8 @@ export function updateProfile(
       if (modifiable.isErr()) return err(modifiable.error);
 
       const next: ProfileRecord = {
-        ...current,
+        ...withFieldChanges(current, patch),
         phoneNumber: patch.phone_number ?? current.phoneNumber,
-        email: patch.email === undefined ? current.email : patch.email,
-        firstName: patch.first_name === undefined ? current.firstName : patch.first_name,
-        lastName: patch.last_name === undefined ? current.lastName : patch.last_name,
-        viberMarketingConsent: patch.viber_marketing_consent ?? current.viberMarketingConsent,
-        smsMarketingConsent: patch.sms_marketing_consent ?? current.smsMarketingConsent,
-        attributes: mergeAttributes(current.attributes, patch.attributes),
       };
       if (!withinAttributeLimit(next.attributes)) {
         return err(

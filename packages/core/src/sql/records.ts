@@ -64,8 +64,6 @@ const IDEMPOTENCY_STATES = members<IdempotencyRecord["state"]>({
   in_progress: true,
   completed: true,
 });
-/** A delivery carries a message topic, or the test event a subscriber asked for. */
-const DELIVERY_TOPICS = [...TOPICS, "webhook.test"];
 const DISABLED_REASONS = ["failing"] as const;
 
 /**
@@ -264,7 +262,7 @@ export function sqlRecords(codec: SqlCodec): SqlRecords {
       organizationId: r.text("organization_id"),
       eventId: r.text("event_id"),
       messageId: r.textOrNull("message_id"),
-      topic: r.oneOf("topic", DELIVERY_TOPICS),
+      topic: r.oneOf("topic", TOPICS),
       destination: r.json("destination", destinationShape),
       destinationKey: r.text("destination_key"),
       payload: r.text("payload"),

@@ -12,14 +12,8 @@ export {
   proseArbitrary,
   validParamsFor,
 } from "./arbitraries/params.js";
-export type {
-  CorruptibleHarness,
-  CorruptRow,
-  HarnessFactory,
-  RawReaders,
-  SeededOrganization,
-  StorageHarness,
-} from "./contract/index.js";
+export type { CorruptibleHarness, CorruptRow } from "./contract/corrupt-rows-contract.js";
+export { runCorruptRowContract } from "./contract/corrupt-rows-contract.js";
 export {
   aCampaign,
   aConsentChange,
@@ -37,14 +31,13 @@ export {
   at,
   aUuid,
   aWebhook,
-  runCorruptRowContract,
-  runStorageContract,
-  seedDelivery,
-  seedMessage,
-  seedOrganization,
-  seedWebhook,
   T0,
-} from "./contract/index.js";
+} from "./contract/fixtures.js";
+export type { HarnessFactory } from "./contract/harness.js";
+export type { RawReaders, StorageHarness } from "./contract/raw.js";
+export { runStorageContract } from "./contract/run-storage-contract.js";
+export type { SeededOrganization } from "./contract/seed.js";
+export { seedDelivery, seedMessage, seedOrganization, seedWebhook } from "./contract/seed.js";
 export { repeatUntilDone, waitUntil, within } from "./deadlines.js";
 export type { Answer, FakeTransport } from "./fakes.js";
 export { fakeTransport, httpsOnly, readableSecretBox, status } from "./fakes.js";

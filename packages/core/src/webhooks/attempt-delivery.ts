@@ -175,7 +175,7 @@ function headerValue(headers: Record<string, string>, name: string): string | un
 }
 
 /** At most `limit` UTF-8 bytes of `text`, never splitting a character. */
-export function firstBytes(text: string, limit: number): string {
+function firstBytes(text: string, limit: number): string {
   // A UTF-16 code unit is at most 3 UTF-8 bytes: short answers need no encoding.
   if (text.length * 3 <= limit) return text;
   const bytes = new TextEncoder().encode(text);

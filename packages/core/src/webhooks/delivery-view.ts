@@ -2,6 +2,7 @@ import type {
   DeliveryAttemptRecord,
   DeliveryRecord,
   DeliveryStatus,
+  Topic,
   WebhookSubscriptionRecord,
 } from "../ports.js";
 import { shownUrl } from "../shared/shown-url.js";
@@ -23,7 +24,7 @@ export interface DeliveryView {
   webhook_id: string | null;
   /** Scheme, host and path only; `null` when the subscription was deleted. */
   url: string | null;
-  topic: string;
+  topic: Topic;
   message_id: string | null;
   status: DeliveryStatusView;
   attempt_count: number;

@@ -27,7 +27,7 @@ export interface TestEventData {
 }
 
 /** The message status an event of this topic reports (`message.delivered` → `delivered`). */
-export const statusOfTopic = (topic: Topic): MessageStatus =>
+const statusOfTopic = (topic: Topic): MessageStatus =>
   topic.slice("message.".length) as MessageStatus;
 
 /** The event body of one delivery of a message lifecycle event, as posted. */

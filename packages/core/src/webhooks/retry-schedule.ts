@@ -1,8 +1,8 @@
 import type { TidingsConfig } from "../deps.js";
 
 /** The jitter multiplies the base delay by a factor in [JITTER_MIN, JITTER_MIN + JITTER_SPAN). */
-export const JITTER_MIN = 0.8;
-export const JITTER_SPAN = 0.4;
+const JITTER_MIN = 0.8;
+const JITTER_SPAN = 0.4;
 
 export type RetryScheduleConfig = Pick<
   TidingsConfig,

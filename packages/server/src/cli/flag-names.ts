@@ -43,7 +43,7 @@ export function closestFlag(command: Command, given: string): string | null {
  * The flag that set an input field: `ttl_seconds` came from `--ttl`, `sms_fallback` from
  * `--sms-fallback`. `null` for a field no flag of the command sets.
  */
-export function flagOfField(command: Command, field: string): string | null {
+function flagOfField(command: Command, field: string): string | null {
   const alias = command.fieldFlags?.[field];
   if (alias !== undefined) return `--${alias}`;
   const kebab = field.replaceAll("_", "-");

@@ -12,6 +12,10 @@ afterEach(() => workspace.cleanup());
 
 const cli = (...argv: string[]) => runCli(argv, workspace.env);
 
+/** `keys create --org ORG --scopes SCOPES` with any further arguments. */
+const createKey = (org: string, scopes: string, ...extra: string[]) =>
+  cli("keys", "create", "--org", org, "--scopes", scopes, ...extra);
+
 describe("the command line", () => {
   it("prints the list of commands and exits 2 when called without one", async () => {
     const run = await cli();
@@ -33,18 +37,10 @@ describe("the command line", () => {
 
   it("keys create accepts the operator scopes, and a key holds exactly the scopes it was given", async () => {
     const org = await cliOrganization(workspace.env);
-    const created = await cli(
-      "keys",
-      "create",
-      "--org",
-      org,
-      "--scopes",
-      "campaigns:manage,messages:read",
-      "--json",
-    );
+    const created = await createKey(org, "campaigns:manage,messages:read", "--json");
     expect(created.code).toBe(0);
     expect(created.json()).toMatchObject({ scopes: ["campaigns:manage", "messages:read"] });
-    const refused = await cli("keys", "create", "--org", org, "--scopes", "campaigns:write");
+    const refused = await createKey(org, "campaigns:write");
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain("campaigns:manage");
   });
@@ -155,15 +151,7 @@ describe("orgs and keys", () => {
 
   it("creates a key whose token is key_id:key_secret, then lists and revokes it", async () => {
     const org = await createOrg();
-    const created = await cli(
-      "keys",
-      "create",
-      "--org",
-      org,
-      "--scopes",
-      "profiles:read, messages:send",
-      "--json",
-    );
+    const created = await createKey(org, "profiles:read, messages:send", "--json");
     expect(created.code).toBe(0);
     const key = created.json<{ key_id: string; key_secret: string; token: string }>();
     expect(created.json()).toMatchObject({
@@ -187,16 +175,7 @@ describe("orgs and keys", () => {
 
   it("prints every issue of a refused key and exits 1", async () => {
     const org = await createOrg();
-    const run = await cli(
-      "keys",
-      "create",
-      "--org",
-      org,
-      "--scopes",
-      "profiles:read,admin",
-      "--expires-at",
-      "tomorrow",
-    );
+    const run = await createKey(org, "profiles:read,admin", "--expires-at", "tomorrow");
     expect(run.code).toBe(1);
     expect(run.stderr).toContain("scopes[1]");
     expect(run.stderr).toContain("--expires-at: ");

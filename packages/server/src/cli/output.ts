@@ -7,13 +7,13 @@ export function writeResult(out: Writable, json: boolean, document: unknown, hum
 }
 
 /** The error as a JSON document: its code, message and, for validation, every issue. */
-export function errorDocument(error: DomainError): { error: Record<string, unknown> } {
+function errorDocument(error: DomainError): { error: Record<string, unknown> } {
   const { type: _type, ...rest } = error;
   return { error: rest };
 }
 
 /** The error for a person: the message, then one line per issue or conflict. */
-export function describeError(error: DomainError): string {
+function describeError(error: DomainError): string {
   const lines = [`error: ${error.message} (${error.code})`];
   if ("issues" in error && error.issues) {
     for (const issue of error.issues) lines.push(`  ${issue.path}: ${issue.message}`);

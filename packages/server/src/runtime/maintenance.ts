@@ -1,4 +1,5 @@
 import type { Logger } from "../logger.js";
+import { everyInterval } from "./rounds.js";
 
 /** Running storage housekeeping. */
 export interface Maintenance {
@@ -16,7 +17,6 @@ export function startMaintenance(
   intervalMs = 10_000,
 ): Maintenance {
   if (maintain === undefined) return { stop: async () => undefined };
-  let running: Promise<void> | null = null;
   const round = async (): Promise<void> => {
     try {
       const done = await maintain();
@@ -25,17 +25,5 @@ export function startMaintenance(
       logger.error("storage maintenance failed", { error });
     }
   };
-  // A tick that finds the last round still running is skipped, so rounds never pile up.
-  const timer = setInterval(() => {
-    running ??= round().finally(() => {
-      running = null;
-    });
-  }, intervalMs);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return everyInterval(round, intervalMs);
 }

@@ -5,6 +5,7 @@ import {
   createSender,
   type ProcessCluster,
   type Sender,
+  sendOtp,
   startProcessCluster,
   type TidingsProcess,
 } from "../testing/process-cluster.js";
@@ -58,16 +59,7 @@ async function bounded<T>(count: number, limit: number, task: (i: number) => Pro
 const phone = (i: number) => `+1415555${String(i).padStart(4, "0")}`;
 
 function send(server: TidingsProcess, sender: Sender, i: number, webhookUrl?: string) {
-  return fetch(`${server.baseUrl}/v1/messages/send`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${sender.token}`, "content-type": "application/json" },
-    body: JSON.stringify({
-      campaign_id: sender.campaignId,
-      recipient: { type: "phone_number", value: phone(i) },
-      params: { pin: String(1000 + i) },
-      ...(webhookUrl === undefined ? {} : { webhook_url: webhookUrl }),
-    }),
-  });
+  return sendOtp(server.baseUrl, sender, { phone: phone(i), pin: String(1000 + i), webhookUrl });
 }
 
 async function sendForId(server: TidingsProcess, sender: Sender, i: number, url: string) {

@@ -1,12 +1,12 @@
 import { randomBytes } from "node:crypto";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { latestSchemaVersion, migrations } from "@tidings/adapter-postgres";
+import { waitUntil } from "@tidings/core/testing";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { main } from "../cli/main.js";
-import { createSender } from "../testing/process-cluster.js";
-import { Captured, runCli } from "../testing/run-cli.js";
+import { startInProcess } from "../testing/in-process.js";
+import { createSender, sendOtp } from "../testing/process-cluster.js";
+import { runCli } from "../testing/run-cli.js";
+import { startTopicReceiver, type TopicReceiver } from "../testing/webhook-tally.js";
 
 const PG_URL = process.env.TIDINGS_TEST_PG_URL;
 const schema = `server_test_${process.pid}_${Date.now()}`;
@@ -15,9 +15,7 @@ const schema = `server_test_${process.pid}_${Date.now()}`;
 // as it does for the adapter's contract suite. `.ci/run` always sets it.
 describe.skipIf(PG_URL === undefined)("the server on PostgreSQL", () => {
   let env: Record<string, string>;
-  let receiver: Server;
-  let receiverUrl: string;
-  const topics: string[] = [];
+  let receiver: TopicReceiver;
 
   beforeAll(async () => {
     env = {
@@ -27,17 +25,11 @@ describe.skipIf(PG_URL === undefined)("the server on PostgreSQL", () => {
       TIDINGS_SANDBOX_DELAY_MS: "20",
       TIDINGS_LOG_LEVEL: "warn",
     };
-    receiver = createServer((req, res) => {
-      topics.push(String(req.headers["x-service-topic"]));
-      req.resume();
-      res.writeHead(200).end();
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
-    receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    receiver = await startTopicReceiver();
   });
 
   afterAll(async () => {
-    await new Promise<void>((resolve) => receiver.close(() => resolve()));
+    await receiver.close();
     const client = new pg.Client({ connectionString: PG_URL });
     await client.connect();
     await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
@@ -53,65 +45,26 @@ describe.skipIf(PG_URL === undefined)("the server on PostgreSQL", () => {
       applied: [],
       version: latestSchemaVersion,
     });
-    const { token, campaignId } = await createSender(env, "messages:send");
+    const sender = await createSender(env, "messages:send");
 
-    const stdout = new Captured();
-    let stop: (signal: string) => void = () => undefined;
-    const exit = main(["serve", "--port", "0"], {
-      env: { ...env, TIDINGS_LOG_LEVEL: "info" },
-      cwd: process.cwd(),
-      stdout,
-      stderr: new Captured(),
-      waitForShutdown: () =>
-        new Promise((resolve) => {
-          stop = resolve;
-        }),
+    const server = startInProcess(process.cwd(), ["serve", "--port", "0"], {
+      ...env,
+      TIDINGS_LOG_LEVEL: "info",
     });
-    let port = 0;
-    for (let i = 0; i < 200 && port === 0; i++) {
-      const line = stdout
-        .text()
-        .split("\n")
-        .find((l) => l.includes('"listening"'));
-      if (line) port = (JSON.parse(line) as { port: number }).port;
-      else await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-    const sent = await fetch(`http://127.0.0.1:${port}/v1/messages/send`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: JSON.stringify({
-        campaign_id: campaignId,
-        recipient: { type: "phone_number", value: "+14155550101" },
-        params: { pin: "1234" },
-        webhook_url: receiverUrl,
-      }),
-    });
+    const { port } = await server.waitForLog("listening");
+    const sent = await sendOtp(`http://127.0.0.1:${port}`, sender, { webhookUrl: receiver.url });
     expect(sent.status).toBe(200);
-    for (let i = 0; i < 200 && !topics.includes("message.delivered"); i++) {
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-    expect(topics).toEqual(expect.arrayContaining(["message.sent", "message.delivered"]));
-    stop("SIGTERM");
-    expect(await exit).toBe(0);
+    await waitUntil("the message.delivered webhook", 5_000, () =>
+      receiver.topics.includes("message.delivered"),
+    );
+    expect(receiver.topics).toEqual(expect.arrayContaining(["message.sent", "message.delivered"]));
+    expect(await server.stop()).toBe(0);
   });
 
   it("runs a worker that listens for delivery notifications", async () => {
-    const stdout = new Captured();
-    let stop: (signal: string) => void = () => undefined;
-    const exit = main(["worker"], {
-      env: { ...env, TIDINGS_LOG_LEVEL: "info" },
-      cwd: process.cwd(),
-      stdout,
-      stderr: new Captured(),
-      waitForShutdown: () =>
-        new Promise((resolve) => {
-          stop = resolve;
-        }),
-    });
-    for (let i = 0; i < 200 && !stdout.text().includes("worker started"); i++) {
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-    expect(stdout.text()).toContain('"listening_for_notifications":true');
+    const worker = startInProcess(process.cwd(), ["worker"], { ...env, TIDINGS_LOG_LEVEL: "info" });
+    const started = await worker.waitForLog("worker started");
+    expect(started.listening_for_notifications).toBe(true);
     // Said at start-up exactly when the server's autovacuum is off (as on CI's own cluster).
     const client = new pg.Client({ connectionString: PG_URL });
     await client.connect();
@@ -119,9 +72,9 @@ describe.skipIf(PG_URL === undefined)("the server on PostgreSQL", () => {
       "SELECT current_setting('autovacuum') AS on",
     );
     await client.end();
-    expect(stdout.text().includes("autovacuum is off")).toBe(rows[0]?.on === "off");
-    stop("SIGTERM");
-    expect(await exit).toBe(0);
+    const warned = worker.logs().some((line) => String(line.msg).includes("autovacuum is off"));
+    expect(warned).toBe(rows[0]?.on === "off");
+    expect(await worker.stop()).toBe(0);
   });
 
   it("refuses to start on PostgreSQL without TIDINGS_SECRET_KEY", async () => {

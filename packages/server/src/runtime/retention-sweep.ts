@@ -2,6 +2,7 @@ import { performance } from "node:perf_hooks";
 import { createRetentionSweeper, type Deps } from "@tidings/core";
 import { formatDuration } from "../duration.js";
 import type { Logger } from "../logger.js";
+import { everyInterval } from "./rounds.js";
 
 /** A wall-clock jump this large (ms) is logged; smaller drift is timer noise. */
 const JUMP_WORTH_LOGGING_MS = 5_000;
@@ -19,11 +20,11 @@ class Stopped extends Error {}
  * How often the sweep runs: a quarter of the shortest thing it keeps, so nothing outstays it
  * by much, between once a second and every 10 s.
  */
-export const sweepIntervalMs = (config: Deps["config"]): number =>
+const sweepIntervalMs = (config: Deps["config"]): number =>
   Math.min(10_000, Math.max(1_000, Math.min(config.retentionMs, config.idempotencyTtlMs) / 4));
 
 /** Start-up warnings about settings that keep data otherwise than they seem to say. */
-export function retentionWarnings(config: Deps["config"]): string[] {
+function retentionWarnings(config: Deps["config"]): string[] {
   const warnings: string[] = [];
   if (config.retentionMs < config.webhookRetryWindowMs) {
     warnings.push(
@@ -60,7 +61,6 @@ export function startRetentionSweep(
       if (stopped) throw new Stopped();
     },
   });
-  let running: Promise<void> | null = null;
   const round = async (): Promise<void> => {
     try {
       const done = await sweeper.round();
@@ -75,18 +75,11 @@ export function startRetentionSweep(
       if (!(error instanceof Stopped)) logger.error("retention sweep failed", { error });
     }
   };
-  // A tick that finds the last round still running is skipped, so rounds never pile up.
-  const timer = setInterval(() => {
-    running ??= round().finally(() => {
-      running = null;
-    });
-  }, intervalMs);
-  timer.unref();
+  const rounds = everyInterval(round, intervalMs);
   return {
     async stop() {
       stopped = true;
-      clearInterval(timer);
-      await running;
+      await rounds.stop();
     },
   };
 }

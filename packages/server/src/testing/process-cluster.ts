@@ -14,7 +14,7 @@ export interface TidingsProcess extends CliProcess {
 const READY = { serve: "listening", worker: "worker started" } as const;
 
 /** Starts `tidings serve --port 0` or `tidings worker` and resolves once it logs that it is up. */
-export async function startTidingsProcess(
+async function startTidingsProcess(
   command: "serve" | "worker",
   env: Record<string, string>,
 ): Promise<TidingsProcess> {
@@ -133,4 +133,31 @@ export async function createSender(env: Record<string, string>, scopes: string):
     webhookSigningSecret: key.webhook_signing_secret,
     campaignId: campaign.campaign_id,
   };
+}
+
+/** What a test send may set besides the sender: by default pin 1234 to +14155550101. */
+export interface OtpSend {
+  phone?: string | undefined;
+  pin?: string | undefined;
+  webhookUrl?: string | undefined;
+  clientReference?: string | undefined;
+}
+
+/** POSTs a send of the sender's OTP campaign to the API at `baseUrl`, with its token. */
+export function sendOtp(
+  baseUrl: string,
+  sender: Pick<Sender, "token" | "campaignId">,
+  send: OtpSend = {},
+): Promise<Response> {
+  return fetch(`${baseUrl}/v1/messages/send`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${sender.token}`, "content-type": "application/json" },
+    body: JSON.stringify({
+      campaign_id: sender.campaignId,
+      recipient: { type: "phone_number", value: send.phone ?? "+14155550101" },
+      params: { pin: send.pin ?? "1234" },
+      ...(send.webhookUrl === undefined ? {} : { webhook_url: send.webhookUrl }),
+      ...(send.clientReference === undefined ? {} : { client_reference: send.clientReference }),
+    }),
+  });
 }

@@ -113,3 +113,29 @@ export const OPERATOR_SCOPES = [
   "messages:read",
   "webhooks:manage",
 ] as const;
+
+/**
+ * A fresh workspace in development mode, logging at info, with an organization and a key that
+ * holds every operator scope; `cleanups` removes it. What the real-server operator tests
+ * start from.
+ */
+export async function operatorWorkspace(
+  cleanups: Array<() => Promise<void> | void>,
+  env: Record<string, string> = {},
+): Promise<{ dir: string; env: Record<string, string>; org: string; token: string }> {
+  const workspace = tempWorkspace();
+  cleanups.push(() => workspace.cleanup());
+  const all = { ...workspace.env, TIDINGS_DEV: "1", TIDINGS_LOG_LEVEL: "info", ...env };
+  const org = await cliOrganization(all);
+  return { dir: workspace.dir, env: all, org, token: await cliKey(all, org, OPERATOR_SCOPES) };
+}
+
+/** The body of `POST /v1/campaigns` for an active SMS OTP campaign. */
+export const OTP_CAMPAIGN = {
+  name: "Login codes",
+  channel: "sms",
+  category: "otp",
+  sender: "Acme",
+  template: "Your code is {{pin}}",
+  status: "active",
+};

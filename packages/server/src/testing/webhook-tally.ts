@@ -102,3 +102,27 @@ export async function startWebhookTally(
       }),
   };
 }
+
+/** A receiver that only notes which topics arrived. */
+export interface TopicReceiver {
+  url: string;
+  /** Each request's X-Service-Topic, in arrival order. */
+  topics: string[];
+  close(): Promise<void>;
+}
+
+/** Starts a receiver on 127.0.0.1:0 (path `/hooks`) that answers every request with 200. */
+export async function startTopicReceiver(): Promise<TopicReceiver> {
+  const topics: string[] = [];
+  const server = createServer((req, res) => {
+    topics.push(String(req.headers["x-service-topic"]));
+    req.resume();
+    res.writeHead(200).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
+    topics,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

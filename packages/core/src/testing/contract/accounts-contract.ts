@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { CampaignRecord } from "../../ports.js";
 import { aCampaign, anApiKey, anOrganization, at } from "./fixtures.js";
-import { anOrganizationIn } from "./profiles-contract.js";
+import { expectOrganizationListOldestFirst } from "./organization-list.js";
 import type { StorageHarness } from "./raw.js";
+import { anOrganizationIn, twoOrganizations } from "./seed.js";
 
 /** Organizations, campaigns and API keys. */
 export function accountsContract(harness: () => StorageHarness): void {
@@ -18,9 +19,7 @@ export function accountsContract(harness: () => StorageHarness): void {
 
   describe("campaigns", () => {
     it("insert stores a campaign; get reads it only in its organization", async () => {
-      const { storage, raw } = harness();
-      const orgA = await anOrganizationIn(storage);
-      const orgB = await anOrganizationIn(storage);
+      const { storage, raw, orgA, orgB } = await twoOrganizations(harness);
       const campaign = aCampaign({ organizationId: orgA, channel: "viber", smsFallback: true });
       await storage.campaigns.insert(campaign);
       expect(await raw.campaign(campaign.id)).toEqual(campaign);
@@ -29,22 +28,13 @@ export function accountsContract(harness: () => StorageHarness): void {
       expect(await storage.campaigns.get(orgA, "cmp_0000000000000000000000000")).toBeNull();
     });
 
-    it("list returns the organization's campaigns oldest first", async () => {
-      const { storage } = harness();
-      const orgA = await anOrganizationIn(storage);
-      const orgB = await anOrganizationIn(storage);
-      const later = aCampaign({ organizationId: orgA, createdAt: at(2) });
-      const earlier = aCampaign({ organizationId: orgA, createdAt: at(1) });
-      await storage.campaigns.insert(later);
-      await storage.campaigns.insert(earlier);
-      await storage.campaigns.insert(aCampaign({ organizationId: orgB }));
-      expect(await storage.campaigns.list(orgA)).toEqual([earlier, later]);
-    });
+    it("list returns the organization's campaigns oldest first", () =>
+      expectOrganizationListOldestFirst(harness, "campaigns", (organizationId, createdAt) =>
+        aCampaign({ organizationId, createdAt }),
+      ));
 
     it("update replaces the mutable fields; false (nothing written) when unknown or foreign", async () => {
-      const { storage, raw } = harness();
-      const orgA = await anOrganizationIn(storage);
-      const orgB = await anOrganizationIn(storage);
+      const { storage, raw, orgA, orgB } = await twoOrganizations(harness);
       const campaign = aCampaign({ organizationId: orgA });
       await storage.campaigns.insert(campaign);
       const changed: CampaignRecord = {
@@ -82,17 +72,10 @@ export function accountsContract(harness: () => StorageHarness): void {
       expect(await storage.apiKeys.get("key_0000000000000000000000000")).toBeNull();
     });
 
-    it("list returns the organization's keys oldest first, revoked ones included", async () => {
-      const { storage } = harness();
-      const orgA = await anOrganizationIn(storage);
-      const orgB = await anOrganizationIn(storage);
-      const later = anApiKey({ organizationId: orgA, createdAt: at(2) });
-      const earlier = anApiKey({ organizationId: orgA, createdAt: at(1), revokedAt: at(1.5) });
-      await storage.apiKeys.insert(later);
-      await storage.apiKeys.insert(earlier);
-      await storage.apiKeys.insert(anApiKey({ organizationId: orgB }));
-      expect(await storage.apiKeys.list(orgA)).toEqual([earlier, later]);
-    });
+    it("list returns the organization's keys oldest first, revoked ones included", () =>
+      expectOrganizationListOldestFirst(harness, "apiKeys", (organizationId, createdAt) =>
+        anApiKey({ organizationId, createdAt, revokedAt: at(3) }),
+      ));
 
     it("revoke sets revokedAt once; false when unknown or already revoked", async () => {
       const { storage, raw } = harness();

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { aPhone, aProfile } from "./fixtures.js";
-import { anOrganizationIn, insertProfile } from "./profiles-contract.js";
+import { insertProfile } from "./profiles-contract.js";
 import type { StorageHarness } from "./raw.js";
+import { anOrganizationIn } from "./seed.js";
 
 /** Phone uniqueness under concurrent writers. */
 export function concurrencyContract(harness: () => StorageHarness): void {

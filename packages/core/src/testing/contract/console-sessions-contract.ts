@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { ConsoleSessionRecord, ConsoleSignInTokenRecord } from "../../ports.js";
 import { at } from "./fixtures.js";
-import { anOrganizationIn } from "./profiles-contract.js";
 import type { StorageHarness } from "./raw.js";
+import { anOrganizationIn, twoOrganizations } from "./seed.js";
 
 let counter = 0;
 /** A distinct, well-formed hash for each record. */
@@ -115,9 +115,7 @@ export function consoleSessionsContract(harness: () => StorageHarness): void {
     });
 
     it("deleteOrganizationSessions ends one organization's sessions and tokens only", async () => {
-      const { storage } = harness();
-      const orgA = await anOrganizationIn(storage);
-      const orgB = await anOrganizationIn(storage);
+      const { storage, orgA, orgB } = await twoOrganizations(harness);
       const a1 = aSession(orgA);
       const a2 = aSession(orgA);
       const b = aSession(orgB);

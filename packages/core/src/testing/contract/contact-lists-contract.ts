@@ -1,15 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { aConsentChange, aContactList, aMembership, aProfile, at } from "./fixtures.js";
-import { anOrganizationIn, insertProfile } from "./profiles-contract.js";
+import { expectOrganizationListOldestFirst } from "./organization-list.js";
+import { insertProfile } from "./profiles-contract.js";
 import type { StorageHarness } from "./raw.js";
+import { anOrganizationIn, twoOrganizations } from "./seed.js";
 
 /** Consent history, contact lists and memberships. */
 export function contactListsContract(harness: () => StorageHarness): void {
   describe("consent", () => {
     it("listForProfile returns the profile's changes oldest first, scoped to the organization", async () => {
-      const { storage, raw } = harness();
-      const orgA = await anOrganizationIn(storage);
-      const orgB = await anOrganizationIn(storage);
+      const { storage, raw, orgA, orgB } = await twoOrganizations(harness);
       const profile = await insertProfile(storage, aProfile({ organizationId: orgA }));
       const other = await insertProfile(storage, aProfile({ organizationId: orgA }));
       const base = { organizationId: orgA, profileId: profile.id };
@@ -33,9 +33,7 @@ export function contactListsContract(harness: () => StorageHarness): void {
 
   describe("contactLists", () => {
     it("insert stores a list; get and findByName read it only in its organization", async () => {
-      const { storage } = harness();
-      const orgA = await anOrganizationIn(storage);
-      const orgB = await anOrganizationIn(storage);
+      const { storage, orgA, orgB } = await twoOrganizations(harness);
       const list = aContactList({ organizationId: orgA, name: "VIP" });
       expect(await storage.contactLists.insert(list)).toBeUndefined();
       expect(await storage.contactLists.get(orgA, list.id)).toEqual(list);
@@ -47,9 +45,7 @@ export function contactListsContract(harness: () => StorageHarness): void {
     });
 
     it("insert answers name_taken for a name the organization already uses, writing nothing", async () => {
-      const { storage } = harness();
-      const orgA = await anOrganizationIn(storage);
-      const orgB = await anOrganizationIn(storage);
+      const { storage, orgA, orgB } = await twoOrganizations(harness);
       const list = aContactList({ organizationId: orgA, name: "VIP" });
       await storage.contactLists.insert(list);
       const clash = aContactList({ organizationId: orgA, name: "VIP" });
@@ -59,17 +55,10 @@ export function contactListsContract(harness: () => StorageHarness): void {
       expect(await storage.contactLists.insert(elsewhere)).toBeUndefined();
     });
 
-    it("list returns the organization's lists oldest first", async () => {
-      const { storage } = harness();
-      const orgA = await anOrganizationIn(storage);
-      const orgB = await anOrganizationIn(storage);
-      const b = aContactList({ organizationId: orgA, createdAt: at(2) });
-      const a = aContactList({ organizationId: orgA, createdAt: at(1) });
-      await storage.contactLists.insert(b);
-      await storage.contactLists.insert(a);
-      await storage.contactLists.insert(aContactList({ organizationId: orgB }));
-      expect(await storage.contactLists.list(orgA)).toEqual([a, b]);
-    });
+    it("list returns the organization's lists oldest first", () =>
+      expectOrganizationListOldestFirst(harness, "contactLists", (organizationId, createdAt) =>
+        aContactList({ organizationId, createdAt }),
+      ));
 
     it("addMember adds once; adding again is a no-op answering false", async () => {
       const { storage, raw } = harness();
@@ -89,9 +78,7 @@ export function contactListsContract(harness: () => StorageHarness): void {
     });
 
     it("removeMember removes the membership; false when there was none or in another organization", async () => {
-      const { storage, raw } = harness();
-      const orgA = await anOrganizationIn(storage);
-      const orgB = await anOrganizationIn(storage);
+      const { storage, raw, orgA, orgB } = await twoOrganizations(harness);
       const profile = await insertProfile(storage, aProfile({ organizationId: orgA }));
       const list = aContactList({ organizationId: orgA });
       await storage.contactLists.insert(list);
@@ -109,9 +96,7 @@ export function contactListsContract(harness: () => StorageHarness): void {
     });
 
     it("listMembers gives the active members in the order they were added, in the organization only", async () => {
-      const { storage } = harness();
-      const orgA = await anOrganizationIn(storage);
-      const orgB = await anOrganizationIn(storage);
+      const { storage, orgA, orgB } = await twoOrganizations(harness);
       const list = aContactList({ organizationId: orgA });
       await storage.contactLists.insert(list);
       const [p1, p2, p3] = [
@@ -137,9 +122,7 @@ export function contactListsContract(harness: () => StorageHarness): void {
     });
 
     it("listsOfProfile gives the profile's lists, oldest membership first, in the organization only", async () => {
-      const { storage } = harness();
-      const orgA = await anOrganizationIn(storage);
-      const orgB = await anOrganizationIn(storage);
+      const { storage, orgA, orgB } = await twoOrganizations(harness);
       const profile = await insertProfile(storage, aProfile({ organizationId: orgA }));
       const first = aContactList({ organizationId: orgA, createdAt: at(1) });
       const second = aContactList({ organizationId: orgA, createdAt: at(2) });

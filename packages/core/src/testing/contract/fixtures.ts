@@ -16,6 +16,7 @@ import type {
 import { isoAt } from "../../shared/clock.js";
 import { createIds } from "../../shared/ids.js";
 import { destinationKey } from "../../webhooks/delivery-destination.js";
+import { TOPICS } from "../../webhooks/webhook-input.js";
 
 /**
  * Record builders for storage tests: valid-looking ids, fixed timestamps, overridable fields.
@@ -162,14 +163,7 @@ export const aWebhook = (
 ): WebhookSubscriptionRecord => ({
   id: ids.prefixed("whk"),
   url: "https://hooks.example.com/tidings",
-  topics: [
-    "message.sent",
-    "message.delivered",
-    "message.seen",
-    "message.clicked",
-    "message.failed",
-    "message.expired",
-  ],
+  topics: [...TOPICS],
   status: "active",
   description: null,
   secretSealed: "sealed:whsec",

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { IdempotencyRecord } from "../../ports.js";
 import { anIdempotencyRecord, at } from "./fixtures.js";
 import type { StorageHarness } from "./raw.js";
 import { seedOrganization } from "./seed.js";
@@ -10,6 +11,19 @@ const RESPONSE = {
 };
 
 const STARTED = { outcome: "started" } as const;
+
+/** Where a record is kept (API key, endpoint, key), as the repository's methods take it. */
+const holderOf = (record: IdempotencyRecord) =>
+  [record.apiKeyId, record.endpoint, record.key] as const;
+
+/** A fresh organization's record with `overrides`, begun at `at(1)`. */
+async function begun(harness: () => StorageHarness, overrides: Partial<IdempotencyRecord> = {}) {
+  const { storage, raw } = harness();
+  const { apiKey } = await seedOrganization(storage);
+  const record = anIdempotencyRecord({ apiKeyId: apiKey.id, ...overrides });
+  await storage.idempotency.begin(record, at(1));
+  return { storage, raw, record, holder: holderOf(record) };
+}
 
 /** Idempotency records. */
 export function idempotencyContract(harness: () => StorageHarness): void {
@@ -23,10 +37,7 @@ export function idempotencyContract(harness: () => StorageHarness): void {
     });
 
     it("begin answers the existing live record and writes nothing", async () => {
-      const { storage, raw } = harness();
-      const { apiKey } = await seedOrganization(storage);
-      const record = anIdempotencyRecord({ apiKeyId: apiKey.id });
-      await storage.idempotency.begin(record, at(1));
+      const { storage, raw, record, holder } = await begun(harness);
       const again = {
         ...record,
         requestHash: "sha256:other",
@@ -35,7 +46,7 @@ export function idempotencyContract(harness: () => StorageHarness): void {
         expiresAt: at(90_000),
       };
       expect(await storage.idempotency.begin(again, at(2))).toEqual({ outcome: "exists", record });
-      expect(await raw.idempotency(apiKey.id, record.endpoint, record.key)).toEqual(record);
+      expect(await raw.idempotency(...holder)).toEqual(record);
     });
 
     it("records are scoped by API key, endpoint and key", async () => {
@@ -54,24 +65,15 @@ export function idempotencyContract(harness: () => StorageHarness): void {
     });
 
     it("complete stores the response and ends the lock; a later begin answers the completed record", async () => {
-      const { storage, raw } = harness();
-      const { apiKey } = await seedOrganization(storage);
-      const record = anIdempotencyRecord({ apiKeyId: apiKey.id });
-      await storage.idempotency.begin(record, at(1));
-      await storage.idempotency.complete(
-        apiKey.id,
-        record.endpoint,
-        record.key,
-        record.lockedUntil ?? "",
-        RESPONSE,
-      );
+      const { storage, raw, record, holder } = await begun(harness);
+      await storage.idempotency.complete(...holder, record.lockedUntil ?? "", RESPONSE);
       const completed = {
         ...record,
         state: "completed" as const,
         response: RESPONSE,
         lockedUntil: null,
       };
-      expect(await raw.idempotency(apiKey.id, record.endpoint, record.key)).toEqual(completed);
+      expect(await raw.idempotency(...holder)).toEqual(completed);
       // A completed record is never resumed, however late the retry.
       expect(await storage.idempotency.begin(record, at(3_600))).toEqual({
         outcome: "exists",
@@ -80,32 +82,15 @@ export function idempotencyContract(harness: () => StorageHarness): void {
     });
 
     it("release forgets the record, so the key can start again", async () => {
-      const { storage, raw } = harness();
-      const { apiKey } = await seedOrganization(storage);
-      const record = anIdempotencyRecord({ apiKeyId: apiKey.id });
-      await storage.idempotency.begin(record, at(1));
-      await storage.idempotency.release(
-        apiKey.id,
-        record.endpoint,
-        record.key,
-        record.lockedUntil ?? "",
-      );
-      expect(await raw.idempotency(apiKey.id, record.endpoint, record.key)).toBeNull();
+      const { storage, raw, record, holder } = await begun(harness);
+      await storage.idempotency.release(...holder, record.lockedUntil ?? "");
+      expect(await raw.idempotency(...holder)).toBeNull();
       expect(await storage.idempotency.begin(record, at(2))).toEqual(STARTED);
     });
 
     it("an expired record is replaced by the new one", async () => {
-      const { storage, raw } = harness();
-      const { apiKey } = await seedOrganization(storage);
-      const record = anIdempotencyRecord({ apiKeyId: apiKey.id, expiresAt: at(100) });
-      await storage.idempotency.begin(record, at(1));
-      await storage.idempotency.complete(
-        apiKey.id,
-        record.endpoint,
-        record.key,
-        record.lockedUntil ?? "",
-        RESPONSE,
-      );
+      const { storage, raw, record, holder } = await begun(harness, { expiresAt: at(100) });
+      await storage.idempotency.complete(...holder, record.lockedUntil ?? "", RESPONSE);
       expect(
         (await storage.idempotency.begin({ ...record, createdAt: at(99) }, at(99.999))).outcome,
       ).toBe("exists");
@@ -117,15 +102,11 @@ export function idempotencyContract(harness: () => StorageHarness): void {
         expiresAt: at(200),
       };
       expect(await storage.idempotency.begin(fresh, at(100))).toEqual(STARTED);
-      expect(await raw.idempotency(apiKey.id, record.endpoint, record.key)).toEqual(fresh);
+      expect(await raw.idempotency(...holder)).toEqual(fresh);
     });
 
     it("an in-progress record whose lock ended is resumed by a begin of the same body, keeping its recovery point", async () => {
-      const { storage, raw } = harness();
-      const { apiKey } = await seedOrganization(storage);
-      const record = anIdempotencyRecord({ apiKeyId: apiKey.id, lockedUntil: at(60) });
-      await storage.idempotency.begin(record, at(1));
-      const holder = [apiKey.id, record.endpoint, record.key] as const;
+      const { storage, raw, record, holder } = await begun(harness, { lockedUntil: at(60) });
       expect(await storage.idempotency.markRecoveryPoint(...holder, at(60), "message:m1")).toBe(
         true,
       );
@@ -149,12 +130,8 @@ export function idempotencyContract(harness: () => StorageHarness): void {
     });
 
     it("only the holder's token marks, completes or releases: a taken-over request changes nothing", async () => {
-      const { storage, raw } = harness();
-      const { apiKey } = await seedOrganization(storage);
-      const record = anIdempotencyRecord({ apiKeyId: apiKey.id, lockedUntil: at(60) });
-      await storage.idempotency.begin(record, at(1));
+      const { storage, raw, record, holder } = await begun(harness, { lockedUntil: at(60) });
       await storage.idempotency.begin({ ...record, lockedUntil: at(120) }, at(61));
-      const holder = [apiKey.id, record.endpoint, record.key] as const;
       const stale = at(60);
       expect(await storage.idempotency.markRecoveryPoint(...holder, stale, "message:x")).toBe(
         false,
@@ -178,10 +155,7 @@ export function idempotencyContract(harness: () => StorageHarness): void {
     });
 
     it("concurrent retries of an abandoned request: exactly one resumes it", async () => {
-      const { storage } = harness();
-      const { apiKey } = await seedOrganization(storage);
-      const record = anIdempotencyRecord({ apiKeyId: apiKey.id, lockedUntil: at(60) });
-      await storage.idempotency.begin(record, at(1));
+      const { storage, record } = await begun(harness, { lockedUntil: at(60) });
       const answers = await Promise.all(
         Array.from({ length: 20 }, (_, i) =>
           storage.idempotency.begin({ ...record, lockedUntil: at(120 + i) }, at(61)),

@@ -1,16 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { repeatUntilDone } from "../deadlines.js";
 import { aContactList, aMembership, aProfile, at } from "./fixtures.js";
-import { anOrganizationIn, insertProfile } from "./profiles-contract.js";
+import { insertProfile } from "./profiles-contract.js";
 import type { StorageHarness } from "./raw.js";
+import { anOrganizationIn, twoOrganizations } from "./seed.js";
 
 /** Profiles: list, paging and soft delete. */
 export function profileListContract(harness: () => StorageHarness): void {
   describe("profiles.list", () => {
     it("lists the organization's active profiles in seq order, at most limit", async () => {
-      const { storage } = harness();
-      const orgA = await anOrganizationIn(storage);
-      const orgB = await anOrganizationIn(storage);
+      const { storage, orgA, orgB } = await twoOrganizations(harness);
       const a = await insertProfile(storage, aProfile({ organizationId: orgA }));
       await insertProfile(storage, aProfile({ organizationId: orgB }));
       const b = await insertProfile(storage, aProfile({ organizationId: orgA }));
@@ -155,9 +154,7 @@ export function profileListContract(harness: () => StorageHarness): void {
     });
 
     it("is false for another organization's, unknown or already deleted profile, writing nothing", async () => {
-      const { storage, raw } = harness();
-      const orgA = await anOrganizationIn(storage);
-      const orgB = await anOrganizationIn(storage);
+      const { storage, raw, orgA, orgB } = await twoOrganizations(harness);
       const profile = await insertProfile(storage, aProfile({ organizationId: orgA }));
       expect(await storage.profiles.softDelete(orgB, profile.id, at(9))).toBe(false);
       expect(await raw.profile(profile.id)).toEqual(profile);

@@ -1,14 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { ProfileRecord, Repositories } from "../../ports.js";
-import { anOrganization, aPhone, aProfile, at } from "./fixtures.js";
+import { aPhone, aProfile, at } from "./fixtures.js";
 import type { StorageHarness } from "./raw.js";
-
-/** Stores a fresh organization and returns its id. */
-export async function anOrganizationIn(repos: Repositories): Promise<string> {
-  const org = anOrganization();
-  await repos.organizations.insert(org);
-  return org.id;
-}
+import { anOrganizationIn, twoOrganizations } from "./seed.js";
 
 /** Inserts a profile that must get stored. */
 export async function insertProfile(
@@ -55,9 +49,7 @@ export function profilesContract(harness: () => StorageHarness): void {
     });
 
     it("the same phone may be held once in each organization", async () => {
-      const { storage } = harness();
-      const orgA = await anOrganizationIn(storage);
-      const orgB = await anOrganizationIn(storage);
+      const { storage, orgA, orgB } = await twoOrganizations(harness);
       const phoneNumber = aPhone();
       await insertProfile(storage, aProfile({ organizationId: orgA, phoneNumber }));
       const other = await insertProfile(storage, aProfile({ organizationId: orgB, phoneNumber }));
@@ -65,9 +57,7 @@ export function profilesContract(harness: () => StorageHarness): void {
     });
 
     it("get returns the active profile and null for unknown or another organization's id", async () => {
-      const { storage } = harness();
-      const orgA = await anOrganizationIn(storage);
-      const orgB = await anOrganizationIn(storage);
+      const { storage, orgA, orgB } = await twoOrganizations(harness);
       const profile = await insertProfile(storage, aProfile({ organizationId: orgA }));
       expect(await storage.profiles.get(orgA, profile.id)).toEqual(profile);
       expect(await storage.profiles.get(orgB, profile.id)).toBeNull();
@@ -75,9 +65,7 @@ export function profilesContract(harness: () => StorageHarness): void {
     });
 
     it("findByPhone finds only the organization's active holder of the exact number", async () => {
-      const { storage } = harness();
-      const orgA = await anOrganizationIn(storage);
-      const orgB = await anOrganizationIn(storage);
+      const { storage, orgA, orgB } = await twoOrganizations(harness);
       const profile = await insertProfile(storage, aProfile({ organizationId: orgA }));
       expect(await storage.profiles.findByPhone(orgA, profile.phoneNumber)).toEqual(profile);
       expect(await storage.profiles.findByPhone(orgB, profile.phoneNumber)).toBeNull();
@@ -87,9 +75,7 @@ export function profilesContract(harness: () => StorageHarness): void {
     });
 
     it("findByEmail matches case-insensitively, oldest first, at most limit, active only", async () => {
-      const { storage } = harness();
-      const orgA = await anOrganizationIn(storage);
-      const orgB = await anOrganizationIn(storage);
+      const { storage, orgA, orgB } = await twoOrganizations(harness);
       const a = await insertProfile(
         storage,
         aProfile({ organizationId: orgA, email: "Jo@Example.com" }),
@@ -154,9 +140,7 @@ export function profilesContract(harness: () => StorageHarness): void {
     });
 
     it("update is false for another organization's, unknown or inactive profile and writes nothing", async () => {
-      const { storage, raw } = harness();
-      const orgA = await anOrganizationIn(storage);
-      const orgB = await anOrganizationIn(storage);
+      const { storage, raw, orgA, orgB } = await twoOrganizations(harness);
       const stored = await insertProfile(storage, aProfile({ organizationId: orgA }));
       const foreign = { ...stored, organizationId: orgB, firstName: "Mallory" };
       expect(await storage.profiles.update(foreign)).toBe(false);

@@ -19,6 +19,14 @@ import {
   aProfile,
   aWebhook,
 } from "./fixtures.js";
+import type { StorageHarness } from "./raw.js";
+
+/** Stores a fresh organization and returns its id. */
+export async function anOrganizationIn(repos: Repositories): Promise<string> {
+  const org = anOrganization();
+  await repos.organizations.insert(org);
+  return org.id;
+}
 
 /** An organization with one API key, one campaign and one profile, all stored. */
 export interface SeededOrganization {
@@ -97,4 +105,15 @@ export async function seedDelivery(
   });
   await repos.deliveries.insert(delivery);
   return delivery;
+}
+
+/**
+ * A fresh storage with two organizations: `orgA` to work in, and `orgB`, whose records must
+ * never show in `orgA`'s answers.
+ */
+export async function twoOrganizations(harness: () => StorageHarness) {
+  const { storage, raw } = harness();
+  const orgA = await anOrganizationIn(storage);
+  const orgB = await anOrganizationIn(storage);
+  return { storage, raw, orgA, orgB };
 }

@@ -9,9 +9,9 @@ import {
   aProfile,
   at,
 } from "./fixtures.js";
-import { anOrganizationIn, insertProfile } from "./profiles-contract.js";
+import { insertProfile } from "./profiles-contract.js";
 import type { RawReaders, StorageHarness } from "./raw.js";
-import { seedDelivery, seedMessage, seedOrganization } from "./seed.js";
+import { anOrganizationIn, seedDelivery, seedMessage, seedOrganization } from "./seed.js";
 
 /** A promise with its resolver outside, to hold a transaction open. */
 function gate(): { promise: Promise<void>; open: () => void } {

@@ -16,8 +16,8 @@ import { createIds } from "../../shared/ids.js";
 import { createWebhook, deleteWebhook, rotateWebhookSecret } from "../../webhooks/subscriptions.js";
 import { updateWebhook } from "../../webhooks/update-webhook.js";
 import { gate, settledOrAfter } from "./gates.js";
-import { anOrganizationIn } from "./profiles-contract.js";
 import type { StorageHarness } from "./raw.js";
+import { anOrganizationIn } from "./seed.js";
 
 const secretBox: SecretBox = {
   seal: (plaintext) => `sealed:${plaintext}`,

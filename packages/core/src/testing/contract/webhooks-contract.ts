@@ -1,16 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { at, aWebhook } from "./fixtures.js";
 import { gate, settledOrAfter } from "./gates.js";
-import { anOrganizationIn } from "./profiles-contract.js";
+import { expectOrganizationListOldestFirst } from "./organization-list.js";
 import type { StorageHarness } from "./raw.js";
+import { anOrganizationIn, twoOrganizations } from "./seed.js";
 
 /** Webhook subscriptions. */
 export function webhooksContract(harness: () => StorageHarness): void {
   describe("webhooks", () => {
     it("insert stores a subscription; get reads it only in its organization, getById by id alone", async () => {
-      const { storage, raw } = harness();
-      const orgA = await anOrganizationIn(storage);
-      const orgB = await anOrganizationIn(storage);
+      const { storage, raw, orgA, orgB } = await twoOrganizations(harness);
       const webhook = aWebhook({
         organizationId: orgA,
         topics: ["message.delivered", "message.failed"],
@@ -24,22 +23,13 @@ export function webhooksContract(harness: () => StorageHarness): void {
       expect(await storage.webhooks.getById("whk_0000000000000000000000000")).toBeNull();
     });
 
-    it("list returns the organization's subscriptions oldest first, inactive ones included", async () => {
-      const { storage } = harness();
-      const orgA = await anOrganizationIn(storage);
-      const orgB = await anOrganizationIn(storage);
-      const later = aWebhook({ organizationId: orgA, createdAt: at(2) });
-      const earlier = aWebhook({ organizationId: orgA, createdAt: at(1), status: "inactive" });
-      await storage.webhooks.insert(later);
-      await storage.webhooks.insert(earlier);
-      await storage.webhooks.insert(aWebhook({ organizationId: orgB }));
-      expect(await storage.webhooks.list(orgA)).toEqual([earlier, later]);
-    });
+    it("list returns the organization's subscriptions oldest first, inactive ones included", () =>
+      expectOrganizationListOldestFirst(harness, "webhooks", (organizationId, createdAt) =>
+        aWebhook({ organizationId, createdAt, status: "inactive" }),
+      ));
 
     it("update writes the given fields; false (nothing written) when unknown or foreign", async () => {
-      const { storage, raw } = harness();
-      const orgA = await anOrganizationIn(storage);
-      const orgB = await anOrganizationIn(storage);
+      const { storage, raw, orgA, orgB } = await twoOrganizations(harness);
       const webhook = aWebhook({ organizationId: orgA, description: "CRM sync" });
       await storage.webhooks.insert(webhook);
       const changes = {
@@ -101,9 +91,7 @@ export function webhooksContract(harness: () => StorageHarness): void {
     });
 
     it("delete removes the subscription; false when unknown or foreign", async () => {
-      const { storage, raw } = harness();
-      const orgA = await anOrganizationIn(storage);
-      const orgB = await anOrganizationIn(storage);
+      const { storage, raw, orgA, orgB } = await twoOrganizations(harness);
       const webhook = aWebhook({ organizationId: orgA });
       await storage.webhooks.insert(webhook);
       expect(await storage.webhooks.delete(orgB, webhook.id)).toBe(false);

@@ -1,29 +1,19 @@
 import type { CampaignRepository } from "../../ports.js";
 import type { MemoryScope } from "./scope.js";
-import { assertNew, assignSeq, clone, newestFirst, oldestFirst } from "./state.js";
+import { assignSeq, clone, newestFirst, ofOrganization, ownedBy, storeNew } from "./state.js";
 
 /** Campaigns in memory. */
 export function memoryCampaigns(scope: MemoryScope): CampaignRepository {
   return {
     insert: (campaign) =>
       scope.write("campaigns.insert", (s) => {
-        assertNew(s.campaigns, campaign.id, "campaign");
-        s.campaigns.set(campaign.id, clone(campaign));
+        storeNew(s.campaigns, campaign.id, campaign, "campaign");
         assignSeq(s, campaign.id);
       }),
     get: (organizationId, id) =>
-      scope.read("campaigns.get", (s) => {
-        const campaign = s.campaigns.get(id);
-        return campaign?.organizationId === organizationId ? campaign : null;
-      }),
+      scope.read("campaigns.get", (s) => ownedBy(s.campaigns.get(id), organizationId)),
     list: (organizationId) =>
-      scope.read("campaigns.list", (s) =>
-        oldestFirst(
-          [...s.campaigns.values()].filter((c) => c.organizationId === organizationId),
-          (c) => c.createdAt,
-          (c) => c.id,
-        ),
-      ),
+      scope.read("campaigns.list", (s) => ofOrganization(s.campaigns.values(), organizationId)),
     listPage: (query) =>
       scope.read("campaigns.listPage", (s) =>
         newestFirst(

@@ -1,17 +1,12 @@
 import type { ConsentHistoryRepository } from "../../ports.js";
 import type { MemoryScope } from "./scope.js";
-import { clone, oldestFirst } from "./state.js";
+import { appendNew, oldestFirst } from "./state.js";
 
 /** Consent history in memory. */
 export function memoryConsent(scope: MemoryScope): ConsentHistoryRepository {
   return {
     insert: (change) =>
-      scope.write("consent.insert", (s) => {
-        if (s.consentChanges.some((c) => c.id === change.id)) {
-          throw new Error(`memory storage: duplicate consent change id ${change.id}`);
-        }
-        s.consentChanges.push(clone(change));
-      }),
+      scope.write("consent.insert", (s) => appendNew(s.consentChanges, change, "consent change")),
     listForProfile: (organizationId, profileId) =>
       scope.read("consent.listForProfile", (s) =>
         oldestFirst(

@@ -1,15 +1,14 @@
 import type { ConsoleSessionRepository } from "../../ports.js";
 import type { MemoryScope } from "./scope.js";
-import { assertNew, clone, ms } from "./state.js";
+import { ms, storeNew } from "./state.js";
 
 /** Console sign-in tokens and sessions in memory. */
 export function memoryConsoleSessions(scope: MemoryScope): ConsoleSessionRepository {
   return {
     insertSignInToken: (token) =>
-      scope.write("consoleSessions.insertSignInToken", (s) => {
-        assertNew(s.consoleSignInTokens, token.tokenHash, "console sign-in token");
-        s.consoleSignInTokens.set(token.tokenHash, clone(token));
-      }),
+      scope.write("consoleSessions.insertSignInToken", (s) =>
+        storeNew(s.consoleSignInTokens, token.tokenHash, token, "console sign-in token"),
+      ),
     findSignInToken: (tokenHash, now) =>
       scope.read("consoleSessions.findSignInToken", (s) => {
         const token = s.consoleSignInTokens.get(tokenHash);
@@ -23,10 +22,9 @@ export function memoryConsoleSessions(scope: MemoryScope): ConsoleSessionReposit
         return token;
       }),
     insertSession: (session) =>
-      scope.write("consoleSessions.insertSession", (s) => {
-        assertNew(s.consoleSessions, session.idHash, "console session");
-        s.consoleSessions.set(session.idHash, clone(session));
-      }),
+      scope.write("consoleSessions.insertSession", (s) =>
+        storeNew(s.consoleSessions, session.idHash, session, "console session"),
+      ),
     findSession: (idHash, now) =>
       scope.read("consoleSessions.findSession", (s) => {
         const session = s.consoleSessions.get(idHash);

@@ -1,6 +1,6 @@
 import type { ContactListRepository } from "../../ports.js";
 import type { MemoryScope } from "./scope.js";
-import { assertNew, clone, oldestFirst } from "./state.js";
+import { assertNew, clone, ofOrganization, oldestFirst, ownedBy } from "./state.js";
 
 /** Contact lists and their memberships in memory. */
 export function memoryContactLists(scope: MemoryScope): ContactListRepository {
@@ -16,10 +16,7 @@ export function memoryContactLists(scope: MemoryScope): ContactListRepository {
         return undefined;
       }),
     get: (organizationId, id) =>
-      scope.read("contactLists.get", (s) => {
-        const list = s.contactLists.get(id);
-        return list?.organizationId === organizationId ? list : null;
-      }),
+      scope.read("contactLists.get", (s) => ownedBy(s.contactLists.get(id), organizationId)),
     findByName: (organizationId, name) =>
       scope.read(
         "contactLists.findByName",
@@ -30,11 +27,7 @@ export function memoryContactLists(scope: MemoryScope): ContactListRepository {
       ),
     list: (organizationId) =>
       scope.read("contactLists.list", (s) =>
-        oldestFirst(
-          [...s.contactLists.values()].filter((l) => l.organizationId === organizationId),
-          (l) => l.createdAt,
-          (l) => l.id,
-        ),
+        ofOrganization(s.contactLists.values(), organizationId),
       ),
     addMember: (membership) =>
       scope.write("contactLists.addMember", (s) => {

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { aContactList, aMembership, anOrganization, aProfile, at } from "../contract/fixtures.js";
+import {
+  aContactList,
+  aDelivery,
+  aMembership,
+  anOrganization,
+  aProfile,
+} from "../contract/fixtures.js";
 import { seedMessage, seedOrganization } from "../contract/seed.js";
 import { memoryRawReaders, memoryStorage } from "./index.js";
 
@@ -25,28 +31,14 @@ describe("memoryStorage: failure injection", () => {
     await expect(
       storage.transaction(async (tx) => {
         messageId = (await seedMessage(tx, org)).message.id;
-        await tx.deliveries.insert({
-          id: "01890000-0000-7000-8000-000000000001",
-          organizationId: org.organization.id,
-          eventId: "01890000-0000-7000-8000-000000000002",
-          messageId,
-          topic: "message.sent",
-          destination: { kind: "message", url: "https://example.com", apiKeyId: org.apiKey.id },
-          destinationKey: "url:https://example.com",
-          payload: "{}",
-          status: "pending",
-          attempts: 0,
-          nextAttemptAt: at(0),
-          firstAttemptAt: null,
-          leaseOwner: null,
-          leaseExpiresAt: null,
-          lastStatusCode: null,
-          lastError: null,
-          lastAttemptAt: null,
-          windowStartAttempt: 0,
-          createdAt: at(0),
-          updatedAt: at(0),
-        });
+        await tx.deliveries.insert(
+          aDelivery({
+            organizationId: org.organization.id,
+            eventId: "01890000-0000-7000-8000-000000000002",
+            messageId,
+            destination: { kind: "message", url: "https://example.com", apiKeyId: org.apiKey.id },
+          }),
+        );
       }),
     ).rejects.toThrow("injected failure: deliveries.insert");
     expect(await storage.raw.message(messageId)).toBeNull();

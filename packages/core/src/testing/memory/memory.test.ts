@@ -1,4 +1,4 @@
-import { runStorageContract } from "../contract/index.js";
+import { runStorageContract } from "../contract/run-storage-contract.js";
 import { memoryStorage } from "./index.js";
 
 runStorageContract("memory", async () => {

@@ -1,13 +1,16 @@
 import type { MessageHourCount, MessageRepository } from "../../ports.js";
 import type { MemoryScope } from "./scope.js";
 import {
-  assertNew,
+  appendNew,
   assignSeq,
   clone,
   createdWithin,
   ms,
   newestFirst,
+  oldestCreatedFirst,
   oldestFirst,
+  ownedBy,
+  storeNew,
 } from "./state.js";
 
 /** Messages and their lifecycle events in memory. */
@@ -15,8 +18,7 @@ export function memoryMessages(scope: MemoryScope): MessageRepository {
   return {
     insert: (message) =>
       scope.write("messages.insert", (s) => {
-        assertNew(s.messages, message.id, "message");
-        s.messages.set(message.id, clone(message));
+        storeNew(s.messages, message.id, message, "message");
         assignSeq(s, message.id);
       }),
     listPage: (q) =>
@@ -37,10 +39,7 @@ export function memoryMessages(scope: MemoryScope): MessageRepository {
         ),
       ),
     get: (organizationId, id) =>
-      scope.read("messages.get", (s) => {
-        const message = s.messages.get(id);
-        return message?.organizationId === organizationId ? message : null;
-      }),
+      scope.read("messages.get", (s) => ownedBy(s.messages.get(id), organizationId)),
     getById: (id) => scope.read("messages.getById", (s) => s.messages.get(id) ?? null),
     transition: (id, expectedStatus, changes) =>
       scope.write("messages.transition", (s) => {
@@ -66,18 +65,11 @@ export function memoryMessages(scope: MemoryScope): MessageRepository {
           .map((m) => m.id),
       ),
     insertEvent: (event) =>
-      scope.write("messages.insertEvent", (s) => {
-        if (s.events.some((e) => e.id === event.id)) {
-          throw new Error(`memory storage: duplicate event id ${event.id}`);
-        }
-        s.events.push(clone(event));
-      }),
+      scope.write("messages.insertEvent", (s) => appendNew(s.events, event, "event")),
     listEvents: (organizationId, messageId) =>
       scope.read("messages.listEvents", (s) =>
-        oldestFirst(
+        oldestCreatedFirst(
           s.events.filter((e) => e.organizationId === organizationId && e.messageId === messageId),
-          (e) => e.createdAt,
-          (e) => e.id,
         ),
       ),
     countByHour: (organizationId, since) =>

@@ -1,15 +1,14 @@
 import type { OrganizationRepository } from "../../ports.js";
 import type { MemoryScope } from "./scope.js";
-import { assertNew, clone } from "./state.js";
+import { storeNew } from "./state.js";
 
 /** Organizations in memory. */
 export function memoryOrganizations(scope: MemoryScope): OrganizationRepository {
   return {
     insert: (org) =>
-      scope.write("organizations.insert", (s) => {
-        assertNew(s.organizations, org.id, "organization");
-        s.organizations.set(org.id, clone(org));
-      }),
+      scope.write("organizations.insert", (s) =>
+        storeNew(s.organizations, org.id, org, "organization"),
+      ),
     get: (id) => scope.read("organizations.get", (s) => s.organizations.get(id) ?? null),
   };
 }

@@ -1,6 +1,6 @@
 import type { RawReaders } from "../contract/raw.js";
 import type { MemoryState } from "./state.js";
-import { clone, idempotencyKey, oldestFirst } from "./state.js";
+import { clone, idempotencyKey, oldestCreatedFirst, oldestFirst } from "./state.js";
 
 /** Raw readers over the committed state: every organization, inactive rows included. */
 export function rawReadersOf(committed: () => MemoryState): RawReaders {
@@ -20,23 +20,10 @@ export function rawReadersOf(committed: () => MemoryState): RawReaders {
     apiKey: (id) => read((s) => s.apiKeys.get(id) ?? null),
     message: (id) => read((s) => s.messages.get(id) ?? null),
     events: (messageId) =>
-      read((s) =>
-        oldestFirst(
-          s.events.filter((e) => e.messageId === messageId),
-          (e) => e.createdAt,
-          (e) => e.id,
-        ),
-      ),
+      read((s) => oldestCreatedFirst(s.events.filter((e) => e.messageId === messageId))),
     webhook: (id) => read((s) => s.webhooks.get(id) ?? null),
     delivery: (id) => read((s) => s.deliveries.get(id) ?? null),
-    deliveries: () =>
-      read((s) =>
-        oldestFirst(
-          [...s.deliveries.values()],
-          (d) => d.createdAt,
-          (d) => d.id,
-        ),
-      ),
+    deliveries: () => read((s) => oldestCreatedFirst(s.deliveries.values())),
     attempts: (deliveryId) =>
       read((s) =>
         s.attempts.filter((a) => a.deliveryId === deliveryId).sort((a, b) => a.attempt - b.attempt),

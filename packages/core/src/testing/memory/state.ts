@@ -105,9 +105,45 @@ export function oldestFirst<T>(
   });
 }
 
+/** Orders records oldest first by `createdAt`, then by id. */
+export const oldestCreatedFirst = <T extends { createdAt: string; id: string }>(
+  records: Iterable<T>,
+): T[] =>
+  oldestFirst(
+    [...records],
+    (r) => r.createdAt,
+    (r) => r.id,
+  );
+
+/** An organization's records, oldest first by `createdAt`, then by id. */
+export const ofOrganization = <T extends { organizationId: string; createdAt: string; id: string }>(
+  records: Iterable<T>,
+  organizationId: string,
+): T[] => oldestCreatedFirst([...records].filter((r) => r.organizationId === organizationId));
+
+/** The record when it belongs to the organization; another organization's is not found. */
+export const ownedBy = <T extends { organizationId: string }>(
+  record: T | undefined,
+  organizationId: string,
+): T | null => (record?.organizationId === organizationId ? record : null);
+
 /** Throws like a primary-key constraint would. */
 export function assertNew(map: Map<string, unknown>, id: string, what: string): void {
   if (map.has(id)) throw new Error(`memory storage: duplicate ${what} id ${id}`);
+}
+
+/** Stores a copy of a new record under `key`, refusing a key already taken. */
+export function storeNew<T>(map: Map<string, T>, key: string, record: T, what: string): void {
+  assertNew(map, key, what);
+  map.set(key, clone(record));
+}
+
+/** Appends a copy of a new record, refusing an id already taken. */
+export function appendNew<T extends { id: string }>(list: T[], record: T, what: string): void {
+  if (list.some((r) => r.id === record.id)) {
+    throw new Error(`memory storage: duplicate ${what} id ${record.id}`);
+  }
+  list.push(clone(record));
 }
 
 /** Gives a newly inserted record the next insertion sequence. */

@@ -1,29 +1,19 @@
 import type { WebhookSubscriptionRepository } from "../../ports.js";
 import type { MemoryScope } from "./scope.js";
-import { assertNew, clone, ms, oldestFirst } from "./state.js";
+import { clone, ms, ofOrganization, ownedBy, storeNew } from "./state.js";
 
 /** Webhook subscriptions in memory. */
 export function memoryWebhooks(scope: MemoryScope): WebhookSubscriptionRepository {
   return {
     insert: (subscription) =>
-      scope.write("webhooks.insert", (s) => {
-        assertNew(s.webhooks, subscription.id, "webhook subscription");
-        s.webhooks.set(subscription.id, clone(subscription));
-      }),
+      scope.write("webhooks.insert", (s) =>
+        storeNew(s.webhooks, subscription.id, subscription, "webhook subscription"),
+      ),
     get: (organizationId, id) =>
-      scope.read("webhooks.get", (s) => {
-        const subscription = s.webhooks.get(id);
-        return subscription?.organizationId === organizationId ? subscription : null;
-      }),
+      scope.read("webhooks.get", (s) => ownedBy(s.webhooks.get(id), organizationId)),
     getById: (id) => scope.read("webhooks.getById", (s) => s.webhooks.get(id) ?? null),
     list: (organizationId) =>
-      scope.read("webhooks.list", (s) =>
-        oldestFirst(
-          [...s.webhooks.values()].filter((w) => w.organizationId === organizationId),
-          (w) => w.createdAt,
-          (w) => w.id,
-        ),
-      ),
+      scope.read("webhooks.list", (s) => ofOrganization(s.webhooks.values(), organizationId)),
     update: (organizationId, id, changes) =>
       scope.write("webhooks.update", (s) => {
         const stored = s.webhooks.get(id);

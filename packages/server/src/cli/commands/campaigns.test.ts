@@ -4,26 +4,33 @@ import { Captured, cliWorkspaceEach, runCli } from "../../testing/run-cli.js";
 const world = cliWorkspaceEach();
 const { cli } = world;
 
-const otp = (...extra: string[]) =>
+/** `--name value` and so on, one pair per field. */
+const flagsOf = (fields: Record<string, string>): string[] =>
+  Object.entries(fields).flatMap(([flag, value]) => [`--${flag}`, value]);
+
+/** `campaigns create` of a valid OTP campaign but for the fields given, then `extra`. */
+const create = (fields: Record<string, string>, ...extra: string[]) =>
   cli(
     "campaigns",
     "create",
     "--org",
     world.org,
-    "--name",
-    "Login code",
-    "--channel",
-    "viber",
-    "--sms-fallback",
-    "--category",
-    "otp",
-    "--sender",
-    "Acme",
-    "--template",
-    "Your code is {{pin}}",
-    "--json",
+    ...flagsOf({
+      name: "Login code",
+      channel: "viber",
+      category: "otp",
+      sender: "Acme",
+      template: "Your code is {{pin}}",
+      ...fields,
+    }),
     ...extra,
   );
+
+const otp = (...extra: string[]) => create({}, "--sms-fallback", "--json", ...extra);
+
+/** `campaigns update ID` of the world's organization with `args`. */
+const update = (id: string, ...args: string[]) =>
+  cli("campaigns", "update", id, "--org", world.org, ...args);
 
 describe("campaigns", () => {
   it("creates an inactive campaign unless --active, with its campaign_id", async () => {
@@ -60,24 +67,7 @@ describe("campaigns", () => {
   });
 
   it("prints every issue of an invalid campaign and exits 1", async () => {
-    const run = await cli(
-      "campaigns",
-      "create",
-      "--org",
-      world.org,
-      "--name",
-      "Bad",
-      "--channel",
-      "fax",
-      "--category",
-      "otp",
-      "--sender",
-      "Acme",
-      "--template",
-      "No pin here",
-      "--ttl",
-      "soon",
-    );
+    const run = await create({ name: "Bad", channel: "fax", template: "No pin here", ttl: "soon" });
     expect(run.code).toBe(1);
     // Named by the flags that were typed, not by the API's field names.
     expect(run.stderr).toMatch(/^ {2}--channel: /m);
@@ -102,23 +92,7 @@ describe("campaigns", () => {
   });
 
   it("refuses an OTP template without {{pin}}", async () => {
-    const run = await cli(
-      "campaigns",
-      "create",
-      "--org",
-      world.org,
-      "--name",
-      "Bad",
-      "--channel",
-      "sms",
-      "--category",
-      "otp",
-      "--sender",
-      "Acme",
-      "--template",
-      "Hello {{name}}",
-      "--json",
-    );
+    const run = await create({ name: "Bad", channel: "sms", template: "Hello {{name}}" }, "--json");
     expect(run.code).toBe(1);
     expect(JSON.parse(run.stderr)).toMatchObject({
       error: { issues: [expect.objectContaining({ path: "template" })] },
@@ -133,25 +107,11 @@ describe("campaigns", () => {
 
   it("update changes every field the API's PATCH takes, and get shows the result", async () => {
     const id = (await otp()).json<{ campaign_id: string }>().campaign_id;
-    const updated = await cli(
-      "campaigns",
-      "update",
+    const updated = await update(
       id,
-      "--org",
-      world.org,
-      "--name",
-      "Codes",
-      "--template",
-      "Code: {{pin}}",
-      "--sender",
-      "Tidings",
-      "--ttl",
-      "300",
+      ...flagsOf({ name: "Codes", template: "Code: {{pin}}", sender: "Tidings", ttl: "300" }),
+      ...flagsOf({ channel: "sms", category: "otp" }),
       "--no-sms-fallback",
-      "--channel",
-      "sms",
-      "--category",
-      "otp",
       "--json",
     );
     expect(updated.code).toBe(0);
@@ -170,33 +130,16 @@ describe("campaigns", () => {
 
   it("update refuses a channel change of an active campaign, a bad template and no change at all", async () => {
     const id = (await otp("--active")).json<{ campaign_id: string }>().campaign_id;
-    const active = await cli("campaigns", "update", id, "--org", world.org, "--channel", "sms");
+    const active = await update(id, "--channel", "sms");
     expect(active.code).toBe(1);
     expect(active.stderr).toContain("campaign_active");
-    const pinless = await cli(
-      "campaigns",
-      "update",
-      id,
-      "--org",
-      world.org,
-      "--template",
-      "Hi",
-      "--json",
-    );
+    const pinless = await update(id, "--template", "Hi", "--json");
     expect(pinless.code).toBe(1);
     expect(JSON.parse(pinless.stderr)).toMatchObject({
       error: { issues: [expect.objectContaining({ path: "template" })] },
     });
-    expect((await cli("campaigns", "update", id, "--org", world.org)).code).toBe(2);
-    const both = await cli(
-      "campaigns",
-      "update",
-      id,
-      "--org",
-      world.org,
-      "--sms-fallback",
-      "--no-sms-fallback",
-    );
+    expect((await update(id)).code).toBe(2);
+    const both = await update(id, "--sms-fallback", "--no-sms-fallback");
     expect(both.code).toBe(2);
     expect((await cli("campaigns", "get", "cmp_nope", "--org", world.org)).stderr).toContain(
       "campaign_not_found",

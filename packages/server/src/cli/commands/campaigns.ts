@@ -8,10 +8,10 @@ import {
   updateCampaign,
 } from "@tidings/core";
 import { err, ok } from "neverthrow";
-import type { Command, CommandContext, CommandOutcome } from "../command.js";
+import type { Command } from "../command.js";
 import { table } from "../output.js";
 import { UsageError } from "../usage-error.js";
-import { findOrganization } from "./organization.js";
+import { findOrganization, organizationCommand } from "./organization.js";
 
 /** A campaign as one row of `campaigns list`. */
 const campaignRow = (c: CampaignView): string[] => [
@@ -74,58 +74,53 @@ export const campaignsCreate: Command = {
   },
 };
 
-async function changeStatus(
-  context: CommandContext,
+/** `campaigns VERB ID --org ORG`: `change` applied to the campaign, and its new status said. */
+const statusCommand = (
+  verb: "activate" | "deactivate",
+  summary: string,
   change: typeof activateCampaign,
-): Promise<CommandOutcome> {
-  const org = await findOrganization(context);
-  if (org.isErr()) return err(org.error);
-  const actor = { organizationId: org.value, apiKeyId: null };
-  const changed = await change(context.runtime.deps, actor, context.positionals[0] ?? "");
-  if (changed.isErr()) return err(changed.error);
-  const campaign = changed.value;
-  return ok({
-    json: campaign,
-    human: `Campaign ${campaign.campaign_id} is ${campaign.status}.`,
+): Command =>
+  organizationCommand({
+    name: ["campaigns", verb],
+    summary,
+    usage: "CAMPAIGN_ID --org ORG",
+    positionals: { min: 1, max: 1 },
+    async run(context, organizationId) {
+      const actor = { organizationId, apiKeyId: null };
+      const changed = await change(context.runtime.deps, actor, context.positionals[0] ?? "");
+      if (changed.isErr()) return err(changed.error);
+      const campaign = changed.value;
+      return ok({
+        json: campaign,
+        human: `Campaign ${campaign.campaign_id} is ${campaign.status}.`,
+      });
+    },
   });
-}
 
 /**
  * `campaigns activate ID --org ORG`. Campaigns are stored per organization, so the command
  * names the organization as every other one does.
  */
-export const campaignsActivate: Command = {
-  name: ["campaigns", "activate"],
-  summary: "Activate a campaign: sends may name it.",
-  usage: "CAMPAIGN_ID --org ORG",
-  options: { org: { type: "string" } },
-  required: ["org"],
-  positionals: { min: 1, max: 1 },
-  run: (context) => changeStatus(context, activateCampaign),
-};
+export const campaignsActivate = statusCommand(
+  "activate",
+  "Activate a campaign: sends may name it.",
+  activateCampaign,
+);
 
 /** `campaigns deactivate ID --org ORG`. */
-export const campaignsDeactivate: Command = {
-  name: ["campaigns", "deactivate"],
-  summary: "Deactivate a campaign: sends naming it are refused.",
-  usage: "CAMPAIGN_ID --org ORG",
-  options: { org: { type: "string" } },
-  required: ["org"],
-  positionals: { min: 1, max: 1 },
-  run: (context) => changeStatus(context, deactivateCampaign),
-};
+export const campaignsDeactivate = statusCommand(
+  "deactivate",
+  "Deactivate a campaign: sends naming it are refused.",
+  deactivateCampaign,
+);
 
 /** `campaigns list --org ORG`: every campaign, newest first, like the API. */
-export const campaignsList: Command = {
+export const campaignsList = organizationCommand({
   name: ["campaigns", "list"],
   summary: "List an organization's campaigns, newest first.",
   usage: "--org ORG",
-  options: { org: { type: "string" } },
-  required: ["org"],
-  async run(context) {
-    const org = await findOrganization(context);
-    if (org.isErr()) return err(org.error);
-    const actor = { organizationId: org.value, apiKeyId: null };
+  async run(context, organizationId) {
+    const actor = { organizationId, apiKeyId: null };
     const campaigns: CampaignView[] = [];
     let cursor: string | null = null;
     // Page by page until the last one; each page moves the cursor down, so this ends.
@@ -149,20 +144,16 @@ export const campaignsList: Command = {
             ),
     });
   },
-};
+});
 
 /** `campaigns get ID --org ORG`. */
-export const campaignsGet: Command = {
+export const campaignsGet = organizationCommand({
   name: ["campaigns", "get"],
   summary: "Show a campaign.",
   usage: "CAMPAIGN_ID --org ORG",
-  options: { org: { type: "string" } },
-  required: ["org"],
   positionals: { min: 1, max: 1 },
-  async run(context) {
-    const org = await findOrganization(context);
-    if (org.isErr()) return err(org.error);
-    const actor = { organizationId: org.value, apiKeyId: null };
+  async run(context, organizationId) {
+    const actor = { organizationId, apiKeyId: null };
     const found = await getCampaign(context.runtime.deps, actor, context.positionals[0] ?? "");
     if (found.isErr()) return err(found.error);
     const c = found.value;
@@ -176,7 +167,7 @@ export const campaignsGet: Command = {
       ].join("\n"),
     });
   },
-};
+});
 
 /**
  * `campaigns update ID --org ORG [--name] [--channel] [--category] [--template] [--sender]

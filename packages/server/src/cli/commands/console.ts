@@ -8,7 +8,7 @@ import { err, ok } from "neverthrow";
 import type { ServerConfig } from "../../config.js";
 import type { Command } from "../command.js";
 import { UsageError } from "../usage-error.js";
-import { findOrganization } from "./organization.js";
+import { findOrganization, organizationCommand } from "./organization.js";
 
 const minutesOf = (text: string): number => {
   const minutes = /^[0-9]{1,5}$/.test(text) ? Number(text) : Number.NaN;
@@ -21,7 +21,7 @@ const minutesOf = (text: string): number => {
 };
 
 /** Where the console is reached: `TIDINGS_PUBLIC_URL`, else this machine's port. */
-export const consoleBaseUrl = (config: ServerConfig): string =>
+const consoleBaseUrl = (config: ServerConfig): string =>
   `${config.publicUrl ?? `http://127.0.0.1:${config.port}`}/console`;
 
 /**
@@ -67,21 +67,17 @@ export const consoleLink: Command = {
 };
 
 /** `console sessions revoke --org ORG`: signs everyone out of an organization's console. */
-export const consoleSessionsRevoke: Command = {
+export const consoleSessionsRevoke = organizationCommand({
   name: ["console", "sessions", "revoke"],
   summary: "End every web console session of an organization (and void its unused links).",
   usage: "--org ORG",
-  options: { org: { type: "string" } },
-  required: ["org"],
-  async run(context) {
-    const org = await findOrganization(context);
-    if (org.isErr()) return err(org.error);
-    const revoked = await revokeConsoleSessions(context.runtime.deps, org.value);
+  async run(context, organizationId) {
+    const revoked = await revokeConsoleSessions(context.runtime.deps, organizationId);
     if (revoked.isErr()) return err(revoked.error);
     const { revoked: count } = revoked.value;
     return ok({
       json: { revoked: count },
-      human: `Ended ${count} console session${count === 1 ? "" : "s"} of ${org.value}.`,
+      human: `Ended ${count} console session${count === 1 ? "" : "s"} of ${organizationId}.`,
     });
   },
-};
+});

@@ -9,7 +9,7 @@ import {
 import { err, ok } from "neverthrow";
 import type { Command } from "../command.js";
 import { table } from "../output.js";
-import { findOrganization } from "./organization.js";
+import { findOrganization, organizationCommand } from "./organization.js";
 
 /** A key as one row of `keys list`. */
 const keyRow = (key: ApiKeyView): string[] => {
@@ -67,16 +67,12 @@ export const keysCreate: Command = {
 };
 
 /** `keys list --org ORG`: the organization's keys, without secrets. */
-export const keysList: Command = {
+export const keysList = organizationCommand({
   name: ["keys", "list"],
   summary: "List an organization's API keys (without secrets).",
   usage: "--org ORG",
-  options: { org: { type: "string" } },
-  required: ["org"],
-  async run(context) {
-    const org = await findOrganization(context);
-    if (org.isErr()) return err(org.error);
-    const keys = await listApiKeys(context.runtime.deps, org.value);
+  async run(context, organizationId) {
+    const keys = await listApiKeys(context.runtime.deps, organizationId);
     if (keys.isErr()) return err(keys.error);
     return ok({
       json: { data: keys.value },
@@ -86,7 +82,7 @@ export const keysList: Command = {
           : table(context.io.stdout, ["KEY", "STATE", "SCOPES", "NAME"], keys.value.map(keyRow)),
     });
   },
-};
+});
 
 /** `keys revoke KEY_ID`: requests made with the key stop being accepted at once. */
 export const keysRevoke: Command = {

@@ -1,6 +1,6 @@
 import { type DomainError, notFound } from "@tidings/core";
 import { err, ok, type Result } from "neverthrow";
-import type { CommandContext } from "../command.js";
+import type { Command, CommandContext, CommandOutcome } from "../command.js";
 
 /**
  * The `--org` option's organization id, or the error to print. Use cases scoped by an actor trust
@@ -13,3 +13,19 @@ export async function findOrganization(
   const org = await context.runtime.deps.storage.organizations.get(id);
   return org ? ok(org.id) : err(notFound("organization", id, "organization_not_found"));
 }
+
+/** An `--org ORG` command without that option: it runs with the organization's id. */
+export interface OrganizationCommand extends Omit<Command, "options" | "required" | "run"> {
+  run(context: CommandContext, organizationId: string): Promise<CommandOutcome>;
+}
+
+/** A command whose one option is `--org ORG`: it runs once the organization is found. */
+export const organizationCommand = (command: OrganizationCommand): Command => ({
+  ...command,
+  options: { org: { type: "string" } },
+  required: ["org"],
+  async run(context) {
+    const org = await findOrganization(context);
+    return org.isErr() ? err(org.error) : command.run(context, org.value);
+  },
+});

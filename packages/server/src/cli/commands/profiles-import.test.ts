@@ -14,17 +14,12 @@ const file = (name: string, text: string): string => {
   return path;
 };
 
+/** `profiles import` of the world's organization from `path`, with any further arguments. */
+const runImport = (path: string, ...extra: string[]) =>
+  cli("profiles", "import", "--org", world.org, "--file", path, ...extra);
+
 const importFile = async (path: string, ...extra: string[]) => {
-  const run = await cli(
-    "profiles",
-    "import",
-    "--org",
-    world.org,
-    "--file",
-    path,
-    "--json",
-    ...extra,
-  );
+  const run = await runImport(path, "--json", ...extra);
   expect(run.code).toBe(0);
   return run.json<ImportReport>();
 };
@@ -105,7 +100,7 @@ describe("profiles import", () => {
 
   it("prints a summary with the bad lines for a person", async () => {
     const csv = file("p.csv", "phone_number\n+14155550101\nnope\n");
-    const run = await cli("profiles", "import", "--org", world.org, "--file", csv);
+    const run = await runImport(csv);
     expect(run.stdout).toContain("2 rows from");
     expect(run.stdout).toContain("1 created");
     expect(run.stdout).toContain("line 3: phone_number:");
@@ -133,14 +128,7 @@ describe("profiles import", () => {
   });
 
   it("fails with exit 1 when the file cannot be read", async () => {
-    const run = await cli(
-      "profiles",
-      "import",
-      "--org",
-      world.org,
-      "--file",
-      join(world.workspace.dir, "missing.csv"),
-    );
+    const run = await runImport(join(world.workspace.dir, "missing.csv"));
     expect(run.code).toBe(1);
     expect(run.stderr).toContain("missing.csv");
   });
@@ -148,14 +136,7 @@ describe("profiles import", () => {
   it("fails with exit 1 when the file turns out to be unreadable while reading", async () => {
     for (const name of ["folder.csv", "folder.jsonl"]) {
       mkdirSync(join(world.workspace.dir, name));
-      const run = await cli(
-        "profiles",
-        "import",
-        "--org",
-        world.org,
-        "--file",
-        join(world.workspace.dir, name),
-      );
+      const run = await runImport(join(world.workspace.dir, name));
       expect(run.code).toBe(1);
       expect(run.stderr).toContain("EISDIR");
     }
@@ -163,14 +144,14 @@ describe("profiles import", () => {
 
   it("fails once, with exit 1, when the header has no phone_number column", async () => {
     const csv = file("no-phone.csv", "phone,first_name\n+14155550101,Ada\n+14155550102,Bo\n");
-    const run = await cli("profiles", "import", "--org", world.org, "--file", csv);
+    const run = await runImport(csv);
     expect(run.code).toBe(1);
     expect(run.stderr.trim().split("\n")).toEqual([
       expect.stringMatching(
         /^error: the header row of .*no-phone\.csv has no phone_number column \(it has "phone", "first_name"\)/,
       ),
     ]);
-    const listed = await cli("profiles", "import", "--org", world.org, "--file", csv, "--json");
+    const listed = await runImport(csv, "--json");
     expect(listed.code).toBe(1);
     expect(JSON.parse(listed.stderr).error.message).toContain("no phone_number column");
   });
@@ -180,7 +161,7 @@ describe("profiles import", () => {
       "twice.csv",
       "phone_number,first_name\n+14155550101,Ada\n+14155550102,Bo\n+1 415 555 0101,Ann\n",
     );
-    const run = await cli("profiles", "import", "--org", world.org, "--file", csv);
+    const run = await runImport(csv);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain(
       "line 4: phone_number: +14155550101 is also on line 2; each phone number may appear once in an import.",
@@ -189,34 +170,21 @@ describe("profiles import", () => {
   });
 
   it("says 1 row, not 1 rows", async () => {
-    const run = await cli(
-      "profiles",
-      "import",
-      "--org",
-      world.org,
-      "--file",
-      file("one.csv", "phone_number\n+14155550101\n"),
-    );
+    const run = await runImport(file("one.csv", "phone_number\n+14155550101\n"));
     expect(run.stdout).toMatch(/^1 row from /);
   });
 
   it("exits 2 for an unknown --source", async () => {
-    const run = await cli(
-      "profiles",
-      "import",
-      "--org",
-      world.org,
-      "--file",
-      "x.csv",
-      "--source",
-      "magento",
-    );
+    const run = await runImport("x.csv", "--source", "magento");
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("--source");
   });
 });
 
 describe("profiles lists add", () => {
+  /** `profiles lists add` of the world's organization to the list VIP. */
+  const addToVip = (...args: string[]) =>
+    cli("profiles", "lists", "add", "--org", world.org, "--list", "VIP", ...args);
   const profileIds = async (): Promise<string[]> => {
     const storage = sqliteStorage(join(world.workspace.dir, "tidings.db"));
     try {
@@ -234,55 +202,22 @@ describe("profiles lists add", () => {
     );
     await importFile(file("a.jsonl", rows.join("\n")));
     const ids = await profileIds();
-    const run = await cli(
-      "profiles",
-      "lists",
-      "add",
-      "--org",
-      world.org,
-      "--list",
-      "VIP",
-      ...ids,
-      "--json",
-    );
+    const run = await addToVip(...ids, "--json");
     expect(run.code).toBe(0);
     expect(run.json()).toEqual({ list: expect.objectContaining({ name: "VIP" }), added: 2 });
-    const again = await cli(
-      "profiles",
-      "lists",
-      "add",
-      "--org",
-      world.org,
-      "--list",
-      "VIP",
-      ids[0] ?? "",
-      "--json",
-    );
+    const again = await addToVip(ids[0] ?? "", "--json");
     expect(again.json()).toMatchObject({ added: 0 });
   });
 
   it("adds nothing when one profile is unknown", async () => {
     await importFile(file("a.jsonl", JSON.stringify({ phone_number: "+14155550101" })));
     const [id = ""] = await profileIds();
-    const run = await cli(
-      "profiles",
-      "lists",
-      "add",
-      "--org",
-      world.org,
-      "--list",
-      "VIP",
-      id,
-      "prf_nope",
-      "--json",
-    );
+    const run = await addToVip(id, "prf_nope", "--json");
     expect(run.code).toBe(1);
     expect(JSON.parse(run.stderr)).toMatchObject({ error: { code: "profile_not_found" } });
   });
 
   it("exits 2 without any profile id", async () => {
-    expect((await cli("profiles", "lists", "add", "--org", world.org, "--list", "VIP")).code).toBe(
-      2,
-    );
+    expect((await addToVip()).code).toBe(2);
   });
 });

@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startInProcess } from "../../testing/in-process.js";
-import { createSender } from "../../testing/process-cluster.js";
+import { createSender, sendOtp } from "../../testing/process-cluster.js";
 import { cliOrganization, runCli, tempWorkspace } from "../../testing/run-cli.js";
 
 let workspace: ReturnType<typeof tempWorkspace>;
@@ -101,20 +101,11 @@ describe("serve", () => {
       TIDINGS_SANDBOX_DELAY_MS: "60000",
     };
     try {
-      const { token, campaignId } = await createSender(env, "messages:send");
+      const sender = await createSender(env, "messages:send");
 
       const server = startInProcess(workspace.dir, ["serve", "--port", "0"], env);
       const { port } = await server.waitForLog("listening");
-      const sent = await fetch(`http://127.0.0.1:${port}/v1/messages/send`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-        body: JSON.stringify({
-          campaign_id: campaignId,
-          recipient: { type: "phone_number", value: "+14155550101" },
-          params: { pin: "1234" },
-          webhook_url: webhookUrl,
-        }),
-      });
+      const sent = await sendOtp(`http://127.0.0.1:${port}`, sender, { webhookUrl });
       expect(sent.status).toBe(200);
       await attemptArrived;
       const exit = server.stop();
