@@ -912,6 +912,18 @@ export interface UrlPolicy {
   check(url: string): Promise<UrlVerdict>;
 }
 
+/** How a send ended once handed to the upstream: on its campaign's channel, by SMS instead, or not. */
+export type SendOutcome = "sent" | "fell_back_to_sms" | "failed";
+
+/**
+ * What the core reports as it works, for the host's metrics (the server counts it with
+ * Prometheus). Optional in `Deps`; each method returns at once and never throws.
+ */
+export interface Telemetry {
+  /** A send was stored and handed to the upstream; `channel` is its campaign's channel. */
+  messageSent(send: { category: Category; channel: Channel; outcome: SendOutcome }): void;
+}
+
 /** Encrypts secrets at rest. */
 export interface SecretBox {
   seal(plaintext: string): string;
