@@ -924,6 +924,17 @@ export interface Telemetry {
   messageSent(send: { category: Category; channel: Channel; outcome: SendOutcome }): void;
 }
 
+/**
+ * The webhook deliveries waiting to go out, as a storage adapter's `webhookBacklog` reads them
+ * for a metrics scrape (not a repository method: one aggregate read, outside any transaction).
+ */
+export interface WebhookBacklog {
+  /** Pending deliveries due at the time asked about (`nextAttemptAt` at or before it). */
+  due: number;
+  /** The earliest `nextAttemptAt` among them: how late the most overdue one is; `null` when none. */
+  oldestDueAt: string | null;
+}
+
 /** Encrypts secrets at rest. */
 export interface SecretBox {
   seal(plaintext: string): string;

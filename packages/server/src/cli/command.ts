@@ -69,5 +69,10 @@ export interface Command {
   validate?(flags: Flags, positionals: string[]): void;
   /** Whether its logs go to stdout (the server processes) rather than stderr. */
   logsToStdout?: boolean | undefined;
+  /**
+   * Whether it is a long-running process worth observing (`serve`, `worker`): it gets
+   * Prometheus metrics (unless `TIDINGS_METRICS=0`) and traces (when `OTEL_*` says where).
+   */
+  observed?: boolean | undefined;
   run(context: CommandContext): Promise<CommandOutcome>;
 }

@@ -1,4 +1,4 @@
-import type { Storage } from "@tidings/core";
+import type { Storage, WebhookBacklog } from "@tidings/core";
 
 /** Storage opened by the server, with what its migrations did on the way. */
 export interface OpenedStorage {
@@ -14,6 +14,8 @@ export interface OpenedStorage {
    * before autovacuum's first visit); resolves to what it did, for the log.
    */
   maintain?: (() => Promise<string[]>) | undefined;
+  /** Pending webhook deliveries due at `now` and the earliest due time, read on a metrics scrape. */
+  webhookBacklog?: ((now: string) => Promise<WebhookBacklog>) | undefined;
   /** Closes the storage and the connections it opened. */
   close(): Promise<void>;
 }

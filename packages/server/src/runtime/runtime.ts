@@ -11,6 +11,8 @@ import {
 } from "@tidings/core";
 import type { ServerConfig } from "../config.js";
 import type { Logger } from "../logger.js";
+import { createMetrics, type Metrics } from "../observability/metrics.js";
+import { withStorageMetrics } from "../observability/storage-metrics.js";
 import { loadSecretKey } from "../secret-key.js";
 import { withDeliveryWakeups } from "./delivery-wakeups.js";
 import { assertDatabaseDirectory, openStorage } from "./open-storage.js";
@@ -22,6 +24,8 @@ export interface Runtime {
   migrations: OpenedStorage["migrations"];
   listenForDeliveries: OpenedStorage["listenForDeliveries"];
   maintain: OpenedStorage["maintain"];
+  /** This process's Prometheus metrics; `null` unless observed (`serve`, `worker`) and on. */
+  metrics: Metrics | null;
   /** Calls `fn` whenever this process queued webhook deliveries (to wake the engine). */
   onDeliveriesQueued(fn: () => void): void;
   /** Stops the provider, the transport and the storage, in that order. */
@@ -49,7 +53,11 @@ export function tidingsConfig(config: ServerConfig): TidingsConfig {
  * the secret key, and builds the sandbox provider, the webhook transport and the URL policy.
  * The provider's lifecycle reports are recorded here, so they reach the webhooks.
  */
-export async function openRuntime(config: ServerConfig, logger: Logger): Promise<Runtime> {
+export async function openRuntime(
+  config: ServerConfig,
+  logger: Logger,
+  options: { observed?: boolean | undefined } = {},
+): Promise<Runtime> {
   // The key is checked before the database is touched, so a bad key changes nothing.
   assertDatabaseDirectory(config.database);
   const key = loadSecretKey(config.secretKey, config.database);
@@ -67,8 +75,13 @@ export async function openRuntime(config: ServerConfig, logger: Logger): Promise
   const deliveriesQueued = () => {
     for (const fn of queuedListeners) fn();
   };
+  const metrics =
+    options.observed === true && config.metrics
+      ? createMetrics({ webhookBacklog: opened.webhookBacklog })
+      : null;
+  const storage = metrics ? withStorageMetrics(opened.storage, metrics) : opened.storage;
   const deps: Deps = {
-    storage: withDeliveryWakeups(opened.storage, deliveriesQueued),
+    storage: withDeliveryWakeups(storage, deliveriesQueued),
     clock: systemClock,
     ids: createIds(),
     secretBox: aesGcmSecretBox(key),
@@ -76,6 +89,7 @@ export async function openRuntime(config: ServerConfig, logger: Logger): Promise
     transport,
     urlPolicy,
     config: tidingsConfig(config),
+    ...(metrics ? { telemetry: { messageSent: (send) => metrics.messages.inc(send) } } : {}),
   };
   provider.onReport?.(async (messageId, report) => {
     try {
@@ -92,6 +106,7 @@ export async function openRuntime(config: ServerConfig, logger: Logger): Promise
     migrations: opened.migrations,
     listenForDeliveries: opened.listenForDeliveries,
     maintain: opened.maintain,
+    metrics,
     onDeliveriesQueued: (fn) => {
       queuedListeners.push(fn);
     },
