@@ -1,4 +1,10 @@
-import { type Attributes, type Span, SpanStatusCode, trace } from "@opentelemetry/api";
+import {
+  type Attributes,
+  INVALID_SPAN_CONTEXT,
+  type Span,
+  SpanStatusCode,
+  trace,
+} from "@opentelemetry/api";
 import { isErrResult } from "./err-result.js";
 
 /**
@@ -18,13 +24,19 @@ export const SPAN_ATTRIBUTES = {
 /**
  * Runs `fn` inside a span named `name`, active for everything `fn` awaits. An error `Result`
  * marks the span with its `type` (an expected failure, so not an exception); a rejection marks
- * it with the error's name only, since an exception's message may quote user input.
+ * it with the error's name only, since an exception's message may quote user input. With
+ * `onlyUnderAnother`, no span is made outside a traced operation (a background poll's
+ * transactions would otherwise each be a trace of their own, every second).
  */
 export function inSpan<T>(
   name: string,
   attributes: Attributes,
   fn: (span: Span) => Promise<T>,
+  options: { onlyUnderAnother?: boolean } = {},
 ): Promise<T> {
+  if (options.onlyUnderAnother === true && trace.getActiveSpan() === undefined) {
+    return fn(trace.wrapSpanContext(INVALID_SPAN_CONTEXT));
+  }
   return tracer.startActiveSpan(name, { attributes }, async (span) => {
     try {
       const result = await fn(span);

@@ -17,20 +17,26 @@ class ErrResultRollback {
  * one that rejects, and the transaction resolves to that `Result`. Use cases return their
  * expected failures as `err(…)` from inside transactions; without this, whatever they wrote
  * before deciding to fail would commit. Every storage builds its `transaction` with it, so
- * every transaction is also a `storage.transaction` span (waiting for the lock included).
+ * every transaction of a traced operation is also a `storage.transaction` span (waiting for the
+ * lock included).
  */
 export function rollingBackErrors(transact: Transact): Transact {
   return <T>(fn: (tx: Repositories) => Promise<T>): Promise<T> =>
-    inSpan("storage.transaction", {}, async () => {
-      try {
-        return await transact(async (tx) => {
-          const result = await fn(tx);
-          if (isErrResult(result)) throw new ErrResultRollback(result);
-          return result;
-        });
-      } catch (error) {
-        if (error instanceof ErrResultRollback) return error.result as T;
-        throw error;
-      }
-    });
+    inSpan(
+      "storage.transaction",
+      {},
+      async () => {
+        try {
+          return await transact(async (tx) => {
+            const result = await fn(tx);
+            if (isErrResult(result)) throw new ErrResultRollback(result);
+            return result;
+          });
+        } catch (error) {
+          if (error instanceof ErrResultRollback) return error.result as T;
+          throw error;
+        }
+      },
+      { onlyUnderAnother: true },
+    );
 }
