@@ -61,7 +61,7 @@ const PROFILE = { method: "GET", route: "/v1/profiles/{public_id}" };
 describe("GET /metrics on tidings serve", () => {
   it("moves every series with real traffic: requests, sends, events, webhook attempts and backlog, 429s and replays", async () => {
     const tidings = await served({
-      TIDINGS_SEND_RATE_LIMIT: "4/60s",
+      TIDINGS_SEND_RATE_LIMIT: "5/60s",
       TIDINGS_SANDBOX_DELAY_MS: "50",
     });
     const hooks = await receiver();
@@ -86,8 +86,9 @@ describe("GET /metrics on tidings serve", () => {
     expect((await tidings.call("GET", "/v1/nowhere/123")).status).toBe(404);
 
     // Sends: one to a failing receiver (and its idempotent replay), one to a receiver that holds
-    // its requests, one without a webhook; the fifth within the window is refused (limit 4).
-    const send = (webhookUrl: string | null, key?: string) =>
+    // its requests, one without a webhook, one the upstream refuses (the sandbox refuses
+    // +15005550001); the sixth within the window is refused (limit 5).
+    const send = (webhookUrl: string | null, key?: string, phone = PHONE) =>
       fetch(`${tidings.url}/v1/messages/send`, {
         method: "POST",
         headers: {
@@ -97,7 +98,7 @@ describe("GET /metrics on tidings serve", () => {
         },
         body: JSON.stringify({
           campaign_id: tidings.campaignId,
-          recipient: { type: "phone_number", value: PHONE },
+          recipient: { type: "phone_number", value: phone },
           params: { pin: "123456" },
           ...(webhookUrl === null ? {} : { webhook_url: webhookUrl }),
         }),
@@ -113,6 +114,8 @@ describe("GET /metrics on tidings serve", () => {
       expect(answer.status).toBe(200);
       messageIds.push(((await answer.json()) as { message_id: string }).message_id);
     }
+    const refusedByUpstream = await send(null, undefined, "+15005550001");
+    expect(await refusedByUpstream.json()).toMatchObject({ status: "failed" });
     expect((await send(null)).status).toBe(429);
 
     // The held deliveries are pending and due: the backlog shows them, and how late they are.
@@ -127,9 +130,9 @@ describe("GET /metrics on tidings serve", () => {
         : undefined;
     });
 
-    expect(moved(whileHeld, "tidings_http_requests_total", { ...SEND, status: "200" })).toBe(4);
+    expect(moved(whileHeld, "tidings_http_requests_total", { ...SEND, status: "200" })).toBe(5);
     expect(moved(whileHeld, "tidings_http_requests_total", { ...SEND, status: "429" })).toBe(1);
-    expect(moved(whileHeld, "tidings_http_request_duration_seconds_count", SEND)).toBe(5);
+    expect(moved(whileHeld, "tidings_http_request_duration_seconds_count", SEND)).toBe(6);
     expect(moved(whileHeld, "tidings_http_requests_total", { ...PROFILE, status: "200" })).toBe(2);
     expect(moved(whileHeld, "tidings_http_requests_total", { ...PROFILE, status: "404" })).toBe(1);
     expect(
@@ -144,18 +147,17 @@ describe("GET /metrics on tidings serve", () => {
     ).toBe(1);
     expect(moved(whileHeld, "tidings_rate_limited_total", { route: SEND.route })).toBe(1);
     expect(moved(whileHeld, "tidings_idempotent_replays_total", { route: SEND.route })).toBe(1);
-    // Three messages (the replay sent nothing), each an OTP on the campaign's SMS channel.
-    expect(
-      moved(whileHeld, "tidings_messages_total", {
-        category: "otp",
-        channel: "sms",
-        outcome: "sent",
-      }),
-    ).toBe(3);
-    expect(moved(whileHeld, "tidings_messages_total")).toBe(3);
+    // Four messages (the replay sent nothing), each an OTP on the campaign's SMS channel.
+    const otp = { category: "otp", channel: "sms" };
+    expect(moved(whileHeld, "tidings_messages_total", { ...otp, outcome: "sent" })).toBe(3);
+    expect(moved(whileHeld, "tidings_messages_total", { ...otp, outcome: "failed" })).toBe(1);
+    expect(moved(whileHeld, "tidings_messages_total")).toBe(4);
     expect(
       moved(whileHeld, "tidings_message_lifecycle_events_total", { topic: "message.sent" }),
-    ).toBe(3);
+    ).toBe(4);
+    expect(
+      moved(whileHeld, "tidings_message_lifecycle_events_total", { topic: "message.failed" }),
+    ).toBe(1);
     expect(
       moved(whileHeld, "tidings_webhook_attempt_duration_seconds_count", { outcome: "5xx" }),
     ).toBeGreaterThanOrEqual(1);
