@@ -53,10 +53,7 @@ export function withMetricsEndpoint(
         });
       }
       const { contentType, body } = await metrics.render();
-      return {
-        ...plain(200, method === "HEAD" ? "" : body),
-        headers: { "content-type": contentType, "cache-control": "no-store" },
-      };
+      return plain(200, method === "HEAD" ? "" : body, { "content-type": contentType });
     },
   };
 }
