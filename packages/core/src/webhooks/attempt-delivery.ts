@@ -62,6 +62,8 @@ export function makeAttempt(
   };
   return inSpan("webhook.attempt", ids, async (span) => {
     const result = await attemptOnce(deps, delivery, random, resolve);
+    // Without a tracing SDK nobody reads the attributes: skip parsing the URL for them.
+    if (!span.isRecording()) return result;
     // Scheme, host and path only: a query string often carries the receiver's token.
     const url = result.url !== null && URL.canParse(result.url) ? new URL(result.url) : null;
     if (url) {
