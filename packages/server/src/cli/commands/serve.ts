@@ -58,9 +58,10 @@ function listenFailure(
 
 /**
  * `serve [--port N] [--host H]`: the HTTP API, the webhook delivery engine, the expiry sweep
- * and the sandbox provider in one process, with Prometheus metrics at `/metrics`. On SIGTERM or SIGINT it stops accepting requests,
- * lets those in flight finish, waits for the webhook attempts in flight, closes the storage
- * and exits 0. Logs are JSON lines on stdout; the `listening` line carries the actual port.
+ * and the sandbox provider in one process, with Prometheus metrics at `/metrics`. On SIGTERM
+ * or SIGINT it stops accepting requests, lets those in flight finish, waits for the webhook
+ * attempts in flight, closes the storage and exits 0. Logs are JSON lines on stdout; the
+ * `listening` line carries the actual port.
  */
 export const serveCommand: Command = {
   name: ["serve"],
