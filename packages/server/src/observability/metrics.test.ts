@@ -238,6 +238,12 @@ describe("GET /metrics on tidings serve", () => {
     expect(requests.reduce((sum, sample) => sum + sample.value, 0)).toBeGreaterThanOrEqual(10_000);
     const routes = new Set(requests.map((sample) => sample.labels.route));
     expect([...routes].sort()).toEqual(["/v1/profiles/{public_id}", "unmatched"]);
+    // The console's pages, whose paths hold ids too, are one route.
+    for (const id of ids.slice(0, 20))
+      await (await fetch(`${tidings.url}/console/profiles/${id}`)).text();
+    const withConsole = await scrape(`${tidings.url}/metrics`);
+    expect(withConsole.value("tidings_http_requests_total", { route: "/console/*" })).toBe(20);
+    expect(withConsole.text).not.toMatch(/prf_[0-9a-z]{8}/);
     // Every series of every Tidings metric: a handful, whatever the traffic was.
     const tidingsSeries = now.samples.filter((sample) => sample.name.startsWith("tidings_"));
     expect(tidingsSeries.length).toBeLessThan(300);
