@@ -70,9 +70,10 @@ export interface Command {
   /** Whether its logs go to stdout (the server processes) rather than stderr. */
   logsToStdout?: boolean | undefined;
   /**
-   * Whether it is a long-running process worth observing (`serve`, `worker`): it gets
-   * Prometheus metrics (unless `TIDINGS_METRICS=0`) and traces (when `OTEL_*` says where).
+   * Set for the long-running processes (`serve`, `worker`): they are traced when the `OTEL_*`
+   * variables say where to, and count Prometheus metrics when `servesMetrics` says they serve
+   * them (the configuration may turn them off, and `worker` serves them only on a port).
    */
-  observed?: boolean | undefined;
+  observed?: { servesMetrics(config: ServerConfig): boolean } | undefined;
   run(context: CommandContext): Promise<CommandOutcome>;
 }

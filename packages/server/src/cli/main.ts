@@ -152,9 +152,9 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   let runtime: Runtime | null = null;
   let tracing: Tracing | null = null;
   try {
-    const observed = command.observed === true;
-    if (observed) tracing = await startTracing(io.env, logger);
-    runtime = await openRuntime(config, logger, { observed });
+    if (command.observed) tracing = await startTracing(io.env, logger);
+    const metrics = command.observed?.servesMetrics(config) ?? false;
+    runtime = await openRuntime(config, logger, { metrics });
     const outcome = await command.run({ io, json, config, logger, runtime, ...parsed });
     if (outcome.isErr()) {
       writeError(io.stderr, json, withFlagNames(outcome.error, command, json));

@@ -24,7 +24,7 @@ export interface Runtime {
   migrations: OpenedStorage["migrations"];
   listenForDeliveries: OpenedStorage["listenForDeliveries"];
   maintain: OpenedStorage["maintain"];
-  /** This process's Prometheus metrics; `null` unless observed (`serve`, `worker`) and on. */
+  /** This process's Prometheus metrics; `null` unless it serves them (`serve`, `worker`). */
   metrics: Metrics | null;
   /** Calls `fn` whenever this process queued webhook deliveries (to wake the engine). */
   onDeliveriesQueued(fn: () => void): void;
@@ -51,12 +51,13 @@ export function tidingsConfig(config: ServerConfig): TidingsConfig {
 /**
  * Composes the application from the configuration: opens (and migrates) the storage, loads
  * the secret key, and builds the sandbox provider, the webhook transport and the URL policy.
- * The provider's lifecycle reports are recorded here, so they reach the webhooks.
+ * The provider's lifecycle reports are recorded here, so they reach the webhooks. With
+ * `metrics`, the storage and the use cases count what Prometheus is to see.
  */
 export async function openRuntime(
   config: ServerConfig,
   logger: Logger,
-  options: { observed?: boolean | undefined } = {},
+  options: { metrics?: boolean | undefined } = {},
 ): Promise<Runtime> {
   // The key is checked before the database is touched, so a bad key changes nothing.
   assertDatabaseDirectory(config.database);
@@ -76,9 +77,7 @@ export async function openRuntime(
     for (const fn of queuedListeners) fn();
   };
   const metrics =
-    options.observed === true && config.metrics
-      ? createMetrics({ webhookBacklog: opened.webhookBacklog })
-      : null;
+    options.metrics === true ? createMetrics({ webhookBacklog: opened.webhookBacklog }) : null;
   const storage = metrics ? withStorageMetrics(opened.storage, metrics) : opened.storage;
   const deps: Deps = {
     storage: withDeliveryWakeups(storage, deliveriesQueued),

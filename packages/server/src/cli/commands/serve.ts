@@ -69,7 +69,7 @@ export const serveCommand: Command = {
   usage: "[--port N] [--host H]",
   options: { port: { type: "string" }, host: { type: "string" } },
   logsToStdout: true,
-  observed: true,
+  observed: { servesMetrics: (config) => config.metrics },
   validate(flags) {
     if (typeof flags.port === "string") portOf(flags.port);
     const host = typeof flags.host === "string" ? checkHost(flags.host) : null;

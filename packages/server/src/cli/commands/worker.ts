@@ -15,7 +15,7 @@ export const workerCommand: Command = {
   usage: "",
   options: {},
   logsToStdout: true,
-  observed: true,
+  observed: { servesMetrics: (config) => config.metrics && config.metricsPort !== null },
   async run(context) {
     const { config, logger, runtime } = context;
     const background = await startBackgroundWork(runtime, logger, {
