@@ -219,7 +219,10 @@ describe("GET /metrics on tidings serve", () => {
     ).toBe(1);
   });
 
-  it("keeps its labels bounded under 10,000 distinct profile ids and paths", async () => {
+  // 10,000 requests: a few seconds alone, longer while the whole suite shares the machine.
+  it("keeps its labels bounded under 10,000 distinct profile ids and paths", {
+    timeout: 120_000,
+  }, async () => {
     const tidings = await served();
     const ids = Array.from({ length: 10_000 }, (_, i) => `prf_${i.toString(36).padStart(8, "0")}`);
     let next = 0;
