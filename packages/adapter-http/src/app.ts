@@ -5,6 +5,7 @@ import { bodyLength } from "./json-body.js";
 import { buildOpenApiDocument } from "./openapi/document.js";
 import { domainProblem, edgeProblems, isStorageBusy, problemResponse } from "./problem.js";
 import { requestIdOf } from "./request-id.js";
+import { inRequestSpan, type RouteSeen } from "./request-span.js";
 import { type Route, unexpectedQuery } from "./route.js";
 import { createRouter } from "./router.js";
 import { campaignRoutes } from "./routes/campaign-routes.js";
@@ -121,10 +122,15 @@ export function createHttpApp(deps: Deps, options: HttpAppOptions = {}): HttpApp
     router: ReturnType<typeof createRouter<Route>>,
     path: string,
     query: URLSearchParams,
+    seen: RouteSeen,
   ): Promise<Answer> {
+    // Matched before authenticating only to name the route in metrics and traces; the answer
+    // still says nothing about which paths exist until the caller is authenticated.
+    const match = router.match(routedMethod(request.method), path);
+    if (match.kind === "found") seen.route = match.route.path;
+    if (match.kind === "method_not_allowed") seen.route = match.template;
     const principal = await authenticate(deps, headerValue(request.headers, "authorization"));
     if (principal.isErr()) return problem(edgeProblems.unauthorized());
-    const match = router.match(routedMethod(request.method), path);
     if (match.kind === "not_found") return problem(edgeProblems.routeNotFound(path));
     if (match.kind === "method_not_allowed") {
       return problem(edgeProblems.methodNotAllowed(request.method, match.allow));
@@ -148,7 +154,11 @@ export function createHttpApp(deps: Deps, options: HttpAppOptions = {}): HttpApp
     });
   }
 
-  async function dispatch(request: HttpRequest, requestId: string): Promise<Answer> {
+  async function dispatch(
+    request: HttpRequest,
+    requestId: string,
+    seen: RouteSeen,
+  ): Promise<Answer> {
     if (bodyLength(request.body) > maxBodyBytes) {
       return problem(edgeProblems.payloadTooLarge(maxBodyBytes));
     }
@@ -157,51 +167,60 @@ export function createHttpApp(deps: Deps, options: HttpAppOptions = {}): HttpApp
     const { path, query } = target;
     if (/%00|\0/i.test(request.url)) return problem(edgeProblems.nulCharacter("url"));
     if (path === "/v1" || path.startsWith("/v1/")) {
-      return authenticated(request, requestId, apiRouter, path, query);
+      return authenticated(request, requestId, apiRouter, path, query, seen);
     }
     if (sandbox && path.startsWith("/sandbox/")) {
-      return authenticated(request, requestId, sandboxRouter, path, query);
+      return authenticated(request, requestId, sandboxRouter, path, query, seen);
     }
     const match = publicRouter.match(routedMethod(request.method), path);
-    if (match.kind === "found") return match.route.run();
+    if (match.kind === "found") {
+      seen.route = match.route.path;
+      return match.route.run();
+    }
     if (match.kind === "method_not_allowed") {
+      seen.route = match.template;
       return problem(edgeProblems.methodNotAllowed(request.method, match.allow));
     }
     return problem(edgeProblems.routeNotFound(path));
   }
 
-  return {
-    maxBodyBytes,
-    async handle(received) {
-      const request = { ...received, method: received.method.toUpperCase() };
-      const requestId = requestIdOf(request.headers, deps.ids);
-      let response: HttpResponse;
-      try {
-        response = render(await dispatch(request, requestId), requestId);
-      } catch (error) {
-        if (isStorageBusy(error)) {
-          logger.warn?.("request refused: storage busy", {
-            request_id: requestId,
-            method: request.method,
-            path: splitTarget(request.url)?.path ?? null,
-            error: String(error),
-          });
-          response = problemResponse(edgeProblems.storageBusy(), requestId);
-          response.headers["cache-control"] ??= "no-store";
-          return forMethod(request.method, response);
-        }
-        logger.error("request failed", {
+  /** The answer to one request, with its request id; unexpected failures become a logged 500. */
+  async function answer(request: HttpRequest, seen: RouteSeen): Promise<HttpResponse> {
+    const requestId = requestIdOf(request.headers, deps.ids);
+    let response: HttpResponse;
+    try {
+      response = render(await dispatch(request, requestId, seen), requestId);
+    } catch (error) {
+      if (isStorageBusy(error)) {
+        logger.warn?.("request refused: storage busy", {
           request_id: requestId,
           method: request.method,
           path: splitTarget(request.url)?.path ?? null,
-          error: error instanceof Error ? error : new Error(String(error)),
-          stack: error instanceof Error ? error.stack : undefined,
+          error: String(error),
         });
-        response = problemResponse(edgeProblems.internal(), requestId);
+        response = problemResponse(edgeProblems.storageBusy(), requestId);
+        response.headers["cache-control"] ??= "no-store";
+        return forMethod(request.method, response);
       }
-      // Answers carry secrets and per-key state; no shared cache may keep them.
-      response.headers["cache-control"] ??= "no-store";
-      return forMethod(request.method, response);
+      logger.error("request failed", {
+        request_id: requestId,
+        method: request.method,
+        path: splitTarget(request.url)?.path ?? null,
+        error: error instanceof Error ? error : new Error(String(error)),
+        stack: error instanceof Error ? error.stack : undefined,
+      });
+      response = problemResponse(edgeProblems.internal(), requestId);
+    }
+    // Answers carry secrets and per-key state; no shared cache may keep them.
+    response.headers["cache-control"] ??= "no-store";
+    return forMethod(request.method, response);
+  }
+
+  return {
+    maxBodyBytes,
+    handle(received) {
+      const request = { ...received, method: received.method.toUpperCase() };
+      return inRequestSpan(request, (seen) => answer(request, seen));
     },
     refuse(received, reason) {
       const request = { ...received, method: received.method.toUpperCase() };

@@ -11,6 +11,7 @@ export type { Problem } from "./problem.js";
 export { PROBLEM_TYPE_BASE, statusOf } from "./problem.js";
 export type { RequestListenerOptions } from "./request-listener.js";
 export { createRequestListener } from "./request-listener.js";
+export { UNMATCHED_ROUTE } from "./request-span.js";
 export type { ServerOptions, TidingsHttpServer } from "./server.js";
 export { createServer } from "./server.js";
 export type { HttpApp, HttpLogger, HttpRequest, HttpResponse, RefusalReason } from "./types.js";

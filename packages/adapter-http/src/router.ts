@@ -14,7 +14,7 @@ export interface Routable {
 
 export type Match<R> =
   | { kind: "found"; route: R; params: Record<string, string> }
-  | { kind: "method_not_allowed"; allow: string[] }
+  | { kind: "method_not_allowed"; allow: string[]; template: string }
   | { kind: "not_found" };
 
 function compile(template: string): CompiledPath {
@@ -72,13 +72,15 @@ export function createRouter<R extends Routable>(routes: readonly R[]) {
         .filter((entry) => entry.params !== null);
       if (candidates.length === 0) return { kind: "not_found" };
       const fewest = Math.min(...candidates.map((entry) => entry.path.params));
-      const template = candidates.find((entry) => entry.path.params === fewest)?.path.template;
+      // Some candidate has the fewest parameters: there is at least one.
+      const template = candidates.find((entry) => entry.path.params === fewest)!.path.template;
       const sameTemplate = candidates.filter((entry) => entry.path.template === template);
       const found = sameTemplate.find((entry) => entry.route.method === method);
       if (found?.params) return { kind: "found", route: found.route, params: found.params };
       return {
         kind: "method_not_allowed",
         allow: allowed(sameTemplate.map((e) => e.route.method)),
+        template,
       };
     },
   };

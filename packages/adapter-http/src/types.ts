@@ -14,6 +14,13 @@ export interface HttpResponse {
   status: number;
   headers: Record<string, string>;
   body: string;
+  /**
+   * The template of the route that answered (`/v1/profiles/{public_id}`), `unmatched` when
+   * none did: a bounded label for the host's metrics. Never sent.
+   */
+  route?: string | undefined;
+  /** The id of the trace the request's span belongs to, when tracing is on, for logs. Never sent. */
+  traceId?: string | undefined;
 }
 
 /** The little of a logger the HTTP edge needs; the server's JSON-lines logger fits. */

@@ -28,3 +28,4 @@ export type {
 export { singleConnection } from "./pg-client.js";
 export type { PostgresStorageOptions } from "./postgres-storage.js";
 export { postgresStorage } from "./postgres-storage.js";
+export { webhookBacklog } from "./webhook-backlog.js";

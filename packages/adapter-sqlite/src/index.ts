@@ -4,3 +4,4 @@ export { latestSchemaVersion, migrate, migrations, SchemaTooNewError } from "./m
 export type { SqliteDatabase, SqliteRunResult, SqliteStatement } from "./sqlite-database.js";
 export type { SqliteStorageOptions } from "./sqlite-storage.js";
 export { sqliteStorage } from "./sqlite-storage.js";
+export { webhookBacklog } from "./webhook-backlog.js";

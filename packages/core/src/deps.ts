@@ -4,6 +4,7 @@ import type {
   Ids,
   SecretBox,
   Storage,
+  Telemetry,
   UrlPolicy,
   WebhookTransport,
 } from "./ports.js";
@@ -77,4 +78,6 @@ export interface Deps {
   transport: WebhookTransport;
   urlPolicy: UrlPolicy;
   config: TidingsConfig;
+  /** Where sends are reported for metrics; none by default. */
+  telemetry?: Telemetry | undefined;
 }

@@ -974,6 +974,29 @@ export interface UrlPolicy {
   check(url: string): Promise<UrlVerdict>;
 }
 
+/** How a send ended once handed to the upstream: on its campaign's channel, by SMS instead, or not. */
+export type SendOutcome = "sent" | "fell_back_to_sms" | "failed";
+
+/**
+ * What the core reports as it works, for the host's metrics (the server counts it with
+ * Prometheus). Optional in `Deps`; each method returns at once and never throws.
+ */
+export interface Telemetry {
+  /** A send was stored and handed to the upstream; `channel` is its campaign's channel. */
+  messageSent(send: { category: Category; channel: Channel; outcome: SendOutcome }): void;
+}
+
+/**
+ * The webhook deliveries waiting to go out, as a storage adapter's `webhookBacklog` reads them
+ * for a metrics scrape (not a repository method: one aggregate read, outside any transaction).
+ */
+export interface WebhookBacklog {
+  /** Pending deliveries due at the time asked about (`nextAttemptAt` at or before it). */
+  due: number;
+  /** The earliest `nextAttemptAt` among them: how late the most overdue one is; `null` when none. */
+  oldestDueAt: string | null;
+}
+
 /** Encrypts secrets at rest. */
 export interface SecretBox {
   seal(plaintext: string): string;

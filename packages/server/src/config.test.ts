@@ -44,6 +44,9 @@ describe("readConfig", () => {
         logLevel: "info",
         publicUrl: null,
         console: true,
+        metrics: true,
+        metricsToken: null,
+        metricsPort: null,
       }),
     );
   });
@@ -69,6 +72,9 @@ describe("readConfig", () => {
       TIDINGS_LOG_LEVEL: "debug",
       TIDINGS_PUBLIC_URL: "https://tidings.example.com",
       TIDINGS_CONSOLE: "0",
+      TIDINGS_METRICS: "0",
+      TIDINGS_METRICS_TOKEN: "scrape-token",
+      TIDINGS_METRICS_PORT: "9464",
     });
     expect(result).toEqual(
       ok({
@@ -93,6 +99,9 @@ describe("readConfig", () => {
         logLevel: "debug",
         publicUrl: "https://tidings.example.com",
         console: false,
+        metrics: false,
+        metricsToken: "scrape-token",
+        metricsPort: 9464,
       }),
     );
   });
@@ -108,6 +117,9 @@ describe("readConfig", () => {
     ["TIDINGS_SECRET_KEY", "k".repeat(44)],
     ["PORT", "eighty"],
     ["TIDINGS_DEV", "maybe"],
+    ["TIDINGS_METRICS", "maybe"],
+    ["TIDINGS_METRICS_PORT", "70000"],
+    ["TIDINGS_METRICS_PORT", "metrics"],
     ["TIDINGS_PROVIDER", "twilio"],
     ["TIDINGS_SANDBOX_DELAY_MS", "-1"],
     ["TIDINGS_SEND_RATE_LIMIT", "100"],
@@ -216,6 +228,9 @@ describe("readConfig", () => {
       "TIDINGS_LOG_LEVEL",
       "TIDINGS_PUBLIC_URL",
       "TIDINGS_CONSOLE",
+      "TIDINGS_METRICS",
+      "TIDINGS_METRICS_TOKEN",
+      "TIDINGS_METRICS_PORT",
     ]);
   });
 });

@@ -40,6 +40,12 @@ export interface ServerConfig {
   publicUrl: string | null;
   /** Whether `serve` mounts the web console at `/console` (`TIDINGS_CONSOLE`, on by default). */
   console: boolean;
+  /** Whether Prometheus metrics are served at `/metrics` (`TIDINGS_METRICS`, on by default). */
+  metrics: boolean;
+  /** `TIDINGS_METRICS_TOKEN`: the bearer token a scrape must send; `null`: none needed. */
+  metricsToken: string | null;
+  /** `TIDINGS_METRICS_PORT`: where `worker` serves `/metrics` (0 picks a port); `null`: it does not. */
+  metricsPort: number | null;
 }
 
 type Env = Record<string, string | undefined>;
@@ -65,6 +71,9 @@ export const CONFIG_DEFAULTS = {
   TIDINGS_LOG_LEVEL: "info",
   TIDINGS_PUBLIC_URL: "http://127.0.0.1:$PORT",
   TIDINGS_CONSOLE: "1",
+  TIDINGS_METRICS: "1",
+  TIDINGS_METRICS_TOKEN: "(none: a scrape needs no token)",
+  TIDINGS_METRICS_PORT: "(none: worker serves no metrics)",
 } as const;
 
 /**
@@ -164,6 +173,13 @@ export function readConfig(env: Env, cwd = process.cwd()): Result<ServerConfig, 
   if (!["0", "1", "true", "false"].includes(consoleFlag)) {
     errors.push(`TIDINGS_CONSOLE must be 1 or 0, not ${JSON.stringify(consoleFlag)}.`);
   }
+  const metricsFlag = get("TIDINGS_METRICS");
+  if (!["0", "1", "true", "false"].includes(metricsFlag)) {
+    errors.push(`TIDINGS_METRICS must be 1 or 0, not ${JSON.stringify(metricsFlag)}.`);
+  }
+  const metricsToken = env.TIDINGS_METRICS_TOKEN?.trim() || null;
+  const metricsPortText = env.TIDINGS_METRICS_PORT?.trim() || null;
+  const metricsPort = metricsPortText === null ? null : integer("TIDINGS_METRICS_PORT", 0, 65_535);
   const secretKey = env.TIDINGS_SECRET_KEY?.trim() || null;
   if (secretKey !== null) {
     const parsed = parseSecretKey(secretKey);
@@ -196,6 +212,9 @@ export function readConfig(env: Env, cwd = process.cwd()): Result<ServerConfig, 
     logLevel: logLevel as LogLevel,
     publicUrl,
     console: consoleFlag === "1" || consoleFlag === "true",
+    metrics: metricsFlag === "1" || metricsFlag === "true",
+    metricsToken,
+    metricsPort,
   };
   const backoffRead = !errors.some((e) => e.startsWith("TIDINGS_WEBHOOK_BACKOFF_"));
   if (backoffRead && config.webhookBackoffCapMs < config.webhookBackoffBaseMs) {

@@ -186,6 +186,11 @@ describe("a subscription whose deliveries keep failing is turned off (through ti
     const deliveries = await api("GET", `/v1/webhooks/${webhookId}/deliveries?status=cancelled`);
     expect((deliveries.json.data as unknown[]).length).toBe(2);
 
+    // The metric says so too, beside the engine's open circuits (none: the receiver answers).
+    const metrics = await (await fetch(`${tidings.url}/metrics`)).text();
+    expect(metrics).toMatch(/^tidings_webhook_subscriptions_disabled_total 1$/m);
+    expect(metrics).toMatch(/^tidings_webhook_open_circuits 0$/m);
+
     const enabled = await api("PATCH", `/v1/webhooks/${webhookId}`, { status: "active" });
     expect(enabled.status).toBe(200);
     expect(enabled.json).toMatchObject({ status: "active", disabled_reason: null });

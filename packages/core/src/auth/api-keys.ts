@@ -69,7 +69,7 @@ export function createApiKey(
   deps: Pick<Deps, "storage" | "ids" | "clock" | "secretBox">,
   input: unknown,
 ): ResultAsync<CreatedApiKey, DomainError> {
-  return useCase(async () => {
+  return useCase("createApiKey", async () => {
     const parsed = parseInput(createApiKeyInput, input);
     if (parsed.isErr()) return err(parsed.error);
     const { organization_id, scopes, expires_at } = parsed.value;
@@ -114,7 +114,7 @@ export function listApiKeys(
   deps: Pick<Deps, "storage">,
   organizationId: string,
 ): ResultAsync<ApiKeyView[], DomainError> {
-  return useCase(async () =>
+  return useCase("listApiKeys", async () =>
     ok((await deps.storage.apiKeys.list(organizationId)).map(toApiKeyView)),
   );
 }
@@ -124,7 +124,7 @@ export function revokeApiKey(
   deps: Pick<Deps, "storage" | "clock">,
   keyId: string,
 ): ResultAsync<ApiKeyView, DomainError> {
-  return useCase(async () => {
+  return useCase("revokeApiKey", async () => {
     const key = await deps.storage.apiKeys.get(keyId);
     if (!key) return err(notFound("api key", keyId, "api_key_not_found"));
     if (key.revokedAt === null) {

@@ -28,7 +28,7 @@ export function authenticate(
   deps: Pick<Deps, "storage" | "clock">,
   authorization: string | undefined,
 ): ResultAsync<Principal, DomainError> {
-  return useCase(async () => {
+  return useCase("authenticate", async () => {
     // The scheme is case-insensitive (RFC 9110 §11.1), and one or more spaces may follow it.
     const match = /^bearer +([^:\s]{1,64}):(\S{1,256})$/i.exec(authorization?.trim() ?? "");
     if (!match) return err(UNAUTHORIZED);

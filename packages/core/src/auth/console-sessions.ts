@@ -61,7 +61,7 @@ export function createSignInToken(
   organizationId: string,
   ttlMinutes: number = SIGN_IN_LINK_DEFAULT_MINUTES,
 ): ResultAsync<SignInToken, DomainError> {
-  return useCase(async () => {
+  return useCase("createSignInToken", async () => {
     if (!Number.isInteger(ttlMinutes) || ttlMinutes < 1 || ttlMinutes > SIGN_IN_LINK_MAX_MINUTES) {
       return err(
         validationError([
@@ -162,7 +162,7 @@ export function revokeConsoleSessions(
   deps: Pick<Deps, "storage">,
   organizationId: string,
 ): ResultAsync<{ revoked: number }, DomainError> {
-  return useCase(async () => {
+  return useCase("revokeConsoleSessions", async () => {
     if (!(await deps.storage.organizations.get(organizationId))) {
       return err(notFound("organization", organizationId, "organization_not_found"));
     }

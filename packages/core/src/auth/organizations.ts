@@ -21,7 +21,7 @@ export function createOrganization(
   deps: Pick<Deps, "storage" | "ids" | "clock">,
   input: unknown,
 ): ResultAsync<OrganizationRecord, DomainError> {
-  return useCase(async () => {
+  return useCase("createOrganization", async () => {
     const parsed = parseInput(createOrganizationInput, input);
     if (parsed.isErr()) return err(parsed.error);
     const org: OrganizationRecord = {

@@ -14,7 +14,7 @@ export function createCampaign(
   actor: Actor,
   input: unknown,
 ): ResultAsync<CampaignView, DomainError> {
-  return useCase(async () => {
+  return useCase("createCampaign", async () => {
     const parsed = parseCampaignInput(createCampaignInput, input);
     if (parsed.isErr()) return err(parsed.error);
     const { value: body, sender } = parsed.value;

@@ -29,7 +29,7 @@ export function getCampaign(
   actor: Actor,
   campaignId: string,
 ): ResultAsync<CampaignView, DomainError> {
-  return useCase(async () => {
+  return useCase("getCampaign", async () => {
     const campaign = await findCampaign(deps.storage, actor.organizationId, campaignId);
     if (!campaign) return err(campaignNotFound(campaignId));
     return ok(toCampaignView(campaign));
@@ -45,7 +45,7 @@ export function listCampaigns(
   actor: Actor,
   query: unknown = {},
 ): ResultAsync<Page<CampaignView>, DomainError> {
-  return useCase(async () => {
+  return useCase("listCampaigns", async () => {
     const parsed = parseListQuery(listCampaignsQuery, query);
     if (parsed.isErr()) return err(parsed.error);
     const { filters, pageSize, beforeSeq } = parsed.value;

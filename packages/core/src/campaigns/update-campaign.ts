@@ -37,7 +37,7 @@ function changeCampaign(
   campaignId: string,
   change: Change,
 ): ResultAsync<CampaignView, DomainError> {
-  return useCase(() =>
+  return useCase("changeCampaign", () =>
     deps.storage.transaction(async (tx) => {
       if (isPrefixedId(campaignId, "cmp"))
         await tx.campaigns.lock(actor.organizationId, campaignId);

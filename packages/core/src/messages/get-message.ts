@@ -30,7 +30,7 @@ export function getMessage(
   actor: Actor,
   messageId: string,
 ): ResultAsync<MessageWithEventsView, DomainError> {
-  return useCase(async () => {
+  return useCase("getMessage", async () => {
     const message = await findMessage(deps.storage, actor.organizationId, messageId);
     if (!message) return err(messageNotFound(messageId));
     const events = await deps.storage.messages.listEvents(actor.organizationId, messageId);

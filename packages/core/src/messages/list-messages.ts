@@ -64,7 +64,7 @@ export function listMessages(
   actor: Actor,
   query: unknown,
 ): ResultAsync<Page<MessageView>, DomainError> {
-  return useCase(async () => {
+  return useCase("listMessages", async () => {
     const parsed = parseListQuery(listMessagesQuery, query);
     if (parsed.isErr()) return err(parsed.error);
     const { filters, pageSize, beforeSeq } = parsed.value;

@@ -23,7 +23,7 @@ export function countRecentMessages(
   actor: Actor,
   hours = 24,
 ): ResultAsync<HourlyMessageCounts[], DomainError> {
-  return useCase(async () => {
+  return useCase("countRecentMessages", async () => {
     const now = deps.clock.now();
     const firstHour = Math.floor(now / HOUR_MS) * HOUR_MS - (hours - 1) * HOUR_MS;
     const rows = await deps.storage.messages.countByHour(actor.organizationId, isoAt(firstHour));

@@ -2,6 +2,7 @@ import { err, ok, type Result } from "neverthrow";
 import type { Deps } from "../deps.js";
 import { type DomainError, notFound } from "../errors.js";
 import type { MessageError, MessageStatus, ProviderReport } from "../ports.js";
+import { inSpan, SPAN_ATTRIBUTES } from "../shared/tracing.js";
 import { advanceMessage } from "./lifecycle.js";
 
 /** What a report did: `applied` false when the lifecycle ignored it (backwards or repeated). */
@@ -26,6 +27,19 @@ export async function recordProviderReport(
   messageId: string,
   report: ProviderReport,
   error?: MessageError | undefined,
+): Promise<Result<ReportOutcome, DomainError>> {
+  return inSpan(
+    "recordProviderReport",
+    { [SPAN_ATTRIBUTES.useCase]: "recordProviderReport", [SPAN_ATTRIBUTES.messageId]: messageId },
+    () => applyReport(deps, messageId, report, error),
+  );
+}
+
+async function applyReport(
+  deps: Pick<Deps, "storage" | "ids" | "clock">,
+  messageId: string,
+  report: ProviderReport,
+  error: MessageError | undefined,
 ): Promise<Result<ReportOutcome, DomainError>> {
   const outcome = await advanceMessage(
     deps,

@@ -3,10 +3,17 @@ import { campaignNotFound, findCampaign } from "../campaigns/get-campaign.js";
 import { renderTemplate } from "../campaigns/template.js";
 import type { Actor, Deps } from "../deps.js";
 import type { DomainError } from "../errors.js";
-import type { MessageError, MessageRecord, Repositories } from "../ports.js";
+import type {
+  CampaignRecord,
+  MessageError,
+  MessageRecord,
+  Repositories,
+  SendOutcome,
+} from "../ports.js";
 import { isoAt } from "../shared/clock.js";
 import { parseInput } from "../shared/parse.js";
 import { useCase } from "../shared/result.js";
+import { annotateActiveSpan, SPAN_ATTRIBUTES } from "../shared/tracing.js";
 import { recordEvent } from "../webhooks/outbox.js";
 import { handOff } from "./hand-off.js";
 import { checkDeliveryConsent } from "./promotional-consent.js";
@@ -31,6 +38,17 @@ export const toSendResult = (message: MessageRecord): SendResult => ({
   client_reference: message.clientReference,
   error: message.status === "failed" ? message.error : null,
 });
+
+/** How the hand-off ended, for metrics: a Viber message now on SMS fell back. */
+const sendOutcome = (
+  campaign: Pick<CampaignRecord, "channel">,
+  message: MessageRecord,
+): SendOutcome =>
+  message.status === "failed"
+    ? "failed"
+    : campaign.channel === "viber" && message.channel === "sms"
+      ? "fell_back_to_sms"
+      : "sent";
 
 /** Options of `sendMessage`. */
 export interface SendOptions {
@@ -71,12 +89,12 @@ export async function recoverSendResult(
  * The reverse order (dispatch first, store after) could send a message that has no record.
  */
 export function sendMessage(
-  deps: Pick<Deps, "storage" | "ids" | "clock" | "provider" | "urlPolicy">,
+  deps: Pick<Deps, "storage" | "ids" | "clock" | "provider" | "urlPolicy" | "telemetry">,
   actor: Actor & { apiKeyId: string },
   input: unknown,
   options: SendOptions = {},
 ): ResultAsync<SendResult, DomainError> {
-  return useCase(async () => {
+  return useCase("sendMessage", async () => {
     const parsed = parseInput(sendMessageInput, input);
     if (parsed.isErr()) return err(parsed.error);
     const body = parsed.value;
@@ -123,6 +141,7 @@ export function sendMessage(
       return ok(message);
     });
     if (stored.isErr()) return err(stored.error);
+    annotateActiveSpan(SPAN_ATTRIBUTES.messageId, stored.value.id);
 
     let handedOff: MessageRecord;
     try {
@@ -134,6 +153,11 @@ export function sendMessage(
         { cause },
       );
     }
+    deps.telemetry?.messageSent({
+      category: campaign.category,
+      channel: campaign.channel,
+      outcome: sendOutcome(campaign, handedOff),
+    });
     return ok(toSendResult(handedOff));
   });
 }

@@ -62,7 +62,7 @@ export function getConsentHistory(
   actor: Actor,
   profileId: string,
 ): ResultAsync<ConsentChangeView[], DomainError> {
-  return useCase(async () => {
+  return useCase("getConsentHistory", async () => {
     const profile = await findProfile(deps.storage.profiles, actor.organizationId, profileId);
     if (!profile) return err(notFound("profile", profileId, "profile_not_found"));
     const changes = await deps.storage.consent.listForProfile(actor.organizationId, profileId);

@@ -47,7 +47,7 @@ export function addProfilesToList(
   actor: Actor,
   input: unknown,
 ): ResultAsync<{ list: ContactListView; added: number }, DomainError> {
-  return useCase(async () => {
+  return useCase("addProfilesToList", async () => {
     const parsed = parseInput(addMembersInput, input);
     if (parsed.isErr()) return err(parsed.error);
     const { list: name, profile_ids } = parsed.value;
@@ -90,7 +90,7 @@ export function removeProfileFromList(
   listId: string,
   profileId: string,
 ): ResultAsync<void, DomainError> {
-  return useCase(async () => {
+  return useCase("removeProfileFromList", async () => {
     const removed = await deps.storage.contactLists.removeMember(
       actor.organizationId,
       listId,
@@ -109,7 +109,7 @@ export function listContactLists(
   deps: Pick<Deps, "storage">,
   actor: Actor,
 ): ResultAsync<ContactListView[], DomainError> {
-  return useCase(async () =>
+  return useCase("listContactLists", async () =>
     ok((await deps.storage.contactLists.list(actor.organizationId)).map(toView)),
   );
 }
@@ -120,7 +120,7 @@ export function listContactListMembers(
   actor: Actor,
   listId: string,
 ): ResultAsync<string[], DomainError> {
-  return useCase(async () => {
+  return useCase("listContactListMembers", async () => {
     const list = isPrefixedId(listId, "lst")
       ? await deps.storage.contactLists.get(actor.organizationId, listId)
       : null;
@@ -135,7 +135,7 @@ export function listProfileContactLists(
   actor: Actor,
   profileId: string,
 ): ResultAsync<string[], DomainError> {
-  return useCase(async () => {
+  return useCase("listProfileContactLists", async () => {
     if (!(await findProfile(deps.storage.profiles, actor.organizationId, profileId))) {
       return err(notFound("profile", profileId, "profile_not_found"));
     }

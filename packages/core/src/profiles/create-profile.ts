@@ -26,7 +26,7 @@ export function createProfile(
   input: unknown,
   options: { source?: ProfileSource | undefined } = {},
 ): ResultAsync<ProfileView, DomainError> {
-  return useCase(async () => {
+  return useCase("createProfile", async () => {
     const parsed = parseInput(createProfileInput, input);
     if (parsed.isErr()) return err(parsed.error);
     const body = parsed.value;

@@ -15,7 +15,7 @@ export function deleteProfile(
   actor: Actor,
   profileId: string,
 ): ResultAsync<void, DomainError> {
-  return useCase(() =>
+  return useCase("deleteProfile", () =>
     deps.storage.transaction(async (tx) => {
       const current = await findProfile(tx.profiles, actor.organizationId, profileId);
       if (!current) return err(notFound("profile", profileId, "profile_not_found"));

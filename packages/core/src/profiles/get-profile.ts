@@ -11,7 +11,7 @@ export function getProfile(
   actor: Actor,
   profileId: string,
 ): ResultAsync<ProfileView, DomainError> {
-  return useCase(async () => {
+  return useCase("getProfile", async () => {
     const profile = await findProfile(deps.storage.profiles, actor.organizationId, profileId);
     if (!profile) return err(notFound("profile", profileId, "profile_not_found"));
     return ok(toProfileView(profile));

@@ -39,7 +39,7 @@ export function importProfiles(
   rows: Iterable<ImportRow>,
   options: { source: ProfileSource },
 ): ResultAsync<ImportSummary, DomainError> {
-  return useCase(async () => {
+  return useCase("importProfiles", async () => {
     const summary: ImportSummary = { created: 0, updated: 0, unchanged: 0, rejected: [] };
     const valid: Array<{ row: number; input: v.InferOutput<typeof createProfileInput> }> = [];
     const firstRowOf = new Map<string, number>();

@@ -34,7 +34,7 @@ export function listProfiles(
   actor: Actor,
   query: unknown,
 ): ResultAsync<Page<ProfileView>, DomainError> {
-  return useCase(async () => {
+  return useCase("listProfiles", async () => {
     const parsed = v.safeParse(listProfilesQuery, query, { abortEarly: false });
     const issues: Issue[] = parsed.success ? [] : toIssues(parsed.issues);
     const raw = (typeof query === "object" && query !== null ? query : {}) as Record<

@@ -33,7 +33,7 @@ export function updateProfile(
   profileId: string,
   input: unknown,
 ): ResultAsync<ProfileView, DomainError> {
-  return useCase(async () => {
+  return useCase("updateProfile", async () => {
     const parsed = parseInput(updateProfileInput, input);
     if (parsed.isErr()) return err(parsed.error);
     const patch = parsed.value;

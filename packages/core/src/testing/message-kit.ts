@@ -7,7 +7,7 @@ import { defaultConfig } from "../deps.js";
 import { recordProviderReport } from "../messages/provider-report.js";
 import { type SandboxScheduler, sandboxProvider } from "../messages/sandbox-provider.js";
 import { sendMessage } from "../messages/send-message.js";
-import type { ChannelProvider } from "../ports.js";
+import type { ChannelProvider, Telemetry } from "../ports.js";
 import { createProfile } from "../profiles/create-profile.js";
 import { manualClock } from "../shared/clock.js";
 import { createIds } from "../shared/ids.js";
@@ -75,6 +75,8 @@ export async function sendWorld(options: { provider?: ChannelProvider | undefine
   const ids = createIds(clock);
   const scheduler = manualScheduler();
   const sandbox = sandboxProvider({ scheduler, delayMs: 1000 });
+  /** What the core reported through the `Telemetry` port, in order. */
+  const reported: Array<Parameters<Telemetry["messageSent"]>[0]> = [];
   const deps = {
     storage,
     clock,
@@ -82,6 +84,7 @@ export async function sendWorld(options: { provider?: ChannelProvider | undefine
     provider: options.provider ?? sandbox,
     urlPolicy: httpsOnly,
     config: defaultConfig,
+    telemetry: { messageSent: (send) => reported.push(send) } satisfies Telemetry,
   };
   sandbox.onReport(async (messageId, report) => {
     (await recordProviderReport(deps, messageId, report))._unsafeUnwrap();
@@ -120,6 +123,7 @@ export async function sendWorld(options: { provider?: ChannelProvider | undefine
     send,
     topics,
     subscribeAll,
+    reported,
   };
 }
 

@@ -6,6 +6,7 @@ import type {
   WebhookResponse,
 } from "../ports.js";
 import { isoAt } from "../shared/clock.js";
+import { inSpan, SPAN_ATTRIBUTES } from "../shared/tracing.js";
 import { type ResolvedDestination, resolveDestination } from "./delivery-destination.js";
 import { loggableUrl, withLoggableUrl } from "./loggable-url.js";
 import { nextAttemptAt, parseRetryAfter } from "./retry-schedule.js";
@@ -47,12 +48,44 @@ export interface AttemptResult {
  * attempt's timestamp, posts, and works out the delivery's next state (delivered, pending at the
  * schedule's next time, or failed once the retry window is over).
  */
-export async function makeAttempt(
+export function makeAttempt(
   deps: AttemptDeps,
   delivery: DeliveryRecord,
   random: () => number = Math.random,
   resolve: () => Promise<ResolvedDestination> = () =>
     resolveDestination(deps.storage, deps.secretBox, delivery.destination),
+): Promise<AttemptResult> {
+  const ids = {
+    [SPAN_ATTRIBUTES.deliveryId]: delivery.id,
+    [SPAN_ATTRIBUTES.attempt]: delivery.attempts,
+    ...(delivery.messageId === null ? {} : { [SPAN_ATTRIBUTES.messageId]: delivery.messageId }),
+  };
+  return inSpan("webhook.attempt", ids, async (span) => {
+    const result = await attemptOnce(deps, delivery, random, resolve);
+    // Without a tracing SDK nobody reads the attributes: skip parsing the URL for them.
+    if (!span.isRecording()) return result;
+    // Scheme, host and path only: a query string often carries the receiver's token.
+    const url = result.url !== null && URL.canParse(result.url) ? new URL(result.url) : null;
+    if (url) {
+      span.setAttributes({
+        "url.scheme": url.protocol.replace(/:$/, ""),
+        "server.address": url.hostname,
+        "url.path": url.pathname,
+      });
+    }
+    if (result.attempt.statusCode !== null) {
+      span.setAttribute("http.response.status_code", result.attempt.statusCode);
+    }
+    span.setAttribute("tidings.webhook.outcome", result.next.status);
+    return result;
+  });
+}
+
+async function attemptOnce(
+  deps: AttemptDeps,
+  delivery: DeliveryRecord,
+  random: () => number,
+  resolve: () => Promise<ResolvedDestination>,
 ): Promise<AttemptResult> {
   const startedMs = deps.clock.now();
   let url: string | null = null;

@@ -111,7 +111,7 @@ export function listDeliveries(
   actor: Actor,
   query: unknown,
 ): ResultAsync<Page<DeliveryView>, DomainError> {
-  return useCase(() =>
+  return useCase("listDeliveries", () =>
     pageOfDeliveries(deps, actor, listDeliveriesQuery, query, (f) => ({ webhookId: f.webhook_id })),
   );
 }
@@ -123,7 +123,7 @@ export function listWebhookDeliveries(
   webhookId: string,
   query: unknown,
 ): ResultAsync<Page<DeliveryView>, DomainError> {
-  return useCase(async () => {
+  return useCase("listWebhookDeliveries", async () => {
     if (!(await findWebhook(deps.storage, actor, webhookId))) {
       return err(webhookNotFound(webhookId));
     }
@@ -138,7 +138,7 @@ export function listMessageDeliveries(
   messageId: string,
   query: unknown = {},
 ): ResultAsync<Page<DeliveryView>, DomainError> {
-  return useCase(async () => {
+  return useCase("listMessageDeliveries", async () => {
     if (!(await findMessage(deps.storage, actor.organizationId, messageId))) {
       return err(messageNotFound(messageId));
     }
@@ -152,7 +152,7 @@ export function getDelivery(
   actor: Actor,
   deliveryId: string,
 ): ResultAsync<DeliveryWithAttemptsView, DomainError> {
-  return useCase(async () => {
+  return useCase("getDelivery", async () => {
     const delivery = await findDelivery(deps.storage, actor.organizationId, deliveryId);
     if (!delivery) return err(deliveryNotFound(deliveryId));
     const attempts = await deps.storage.deliveries.listAttempts(actor.organizationId, deliveryId);

@@ -35,7 +35,7 @@ export function listFailingDestinations(
   actor: Actor,
   options: { hours?: number; limit?: number } = {},
 ): ResultAsync<FailingDestinationView[], DomainError> {
-  return useCase(async () => {
+  return useCase("listFailingDestinations", async () => {
     const since = isoAt(deps.clock.now() - (options.hours ?? 24) * 60 * 60 * 1000);
     const found = await deps.storage.deliveries.failingDestinations({
       organizationId: actor.organizationId,

@@ -56,7 +56,7 @@ export function redeliverDelivery(
   actor: Actor,
   deliveryId: string,
 ): ResultAsync<DeliveryView, DomainError> {
-  return useCase(async () => {
+  return useCase("redeliverDelivery", async () => {
     const delivery = await findDelivery(deps.storage, actor.organizationId, deliveryId);
     if (!delivery) return err(deliveryNotFound(deliveryId));
     if (delivery.status === "pending") return err(stillPending(delivery.id));
@@ -100,7 +100,7 @@ export function recoverWebhook(
   webhookId: string,
   input: unknown,
 ): ResultAsync<RecoverResult, DomainError> {
-  return useCase(async () => {
+  return useCase("recoverWebhook", async () => {
     const parsed = parseInput(recoverWebhookInput, input);
     if (parsed.isErr()) return err(parsed.error);
     const subscription = await findWebhook(deps.storage, actor, webhookId);

@@ -28,7 +28,7 @@ export function createWebhook(
   actor: Actor,
   input: unknown,
 ): ResultAsync<WebhookWithSecret, DomainError> {
-  return useCase(async () => {
+  return useCase("createWebhook", async () => {
     const parsed = await parseWebhookInput(deps.urlPolicy, createWebhookInput, input);
     if (parsed.isErr()) return err(parsed.error);
     const { url, topics, status, description } = parsed.value;
@@ -65,7 +65,7 @@ export function listWebhooks(
   deps: Pick<Deps, "storage">,
   actor: Actor,
 ): ResultAsync<WebhookList, DomainError> {
-  return useCase(async () => {
+  return useCase("listWebhooks", async () => {
     const records = await deps.storage.webhooks.list(actor.organizationId);
     return ok({
       data: records.map(toWebhookView),
@@ -80,7 +80,7 @@ export function getWebhook(
   actor: Actor,
   webhookId: string,
 ): ResultAsync<WebhookView, DomainError> {
-  return useCase(async () => {
+  return useCase("getWebhook", async () => {
     const record = await findWebhook(deps.storage, actor, webhookId);
     return record ? ok(toWebhookView(record)) : err(webhookNotFound(webhookId));
   });
@@ -92,7 +92,7 @@ export function deleteWebhook(
   actor: Actor,
   webhookId: string,
 ): ResultAsync<void, DomainError> {
-  return useCase(() =>
+  return useCase("deleteWebhook", () =>
     deps.storage.transaction(async (tx) => {
       // Under the lock, so a PATCH reading it meanwhile does not write to a deleted row.
       await tx.webhooks.lockOrganization(actor.organizationId);
@@ -120,7 +120,7 @@ export function rotateWebhookSecret(
   actor: Actor,
   webhookId: string,
 ): ResultAsync<WebhookWithSecret, DomainError> {
-  return useCase(() =>
+  return useCase("rotateWebhookSecret", () =>
     deps.storage.transaction(async (tx) => {
       await tx.webhooks.lockOrganization(actor.organizationId);
       const record = await findWebhook(tx, actor, webhookId);

@@ -26,7 +26,7 @@ export function testWebhook(
   actor: Actor,
   input: unknown,
 ): ResultAsync<WebhookTestResult, DomainError> {
-  return useCase(async () => {
+  return useCase("testWebhook", async () => {
     const parsed = parseInput(testWebhookInput, input);
     if (parsed.isErr()) return err(parsed.error);
     const webhookId = parsed.value.webhook_id;

@@ -25,7 +25,7 @@ export function updateWebhook(
   webhookId: string,
   input: unknown,
 ): ResultAsync<WebhookView, DomainError> {
-  return useCase(async () => {
+  return useCase("updateWebhook", async () => {
     const parsed = await parseWebhookInput(deps.urlPolicy, updateWebhookInput, input);
     if (parsed.isErr()) return err(parsed.error);
     const patch = parsed.value;

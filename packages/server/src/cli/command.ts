@@ -69,5 +69,11 @@ export interface Command {
   validate?(flags: Flags, positionals: string[]): void;
   /** Whether its logs go to stdout (the server processes) rather than stderr. */
   logsToStdout?: boolean | undefined;
+  /**
+   * Set for the long-running processes (`serve`, `worker`): they are traced when the `OTEL_*`
+   * variables say where to, and count Prometheus metrics when `servesMetrics` says they serve
+   * them (the configuration may turn them off, and `worker` serves them only on a port).
+   */
+  observed?: { servesMetrics(config: ServerConfig): boolean } | undefined;
   run(context: CommandContext): Promise<CommandOutcome>;
 }

@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import serverPackage from "../../package.json" with { type: "json" };
 import { readConfig } from "../config.js";
 import { createLogger } from "../logger.js";
+import { startTracing, type Tracing } from "../observability/tracing.js";
 import { openRuntime, type Runtime } from "../runtime/runtime.js";
 import { ConfigError } from "../secret-key.js";
 import type { CliIo, Command, Flags } from "./command.js";
@@ -149,8 +150,11 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   const config = read.value;
   const logger = createLogger(config.logLevel, command.logsToStdout ? io.stdout : io.stderr);
   let runtime: Runtime | null = null;
+  let tracing: Tracing | null = null;
   try {
-    runtime = await openRuntime(config, logger);
+    if (command.observed) tracing = await startTracing(io.env, logger);
+    const metrics = command.observed?.servesMetrics(config) ?? false;
+    runtime = await openRuntime(config, logger, { metrics });
     const outcome = await command.run({ io, json, config, logger, runtime, ...parsed });
     if (outcome.isErr()) {
       writeError(io.stderr, json, withFlagNames(outcome.error, command, json));
@@ -174,5 +178,6 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     return EXIT.failure;
   } finally {
     await runtime?.close();
+    await tracing?.stop();
   }
 }

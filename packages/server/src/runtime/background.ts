@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { createDeliveryEngine, type DeliveryLogEntry } from "@tidings/core";
 import type { Logger } from "../logger.js";
+import { countWebhookAttempt } from "../observability/webhook-attempt-metrics.js";
 import { startExpirySweep } from "./expiry-sweep.js";
 import { startMaintenance } from "./maintenance.js";
 import { startRetentionSweep } from "./retention-sweep.js";
@@ -64,8 +65,12 @@ export async function startBackgroundWork(
   const engine = createDeliveryEngine(runtime.deps, {
     owner,
     leaseMs: options.leaseMs,
-    logger: (entry) => logDelivery(logger, entry),
+    logger: (entry) => {
+      logDelivery(logger, entry);
+      if (runtime.metrics) countWebhookAttempt(runtime.metrics, entry);
+    },
   });
+  runtime.metrics?.observeOpenCircuits(() => engine.openCircuits());
   runtime.onDeliveriesQueued(() => engine.wake());
   engine.start();
   for (const warning of runtime.storageWarnings) logger.warn(warning);

@@ -2,6 +2,8 @@ import { createHttpApp, createServer } from "@tidings/adapter-http";
 import { createConsole } from "@tidings/console";
 import type { ServerConfig } from "../config.js";
 import type { Logger } from "../logger.js";
+import { withMetricsEndpoint } from "../observability/metrics-endpoint.js";
+import { withRequestMetrics } from "../observability/request-metrics.js";
 import { type Mount, withMounts } from "./mount.js";
 import { withRequestLog } from "./request-log.js";
 import type { Runtime } from "./runtime.js";
@@ -19,15 +21,16 @@ export interface HttpListener {
 export const CONSOLE_PATH = "/console";
 
 /**
- * Serves the REST API (adapter-http), and the web console under `/console` unless turned off,
- * over node:http on `host:port` (port 0 picks a free one).
+ * Serves the REST API (adapter-http), the web console under `/console` unless turned off, and
+ * the Prometheus metrics at `/metrics` when the runtime has them, over node:http on
+ * `host:port` (port 0 picks a free one). Every request is counted and logged, scrapes included.
  */
 export async function listenHttp(
   runtime: Runtime,
   logger: Logger,
   host: string,
   port: number,
-  config: Pick<ServerConfig, "console" | "publicUrl">,
+  config: Pick<ServerConfig, "console" | "publicUrl" | "metricsToken">,
 ): Promise<HttpListener> {
   const mounts: Mount[] = config.console
     ? [
@@ -41,7 +44,17 @@ export async function listenHttp(
         },
       ]
     : [];
-  const app = withRequestLog(withMounts(createHttpApp(runtime.deps, { logger }), mounts), logger);
+  const { metrics } = runtime;
+  const served = withMounts(createHttpApp(runtime.deps, { logger }), mounts);
+  const app = withRequestLog(
+    metrics
+      ? withRequestMetrics(
+          withMetricsEndpoint(served, metrics, { token: config.metricsToken }),
+          metrics,
+        )
+      : served,
+    logger,
+  );
   const server = createServer(app);
   const where = await server.listen(port, host);
   return { ...where, close: () => server.close() };

@@ -26,7 +26,7 @@ export function withMounts(root: HttpApp, mounts: readonly Mount[]): HttpApp {
   const find = (url: string) => {
     for (const mount of mounts) {
       const rest = under(url, mount.prefix);
-      if (rest !== null) return { app: mount.app, url: rest };
+      if (rest !== null) return { app: mount.app, url: rest, prefix: mount.prefix };
     }
     return null;
   };
@@ -39,7 +39,10 @@ export function withMounts(root: HttpApp, mounts: readonly Mount[]): HttpApp {
       if (sizeOf(request.body) > found.app.maxBodyBytes) {
         return found.app.refuse(inner, "payload_too_large");
       }
-      return found.app.handle(inner);
+      const response = await found.app.handle(inner);
+      // One route label for a whole mount: its pages' paths hold ids.
+      response.route ??= `${found.prefix}/*`;
+      return response;
     },
     refuse(request, reason) {
       const found = find(request.url);

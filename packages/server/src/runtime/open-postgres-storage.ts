@@ -3,6 +3,7 @@ import {
   listenForDeliveries,
   migrate,
   postgresStorage,
+  webhookBacklog,
 } from "@tidings/adapter-postgres";
 import pg from "pg";
 import type { OpenedStorage } from "./opened-storage.js";
@@ -48,6 +49,7 @@ export async function openPostgresStorage(url: string): Promise<OpenedStorage> {
       migrations,
       warnings,
       listenForDeliveries: (onNotify) => listenForDeliveries(pool, onNotify, { schema }),
+      webhookBacklog: (now) => webhookBacklog(pool, now, { schema }),
       maintain: async () => {
         const tables = await analyzeNewTables(pool, { schema, except: analyzed });
         for (const table of tables) analyzed.add(table);

@@ -4,6 +4,7 @@ import {
   keepDatabasePrivate,
   migrate as migrateSqlite,
   sqliteStorage,
+  webhookBacklog,
 } from "@tidings/adapter-sqlite";
 import Database from "better-sqlite3";
 import type { DatabaseConfig } from "../config.js";
@@ -38,6 +39,7 @@ export async function openStorage(database: DatabaseConfig): Promise<OpenedStora
     return {
       storage,
       migrations,
+      webhookBacklog: async (now) => webhookBacklog(db, now),
       async close() {
         await storage.close();
         // sqliteStorage leaves a handle it was given open; this one is ours.

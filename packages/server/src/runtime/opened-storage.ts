@@ -1,4 +1,4 @@
-import type { Storage } from "@tidings/core";
+import type { Storage, WebhookBacklog } from "@tidings/core";
 
 /** Storage opened by the server, with what its migrations did on the way. */
 export interface OpenedStorage {
@@ -16,6 +16,8 @@ export interface OpenedStorage {
   maintain?: (() => Promise<string[]>) | undefined;
   /** What the database's own settings will do to Tidings' data, said once at start-up. */
   warnings?: string[] | undefined;
+  /** Pending webhook deliveries due at `now` and the earliest due time, read on a metrics scrape. */
+  webhookBacklog?: ((now: string) => Promise<WebhookBacklog>) | undefined;
   /** Closes the storage and the connections it opened. */
   close(): Promise<void>;
 }

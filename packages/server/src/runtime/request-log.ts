@@ -3,7 +3,7 @@ import type { Logger } from "../logger.js";
 
 /**
  * The app, logging one line per request: request id, method, path (without the query, which
- * may hold phone numbers or emails), status and duration.
+ * may hold phone numbers or emails), status and duration, and the trace id when tracing is on.
  */
 export function withRequestLog(app: HttpApp, logger: Logger): HttpApp {
   return {
@@ -18,6 +18,7 @@ export function withRequestLog(app: HttpApp, logger: Logger): HttpApp {
         path,
         status: response.status,
         duration_ms: Math.round((performance.now() - started) * 10) / 10,
+        ...(response.traceId === undefined ? {} : { trace_id: response.traceId }),
       });
       return response;
     },

@@ -11,6 +11,8 @@ import {
 } from "@tidings/core";
 import type { ServerConfig } from "../config.js";
 import type { Logger } from "../logger.js";
+import { createMetrics, type Metrics } from "../observability/metrics.js";
+import { withStorageMetrics } from "../observability/storage-metrics.js";
 import { loadSecretKey } from "../secret-key.js";
 import { withDeliveryWakeups } from "./delivery-wakeups.js";
 import { assertDatabaseDirectory, openStorage } from "./open-storage.js";
@@ -24,6 +26,8 @@ export interface Runtime {
   maintain: OpenedStorage["maintain"];
   /** The storage's start-up warnings (see `OpenedStorage`). */
   storageWarnings: string[];
+  /** This process's Prometheus metrics; `null` unless it serves them (`serve`, `worker`). */
+  metrics: Metrics | null;
   /** Calls `fn` whenever this process queued webhook deliveries (to wake the engine). */
   onDeliveriesQueued(fn: () => void): void;
   /** Stops the provider, the transport and the storage, in that order. */
@@ -50,9 +54,14 @@ export function tidingsConfig(config: ServerConfig): TidingsConfig {
 /**
  * Composes the application from the configuration: opens (and migrates) the storage, loads
  * the secret key, and builds the sandbox provider, the webhook transport and the URL policy.
- * The provider's lifecycle reports are recorded here, so they reach the webhooks.
+ * The provider's lifecycle reports are recorded here, so they reach the webhooks. With
+ * `metrics`, the storage and the use cases count what Prometheus is to see.
  */
-export async function openRuntime(config: ServerConfig, logger: Logger): Promise<Runtime> {
+export async function openRuntime(
+  config: ServerConfig,
+  logger: Logger,
+  options: { metrics?: boolean | undefined } = {},
+): Promise<Runtime> {
   // The key is checked before the database is touched, so a bad key changes nothing.
   assertDatabaseDirectory(config.database);
   const key = loadSecretKey(config.secretKey, config.database);
@@ -70,8 +79,11 @@ export async function openRuntime(config: ServerConfig, logger: Logger): Promise
   const deliveriesQueued = () => {
     for (const fn of queuedListeners) fn();
   };
+  const metrics =
+    options.metrics === true ? createMetrics({ webhookBacklog: opened.webhookBacklog }) : null;
+  const storage = metrics ? withStorageMetrics(opened.storage, metrics) : opened.storage;
   const deps: Deps = {
-    storage: withDeliveryWakeups(opened.storage, deliveriesQueued),
+    storage: withDeliveryWakeups(storage, deliveriesQueued),
     clock: systemClock,
     ids: createIds(),
     secretBox: aesGcmSecretBox(key),
@@ -79,6 +91,7 @@ export async function openRuntime(config: ServerConfig, logger: Logger): Promise
     transport,
     urlPolicy,
     config: tidingsConfig(config),
+    ...(metrics ? { telemetry: { messageSent: (send) => metrics.messages.inc(send) } } : {}),
   };
   provider.onReport?.(async (messageId, report) => {
     try {
@@ -96,6 +109,7 @@ export async function openRuntime(config: ServerConfig, logger: Logger): Promise
     listenForDeliveries: opened.listenForDeliveries,
     maintain: opened.maintain,
     storageWarnings: opened.warnings ?? [],
+    metrics,
     onDeliveriesQueued: (fn) => {
       queuedListeners.push(fn);
     },

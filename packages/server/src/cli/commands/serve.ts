@@ -1,5 +1,7 @@
 import { ok } from "neverthrow";
 import { checkHost } from "../../config.js";
+import { METRICS_PATH } from "../../observability/metrics-endpoint.js";
+import { warnIfMetricsExposed } from "../../observability/metrics-listener.js";
 import { startBackgroundWork } from "../../runtime/background.js";
 import { listenHttp } from "../../runtime/http-listener.js";
 import { ConfigError } from "../../secret-key.js";
@@ -56,9 +58,10 @@ function listenFailure(
 
 /**
  * `serve [--port N] [--host H]`: the HTTP API, the webhook delivery engine, the expiry sweep
- * and the sandbox provider in one process. On SIGTERM or SIGINT it stops accepting requests,
- * lets those in flight finish, waits for the webhook attempts in flight, closes the storage
- * and exits 0. Logs are JSON lines on stdout; the `listening` line carries the actual port.
+ * and the sandbox provider in one process, with Prometheus metrics at `/metrics`. On SIGTERM
+ * or SIGINT it stops accepting requests, lets those in flight finish, waits for the webhook
+ * attempts in flight, closes the storage and exits 0. Logs are JSON lines on stdout; the
+ * `listening` line carries the actual port.
  */
 export const serveCommand: Command = {
   name: ["serve"],
@@ -66,6 +69,7 @@ export const serveCommand: Command = {
   usage: "[--port N] [--host H]",
   options: { port: { type: "string" }, host: { type: "string" } },
   logsToStdout: true,
+  observed: { servesMetrics: (config) => config.metrics },
   validate(flags) {
     if (typeof flags.port === "string") portOf(flags.port);
     const host = typeof flags.host === "string" ? checkHost(flags.host) : null;
@@ -99,7 +103,9 @@ export const serveCommand: Command = {
       dev: config.dev,
       engine: background.owner,
       console: config.console ? `${config.publicUrl ?? http.url}/console` : null,
+      metrics: runtime.metrics ? `${http.url}${METRICS_PATH}` : null,
     });
+    if (runtime.metrics) warnIfMetricsExposed(logger, http.host, config.metricsToken);
     const signal = await shutdownRequested(context);
     logger.info("shutting down", { signal });
     await http.close();

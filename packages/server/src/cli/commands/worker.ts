@@ -1,11 +1,13 @@
 import { ok } from "neverthrow";
+import { listenMetrics } from "../../observability/metrics-listener.js";
 import { startBackgroundWork } from "../../runtime/background.js";
 import type { Command } from "../command.js";
 import { shutdownRequested } from "./serve.js";
 
 /**
  * `worker`: the webhook delivery engine and the expiry sweep without the HTTP API, for scaling
- * out on PostgreSQL (deliveries are claimed with leases, so workers never double-send).
+ * out on PostgreSQL (deliveries are claimed with leases, so workers never double-send). With
+ * `TIDINGS_METRICS_PORT` it serves `/metrics` on that port (0 picks one, logged).
  */
 export const workerCommand: Command = {
   name: ["worker"],
@@ -13,11 +15,19 @@ export const workerCommand: Command = {
   usage: "",
   options: {},
   logsToStdout: true,
+  observed: { servesMetrics: (config) => config.metrics && config.metricsPort !== null },
   async run(context) {
     const { config, logger, runtime } = context;
     const background = await startBackgroundWork(runtime, logger, {
       leaseMs: config.webhookLeaseMs,
     });
+    let metrics: Awaited<ReturnType<typeof listenMetrics>> = null;
+    try {
+      metrics = await listenMetrics(runtime, logger, config);
+    } catch (error) {
+      await background.stop();
+      throw error;
+    }
     logger.info("worker started", {
       database: config.database.kind,
       listening_for_notifications: runtime.listenForDeliveries !== undefined,
@@ -25,6 +35,7 @@ export const workerCommand: Command = {
     });
     const signal = await shutdownRequested(context);
     logger.info("shutting down", { signal });
+    await metrics?.close();
     await background.stop();
     logger.info("stopped", { signal });
     return ok({ exitCode: 0 });
