@@ -90,6 +90,22 @@ export function deliveryRepository({ access, sql }: PgConnection): DeliveryRepos
       FOR UPDATE SKIP LOCKED
     )`;
 
+  /**
+   * An update of the pending rows matching `where`, answering their ids: the rows are locked in
+   * id order first, the order a delivery engine records its batch in, so the two never
+   * deadlock (FOR UPDATE checks `where` again on each row it waited for).
+   */
+  const pendingInIdOrder = (where: string, set: string) =>
+    `WITH locked AS (
+       SELECT id FROM ${t.deliveries}
+       WHERE status = 'pending' AND ${where}
+       ORDER BY id
+       FOR UPDATE
+     )
+     UPDATE ${t.deliveries} d SET ${set}
+     FROM locked WHERE d.id = locked.id
+     RETURNING d.id`;
+
   // The payload names the schema, so listeners of other schemas on the database sleep on.
   const notifyAs = (param: number) => `pg_notify('${DELIVERIES_CHANNEL}', $${param}::text)`;
 
@@ -170,57 +186,32 @@ export function deliveryRepository({ access, sql }: PgConnection): DeliveryRepos
     },
 
     async cancelForSubscription(organizationId, webhookId, at) {
-      // Dropping the lease keeps an in-flight attempt's completion from reviving it. The rows
-      // are locked in id order, the order a delivery engine records its batch in, so the two
-      // never deadlock.
+      // Dropping the lease keeps an in-flight attempt's completion from reviving it.
       const rows = await sql.rows(
-        `WITH locked AS (
-           SELECT id FROM ${t.deliveries}
-           WHERE webhook_id = $2 AND status = 'pending' AND organization_id = $1
-           ORDER BY id
-           FOR UPDATE
-         )
-         UPDATE ${t.deliveries} d SET status = 'cancelled', lease_owner = NULL,
-           lease_expires_at = NULL, updated_at = $3
-         FROM locked WHERE d.id = locked.id AND d.status = 'pending'
-         RETURNING d.id`,
+        pendingInIdOrder(
+          "webhook_id = $2 AND organization_id = $1",
+          "status = 'cancelled', lease_owner = NULL, lease_expires_at = NULL, updated_at = $3",
+        ),
         [organizationId, webhookId, at],
       );
       return rows.length;
     },
 
     async rekeyForSubscription(organizationId, webhookId, destinationKey) {
-      // Locked in id order, the order a delivery engine records its batch in: no deadlock.
       const rows = await sql.rows(
-        `WITH locked AS (
-           SELECT id FROM ${t.deliveries}
-           WHERE webhook_id = $2 AND status = 'pending' AND organization_id = $1
-           ORDER BY id
-           FOR UPDATE
-         )
-         UPDATE ${t.deliveries} d SET destination_key = $3
-         FROM locked WHERE d.id = locked.id AND d.status = 'pending'
-         RETURNING d.id`,
+        pendingInIdOrder("webhook_id = $2 AND organization_id = $1", "destination_key = $3"),
         [organizationId, webhookId, destinationKey],
       );
       return rows.length;
     },
 
     async dueNowForDestination(destinationKey, at) {
-      // Locked in id order, the order a delivery engine records its batch in: no deadlock. The
-      // rows made due notify the other engines.
+      // The rows made due notify the other engines.
       const rows = await sql.rows(
-        `WITH locked AS (
-           SELECT id FROM ${t.deliveries}
-           WHERE destination_key = $1 AND status = 'pending' AND next_attempt_at > $2
-           ORDER BY id
-           FOR UPDATE
-         ),
-         moved AS (
-           UPDATE ${t.deliveries} d SET next_attempt_at = $2
-           FROM locked WHERE d.id = locked.id AND d.status = 'pending' AND d.next_attempt_at > $2
-           RETURNING d.id
-         )
+        `WITH moved AS (${pendingInIdOrder(
+          "destination_key = $1 AND next_attempt_at > $2",
+          "next_attempt_at = $2",
+        )})
          SELECT COUNT(*)::integer AS moved, ${notifyAs(3)} FROM moved HAVING COUNT(*) > 0`,
         [destinationKey, at, t.schema],
       );
