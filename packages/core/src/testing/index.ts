@@ -38,6 +38,7 @@ export type { RawReaders, StorageHarness } from "./contract/raw.js";
 export { runStorageContract } from "./contract/run-storage-contract.js";
 export type { SeededOrganization } from "./contract/seed.js";
 export { seedDelivery, seedMessage, seedOrganization, seedWebhook } from "./contract/seed.js";
+export { checkWebhookBacklog } from "./contract/webhook-backlog-check.js";
 export { repeatUntilDone, waitUntil, within } from "./deadlines.js";
 export type { Answer, FakeTransport } from "./fakes.js";
 export { fakeTransport, httpsOnly, readableSecretBox, status } from "./fakes.js";
