@@ -12,8 +12,8 @@ import {
   systemClock,
   verifyWebhook,
 } from "@tidings/core";
-import { memoryStorage, readableSecretBox, within } from "@tidings/core/testing";
-import { afterEach, expect, it } from "vitest";
+import { cleanupsEach, memoryStorage, readableSecretBox, within } from "@tidings/core/testing";
+import { expect, it } from "vitest";
 import { createHttpApp } from "./app.js";
 import { createServer } from "./server.js";
 import { activeCampaign } from "./testing/http-world.js";
@@ -25,10 +25,7 @@ interface Received {
   body: string;
 }
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const cleanups = cleanupsEach();
 
 /** A webhook receiver on loopback that answers 200 and keeps what it got. */
 async function receiver() {

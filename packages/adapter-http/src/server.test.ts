@@ -1,16 +1,13 @@
 import { Agent, createServer as createNodeServer, request } from "node:http";
 import { type AddressInfo, connect, type Socket } from "node:net";
-import { waitUntil, within } from "@tidings/core/testing";
-import { afterEach, describe, expect, it } from "vitest";
+import { cleanupsEach, waitUntil, within } from "@tidings/core/testing";
+import { describe, expect, it } from "vitest";
 import { createRequestListener } from "./request-listener.js";
 import { createServer, type ServerOptions, type TidingsHttpServer } from "./server.js";
 import { httpWorld } from "./testing/http-world.js";
 import type { HttpApp, HttpResponse } from "./types.js";
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const cleanups = cleanupsEach();
 
 async function serve(
   app: HttpApp,

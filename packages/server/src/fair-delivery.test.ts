@@ -1,4 +1,5 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { cleanupsEach } from "@tidings/core/testing";
+import { describe, expect, it } from "vitest";
 import { eventually } from "./testing/eventually.js";
 import { startFlakyReceiver } from "./testing/flaky-receiver.js";
 import {
@@ -17,10 +18,7 @@ import { startWebhookTally, type WebhookTally } from "./testing/webhook-tally.js
 const SCOPES = "profiles:read,profiles:write,messages:send,webhooks:manage";
 const FLOOD = 60;
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const cleanups = cleanupsEach();
 
 async function tally(secret: string, hold = false): Promise<WebhookTally> {
   const receiver = await startWebhookTally(secret, { hold });

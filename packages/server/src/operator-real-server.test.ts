@@ -1,7 +1,8 @@
 import { join } from "node:path";
 import { sqliteStorage } from "@tidings/adapter-sqlite";
 import { redeliverDelivery, systemClock } from "@tidings/core";
-import { afterEach, expect, it } from "vitest";
+import { cleanupsEach } from "@tidings/core/testing";
+import { expect, it } from "vitest";
 import { eventually } from "./testing/eventually.js";
 import { startFlakyReceiver } from "./testing/flaky-receiver.js";
 import { startInProcess } from "./testing/in-process.js";
@@ -11,10 +12,7 @@ import { OTP_CAMPAIGN, operatorWorkspace } from "./testing/run-cli.js";
 // fails, recovers, and then gets the same delivery again when the operator redelivers it,
 // also after a restart (a redelivery is just a pending row).
 
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const cleanups = cleanupsEach();
 
 /** A receiver that answers 500 until told to recover, closed after the test. */
 async function flakyReceiver() {

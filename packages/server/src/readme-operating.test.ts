@@ -3,7 +3,8 @@ import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { afterEach, expect, it } from "vitest";
+import { cleanupsEach } from "@tidings/core/testing";
+import { expect, it } from "vitest";
 import { eventually } from "./testing/eventually.js";
 import { startInProcess } from "./testing/in-process.js";
 import { OTP_CAMPAIGN, operatorWorkspace } from "./testing/run-cli.js";
@@ -22,10 +23,7 @@ function operatingBlocks(): string[] {
   return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1] ?? "");
 }
 
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const cleanups = cleanupsEach();
 
 const bash = (script: string, env: Record<string, string>) =>
   new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {

@@ -2,19 +2,16 @@ import { statSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { type AddressInfo, connect } from "node:net";
 import { join } from "node:path";
-import { within } from "@tidings/core/testing";
+import { cleanupsEach, within } from "@tidings/core/testing";
 import Database from "better-sqlite3";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { startInProcess } from "./testing/in-process.js";
 import { tempWorkspace } from "./testing/run-cli.js";
 import { type ServedTidings, serveTidings } from "./testing/served-tidings.js";
 
 // What the README's "Security" section promises, each through the real server on SQLite.
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const cleanups = cleanupsEach();
 
 async function served(env: Record<string, string> = {}): Promise<ServedTidings> {
   const tidings = await serveTidings(env);

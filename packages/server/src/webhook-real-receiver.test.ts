@@ -22,8 +22,8 @@ import {
   updateWebhook,
   verifyWebhook,
 } from "@tidings/core";
-import { seedMessage, seedOrganization, within } from "@tidings/core/testing";
-import { afterEach, expect, it } from "vitest";
+import { cleanupsEach, seedMessage, seedOrganization, within } from "@tidings/core/testing";
+import { expect, it } from "vitest";
 
 // The issue 4 receiver test: the real delivery engine, the undici transport and SQLite storage
 // against a node:http receiver on port 0 that misbehaves in every way a receiver can.
@@ -48,10 +48,7 @@ const answer = (res: ServerResponse, seen: Received, status: number, body = "") 
   res.writeHead(status, { "content-type": "text/plain" }).end(body);
 };
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const cleanups = cleanupsEach();
 
 /** A receiver on loopback that meets its requests with `script`, in order, then with 200s. */
 async function receiver(script: Behaviour[]) {

@@ -12,6 +12,8 @@ export {
   proseArbitrary,
   validParamsFor,
 } from "./arbitraries/params.js";
+export type { Cleanup } from "./cleanups.js";
+export { cleanupsEach } from "./cleanups.js";
 export type { CorruptibleHarness, CorruptRow } from "./contract/corrupt-rows-contract.js";
 export { runCorruptRowContract } from "./contract/corrupt-rows-contract.js";
 export {

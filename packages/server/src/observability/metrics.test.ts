@@ -1,7 +1,8 @@
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { cleanupsEach } from "@tidings/core/testing";
 import Database from "better-sqlite3";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { eventually } from "../testing/eventually.js";
 import { startInProcess } from "../testing/in-process.js";
 import { tempWorkspace } from "../testing/run-cli.js";
@@ -11,10 +12,7 @@ import { type ServedTidings, serveTidings } from "../testing/served-tidings.js";
 // Issue 20: Prometheus metrics scraped from a running `tidings serve` (and `worker`) after real
 // traffic, each series checked to move as it should. Every wait is bounded (`eventually`).
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const cleanups = cleanupsEach();
 
 async function served(env: Record<string, string> = {}): Promise<ServedTidings> {
   const tidings = await serveTidings(env);

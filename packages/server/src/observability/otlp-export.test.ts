@@ -1,6 +1,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterEach, expect, it } from "vitest";
+import { cleanupsEach } from "@tidings/core/testing";
+import { expect, it } from "vitest";
 import { type ServerProcess, startServer } from "../testing/child-cli.js";
 import { eventually } from "../testing/eventually.js";
 import { cliKey, cliOrganization, tempWorkspace } from "../testing/run-cli.js";
@@ -21,10 +22,7 @@ interface OtlpExport {
   }>;
 }
 
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const cleanups = cleanupsEach();
 
 const TRACE_ID = "0af7651916cd43dd8448eb211c80319c";
 const CALLER_SPAN_ID = "b7ad6b7169203331";

@@ -1,5 +1,6 @@
 import { TOPICS } from "@tidings/core";
-import { afterEach, describe, expect, it } from "vitest";
+import { cleanupsEach } from "@tidings/core/testing";
+import { describe, expect, it } from "vitest";
 import { eventually } from "../testing/eventually.js";
 import {
   createSender,
@@ -25,10 +26,7 @@ const FAST_RETRIES = {
   TIDINGS_WEBHOOK_BACKOFF_CAP_MS: "1000",
 };
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const cleanups = cleanupsEach();
 
 async function cluster(servers: number, workers: number, env: Record<string, string>) {
   const started = await startProcessCluster({ pgUrl: PG_URL ?? "", servers, workers, env });
