@@ -1,21 +1,21 @@
 // HTTP throughput: autocannon against `tidings serve` (SQLite and PostgreSQL), every figure
 // beside a bare node:http server answering the same JSON in the same run.
 // Run: pnpm --filter @tidings/bench http   (BENCH_DURATION_S, BENCH_DB, BENCH_ONLY, BENCH_CPU_PROF)
+
 import { call, seedProfiles } from "./harness/api.js";
 import { type BareReply, startBareServer } from "./harness/bare-server.js";
-import { createFixture, type Database, OTP_TEMPLATE, otpSend } from "./harness/fixture.js";
+import { type Context, type Endpoint, endpointsNamed, SEEDED } from "./harness/endpoints.js";
+import { createFixture, type Database, OTP_TEMPLATE } from "./harness/fixture.js";
 import { durationS, type LoadRequest, type LoadResult, runLoad } from "./harness/load.js";
 import { describeMachine, machineLine } from "./harness/machine.js";
 import { fixed, int, percent, table, verdict } from "./harness/markdown.js";
 import { type PeerServer, startPeerServer } from "./harness/peer-server.js";
-import { phoneNumber } from "./harness/phones.js";
 import { writeSection } from "./harness/results.js";
 import { startTidings } from "./harness/tidings-process.js";
 
 const DURATION_S = durationS(10);
 const WARMUP_S = Math.min(Number(process.env.BENCH_WARMUP_S ?? 1), DURATION_S);
 const CONNECTIONS = [10, 50];
-const SEEDED = 1000;
 const DATABASES: Database[] = (process.env.BENCH_DB?.split(",") as Database[] | undefined) ?? [
   "sqlite",
   "postgres",
@@ -23,67 +23,7 @@ const DATABASES: Database[] = (process.env.BENCH_DB?.split(",") as Database[] | 
 const ONLY = process.env.BENCH_ONLY;
 const CPU_PROF = process.env.BENCH_CPU_PROF;
 
-interface Context {
-  ids: string[];
-  campaignId: string;
-}
-
-interface Endpoint {
-  name: string;
-  /** A fresh request generator for one run. */
-  requests(context: Context): () => LoadRequest;
-}
-
-let phoneCounter = 10_000_000;
-
-const ALL_ENDPOINTS: Endpoint[] = [
-  {
-    name: "POST /v1/profiles",
-    requests: () => () => ({
-      method: "POST",
-      path: "/v1/profiles",
-      body: JSON.stringify({
-        phone_number: phoneNumber(phoneCounter++),
-        first_name: "Bench",
-        last_name: "Load",
-      }),
-    }),
-  },
-  {
-    name: "GET /v1/profiles/{id}",
-    requests: ({ ids }) => {
-      let k = 0;
-      return () => ({ method: "GET", path: `/v1/profiles/${ids[k++ % ids.length]}` });
-    },
-  },
-  {
-    name: "GET /v1/profiles?phone_number=",
-    requests: () => {
-      let k = 0;
-      return () => ({
-        method: "GET",
-        path: `/v1/profiles?phone_number=${encodeURIComponent(phoneNumber(k++ % SEEDED))}`,
-      });
-    },
-  },
-  {
-    name: "GET /v1/profiles?limit=100",
-    requests: () => () => ({ method: "GET", path: "/v1/profiles?limit=100" }),
-  },
-  {
-    name: "POST /v1/messages/send",
-    requests: ({ campaignId }) => {
-      let k = 0;
-      return () => {
-        k += 1;
-        return otpSend(campaignId, phoneNumber(k % SEEDED), k);
-      };
-    },
-  },
-];
-const ENDPOINTS = ALL_ENDPOINTS.filter(
-  (endpoint) => ONLY === undefined || ONLY.split(",").includes(endpoint.name),
-);
+const ENDPOINTS = endpointsNamed(ONLY);
 
 /** The endpoints the straightforward server (the peer) has, measured beside Tidings on SQLite. */
 const PEER_ENDPOINTS = ["POST /v1/profiles", "GET /v1/profiles/{id}", "POST /v1/messages/send"];

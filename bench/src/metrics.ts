@@ -5,15 +5,16 @@
 // second server without metrics (the control) shows how far two identical servers measure apart.
 // Run: pnpm --filter @tidings/bench metrics   (BENCH_DURATION_S, BENCH_ROUNDS, BENCH_ONLY,
 // BENCH_SCRAPE_S: seconds between scrapes, 0 for none)
+
 import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { request } from "undici";
 import { seedProfiles } from "./harness/api.js";
-import { createFixture, type Fixture, otpSend } from "./harness/fixture.js";
-import { durationS, type LoadRequest, type LoadResult, runLoad } from "./harness/load.js";
+import { type Endpoint, endpointsNamed, SEEDED } from "./harness/endpoints.js";
+import { createFixture, type Fixture } from "./harness/fixture.js";
+import { durationS, type LoadResult, runLoad } from "./harness/load.js";
 import { describeMachine, machineLine } from "./harness/machine.js";
 import { fixed, int, table, verdict } from "./harness/markdown.js";
-import { phoneNumber } from "./harness/phones.js";
 import { writeSection } from "./harness/results.js";
 import { startTidings, type TidingsServer } from "./harness/tidings-process.js";
 
@@ -21,41 +22,13 @@ const DURATION_S = durationS(10);
 const WARMUP_S = Math.min(Number(process.env.BENCH_WARMUP_S ?? 1), DURATION_S);
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 5));
 const CONNECTIONS = 10;
-const SEEDED = 1000;
 const SCRAPE_S = Number(process.env.BENCH_SCRAPE_S ?? 15);
 const ONLY = process.env.BENCH_ONLY;
 /** The most throughput metrics may cost (issue 20). */
 const TARGET_COST = 0.05;
 
-interface Endpoint {
-  name: string;
-  requests(ids: string[], campaignId: string): () => LoadRequest;
-}
-
-const ALL_ENDPOINTS: Endpoint[] = [
-  {
-    // The cheapest authenticated request: where a per-request cost shows most.
-    name: "GET /v1/profiles/{id}",
-    requests: (ids) => {
-      let k = 0;
-      return () => ({ method: "GET", path: `/v1/profiles/${ids[k++ % ids.length]}` });
-    },
-  },
-  {
-    name: "POST /v1/messages/send",
-    requests: (_ids, campaignId) => {
-      let k = 0;
-      return () => {
-        k += 1;
-        return otpSend(campaignId, phoneNumber(k % SEEDED), k);
-      };
-    },
-  },
-];
-
-const ENDPOINTS = ALL_ENDPOINTS.filter(
-  (endpoint) => ONLY === undefined || ONLY.split(",").includes(endpoint.name),
-);
+/** The cheapest authenticated request (where a per-request cost shows most), and a send. */
+const ENDPOINTS = endpointsNamed(ONLY ?? "GET /v1/profiles/{id},POST /v1/messages/send");
 
 /** `off` is the baseline; `control` is a second server just like it. */
 type Mode = "off" | "control" | "on";
@@ -138,7 +111,7 @@ async function measureRound(
       connections: CONNECTIONS,
       durationS,
       headers: { authorization: `Bearer ${fixture.token}` },
-      next: endpoint.requests(ids, fixture.campaignId),
+      next: endpoint.requests({ ids, campaignId: fixture.campaignId }),
     });
   };
   await Promise.all(order.map((mode) => load(mode, WARMUP_S)));

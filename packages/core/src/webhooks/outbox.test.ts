@@ -151,4 +151,19 @@ describe("routing and the outbox (docs/api.md Webhook events, docs/decisions.md 
     );
     expect(key("not a url")).toBe("org_a not a url");
   });
+
+  it("a PATCH moving a subscription to another host moves its pending deliveries' key with it", async () => {
+    const w = await webhookWorld();
+    const webhookId = await subscribe(w, ["sent"], "https://old.example.com/in");
+    const message = await w.message();
+    await emit(w, message, "message.sent");
+    const keyOf = async () => (await w.storage.raw.deliveries()).map((d) => d.destinationKey);
+    const org = w.actor.organizationId;
+    expect(await keyOf()).toEqual([`${org} https://old.example.com`]);
+    // Another path on the same host: the same destination.
+    await updateWebhook(w.deps, w.actor, webhookId, { url: "https://old.example.com/other" });
+    expect(await keyOf()).toEqual([`${org} https://old.example.com`]);
+    await updateWebhook(w.deps, w.actor, webhookId, { url: "https://new.example.com:8443/in" });
+    expect(await keyOf()).toEqual([`${org} https://new.example.com:8443`]);
+  });
 });

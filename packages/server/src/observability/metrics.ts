@@ -1,18 +1,8 @@
-import type { Topic, WebhookBacklog } from "@tidings/core";
+import { TOPICS, type WebhookBacklog } from "@tidings/core";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 
 /** Seconds: from a quick lookup to the 15 s webhook timeout. */
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15];
-
-/** The topics of `tidings_message_lifecycle_events_total`. */
-const LIFECYCLE_TOPICS: readonly Topic[] = [
-  "message.sent",
-  "message.delivered",
-  "message.seen",
-  "message.clicked",
-  "message.failed",
-  "message.expired",
-];
 
 /** The outcomes of `tidings_webhook_attempts_total` (see `attemptOutcome`). */
 export const ATTEMPT_OUTCOMES = [
@@ -121,7 +111,7 @@ export function createMetrics(sources: MetricSources = {}) {
       }
     }
   }
-  for (const topic of LIFECYCLE_TOPICS) lifecycleEvents.inc({ topic }, 0);
+  for (const topic of TOPICS) lifecycleEvents.inc({ topic }, 0);
   for (const outcome of ATTEMPT_OUTCOMES) webhookAttempts.inc({ outcome }, 0);
 
   const { webhookBacklog } = sources;
