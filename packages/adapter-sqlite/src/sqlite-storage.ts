@@ -1,8 +1,8 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { type Repositories, rollingBackErrors, type Storage } from "@tidings/core";
-import { createAsyncMutex } from "@tidings/core/sql";
 import Database from "better-sqlite3";
 import { isDatabaseFile, keepDatabasePrivate } from "./database-file.js";
+import { groupCommit } from "./group-commit.js";
 import { migrate } from "./migrations.js";
 import { withSeparateReads } from "./read-connection.js";
 import { asyncRepositories, syncRepositories } from "./repositories.js";
@@ -34,7 +34,8 @@ export interface SqliteStorageOptions {
 /**
  * Tidings storage on one SQLite connection (better-sqlite3): pass an open database handle or a
  * file path (`":memory:"` works too). Configures the connection (WAL, busy timeout, foreign
- * keys), applies pending migrations, and serializes transactions with an async mutex.
+ * keys), applies pending migrations, and runs writes one at a time, committing the ones that
+ * queue up together in one transaction (group commit).
  * `close()` closes the database only when this function opened it.
  *
  * Make one storage per database file per process and share it (HTTP server and delivery
@@ -64,7 +65,7 @@ export function sqliteStorage(
 
   const sync = syncRepositories(db);
   const reader = options.separateReads === false ? null : openReader(db);
-  const mutex = createAsyncMutex();
+  const group = groupCommit(db);
   // Marks the async context of a transaction callback while it runs, to catch calls that would
   // otherwise wait for the very transaction they run in. Work the callback leaves behind (a
   // timer firing after the commit) inherits the context but sees `open` false and may proceed.
@@ -82,18 +83,15 @@ export function sqliteStorage(
     }
   };
 
-  // Outside a transaction every call waits its turn, so it never runs inside someone else's
-  // open transaction (they share the one connection).
+  // Every write waits its turn on the one connection; the ones that queue up together share
+  // one transaction and one COMMIT (`groupCommit`), each answered only once it is committed.
   const queued: CallRunner = (call) => {
     try {
       assertUsable();
     } catch (error) {
       return Promise.reject(error);
     }
-    // A repository call is one statement or one atomic block, so a busy answer changed nothing
-    // and the call can simply be tried again.
-    const deadline = Date.now() + patienceMs;
-    return mutex.run(() => whileBusy(call, deadline));
+    return group.run(call, "atomic", Date.now() + patienceMs);
   };
 
   const transaction = <T>(fn: (tx: Repositories) => Promise<T>): Promise<T> => {
@@ -102,8 +100,7 @@ export function sqliteStorage(
     } catch (error) {
       return Promise.reject(error);
     }
-    const deadline = Date.now() + patienceMs;
-    return mutex.run(async () => {
+    const work = async (): Promise<T> => {
       const scope = { open: true };
       const direct: CallRunner = (call) => {
         if (!scope.open) return Promise.reject(new Error("The transaction has already ended."));
@@ -118,20 +115,13 @@ export function sqliteStorage(
           return Promise.reject(error);
         }
       };
-      await whileBusy(() => db.exec("BEGIN IMMEDIATE"), deadline);
       try {
-        const result = await insideTransaction.run(scope, () =>
-          fn(asyncRepositories(sync, direct)),
-        );
+        return await insideTransaction.run(scope, () => fn(asyncRepositories(sync, direct)));
+      } finally {
         scope.open = false;
-        db.exec("COMMIT");
-        return result;
-      } catch (error) {
-        scope.open = false;
-        if (db.inTransaction) db.exec("ROLLBACK");
-        throw error;
       }
-    });
+    };
+    return group.run(work, "savepoint", Date.now() + patienceMs);
   };
 
   // A read on the reader waits for nothing but (rarely) SQLite's own WAL bookkeeping.
@@ -158,10 +148,9 @@ export function sqliteStorage(
       if (closed) return;
       closed = true;
       // Let queued calls and the running transaction finish before the handle goes away.
-      await mutex.run(() => {
-        reader?.close();
-        if (ownsDatabase) db.close();
-      });
+      await group.idle();
+      reader?.close();
+      if (ownsDatabase) db.close();
     },
   };
 }
