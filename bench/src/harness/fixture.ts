@@ -28,11 +28,13 @@ export interface Fixture {
 
 /**
  * The configuration every benchmark serves with: the send rate limit lifted (the most the
- * configuration accepts, per second), logs at `warn` so request logging is not measured.
+ * configuration accepts, per second), logs at `warn` so request logging is not measured, and
+ * `NODE_ENV=production` as docs/production.md asks (no development-only checks).
  */
 export const BENCH_ENV: Env = {
   TIDINGS_SEND_RATE_LIMIT: "9999999/1s",
   TIDINGS_LOG_LEVEL: "warn",
+  NODE_ENV: "production",
 };
 
 /** The OTP template of the send benchmarks; Viber, so the parameter validator runs. */
