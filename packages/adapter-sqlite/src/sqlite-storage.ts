@@ -1,6 +1,11 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { type Repositories, rollingBackErrors, type Storage } from "@tidings/core";
 import Database from "better-sqlite3";
+import {
+  type Checkpointer,
+  FALLBACK_AUTOCHECKPOINT_PAGES,
+  startCheckpointer,
+} from "./checkpointer.js";
 import { isDatabaseFile, keepDatabasePrivate } from "./database-file.js";
 import { groupCommit } from "./group-commit.js";
 import { migrate } from "./migrations.js";
@@ -36,6 +41,11 @@ export interface SqliteStorageOptions {
    * turns on promise hooks and costs every request of the process about a tenth of its speed.
    */
   detectSelfCalls?: boolean | undefined;
+  /**
+   * WAL checkpoints on a background thread instead of inside whichever COMMIT crosses the
+   * log's size limit (default `true`; in-memory databases have no WAL). See `startCheckpointer`.
+   */
+  backgroundCheckpoints?: boolean | undefined;
 }
 
 /**
@@ -73,6 +83,10 @@ export function sqliteStorage(
   const sync = syncRepositories(db);
   const reader = options.separateReads === false ? null : openReader(db);
   const group = groupCommit(db);
+  const checkpointer =
+    reader === null || db.name === undefined || options.backgroundCheckpoints === false
+      ? null
+      : checkpointsOffThread(db, db.name);
   // Marks the async context of a transaction callback while it runs, to catch calls that would
   // otherwise wait for the very transaction they run in. Work the callback leaves behind (a
   // timer firing after the commit) inherits the context but sees `open` false and may proceed.
@@ -160,6 +174,7 @@ export function sqliteStorage(
       closed = true;
       // Let queued calls and the running transaction finish before the handle goes away.
       await group.idle();
+      await checkpointer?.stop();
       reader?.close();
       if (ownsDatabase) db.close();
     },
@@ -175,6 +190,15 @@ function openReader(db: SqliteDatabase): SqliteDatabase | null {
   const reader = new Database(db.name, { readonly: true });
   reader.exec("PRAGMA busy_timeout = 0");
   return reader;
+}
+
+/**
+ * Hands `db`'s checkpoints to a background thread; should that thread die, `db` checkpoints
+ * on its own again at SQLite's default size.
+ */
+function checkpointsOffThread(db: SqliteDatabase, path: string): Checkpointer {
+  db.exec(`PRAGMA wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`);
+  return startCheckpointer(path, () => db.exec("PRAGMA wal_autocheckpoint = 1000"));
 }
 
 /** Connection settings; PRAGMAs that cannot change inside a transaction, so set first. */
