@@ -8,6 +8,8 @@ import type { Tables } from "./tables.js";
  */
 export interface Sql {
   readonly tables: Tables;
+  /** Whether a transaction is already open (`atomic` then joins it instead of opening one). */
+  readonly inTransaction: boolean;
   /** Runs one statement and answers its rows. */
   rows<Row>(text: string, values?: unknown[]): Promise<Row[]>;
   /** Runs `fn`'s statements as one unit: in a new transaction, or inside the one already open. */
@@ -33,7 +35,7 @@ export function autocommitSql(
 ): Sql {
   const rows = async <Row>(text: string, values: unknown[] = []): Promise<Row[]> =>
     (await query(text, values)).rows as Row[];
-  return { tables, rows, tentative: rows, atomic: begin };
+  return { tables, inTransaction: false, rows, tentative: rows, atomic: begin };
 }
 
 /** A transaction's view: tracks statement failures, since PostgreSQL aborts the transaction. */
@@ -57,6 +59,7 @@ export function transactionSql(tables: Tables, tx: PgQueryable): TransactionSql 
 
   const sql: TransactionSql = {
     tables,
+    inTransaction: true,
     async rows<Row>(text: string, values: unknown[] = []): Promise<Row[]> {
       try {
         return (await send(text, values)) as Row[];

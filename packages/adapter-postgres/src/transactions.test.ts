@@ -1,6 +1,7 @@
 import type { Storage } from "@tidings/core";
 import { anOrganization, aProfile, at } from "@tidings/core/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { PgClient, PgPool, PgQueryable, PgTransactor } from "./pg-client.js";
 import { postgresStorage } from "./postgres-storage.js";
 import { postgresRawReaders } from "./testing/raw-readers.js";
 import { testDatabaseOfFile } from "./testing/test-database.js";
@@ -20,7 +21,49 @@ afterEach(async () => {
   await drop();
 });
 
+/** `client` with the text of every statement it runs recorded, on whichever connection. */
+function recording(client: PgClient): { client: PgClient; texts: string[] } {
+  const texts: string[] = [];
+  const wrap = <Q extends PgQueryable>(target: Q): Q =>
+    new Proxy(target, {
+      get(inner, property) {
+        if (property === "query") {
+          return (text: string, values?: unknown[]) => {
+            texts.push(text);
+            return inner.query(text, values);
+          };
+        }
+        if (property === "connect" && "connect" in inner) {
+          return async () => wrap(await (inner as unknown as PgPool).connect());
+        }
+        if (property === "transaction" && "transaction" in inner) {
+          return (fn: (tx: PgQueryable) => Promise<unknown>) =>
+            (inner as unknown as PgTransactor).transaction((tx) => fn(wrap(tx)));
+        }
+        const value: unknown = Reflect.get(inner, property, inner);
+        return typeof value === "function" ? value.bind(inner) : value;
+      },
+    });
+  return { client: wrap(client), texts };
+}
+
 describe("transactions on PostgreSQL", () => {
+  it("a rate-limit hit of its own commits without waiting for the WAL flush; inside a caller's transaction it leaves that transaction's durability alone", async () => {
+    const recorded = recording(db.client);
+    const watched = postgresStorage(recorded.client, { schema });
+    const relaxing = () => recorded.texts.filter((text) => text.includes("synchronous_commit"));
+    await watched.rateLimits.hit("key", 1_000, 60_000, 5);
+    expect(relaxing()).toHaveLength(1);
+    recorded.texts.length = 0;
+    await watched.transaction(async (tx) => {
+      await tx.rateLimits.hit("key", 1_001, 60_000, 5);
+    });
+    expect(recorded.texts.length).toBeGreaterThan(0);
+    expect(relaxing()).toEqual([]);
+    // Both hits count.
+    expect((await watched.rateLimits.hit("key", 1_002, 60_000, 5)).remaining).toBe(2);
+  });
+
   it("a refused phone number does not abort the transaction: later writes still commit", async () => {
     const organization = anOrganization();
     const holder = aProfile({ organizationId: organization.id });
