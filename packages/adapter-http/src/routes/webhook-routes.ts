@@ -15,6 +15,7 @@ import { fromResult } from "../answer.js";
 import type { Route } from "../route.js";
 import { unexpectedQuery, withJsonBody } from "../route.js";
 import { withinRateLimit } from "./rate-limited.js";
+import { callWithBody, callWithId, callWithIdAndBody } from "./use-case-handlers.js";
 
 /**
  * The webhook subscription endpoints. `POST /v1/webhooks/test` is a literal path: the router
@@ -41,10 +42,7 @@ export const webhookRoutes: Route[] = [
       success: { status: 201, schema: "WebhookWithSecret", description: "The subscription." },
       errors: [400, 409, 413, 415],
     },
-    handle: (context) =>
-      withJsonBody(context, async (input) =>
-        fromResult(await createWebhook(context.deps, context.actor, input), 201),
-      ),
+    handle: callWithBody(createWebhook, 201),
   },
   {
     method: "GET",
@@ -105,8 +103,7 @@ export const webhookRoutes: Route[] = [
       success: { status: 200, schema: "Webhook", description: "The subscription." },
       errors: [404],
     },
-    handle: async ({ deps, actor, params }) =>
-      fromResult(await getWebhook(deps, actor, params.webhook_id ?? "")),
+    handle: callWithId("webhook_id", getWebhook),
   },
   {
     method: "PATCH",
@@ -124,12 +121,7 @@ export const webhookRoutes: Route[] = [
       success: { status: 200, schema: "Webhook", description: "The updated subscription." },
       errors: [400, 404, 409, 413, 415],
     },
-    handle: (context) =>
-      withJsonBody(context, async (input) =>
-        fromResult(
-          await updateWebhook(context.deps, context.actor, context.params.webhook_id ?? "", input),
-        ),
-      ),
+    handle: callWithIdAndBody("webhook_id", updateWebhook),
   },
   {
     method: "DELETE",
@@ -142,8 +134,7 @@ export const webhookRoutes: Route[] = [
       success: { status: 204, schema: null, description: "The subscription was deleted." },
       errors: [404],
     },
-    handle: async ({ deps, actor, params }) =>
-      fromResult(await deleteWebhook(deps, actor, params.webhook_id ?? ""), 204),
+    handle: callWithId("webhook_id", deleteWebhook, 204),
   },
   {
     method: "POST",
@@ -160,7 +151,6 @@ export const webhookRoutes: Route[] = [
       },
       errors: [404],
     },
-    handle: async ({ deps, actor, params }) =>
-      fromResult(await rotateWebhookSecret(deps, actor, params.webhook_id ?? "")),
+    handle: callWithId("webhook_id", rotateWebhookSecret),
   },
 ];
