@@ -13,7 +13,7 @@ import {
 } from "@tidings/core";
 import { fromResult } from "../answer.js";
 import type { Route } from "../route.js";
-import { unexpectedQuery, withJsonBody } from "../route.js";
+import { withJsonBody } from "../route.js";
 import { withinRateLimit } from "./rate-limited.js";
 import { callWithBody, callWithId, callWithIdAndBody } from "./use-case-handlers.js";
 
@@ -81,14 +81,10 @@ export const webhookRoutes: Route[] = [
     async handle(context) {
       // Each test is an outbound request to a URL the client chose: counted first, like sends.
       const decision = await checkWebhookTestRateLimit(context.deps, context.actor.apiKeyId);
-      return withinRateLimit(
-        decision,
-        "test webhooks",
-        async () =>
-          unexpectedQuery(context.query) ??
-          (await withJsonBody(context, async (input) =>
-            fromResult(await testWebhook(context.deps, context.actor, input)),
-          )),
+      return withinRateLimit(decision, "test webhooks", context.query, () =>
+        withJsonBody(context, async (input) =>
+          fromResult(await testWebhook(context.deps, context.actor, input)),
+        ),
       );
     },
   },
