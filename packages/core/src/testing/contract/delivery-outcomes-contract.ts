@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { AttemptOutcome } from "../../ports.js";
+import type { AttemptOutcome, DeliveryRecord } from "../../ports.js";
 import { anAttempt, at } from "./fixtures.js";
 import type { StorageHarness } from "./raw.js";
 import { seedDelivery, seedOrganization, seedWebhook } from "./seed.js";
@@ -365,31 +365,13 @@ export function deliveryOutcomesContract(harness: () => StorageHarness): void {
       const org = await seedOrganization(storage);
       const hook = await seedWebhook(storage, org);
       const elsewhere = await seedWebhook(storage, org);
-      const old = await seedDelivery(storage, org, { status: "failed", createdAt: at(1) }, hook);
-      const failed = await seedDelivery(
-        storage,
-        org,
-        { status: "failed", createdAt: at(10) },
-        hook,
-      );
-      const cancelled = await seedDelivery(
-        storage,
-        org,
-        { status: "cancelled", createdAt: at(11), attempts: 1 },
-        hook,
-      );
-      const delivered = await seedDelivery(
-        storage,
-        org,
-        { status: "delivered", createdAt: at(12) },
-        hook,
-      );
-      const pending = await seedDelivery(
-        storage,
-        org,
-        { status: "pending", createdAt: at(13) },
-        hook,
-      );
+      const ofHook = (overrides: Partial<DeliveryRecord>) =>
+        seedDelivery(storage, org, overrides, hook);
+      const old = await ofHook({ status: "failed", createdAt: at(1) });
+      const failed = await ofHook({ status: "failed", createdAt: at(10) });
+      const cancelled = await ofHook({ status: "cancelled", createdAt: at(11), attempts: 1 });
+      const delivered = await ofHook({ status: "delivered", createdAt: at(12) });
+      const pending = await ofHook({ status: "pending", createdAt: at(13) });
       const other = await seedDelivery(
         storage,
         org,
