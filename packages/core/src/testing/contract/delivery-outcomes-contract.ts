@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { AttemptOutcome, DeliveryRecord } from "../../ports.js";
 import { anAttempt, at } from "./fixtures.js";
 import type { StorageHarness } from "./raw.js";
-import { seedDelivery, seedOrganization, seedWebhook } from "./seed.js";
+import { seedDelivery, seedOrganization, seedWebhook, twoSeededOrganizations } from "./seed.js";
 
 const LEASE_MS = 30_000;
 
@@ -237,9 +237,7 @@ export function deliveryOutcomesContract(harness: () => StorageHarness): void {
     });
 
     it("does nothing for another organization", async () => {
-      const { storage, raw } = harness();
-      const org = await seedOrganization(storage);
-      const other = await seedOrganization(storage);
+      const { storage, raw, org, other } = await twoSeededOrganizations(harness);
       const hook = await seedWebhook(storage, org);
       const delivery = await seedDelivery(storage, org, {}, hook);
       expect(
@@ -279,9 +277,7 @@ export function deliveryOutcomesContract(harness: () => StorageHarness): void {
     });
 
     it("is false (nothing written) when pending, leased, unknown or another organization's", async () => {
-      const { storage, raw } = harness();
-      const org = await seedOrganization(storage);
-      const other = await seedOrganization(storage);
+      const { storage, raw, org, other } = await twoSeededOrganizations(harness);
       const failed = await seedDelivery(storage, org, { status: "failed" });
       expect(await storage.deliveries.redeliver(other.organization.id, failed.id, at(5))).toBe(
         false,

@@ -1,15 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { anEvent, at } from "./fixtures.js";
 import type { StorageHarness } from "./raw.js";
-import { seedMessage, seedOrganization } from "./seed.js";
+import { seedMessage, seedOrganization, twoSeededOrganizations } from "./seed.js";
 
 /** Messages: reads, the lifecycle compare-and-set, expiry and events. */
 export function messagesContract(harness: () => StorageHarness): void {
   describe("messages", () => {
     it("insert stores a message; get reads it only in its organization, getById by id alone", async () => {
-      const { storage, raw } = harness();
-      const org = await seedOrganization(storage);
-      const other = await seedOrganization(storage);
+      const { storage, raw, org, other } = await twoSeededOrganizations(harness);
       const { message } = await seedMessage(storage, org, {
         clientReference: "order-42",
         webhookUrl: "https://example.com/hook",
@@ -106,9 +104,7 @@ export function messagesContract(harness: () => StorageHarness): void {
     });
 
     it("listEvents returns a message's events in the order they happened, in its organization only", async () => {
-      const { storage, raw } = harness();
-      const org = await seedOrganization(storage);
-      const other = await seedOrganization(storage);
+      const { storage, raw, org, other } = await twoSeededOrganizations(harness);
       const { message, event: sent } = await seedMessage(storage, org, { createdAt: at(0) });
       await seedMessage(storage, org);
       const base = { organizationId: org.organization.id, messageId: message.id };
