@@ -69,7 +69,7 @@ export interface RouteDoc {
   idempotent?: boolean | undefined;
   /**
    * Answers `RateLimit-*` headers and may answer 429. Such a route counts every request past
-   * the scope check, so it calls `unexpectedQuery` itself, after counting.
+   * the scope check, so `withinRateLimit` checks its query, after counting.
    */
   rateLimited?: boolean | undefined;
 }

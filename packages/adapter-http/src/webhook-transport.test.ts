@@ -82,120 +82,85 @@ const post = (url: string, timeoutMs = 2_000): WebhookRequest => ({
   timeoutMs,
 });
 
+/** Posts once to the local receiver's `path` through a fresh development transport. */
+async function postOnce(path: string, timeoutMs?: number) {
+  const transport = devTransport();
+  try {
+    return await transport.post(post(`http://127.0.0.1:${port}${path}`, timeoutMs));
+  } finally {
+    await transport.close();
+  }
+}
+
 const hits = (path: string) => received.filter((r) => r.path === path).length;
 
 describe("undiciWebhookTransport against a real local receiver", () => {
   it("posts the body and headers as given and answers the receiver's status", async () => {
-    const transport = devTransport();
-    try {
-      const answer = await transport.post(post(`http://127.0.0.1:${port}/ok`));
-      expect(answer).toMatchObject({ kind: "response", status: 204, body: "" });
-      const last = received.at(-1);
-      expect(last?.body).toBe('{"topic":"message.sent"}');
-      expect(last?.headers["content-type"]).toBe("application/json");
-      expect(last?.headers["x-service-delivery-id"]).toBe("0190a0a0-0000-7000-8000-000000000000");
-    } finally {
-      await transport.close();
-    }
+    const answer = await postOnce("/ok");
+    expect(answer).toMatchObject({ kind: "response", status: 204, body: "" });
+    const last = received.at(-1);
+    expect(last?.body).toBe('{"topic":"message.sent"}');
+    expect(last?.headers["content-type"]).toBe("application/json");
+    expect(last?.headers["x-service-delivery-id"]).toBe("0190a0a0-0000-7000-8000-000000000000");
   });
 
   it("a 500 is a response with its status and body, not an error", async () => {
-    const transport = devTransport();
-    try {
-      expect(await transport.post(post(`http://127.0.0.1:${port}/fail`))).toMatchObject({
-        kind: "response",
-        status: 500,
-        body: "boom",
-        headers: { "content-type": "text/plain" },
-      });
-    } finally {
-      await transport.close();
-    }
+    expect(await postOnce("/fail")).toMatchObject({
+      kind: "response",
+      status: 500,
+      body: "boom",
+      headers: { "content-type": "text/plain" },
+    });
   });
 
   it("a 429 keeps its Retry-After header for the retry schedule", async () => {
-    const transport = devTransport();
-    try {
-      const answer = await transport.post(post(`http://127.0.0.1:${port}/limited`));
-      expect(answer).toMatchObject({
-        kind: "response",
-        status: 429,
-        headers: { "retry-after": "120" },
-      });
-    } finally {
-      await transport.close();
-    }
+    const answer = await postOnce("/limited");
+    expect(answer).toMatchObject({
+      kind: "response",
+      status: 429,
+      headers: { "retry-after": "120" },
+    });
   });
 
   it("a receiver that never answers is cut off at the deadline", async () => {
-    const transport = devTransport();
-    try {
-      const answer = await transport.post(post(`http://127.0.0.1:${port}/hang`, 300));
-      expect(answer).toMatchObject({ kind: "error", error: "timeout after 300 ms" });
-    } finally {
-      await transport.close();
-    }
+    const answer = await postOnce("/hang", 300);
+    expect(answer).toMatchObject({ kind: "error", error: "timeout after 300 ms" });
   });
 
   it("the deadline covers the body too, not only the headers", async () => {
-    const transport = devTransport();
-    try {
-      const answer = await transport.post(post(`http://127.0.0.1:${port}/trickle`, 300));
-      expect(answer).toMatchObject({ kind: "error", error: "timeout after 300 ms" });
-    } finally {
-      await transport.close();
-    }
+    const answer = await postOnce("/trickle", 300);
+    expect(answer).toMatchObject({ kind: "error", error: "timeout after 300 ms" });
   });
 
   it("a reset connection is an error naming it", async () => {
-    const transport = devTransport();
-    try {
-      const answer = await transport.post(post(`http://127.0.0.1:${port}/reset`));
-      expect(answer.kind).toBe("error");
-      if (answer.kind === "error") expect(answer.error).toMatch(/ECONNRESET|closed/);
-    } finally {
-      await transport.close();
-    }
+    const answer = await postOnce("/reset");
+    expect(answer.kind).toBe("error");
+    if (answer.kind === "error") expect(answer.error).toMatch(/ECONNRESET|closed/);
   });
 
   it("a 301 is answered as it is: the redirect is not followed", async () => {
-    const transport = devTransport();
-    try {
-      const before = hits("/ok-after-redirect");
-      const answer = await transport.post(post(`http://127.0.0.1:${port}/moved`));
-      expect(answer).toMatchObject({
-        kind: "response",
-        status: 301,
-        headers: { location: "/ok-after-redirect" },
-      });
-      expect(hits("/ok-after-redirect")).toBe(before);
-    } finally {
-      await transport.close();
-    }
+    const before = hits("/ok-after-redirect");
+    const answer = await postOnce("/moved");
+    expect(answer).toMatchObject({
+      kind: "response",
+      status: 301,
+      headers: { location: "/ok-after-redirect" },
+    });
+    expect(hits("/ok-after-redirect")).toBe(before);
   });
 
   it("a slow answer within the deadline is a response", async () => {
-    const transport = devTransport();
-    try {
-      const answer = await transport.post(post(`http://127.0.0.1:${port}/slow`));
-      expect(answer).toMatchObject({ kind: "response", status: 200, body: "slow but fine" });
-    } finally {
-      await transport.close();
-    }
+    const answer = await postOnce("/slow");
+    expect(answer).toMatchObject({ kind: "response", status: 200, body: "slow but fine" });
   });
 
   it("keeps only the first 2 KiB of a 1 MiB answer, without splitting a character", async () => {
-    const transport = devTransport();
-    try {
-      const answer = await transport.post(post(`http://127.0.0.1:${port}/huge`));
-      expect(answer.kind).toBe("response");
-      if (answer.kind !== "response") return;
-      expect(answer.status).toBe(200);
-      expect(Buffer.byteLength(answer.body)).toBe(RESPONSE_BODY_LIMIT);
-      expect(answer.body).toBe("é".repeat(RESPONSE_BODY_LIMIT / 2));
-    } finally {
-      await transport.close();
-    }
+    const answer = await postOnce("/huge");
+    expect(answer.kind).toBe("response");
+    if (answer.kind !== "response") return;
+    expect(answer.status).toBe(200);
+    expect(Buffer.byteLength(answer.body)).toBe(RESPONSE_BODY_LIMIT);
+    expect(answer.body).toBe("é".repeat(RESPONSE_BODY_LIMIT / 2));
   });
 
   it("reuses one pooled keep-alive connection for consecutive posts", async () => {

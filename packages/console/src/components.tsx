@@ -190,6 +190,28 @@ export function FormCard(props: {
   );
 }
 
+/** The Edit form of a record's page, which posts to the record's own path. */
+export function EditCard(props: {
+  frame: PageFrame;
+  action: string;
+  label: string;
+  errors: FieldErrors;
+  children: ComponentChildren;
+}) {
+  return (
+    <FormCard
+      frame={props.frame}
+      heading="Edit"
+      action={props.action}
+      label={props.label}
+      errors={props.errors}
+      button="Save"
+    >
+      {props.children}
+    </FormCard>
+  );
+}
+
 /** A UTC time; the script shows it in the viewer's time zone, with UTC on hover. */
 export function Time(props: { at: string | null | undefined }) {
   if (!props.at) return <span class="muted">—</span>;
@@ -231,6 +253,22 @@ function FieldError(props: { id: string; messages: string[] | undefined }) {
     </p>
   );
 }
+
+/** The keys of a form whose values are text. */
+type TextKeys<F> = { [K in keyof F]-?: F[K] extends string ? K : never }[keyof F] & string;
+
+/**
+ * Binds a form's values and problems to its fields by name, so that each field states only
+ * what is its own: `const field = fieldsOf(form, errors)`, then
+ * `<TextField {...field("name")} label="Name" />`.
+ */
+export const fieldsOf =
+  <F extends object>(values: F, errors: FieldErrors) =>
+  <K extends TextKeys<F>>(name: K): { name: K; value: F[K]; errors: FieldErrors } => ({
+    name,
+    value: values[name],
+    errors,
+  });
 
 interface FieldProps {
   name: string;
@@ -418,6 +456,20 @@ export function shownUrl(url: string): string {
   if (!URL.canParse(url)) return url;
   const parsed = new URL(url);
   return `${parsed.origin}${parsed.pathname}${parsed.search ? "?…" : ""}`;
+}
+
+/** One fact on a record's page: its name, then its value (`wrap` for long text). */
+export function Fact(props: {
+  term: string;
+  wrap?: boolean | undefined;
+  children: ComponentChildren;
+}) {
+  return (
+    <>
+      <dt>{props.term}</dt>
+      <dd class={props.wrap ? "wrap" : undefined}>{props.children}</dd>
+    </>
+  );
 }
 
 /**

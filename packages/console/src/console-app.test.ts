@@ -1,4 +1,4 @@
-import { createApiKey, createProfile, createWebhook, revokeConsoleSessions } from "@tidings/core";
+import { createApiKey, createProfile, revokeConsoleSessions } from "@tidings/core";
 import { describe, expect, it } from "vitest";
 import { createConsole, SESSION_COOKIE } from "./console-app.js";
 import { CAMPAIGN_FORM, consoleWorld, HOSTILE } from "./test-support/console-world.js";
@@ -186,12 +186,7 @@ describe("organizations", () => {
     const browser = await world.signIn();
     const theirs = { organizationId: world.otherOrg.id, apiKeyId: null };
     const campaign = await world.campaign(world.otherOrg.id);
-    const webhook = (
-      await createWebhook(world.deps, theirs, {
-        url: "https://hooks.example.com/x",
-        topics: ["message.sent"],
-      })
-    )._unsafeUnwrap();
+    const webhook = await world.webhook("https://hooks.example.com/x", world.otherOrg.id);
     const key = (
       await createApiKey(world.deps, {
         organization_id: world.otherOrg.id,
@@ -241,11 +236,7 @@ describe("escaping", () => {
     const browser = await world.signIn();
     const actor = { organizationId: world.org.id, apiKeyId: null };
     const campaign = await world.campaign(world.org.id, { name: HOSTILE });
-    await createWebhook(world.deps, actor, {
-      url: "https://hooks.example.com/in",
-      topics: ["message.sent"],
-      description: HOSTILE,
-    });
+    await world.webhook("https://hooks.example.com/in", world.org.id, HOSTILE);
     await createApiKey(world.deps, {
       organization_id: world.org.id,
       name: HOSTILE,

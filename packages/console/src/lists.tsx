@@ -1,7 +1,13 @@
 import { type DomainError, type Page, validationError } from "@tidings/core";
 import type { Result } from "neverthrow";
 import type { ComponentChildren } from "preact";
-import { type FieldErrors, FormProblems, type PageFrame, TextField } from "./components.js";
+import {
+  type FieldErrors,
+  FormProblems,
+  type PageFrame,
+  RecordTable,
+  TextField,
+} from "./components.js";
 import { fieldErrorsOf, type PageContext } from "./context.js";
 
 /** How many rows a console list shows at once. */
@@ -112,6 +118,53 @@ export function FilterForm(props: {
       </form>
       <FormProblems errors={props.errors} />
     </>
+  );
+}
+
+/**
+ * A page of a filtered list as a table: the filter form above it (its fields, sent to `path`),
+ * what the filters leave unsaid (`note`), a row a record, and the pager below.
+ */
+export function ListTable(props: {
+  frame: PageFrame;
+  path: string;
+  list: ListPage<unknown>;
+  heading: string;
+  empty: string;
+  columns: readonly string[];
+  /** The filter form's accessible name and button (default: Filter). */
+  filterLabel: string;
+  filterButton?: string | undefined;
+  filters: ComponentChildren;
+  note?: ComponentChildren;
+  children: ComponentChildren;
+}) {
+  const { frame, list } = props;
+  return (
+    <RecordTable
+      id="list"
+      heading={props.heading}
+      empty={props.empty}
+      columns={props.columns}
+      count={list.rows.length}
+      controls={
+        <>
+          <FilterForm
+            frame={frame}
+            path={props.path}
+            label={props.filterLabel}
+            button={props.filterButton}
+            errors={list.errors}
+          >
+            {props.filters}
+          </FilterForm>
+          {props.note}
+        </>
+      }
+      after={<Pager list={list} />}
+    >
+      {props.children}
+    </RecordTable>
   );
 }
 

@@ -169,6 +169,20 @@ const deliveryAttempt = closed(
 const listMeta = (description: string): JsonSchema =>
   closed({ has_more: { type: "boolean" }, next_cursor: nullable({ type: "string" }) }, description);
 
+/** A list of the component schema `item`, with the meta a list answer carries. */
+const listOf = (item: string, description: string, meta: string): JsonSchema =>
+  closed(
+    {
+      data: { type: "array", items: { $ref: `#/components/schemas/${item}` } },
+      meta: listMeta(meta),
+    },
+    description,
+  );
+
+/** A page of `item` that a cursor continues. */
+const pageSchema = (item: string, description: string): JsonSchema =>
+  listOf(item, description, "Pass next_cursor as cursor for the next page.");
+
 /** Every response schema, by the name routes use (`components.schemas`). */
 export const responseSchemas: Record<string, JsonSchema> = {
   Profile: closed(profileProperties, "A profile; every field is present, null when absent.", {
@@ -185,13 +199,7 @@ export const responseSchemas: Record<string, JsonSchema> = {
     created_at: "2026-11-23T09:30:00.000Z",
     updated_at: "2026-11-23T09:30:00.000Z",
   }),
-  ProfilePage: closed(
-    {
-      data: { type: "array", items: { $ref: "#/components/schemas/Profile" } },
-      meta: listMeta("Pass next_cursor as cursor for the next page."),
-    },
-    "A page of profiles, oldest first.",
-  ),
+  ProfilePage: pageSchema("Profile", "A page of profiles, oldest first."),
   SendResult: closed(
     {
       message_id: { type: "string", format: "uuid" },
@@ -221,12 +229,10 @@ export const responseSchemas: Record<string, JsonSchema> = {
     "A webhook subscription with its signing secret, shown on create and rotation only.",
     { ...webhookExample, signing_secret: "whsec_3q2mYk9wQe1n0v5tZr8bXh4sLp7uJd6cAf2gKi0oMnE" },
   ),
-  WebhookList: closed(
-    {
-      data: { type: "array", items: { $ref: "#/components/schemas/Webhook" } },
-      meta: listMeta("Every subscription fits on one page."),
-    },
+  WebhookList: listOf(
+    "Webhook",
     "The organization's subscriptions, oldest first.",
+    "Every subscription fits on one page.",
   ),
   WebhookTestResult: closed(
     {
@@ -250,37 +256,19 @@ export const responseSchemas: Record<string, JsonSchema> = {
     "The message's status after the report.",
   ),
   Campaign: closed(campaignProperties, "An API campaign."),
-  CampaignPage: closed(
-    {
-      data: { type: "array", items: { $ref: "#/components/schemas/Campaign" } },
-      meta: listMeta("Pass next_cursor as cursor for the next page."),
-    },
-    "A page of campaigns, newest first.",
-  ),
+  CampaignPage: pageSchema("Campaign", "A page of campaigns, newest first."),
   Message: closed(messageProperties, "A message and its current status."),
   MessageWithEvents: closed(
     { ...messageProperties, events: { type: "array", items: messageEvent } },
     "A message with every lifecycle event, oldest first.",
   ),
-  MessagePage: closed(
-    {
-      data: { type: "array", items: { $ref: "#/components/schemas/Message" } },
-      meta: listMeta("Pass next_cursor as cursor for the next page."),
-    },
-    "A page of messages, newest first.",
-  ),
+  MessagePage: pageSchema("Message", "A page of messages, newest first."),
   Delivery: closed(deliveryProperties, "One webhook delivery: an event to one destination."),
   DeliveryWithAttempts: closed(
     { ...deliveryProperties, attempts: { type: "array", items: deliveryAttempt } },
     "A delivery with every attempt, oldest first.",
   ),
-  DeliveryPage: closed(
-    {
-      data: { type: "array", items: { $ref: "#/components/schemas/Delivery" } },
-      meta: listMeta("Pass next_cursor as cursor for the next page."),
-    },
-    "A page of deliveries, newest first.",
-  ),
+  DeliveryPage: pageSchema("Delivery", "A page of deliveries, newest first."),
   RecoverResult: closed(
     { requeued: { type: "integer", minimum: 0 } },
     "How many deliveries are pending again.",

@@ -9,8 +9,8 @@ import {
   updateCampaign,
   updateCampaignInput,
 } from "@tidings/core";
-import { fromResult } from "../answer.js";
-import { type Route, withJsonBody, withQuery } from "../route.js";
+import type { Route } from "../route.js";
+import { callWithBody, callWithId, callWithIdAndBody, callWithQuery } from "./use-case-handlers.js";
 
 const CAMPAIGN_EXAMPLE = {
   campaign_id: "cmp_01jd5x7k9m2n3p4q5r6s7t8v9w",
@@ -26,8 +26,13 @@ const CAMPAIGN_EXAMPLE = {
   updated_at: "2026-01-15T09:05:00.000Z",
 };
 
-/** A path's campaign id ("" when absent, which no campaign has). */
-const campaignId = (params: Record<string, string>): string => params.campaign_id ?? "";
+/** What most campaign endpoints answer. */
+const CAMPAIGN = {
+  status: 200,
+  schema: "Campaign",
+  description: "The campaign.",
+  example: CAMPAIGN_EXAMPLE,
+} as const;
 
 /** The status changes: both answer the campaign, and repeating one is harmless. */
 const statusRoute = (
@@ -42,16 +47,10 @@ const statusRoute = (
     operationId: `${action}Campaign`,
     summary,
     tag: "Campaigns",
-    success: {
-      status: 200,
-      schema: "Campaign",
-      description: "The campaign.",
-      example: CAMPAIGN_EXAMPLE,
-    },
+    success: CAMPAIGN,
     errors: [404],
   },
-  handle: async ({ deps, actor, params }) =>
-    fromResult(await change(deps, actor, campaignId(params))),
+  handle: callWithId("campaign_id", change),
 });
 
 /** The operator's campaign endpoints, under `campaigns:manage`. */
@@ -77,18 +76,10 @@ export const campaignRoutes: Route[] = [
           status: "active",
         },
       },
-      success: {
-        status: 201,
-        schema: "Campaign",
-        description: "The campaign.",
-        example: CAMPAIGN_EXAMPLE,
-      },
+      success: { ...CAMPAIGN, status: 201 },
       errors: [400, 413, 415],
     },
-    handle: (context) =>
-      withJsonBody(context, async (input) =>
-        fromResult(await createCampaign(context.deps, context.actor, input), 201),
-      ),
+    handle: callWithBody(createCampaign, 201),
   },
   {
     method: "GET",
@@ -107,8 +98,7 @@ export const campaignRoutes: Route[] = [
       },
       errors: [400],
     },
-    handle: ({ deps, actor, query }) =>
-      withQuery(query, async (values) => fromResult(await listCampaigns(deps, actor, values))),
+    handle: callWithQuery(listCampaigns),
   },
   {
     method: "GET",
@@ -118,16 +108,10 @@ export const campaignRoutes: Route[] = [
       operationId: "getCampaign",
       summary: "Retrieve a campaign.",
       tag: "Campaigns",
-      success: {
-        status: 200,
-        schema: "Campaign",
-        description: "The campaign.",
-        example: CAMPAIGN_EXAMPLE,
-      },
+      success: CAMPAIGN,
       errors: [404],
     },
-    handle: async ({ deps, actor, params }) =>
-      fromResult(await getCampaign(deps, actor, campaignId(params))),
+    handle: callWithId("campaign_id", getCampaign),
   },
   {
     method: "PATCH",
@@ -144,20 +128,10 @@ export const campaignRoutes: Route[] = [
         schema: updateCampaignInput,
         example: { template: "Your Tidings code is {{pin}}.", ttl_seconds: 300 },
       },
-      success: {
-        status: 200,
-        schema: "Campaign",
-        description: "The updated campaign.",
-        example: CAMPAIGN_EXAMPLE,
-      },
+      success: { ...CAMPAIGN, description: "The updated campaign." },
       errors: [400, 404, 409, 413, 415],
     },
-    handle: (context) =>
-      withJsonBody(context, async (input) =>
-        fromResult(
-          await updateCampaign(context.deps, context.actor, campaignId(context.params), input),
-        ),
-      ),
+    handle: callWithIdAndBody("campaign_id", updateCampaign),
   },
   statusRoute("activate", activateCampaign, "Make a campaign triggerable."),
   statusRoute("deactivate", deactivateCampaign, "Stop a campaign from being triggered."),

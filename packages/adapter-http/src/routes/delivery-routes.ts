@@ -9,9 +9,14 @@ import {
   recoverWebhookInput,
   redeliverDelivery,
 } from "@tidings/core";
-import { fromResult } from "../answer.js";
-import { type Route, withJsonBody, withQuery } from "../route.js";
+import type { Route } from "../route.js";
 import { DELIVERY_EXAMPLE, DELIVERY_WITH_ATTEMPTS_EXAMPLE, pageOf } from "./operator-examples.js";
+import {
+  callWithId,
+  callWithIdAndBody,
+  callWithIdAndQuery,
+  callWithQuery,
+} from "./use-case-handlers.js";
 
 const PAGE = {
   status: 200,
@@ -36,8 +41,7 @@ export const deliveryRoutes: Route[] = [
       success: PAGE,
       errors: [400],
     },
-    handle: ({ deps, actor, query }) =>
-      withQuery(query, async (values) => fromResult(await listDeliveries(deps, actor, values))),
+    handle: callWithQuery(listDeliveries),
   },
   {
     method: "GET",
@@ -55,8 +59,7 @@ export const deliveryRoutes: Route[] = [
       },
       errors: [404],
     },
-    handle: async ({ deps, actor, params }) =>
-      fromResult(await getDelivery(deps, actor, params.delivery_id ?? "")),
+    handle: callWithId("delivery_id", getDelivery),
   },
   {
     method: "POST",
@@ -82,8 +85,7 @@ export const deliveryRoutes: Route[] = [
       },
       errors: [404, 409],
     },
-    handle: async ({ deps, actor, params }) =>
-      fromResult(await redeliverDelivery(deps, actor, params.delivery_id ?? ""), 202),
+    handle: callWithId("delivery_id", redeliverDelivery, 202),
   },
   {
     method: "GET",
@@ -97,10 +99,7 @@ export const deliveryRoutes: Route[] = [
       success: PAGE,
       errors: [400, 404],
     },
-    handle: ({ deps, actor, params, query }) =>
-      withQuery(query, async (values) =>
-        fromResult(await listMessageDeliveries(deps, actor, params.message_id ?? "", values)),
-      ),
+    handle: callWithIdAndQuery("message_id", listMessageDeliveries),
   },
   {
     method: "GET",
@@ -114,10 +113,7 @@ export const deliveryRoutes: Route[] = [
       success: PAGE,
       errors: [400, 404],
     },
-    handle: ({ deps, actor, params, query }) =>
-      withQuery(query, async (values) =>
-        fromResult(await listWebhookDeliveries(deps, actor, params.webhook_id ?? "", values)),
-      ),
+    handle: callWithIdAndQuery("webhook_id", listWebhookDeliveries),
   },
   {
     method: "POST",
@@ -142,12 +138,6 @@ export const deliveryRoutes: Route[] = [
       },
       errors: [400, 404, 409, 413, 415],
     },
-    handle: (context) =>
-      withJsonBody(context, async (input) =>
-        fromResult(
-          await recoverWebhook(context.deps, context.actor, context.params.webhook_id ?? "", input),
-          202,
-        ),
-      ),
+    handle: callWithIdAndBody("webhook_id", recoverWebhook, 202),
   },
 ];

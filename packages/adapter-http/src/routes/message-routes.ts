@@ -6,7 +6,7 @@ import {
 } from "@tidings/core";
 import { type Answer, fromResult, json, problem } from "../answer.js";
 import { edgeProblems, isStorageBusy } from "../problem.js";
-import { type Route, unexpectedQuery } from "../route.js";
+import type { Route } from "../route.js";
 import { idempotent } from "./idempotent.js";
 import { withinRateLimit } from "./rate-limited.js";
 
@@ -39,24 +39,20 @@ export const messageRoutes: Route[] = [
       // Counted after authentication and the scope check, before anything else: 400s and
       // replays count, so a client cannot probe for free (docs/decisions.md "Rate limit").
       const decision = await checkSendRateLimit(context.deps, context.actor.apiKeyId);
-      return withinRateLimit(
-        decision,
-        "send requests",
-        async () =>
-          unexpectedQuery(context.query) ??
-          // The hit is counted, so even a 503 says how many sends are left.
-          (await orStorageBusy(() =>
-            idempotent(
-              context,
-              "POST /v1/messages/send",
-              async (input, checkpoint) =>
-                fromResult(await sendMessage(context.deps, context.actor, input, { checkpoint })),
-              async (point) => {
-                const result = await recoverSendResult(context.deps, context.actor, point);
-                return result === null ? null : json(200, result);
-              },
-            ),
-          )),
+      return withinRateLimit(decision, "send requests", context.query, () =>
+        // The hit is counted, so even a 503 says how many sends are left.
+        orStorageBusy(() =>
+          idempotent(
+            context,
+            "POST /v1/messages/send",
+            async (input, checkpoint) =>
+              fromResult(await sendMessage(context.deps, context.actor, input, { checkpoint })),
+            async (point) => {
+              const result = await recoverSendResult(context.deps, context.actor, point);
+              return result === null ? null : json(200, result);
+            },
+          ),
+        ),
       );
     },
   },

@@ -1,7 +1,7 @@
 import { getMessage, listMessages, listMessagesQuery } from "@tidings/core";
-import { fromResult } from "../answer.js";
-import { type Route, withQuery } from "../route.js";
+import type { Route } from "../route.js";
 import { MESSAGE_EXAMPLE, MESSAGE_WITH_EVENTS_EXAMPLE, pageOf } from "./operator-examples.js";
+import { callWithId, callWithQuery } from "./use-case-handlers.js";
 
 /** Reading messages: one with its lifecycle, and the filtered list, under `messages:read`. */
 export const messageReadRoutes: Route[] = [
@@ -24,8 +24,7 @@ export const messageReadRoutes: Route[] = [
       },
       errors: [400],
     },
-    handle: ({ deps, actor, query }) =>
-      withQuery(query, async (values) => fromResult(await listMessages(deps, actor, values))),
+    handle: callWithQuery(listMessages),
   },
   {
     method: "GET",
@@ -43,7 +42,6 @@ export const messageReadRoutes: Route[] = [
       },
       errors: [404],
     },
-    handle: async ({ deps, actor, params }) =>
-      fromResult(await getMessage(deps, actor, params.message_id ?? "")),
+    handle: callWithId("message_id", getMessage),
   },
 ];

@@ -10,8 +10,8 @@ import {
 } from "@tidings/core";
 import { fromResult } from "../answer.js";
 import type { Route } from "../route.js";
-import { withJsonBody, withQuery } from "../route.js";
 import { idempotent } from "./idempotent.js";
+import { callWithId, callWithIdAndBody, callWithQuery } from "./use-case-handlers.js";
 
 /** The profile endpoints of docs/api.md. */
 export const profileRoutes: Route[] = [
@@ -27,8 +27,7 @@ export const profileRoutes: Route[] = [
       success: { status: 200, schema: "ProfilePage", description: "A page of profiles." },
       errors: [400],
     },
-    handle: ({ deps, actor, query }) =>
-      withQuery(query, async (values) => fromResult(await listProfiles(deps, actor, values))),
+    handle: callWithQuery(listProfiles),
   },
   {
     method: "POST",
@@ -70,8 +69,7 @@ export const profileRoutes: Route[] = [
       success: { status: 200, schema: "Profile", description: "The profile." },
       errors: [404],
     },
-    handle: async ({ deps, actor, params }) =>
-      fromResult(await getProfile(deps, actor, params.public_id ?? "")),
+    handle: callWithId("public_id", getProfile),
   },
   {
     method: "PATCH",
@@ -89,12 +87,7 @@ export const profileRoutes: Route[] = [
       success: { status: 200, schema: "Profile", description: "The updated profile." },
       errors: [400, 404, 409, 413, 415],
     },
-    handle: (context) =>
-      withJsonBody(context, async (input) =>
-        fromResult(
-          await updateProfile(context.deps, context.actor, context.params.public_id ?? "", input),
-        ),
-      ),
+    handle: callWithIdAndBody("public_id", updateProfile),
   },
   {
     method: "DELETE",
@@ -107,7 +100,6 @@ export const profileRoutes: Route[] = [
       success: { status: 204, schema: null, description: "The profile was deleted." },
       errors: [404, 409],
     },
-    handle: async ({ deps, actor, params }) =>
-      fromResult(await deleteProfile(deps, actor, params.public_id ?? ""), 204),
+    handle: callWithId("public_id", deleteProfile, 204),
   },
 ];

@@ -13,8 +13,9 @@ import {
 } from "@tidings/core";
 import { fromResult } from "../answer.js";
 import type { Route } from "../route.js";
-import { unexpectedQuery, withJsonBody } from "../route.js";
+import { withJsonBody } from "../route.js";
 import { withinRateLimit } from "./rate-limited.js";
+import { callWithBody, callWithId, callWithIdAndBody } from "./use-case-handlers.js";
 
 /**
  * The webhook subscription endpoints. `POST /v1/webhooks/test` is a literal path: the router
@@ -41,10 +42,7 @@ export const webhookRoutes: Route[] = [
       success: { status: 201, schema: "WebhookWithSecret", description: "The subscription." },
       errors: [400, 409, 413, 415],
     },
-    handle: (context) =>
-      withJsonBody(context, async (input) =>
-        fromResult(await createWebhook(context.deps, context.actor, input), 201),
-      ),
+    handle: callWithBody(createWebhook, 201),
   },
   {
     method: "GET",
@@ -83,14 +81,10 @@ export const webhookRoutes: Route[] = [
     async handle(context) {
       // Each test is an outbound request to a URL the client chose: counted first, like sends.
       const decision = await checkWebhookTestRateLimit(context.deps, context.actor.apiKeyId);
-      return withinRateLimit(
-        decision,
-        "test webhooks",
-        async () =>
-          unexpectedQuery(context.query) ??
-          (await withJsonBody(context, async (input) =>
-            fromResult(await testWebhook(context.deps, context.actor, input)),
-          )),
+      return withinRateLimit(decision, "test webhooks", context.query, () =>
+        withJsonBody(context, async (input) =>
+          fromResult(await testWebhook(context.deps, context.actor, input)),
+        ),
       );
     },
   },
@@ -105,8 +99,7 @@ export const webhookRoutes: Route[] = [
       success: { status: 200, schema: "Webhook", description: "The subscription." },
       errors: [404],
     },
-    handle: async ({ deps, actor, params }) =>
-      fromResult(await getWebhook(deps, actor, params.webhook_id ?? "")),
+    handle: callWithId("webhook_id", getWebhook),
   },
   {
     method: "PATCH",
@@ -124,12 +117,7 @@ export const webhookRoutes: Route[] = [
       success: { status: 200, schema: "Webhook", description: "The updated subscription." },
       errors: [400, 404, 409, 413, 415],
     },
-    handle: (context) =>
-      withJsonBody(context, async (input) =>
-        fromResult(
-          await updateWebhook(context.deps, context.actor, context.params.webhook_id ?? "", input),
-        ),
-      ),
+    handle: callWithIdAndBody("webhook_id", updateWebhook),
   },
   {
     method: "DELETE",
@@ -142,8 +130,7 @@ export const webhookRoutes: Route[] = [
       success: { status: 204, schema: null, description: "The subscription was deleted." },
       errors: [404],
     },
-    handle: async ({ deps, actor, params }) =>
-      fromResult(await deleteWebhook(deps, actor, params.webhook_id ?? ""), 204),
+    handle: callWithId("webhook_id", deleteWebhook, 204),
   },
   {
     method: "POST",
@@ -160,7 +147,6 @@ export const webhookRoutes: Route[] = [
       },
       errors: [404],
     },
-    handle: async ({ deps, actor, params }) =>
-      fromResult(await rotateWebhookSecret(deps, actor, params.webhook_id ?? "")),
+    handle: callWithId("webhook_id", rotateWebhookSecret),
   },
 ];

@@ -13,11 +13,13 @@ import {
   Badge,
   CheckboxField,
   CopyValue,
+  EditCard,
+  Fact,
   type FieldErrors,
   FormCard,
+  fieldsOf,
   Layout,
   type PageFrame,
-  RecordTable,
   SelectField,
   TextArea,
   TextField,
@@ -31,7 +33,7 @@ import {
   renderPage,
   submitForm,
 } from "../context.js";
-import { FilterForm, type ListPage, Pager, readList } from "../lists.js";
+import { type ListPage, ListTable, readList } from "../lists.js";
 
 /** What the campaign form holds, as typed (so a refused form shows it again unchanged). */
 interface CampaignForm {
@@ -106,24 +108,20 @@ const statusBadge = (status: string) =>
 const FIXED_WHILE_ACTIVE = "Changes only while the campaign is inactive: deactivate it first.";
 
 function CampaignFields(props: { form: CampaignForm; errors: FieldErrors; active: boolean }) {
-  const { form, errors } = props;
+  const field = fieldsOf(props.form, props.errors);
   return (
     <>
-      <TextField name="name" label="Name" value={form.name} errors={errors} required />
+      <TextField {...field("name")} label="Name" required />
       <SelectField
-        name="channel"
+        {...field("channel")}
         label="Channel"
-        value={form.channel}
         options={CHANNELS}
-        errors={errors}
         hint={props.active ? FIXED_WHILE_ACTIVE : undefined}
       />
       <SelectField
-        name="category"
+        {...field("category")}
         label="Category"
-        value={form.category}
         options={CATEGORIES}
-        errors={errors}
         hint={
           props.active
             ? FIXED_WHILE_ACTIVE
@@ -131,34 +129,28 @@ function CampaignFields(props: { form: CampaignForm; errors: FieldErrors; active
         }
       />
       <TextField
-        name="sender"
+        {...field("sender")}
         label="Sender"
-        value={form.sender}
-        errors={errors}
         required
         hint="The Viber sender name or SMS sender ID."
       />
       <TextArea
-        name="template"
+        {...field("template")}
         label="Template"
-        value={form.template}
-        errors={errors}
         rows={5}
         hint="Placeholders such as {{first_name}} are filled from the send's params."
       />
       <CheckboxField
         name="sms_fallback"
         label="SMS fallback"
-        checked={form.sms_fallback}
-        errors={errors}
+        checked={props.form.sms_fallback}
+        errors={props.errors}
         hint="Viber only: send an SMS when the recipient is not on Viber."
       />
       <TextField
-        name="ttl_seconds"
+        {...field("ttl_seconds")}
         label="TTL (seconds)"
         type="number"
-        value={form.ttl_seconds}
-        errors={errors}
         hint="How long a message may wait for delivery: 30 seconds to 14 days (1209600)."
       />
     </>
@@ -175,27 +167,26 @@ function CampaignsPage(props: {
   errors: FieldErrors;
 }) {
   const { frame, list } = props;
+  const filter = fieldsOf(list.filters, list.errors);
+  const field = fieldsOf(props.form, props.errors);
   return (
     <Layout frame={frame} section="campaigns" title="Campaigns">
-      <RecordTable
-        id="list"
+      <ListTable
+        frame={frame}
+        path="/campaigns"
+        list={list}
         heading="All campaigns"
         empty={list.filters.status ? `No ${list.filters.status} campaigns.` : "No campaigns yet."}
         columns={["Name", "Campaign ID", "Channel", "Category", "Status", "Updated"]}
-        count={list.rows.length}
-        controls={
-          <FilterForm frame={frame} path="/campaigns" label="Filter campaigns" errors={list.errors}>
-            <SelectField
-              name="status"
-              label="Show"
-              idPrefix="filter-"
-              value={list.filters.status}
-              options={[{ value: "", label: "All campaigns" }, ...STATUSES]}
-              errors={list.errors}
-            />
-          </FilterForm>
+        filterLabel="Filter campaigns"
+        filters={
+          <SelectField
+            {...filter("status")}
+            label="Show"
+            idPrefix="filter-"
+            options={[{ value: "", label: "All campaigns" }, ...STATUSES]}
+          />
         }
-        after={<Pager list={list} />}
       >
         {list.rows.map((campaign) => (
           <tr key={campaign.campaign_id}>
@@ -213,7 +204,7 @@ function CampaignsPage(props: {
             </td>
           </tr>
         ))}
-      </RecordTable>
+      </ListTable>
       <FormCard
         frame={frame}
         heading="New campaign"
@@ -223,13 +214,7 @@ function CampaignsPage(props: {
         button="Create campaign"
       >
         <CampaignFields form={props.form} errors={props.errors} active={false} />
-        <SelectField
-          name="status"
-          label="Status"
-          value={props.form.status}
-          options={STATUSES}
-          errors={props.errors}
-        />
+        <SelectField {...field("status")} label="Status" options={STATUSES} />
       </FormCard>
     </Layout>
   );
@@ -246,32 +231,26 @@ function CampaignPage(props: {
   return (
     <Layout frame={frame} section="campaigns" title={`Campaign ${campaign.name}`}>
       <dl class="facts">
-        <dt>Campaign ID</dt>
-        <dd>
+        <Fact term="Campaign ID">
           <CopyValue value={campaign.campaign_id} label="Copy ID" />
-        </dd>
-        <dt>Status</dt>
-        <dd>{statusBadge(campaign.status)}</dd>
-        <dt>Channel</dt>
-        <dd>{channelOf(campaign)}</dd>
-        <dt>Category</dt>
-        <dd>{campaign.category}</dd>
-        <dt>Sender</dt>
-        <dd class="wrap">{campaign.sender}</dd>
-        <dt>Messages</dt>
-        <dd>
+        </Fact>
+        <Fact term="Status">{statusBadge(campaign.status)}</Fact>
+        <Fact term="Channel">{channelOf(campaign)}</Fact>
+        <Fact term="Category">{campaign.category}</Fact>
+        <Fact term="Sender" wrap>
+          {campaign.sender}
+        </Fact>
+        <Fact term="Messages">
           <a href={`${frame.base}/messages?campaign_id=${campaign.campaign_id}`}>
             Messages sent through this campaign
           </a>
-        </dd>
-        <dt>Created</dt>
-        <dd>
+        </Fact>
+        <Fact term="Created">
           <Time at={campaign.created_at} />
-        </dd>
-        <dt>Updated</dt>
-        <dd>
+        </Fact>
+        <Fact term="Updated">
           <Time at={campaign.updated_at} />
-        </dd>
+        </Fact>
       </dl>
       <div class="actions">
         {campaign.status === "active" ? (
@@ -289,20 +268,13 @@ function CampaignPage(props: {
           </ActionButton>
         )}
       </div>
-      <FormCard
-        frame={frame}
-        heading="Edit"
-        action={path}
-        label="Edit campaign"
-        errors={props.errors}
-        button="Save"
-      >
+      <EditCard frame={frame} action={path} label="Edit campaign" errors={props.errors}>
         <CampaignFields
           form={props.form}
           errors={props.errors}
           active={campaign.status === "active"}
         />
-      </FormCard>
+      </EditCard>
     </Layout>
   );
 }

@@ -15,6 +15,7 @@ import {
   CreatedSecrets,
   type FieldErrors,
   FormCard,
+  fieldsOf,
   Layout,
   type PageFrame,
   RecordTable,
@@ -52,6 +53,7 @@ function KeysPage(props: {
   created: CreatedApiKey | null;
 }) {
   const { frame, created } = props;
+  const field = fieldsOf(props.form, props.errors);
   return (
     <Layout frame={frame} section="keys" title="API keys">
       {created && (
@@ -120,10 +122,8 @@ function KeysPage(props: {
         button="Create key"
       >
         <TextField
-          name="name"
+          {...field("name")}
           label="Name"
-          value={props.form.name}
-          errors={props.errors}
           hint="Optional: what uses the key, e.g. Checkout service."
         />
         <CheckboxGroup
@@ -134,10 +134,8 @@ function KeysPage(props: {
           errors={props.errors}
         />
         <TextField
-          name="expires_at"
+          {...field("expires_at")}
           label="Expires at"
-          value={props.form.expires_at}
-          errors={props.errors}
           hint="Optional: an ISO 8601 time such as 2027-01-31T00:00:00Z. Empty: never."
         />
       </FormCard>

@@ -6,7 +6,7 @@ import {
   type MessageEventView,
   type MessageView,
 } from "@tidings/core";
-import { Badge, CopyValue, Layout, type PageFrame, Time } from "../components.js";
+import { Badge, CopyValue, Fact, Layout, type PageFrame, Time } from "../components.js";
 import { type PageContext, type PageRoute, renderPage } from "../context.js";
 import { DeliveryList, withAttempts } from "./deliveries.js";
 
@@ -37,6 +37,17 @@ export async function campaignNames(context: PageContext, ids: readonly string[]
   return names;
 }
 
+/** What went wrong, by its code and in words, after the status or event it belongs to. */
+function ErrorCode(props: { error: { code: string; message: string } | null | undefined }) {
+  if (!props.error) return null;
+  return (
+    <span class="field-error">
+      {" "}
+      {props.error.code}: {props.error.message}
+    </span>
+  );
+}
+
 function Timeline(props: { events: MessageEventView[] }) {
   if (props.events.length === 0) return <p class="empty">No events yet.</p>;
   return (
@@ -45,12 +56,7 @@ function Timeline(props: { events: MessageEventView[] }) {
         <li key={event.event_id}>
           <Time at={event.created_at} /> <strong>{event.topic.replace("message.", "")}</strong>{" "}
           <span class="muted">via {event.channel}</span>
-          {event.error && (
-            <span class="field-error">
-              {" "}
-              {event.error.code}: {event.error.message}
-            </span>
-          )}
+          <ErrorCode error={event.error} />
         </li>
       ))}
     </ol>
@@ -72,46 +78,36 @@ function MessagePage(props: {
   return (
     <Layout frame={frame} section="messages" title="Message">
       <dl class="facts" data-refresh={settling ? "3" : undefined}>
-        <dt>Message ID</dt>
-        <dd>
+        <Fact term="Message ID">
           <CopyValue value={message.message_id} label="Copy ID" />
-        </dd>
-        <dt>Status</dt>
-        <dd>
+        </Fact>
+        <Fact term="Status">
           <MessageStatus status={message.status} />
-          {message.error && (
-            <span class="field-error">
-              {" "}
-              {message.error.code}: {message.error.message}
-            </span>
-          )}
-        </dd>
-        <dt>Recipient</dt>
-        <dd>
+          <ErrorCode error={message.error} />
+        </Fact>
+        <Fact term="Recipient">
           <a href={`${frame.base}/profiles/${message.recipient.public_id}`}>
             {message.recipient.phone_number}
           </a>
-        </dd>
-        <dt>Campaign</dt>
-        <dd class="wrap">
+        </Fact>
+        <Fact term="Campaign" wrap>
           <a href={`${frame.base}/campaigns/${message.campaign_id}`}>{props.campaign}</a>
-        </dd>
-        <dt>Channel</dt>
-        <dd>
+        </Fact>
+        <Fact term="Channel">
           {message.channel} ({message.category})
-        </dd>
-        <dt>Client reference</dt>
-        <dd class="wrap">{message.client_reference ?? "—"}</dd>
-        <dt>Webhook URL</dt>
-        <dd class="wrap">{message.webhook_url ?? "—"}</dd>
-        <dt>Sent</dt>
-        <dd>
+        </Fact>
+        <Fact term="Client reference" wrap>
+          {message.client_reference ?? "—"}
+        </Fact>
+        <Fact term="Webhook URL" wrap>
+          {message.webhook_url ?? "—"}
+        </Fact>
+        <Fact term="Sent">
           <Time at={message.created_at} />
-        </dd>
-        <dt>Expires at</dt>
-        <dd>
+        </Fact>
+        <Fact term="Expires at">
           <Time at={message.expires_at} />
-        </dd>
+        </Fact>
       </dl>
       <section aria-labelledby="timeline-heading">
         <h2 id="timeline-heading">Lifecycle</h2>

@@ -6,9 +6,9 @@ import {
   validationError,
 } from "@tidings/core";
 import { err } from "neverthrow";
-import { Layout, type PageFrame, RecordTable, SelectField, Time } from "../components.js";
+import { fieldsOf, Layout, type PageFrame, SelectField, Time } from "../components.js";
 import { type PageContext, type PageRoute, redirectTo, renderPage } from "../context.js";
-import { FilterForm, type ListPage, listHref, Pager, readList, SearchBox } from "../lists.js";
+import { type ListPage, ListTable, listHref, readList, SearchBox } from "../lists.js";
 import { campaignNames, MESSAGE_STATUSES, MessageStatus, messageRoute } from "./message.js";
 
 const STATUS_OPTIONS = [
@@ -52,56 +52,40 @@ function MessagesPage(props: {
   const { filters, errors } = list;
   const campaignId = filters.campaign_id ?? "";
   const filtered = Object.values(filters).some((value) => value !== "");
+  const filter = fieldsOf(filters, errors);
   return (
     <Layout frame={frame} section="messages" title="Messages">
-      <RecordTable
-        id="list"
+      <ListTable
+        frame={frame}
+        path="/messages"
+        list={list}
         heading={filtered ? "Matching messages" : "All messages, newest first"}
         empty={filtered ? "No message matches." : "No messages yet."}
         columns={["Message ID", "Recipient", "Campaign", "Status", "Client reference", "Sent"]}
-        count={list.rows.length}
-        controls={
+        filterLabel="Find messages"
+        filterButton="Search"
+        filters={
           <>
-            <FilterForm
-              frame={frame}
-              path="/messages"
-              label="Find messages"
-              button="Search"
+            <SearchBox
+              value={filters.q}
               errors={errors}
-            >
-              <SearchBox
-                value={filters.q}
-                errors={errors}
-                hint={filters.by === "phone_number" ? HINTS.phone_number : HINTS.default}
-              />
-              <SelectField
-                name="by"
-                label="Search by"
-                value={filters.by}
-                options={SEARCH_BY}
-                errors={errors}
-              />
-              <SelectField
-                name="status"
-                label="Status"
-                value={filters.status}
-                options={STATUS_OPTIONS}
-                errors={errors}
-              />
-              {campaignId !== "" && <input type="hidden" name="campaign_id" value={campaignId} />}
-            </FilterForm>
-            {campaignId !== "" && (
-              <p class="chips">
-                Campaign{" "}
-                <strong class="wrap">{props.campaigns.get(campaignId) ?? campaignId}</strong>{" "}
-                <a href={listHref(frame, "/messages", { ...filters, campaign_id: "" })}>
-                  Show every campaign's messages
-                </a>
-              </p>
-            )}
+              hint={filters.by === "phone_number" ? HINTS.phone_number : HINTS.default}
+            />
+            <SelectField {...filter("by")} label="Search by" options={SEARCH_BY} />
+            <SelectField {...filter("status")} label="Status" options={STATUS_OPTIONS} />
+            {campaignId !== "" && <input type="hidden" name="campaign_id" value={campaignId} />}
           </>
         }
-        after={<Pager list={list} />}
+        note={
+          campaignId !== "" && (
+            <p class="chips">
+              Campaign <strong class="wrap">{props.campaigns.get(campaignId) ?? campaignId}</strong>{" "}
+              <a href={listHref(frame, "/messages", { ...filters, campaign_id: "" })}>
+                Show every campaign's messages
+              </a>
+            </p>
+          )
+        }
       >
         {list.rows.map((message) => (
           <tr key={message.message_id}>
@@ -121,7 +105,7 @@ function MessagesPage(props: {
             </td>
           </tr>
         ))}
-      </RecordTable>
+      </ListTable>
     </Layout>
   );
 }

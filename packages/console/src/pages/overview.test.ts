@@ -1,4 +1,3 @@
-import { createWebhook } from "@tidings/core";
 import { describe, expect, it } from "vitest";
 import { consoleWorld } from "../test-support/console-world.js";
 
@@ -23,13 +22,7 @@ describe("overview", () => {
 
   it("lists the failing webhook destinations: being retried, failed in the last 24 hours, the last answer", async () => {
     const world = await consoleWorld();
-    const actor = { organizationId: world.org.id, apiKeyId: null };
-    const hook = (
-      await createWebhook(world.deps, actor, {
-        url: "https://down.example.com/hooks?token=secret",
-        topics: ["message.sent"],
-      })
-    )._unsafeUnwrap();
+    const hook = await world.webhook("https://down.example.com/hooks?token=secret");
     const campaign = await world.campaign();
     world.setReceiverStatus(503);
     await world.send(world.org.id, campaign.campaign_id);

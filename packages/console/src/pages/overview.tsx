@@ -68,6 +68,23 @@ function FailingDestinations(props: { frame: PageFrame; destinations: FailingDes
   );
 }
 
+/** A number that links to what it counts, and the total it is part of when there is one. */
+function Tile(props: {
+  href: string;
+  count: number | string;
+  of?: number | string | undefined;
+  children: string;
+}) {
+  return (
+    <li>
+      <a href={props.href}>
+        <span class="tile-number">{props.count}</span> {props.children}
+      </a>
+      {props.of !== undefined && <span class="muted"> of {props.of}</span>}
+    </li>
+  );
+}
+
 function OverviewPage(props: {
   frame: PageFrame;
   counts: Counts;
@@ -78,23 +95,19 @@ function OverviewPage(props: {
   return (
     <Layout frame={frame} section="overview" title="Overview">
       <ul class="tiles">
-        <li>
-          <a href={`${frame.base}/campaigns?status=active`}>
-            <span class="tile-number">{counts.activeCampaigns}</span> active campaigns
-          </a>
-          <span class="muted"> of {counts.campaigns}</span>
-        </li>
-        <li>
-          <a href={`${frame.base}/webhooks`}>
-            <span class="tile-number">{counts.activeWebhooks}</span> active webhooks
-          </a>
-          <span class="muted"> of {counts.webhooks}</span>
-        </li>
-        <li>
-          <a href={`${frame.base}/keys`}>
-            <span class="tile-number">{counts.activeKeys}</span> usable API keys
-          </a>
-        </li>
+        <Tile
+          href={`${frame.base}/campaigns?status=active`}
+          count={counts.activeCampaigns}
+          of={counts.campaigns}
+        >
+          active campaigns
+        </Tile>
+        <Tile href={`${frame.base}/webhooks`} count={counts.activeWebhooks} of={counts.webhooks}>
+          active webhooks
+        </Tile>
+        <Tile href={`${frame.base}/keys`} count={counts.activeKeys}>
+          usable API keys
+        </Tile>
       </ul>
       <FailingDestinations frame={frame} destinations={props.failing} />
       <section aria-labelledby="chart-heading">

@@ -5,9 +5,9 @@ import {
   listProfiles,
   type ProfileView,
 } from "@tidings/core";
-import { Badge, Layout, type PageFrame, RecordTable, Time } from "../components.js";
+import { Badge, Fact, Layout, type PageFrame, RecordTable, Time } from "../components.js";
 import { type PageContext, type PageRoute, renderPage } from "../context.js";
-import { FilterForm, type ListPage, Pager, readList, SearchBox } from "../lists.js";
+import { type ListPage, ListTable, readList, SearchBox } from "../lists.js";
 
 const consent = (given: boolean) =>
   given ? <Badge tone="good">Yes</Badge> : <Badge tone="neutral">No</Badge>;
@@ -17,28 +17,22 @@ function ProfilesPage(props: { frame: PageFrame; list: ListPage<ProfileView> }) 
   const q = list.filters.q ?? "";
   return (
     <Layout frame={frame} section="profiles" title="Profiles">
-      <RecordTable
-        id="list"
+      <ListTable
+        frame={frame}
+        path="/profiles"
+        list={list}
         heading={q ? "Matching profiles" : "All profiles"}
         empty={q ? "No profile matches." : "No profiles yet."}
         columns={["Phone number", "Name", "Email", "Viber consent", "SMS consent", "Created"]}
-        count={list.rows.length}
-        controls={
-          <FilterForm
-            frame={frame}
-            path="/profiles"
-            label="Find profiles"
-            button="Search"
+        filterLabel="Find profiles"
+        filterButton="Search"
+        filters={
+          <SearchBox
+            value={q}
             errors={list.errors}
-          >
-            <SearchBox
-              value={q}
-              errors={list.errors}
-              hint="A phone number in international form (+…) or an email address."
-            />
-          </FilterForm>
+            hint="A phone number in international form (+…) or an email address."
+          />
         }
-        after={<Pager list={list} />}
       >
         {list.rows.map((profile) => (
           <tr key={profile.public_id}>
@@ -54,7 +48,7 @@ function ProfilesPage(props: { frame: PageFrame; list: ListPage<ProfileView> }) 
             </td>
           </tr>
         ))}
-      </RecordTable>
+      </ListTable>
     </Layout>
   );
 }
@@ -69,24 +63,21 @@ function ProfilePage(props: {
   return (
     <Layout frame={props.frame} section="profiles" title={`Profile ${profile.phone_number}`}>
       <dl class="facts">
-        <dt>Profile ID</dt>
-        <dd>
+        <Fact term="Profile ID">
           <code>{profile.public_id}</code>
-        </dd>
-        <dt>Name</dt>
-        <dd class="wrap">{profile.full_name ?? "—"}</dd>
-        <dt>Email</dt>
-        <dd class="wrap">{profile.email ?? "—"}</dd>
-        <dt>Viber marketing consent</dt>
-        <dd>{consent(profile.viber_marketing_consent)}</dd>
-        <dt>SMS marketing consent</dt>
-        <dd>{consent(profile.sms_marketing_consent)}</dd>
-        <dt>Source</dt>
-        <dd>{profile.source}</dd>
-        <dt>Created</dt>
-        <dd>
+        </Fact>
+        <Fact term="Name" wrap>
+          {profile.full_name ?? "—"}
+        </Fact>
+        <Fact term="Email" wrap>
+          {profile.email ?? "—"}
+        </Fact>
+        <Fact term="Viber marketing consent">{consent(profile.viber_marketing_consent)}</Fact>
+        <Fact term="SMS marketing consent">{consent(profile.sms_marketing_consent)}</Fact>
+        <Fact term="Source">{profile.source}</Fact>
+        <Fact term="Created">
           <Time at={profile.created_at} />
-        </dd>
+        </Fact>
       </dl>
       {attributes.length > 0 && (
         <section aria-labelledby="attributes-heading">
@@ -101,41 +92,25 @@ function ProfilePage(props: {
           </dl>
         </section>
       )}
-      <section aria-labelledby="history-heading">
-        <h2 id="history-heading">Consent history</h2>
-        {props.history.length === 0 ? (
-          <p class="empty">No consent changes recorded.</p>
-        ) : (
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Channel</th>
-                  <th scope="col">From</th>
-                  <th scope="col">To</th>
-                  <th scope="col">By</th>
-                </tr>
-              </thead>
-              <tbody>
-                {props.history.map((change) => (
-                  <tr key={`${change.changed_at}-${change.channel}`}>
-                    <td>
-                      <Time at={change.changed_at} />
-                    </td>
-                    <td>{change.channel}</td>
-                    <td>
-                      {change.old_value === null ? "(created)" : change.old_value ? "Yes" : "No"}
-                    </td>
-                    <td>{change.new_value ? "Yes" : "No"}</td>
-                    <td>{change.api_key_id ?? "CLI or import"}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
-      </section>
+      <RecordTable
+        id="history"
+        heading="Consent history"
+        empty="No consent changes recorded."
+        columns={["When", "Channel", "From", "To", "By"]}
+        count={props.history.length}
+      >
+        {props.history.map((change) => (
+          <tr key={`${change.changed_at}-${change.channel}`}>
+            <td>
+              <Time at={change.changed_at} />
+            </td>
+            <td>{change.channel}</td>
+            <td>{change.old_value === null ? "(created)" : change.old_value ? "Yes" : "No"}</td>
+            <td>{change.new_value ? "Yes" : "No"}</td>
+            <td>{change.api_key_id ?? "CLI or import"}</td>
+          </tr>
+        ))}
+      </RecordTable>
     </Layout>
   );
 }

@@ -1,4 +1,3 @@
-import { createWebhook } from "@tidings/core";
 import { describe, expect, it } from "vitest";
 import { type ConsoleWorld, consoleWorld, HOSTILE } from "../test-support/console-world.js";
 
@@ -12,13 +11,7 @@ async function deliverAll(world: ConsoleWorld) {
 
 /** A subscription to message.sent, and `count` messages sent: the first `good` ones delivered. */
 async function deliveriesOf(world: ConsoleWorld, count: number, good: number) {
-  const actor = { organizationId: world.org.id, apiKeyId: null };
-  const webhook = (
-    await createWebhook(world.deps, actor, {
-      url: "https://hooks.example.com/in?token=secret",
-      topics: ["message.sent"],
-    })
-  )._unsafeUnwrap();
+  const webhook = await world.webhook("https://hooks.example.com/in?token=secret");
   const campaign = await world.campaign();
   for (let i = 0; i < count; i += 1) {
     world.setReceiverStatus(i < good ? 204 : 500);
@@ -32,13 +25,7 @@ describe("webhook pages", () => {
   it("shows a subscription Tidings turned off for failing as such, and Enable clears it", async () => {
     const world = await consoleWorld();
     const browser = await world.signIn();
-    const actor = { organizationId: world.org.id, apiKeyId: null };
-    const webhook = (
-      await createWebhook(world.deps, actor, {
-        url: "https://hooks.example.com/in",
-        topics: ["message.sent"],
-      })
-    )._unsafeUnwrap();
+    const webhook = await world.webhook("https://hooks.example.com/in");
     await world.deps.storage.webhooks.noteAttempt(
       webhook.webhook_id,
       "2026-01-01T00:00:00.000Z",

@@ -19,8 +19,11 @@ import {
   CheckboxGroup,
   CopyValue,
   CreatedSecrets,
+  EditCard,
+  Fact,
   type FieldErrors,
   FormCard,
+  fieldsOf,
   Layout,
   Notice,
   type PageFrame,
@@ -82,14 +85,13 @@ const statusBadge = (webhook: Pick<WebhookView, "status" | "disabled_reason">) =
 
 function WebhookFields(props: { form: WebhookForm; errors: FieldErrors }) {
   const { form, errors } = props;
+  const field = fieldsOf(form, errors);
   return (
     <>
       <TextField
-        name="url"
+        {...field("url")}
         label="URL"
         type="url"
-        value={form.url}
-        errors={errors}
         required
         hint="An https address that receives signed POSTs."
       />
@@ -100,20 +102,8 @@ function WebhookFields(props: { form: WebhookForm; errors: FieldErrors }) {
         checked={form.topics}
         errors={errors}
       />
-      <SelectField
-        name="status"
-        label="Status"
-        value={form.status}
-        options={STATUSES}
-        errors={errors}
-      />
-      <TextArea
-        name="description"
-        label="Description"
-        value={form.description}
-        errors={errors}
-        rows={2}
-      />
+      <SelectField {...field("status")} label="Status" options={STATUSES} />
+      <TextArea {...field("description")} label="Description" rows={2} />
     </>
   );
 }
@@ -247,14 +237,13 @@ function WebhookPage(props: {
         </Notice>
       )}
       <dl class="facts">
-        <dt>Webhook ID</dt>
-        <dd>
+        <Fact term="Webhook ID">
           <CopyValue value={webhook.webhook_id} label="Copy ID" />
-        </dd>
-        <dt>URL</dt>
-        <dd class="wrap">{shownUrl(webhook.url)}</dd>
-        <dt>Status</dt>
-        <dd>
+        </Fact>
+        <Fact term="URL" wrap>
+          {shownUrl(webhook.url)}
+        </Fact>
+        <Fact term="Status">
           {statusBadge(webhook)}
           {webhook.disabled_reason === "failing" && (
             <p>
@@ -263,13 +252,11 @@ function WebhookPage(props: {
               or all at once with the API's recover.
             </p>
           )}
-        </dd>
-        <dt>Topics</dt>
-        <dd>{webhook.topics.join(", ")}</dd>
-        <dt>Created</dt>
-        <dd>
+        </Fact>
+        <Fact term="Topics">{webhook.topics.join(", ")}</Fact>
+        <Fact term="Created">
           <Time at={webhook.created_at} />
-        </dd>
+        </Fact>
       </dl>
       <div class="actions">
         {webhook.status === "inactive" && (
@@ -298,16 +285,9 @@ function WebhookPage(props: {
         </ActionButton>
       </div>
       <WebhookDeliveries frame={frame} path={path} log={props.log} />
-      <FormCard
-        frame={frame}
-        heading="Edit"
-        action={path}
-        label="Edit webhook"
-        errors={props.errors}
-        button="Save"
-      >
+      <EditCard frame={frame} action={path} label="Edit webhook" errors={props.errors}>
         <WebhookFields form={props.form} errors={props.errors} />
-      </FormCard>
+      </EditCard>
     </Layout>
   );
 }

@@ -9,6 +9,7 @@ import {
   createIds,
   createOrganization,
   createSignInToken,
+  createWebhook,
   type Deps,
   defaultConfig,
   manualClock,
@@ -127,6 +128,16 @@ export async function consoleWorld() {
     return created._unsafeUnwrap();
   }
 
+  /** A subscription of an organization to message.sent, delivering to `url`. */
+  async function webhook(url: string, organizationId = org.id, description?: string) {
+    const created = await createWebhook(
+      deps,
+      { organizationId, apiKeyId: null },
+      { url, topics: ["message.sent"], ...(description === undefined ? {} : { description }) },
+    );
+    return created._unsafeUnwrap();
+  }
+
   /** A message sent to `phone` by a fresh key of the campaign's organization; its id. */
   async function send(
     organizationId: string,
@@ -157,6 +168,7 @@ export async function consoleWorld() {
     clock,
     app,
     campaign,
+    webhook,
     send,
     /** Makes one attempt of every due delivery, as the delivery engine would. */
     deliver: () => engine.runOnce(),

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { onlyParameters, pageParameters } from "../shared/newest-first.js";
 import { objectMessage } from "../shared/parse.js";
-import { codePointLength } from "../shared/text.js";
+import { codePointLength, lengthBetween } from "../shared/text.js";
 
 /** Shortest and longest time a message may wait for delivery (30 s to 14 days). */
 export const MIN_TTL_SECONDS = 30;
@@ -11,14 +11,7 @@ export const DEFAULT_TTL_SECONDS = 86_400;
 /** A template longer than this is a mistake, not a message (long SMS are ~10 segments). */
 export const MAX_TEMPLATE_LENGTH = 2_000;
 
-const name = v.pipe(
-  v.string("must be a string."),
-  v.trim(),
-  v.check((text) => {
-    const length = codePointLength(text);
-    return length >= 1 && length <= 200;
-  }, "must be 1 to 200 characters long."),
-);
+const name = v.pipe(v.string("must be a string."), v.trim(), lengthBetween(1, 200));
 
 const channel = v.picklist(["viber", "sms"], 'must be "viber" or "sms".');
 const category = v.picklist(
@@ -27,14 +20,7 @@ const category = v.picklist(
 );
 
 /** The sender's shape per channel is checked in `campaign-rules.ts`, which knows the channel. */
-const sender = v.pipe(
-  v.string("must be a string."),
-  v.trim(),
-  v.check((text) => {
-    const length = codePointLength(text);
-    return length >= 1 && length <= 50;
-  }, "must be 1 to 50 characters long."),
-);
+const sender = v.pipe(v.string("must be a string."), v.trim(), lengthBetween(1, 50));
 
 const template = v.pipe(
   v.string("must be a string."),

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { objectMessage } from "../shared/parse.js";
-import { codePointLength } from "../shared/text.js";
+import { lengthBetween } from "../shared/text.js";
 import { webhookUrlSchema } from "../webhooks/webhook-input.js";
 
 /** docs/decisions.md "Campaign template": `client_reference` is at most 255 characters. */
@@ -52,13 +52,7 @@ export const sendMessageInput = v.strictObject(
       ),
     ),
     client_reference: v.optional(
-      v.pipe(
-        v.string("must be a string."),
-        v.check((text) => {
-          const length = codePointLength(text);
-          return length >= 1 && length <= MAX_CLIENT_REFERENCE_LENGTH;
-        }, `must be 1 to ${MAX_CLIENT_REFERENCE_LENGTH} characters long.`),
-      ),
+      v.pipe(v.string("must be a string."), lengthBetween(1, MAX_CLIENT_REFERENCE_LENGTH)),
     ),
     // As long as a subscription's may be: it is stored with the message and each delivery.
     webhook_url: v.optional(webhookUrlSchema),

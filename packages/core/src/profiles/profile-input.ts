@@ -1,21 +1,12 @@
 import * as v from "valibot";
 import { objectMessage } from "../shared/parse.js";
-import { codePointLength } from "../shared/text.js";
+import { codePointLength, lengthBetween } from "../shared/text.js";
 import { normalizePhone } from "./phone.js";
 
 export { codePointLength };
 
-const NAME_MESSAGE = "must be 2 to 100 characters long.";
-
 /** A first or last name: trimmed, 2–100 code points. */
-const name = v.pipe(
-  v.string("must be a string."),
-  v.trim(),
-  v.check((text) => {
-    const length = codePointLength(text);
-    return length >= 2 && length <= 100;
-  }, NAME_MESSAGE),
-);
+const name = v.pipe(v.string("must be a string."), v.trim(), lengthBetween(2, 100));
 
 /** A phone number, normalized to E.164 (docs/decisions.md "Phone numbers"). */
 export const phoneNumber = (nullMessage: string) =>

@@ -5,6 +5,7 @@ import { defaultConfig } from "../deps.js";
 import type { MessageRecord, WebhookTransport } from "../ports.js";
 import { manualClock } from "../shared/clock.js";
 import { createIds } from "../shared/ids.js";
+import { createWebhook } from "../webhooks/subscriptions.js";
 import { seedMessage, seedOrganization } from "./contract/seed.js";
 import { fakeTransport, httpsOnly, readableSecretBox } from "./fakes.js";
 import { memoryStorage } from "./memory/index.js";
@@ -28,5 +29,14 @@ export async function webhookWorld(transport: WebhookTransport = fakeTransport()
   /** Stores a message of the organization (with its seed event). */
   const message = async (overrides: Partial<MessageRecord> = {}) =>
     (await seedMessage(storage, org, overrides)).message;
-  return { clock, storage, ids, deps, org, actor, message };
+  /** Creates a subscription of the organization: to message.sent at hooks.example.com unless told. */
+  const addWebhook = async (input: Record<string, unknown> = {}) =>
+    (
+      await createWebhook(deps, actor, {
+        url: "https://hooks.example.com/in",
+        topics: ["message.sent"],
+        ...input,
+      })
+    )._unsafeUnwrap();
+  return { clock, storage, ids, deps, org, actor, message, addWebhook };
 }

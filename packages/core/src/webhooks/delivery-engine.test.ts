@@ -9,7 +9,7 @@ import { webhookWorld } from "../testing/webhook-kit.js";
 import { createDeliveryEngine } from "./delivery-engine.js";
 import { recordEvent } from "./outbox.js";
 import { verifyWebhook } from "./signing.js";
-import { createWebhook, rotateWebhookSecret } from "./subscriptions.js";
+import { rotateWebhookSecret } from "./subscriptions.js";
 import { updateWebhook } from "./update-webhook.js";
 
 const HOUR = 60 * 60 * 1000;
@@ -37,12 +37,7 @@ function gate<T = void>() {
 async function subscribedWorld(answer: Answer) {
   const transport = fakeTransport(answer);
   const w = await webhookWorld(transport);
-  const webhook = (
-    await createWebhook(w.deps, w.actor, {
-      url: "https://hooks.example.com/in",
-      topics: ["message.sent"],
-    })
-  )._unsafeUnwrap();
+  const webhook = await w.addWebhook();
   const message = await w.message();
   await w.storage.transaction((tx) => recordEvent(tx, w.deps, message, "message.sent", null));
   const [delivery] = await w.storage.raw.deliveries();
@@ -292,7 +287,7 @@ describe("the delivery engine (docs/decisions.md 'Delivery', 'Retries')", () => 
     });
     const w = await webhookWorld(transport);
     const subscribe = async (url: string, topic: "message.sent" | "message.delivered") =>
-      (await createWebhook(w.deps, w.actor, { url, topics: [topic] }))._unsafeUnwrap().webhook_id;
+      (await w.addWebhook({ url, topics: [topic] })).webhook_id;
     const hookA = await subscribe("https://a.example.com/in", "message.sent");
     const hookB = await subscribe("https://b.example.com/in", "message.delivered");
     const enqueue = async (webhookId: string, dueMs: number) => {

@@ -5,7 +5,6 @@ import { aMessage } from "../testing/contract/fixtures.js";
 import { webhookWorld } from "../testing/webhook-kit.js";
 import { destinationKey } from "./delivery-destination.js";
 import { recordEvent } from "./outbox.js";
-import { createWebhook } from "./subscriptions.js";
 import { updateWebhook } from "./update-webhook.js";
 
 type World = Awaited<ReturnType<typeof webhookWorld>>;
@@ -14,13 +13,7 @@ const subscribe = async (
   w: World,
   topics: MessageRecord["status"][],
   url = "https://s.example.com",
-) =>
-  (
-    await createWebhook(w.deps, w.actor, {
-      url,
-      topics: topics.map((t) => `message.${t}`),
-    })
-  )._unsafeUnwrap().webhook_id;
+) => (await w.addWebhook({ url, topics: topics.map((t) => `message.${t}`) })).webhook_id;
 
 const emit = (w: World, message: MessageRecord, topic: "message.sent" | "message.delivered") =>
   w.storage.transaction((tx) => recordEvent(tx, w.deps, message, topic, null));
@@ -44,13 +37,8 @@ describe("routing and the outbox (docs/api.md Webhook events, docs/decisions.md 
     const w = await webhookWorld();
     const sent = await subscribe(w, ["sent", "failed"]);
     await subscribe(w, ["delivered"]);
-    const inactive = (
-      await createWebhook(w.deps, w.actor, {
-        url: "https://i.example.com",
-        topics: ["message.sent"],
-        status: "inactive",
-      })
-    )._unsafeUnwrap().webhook_id;
+    const inactive = (await w.addWebhook({ url: "https://i.example.com", status: "inactive" }))
+      .webhook_id;
     const message = await w.message();
     await emit(w, message, "message.sent");
     const deliveries = await w.storage.raw.deliveries();

@@ -35,19 +35,15 @@ describe("webhook subscriptions (docs/decisions.md 'Webhook subscription')", () 
   });
 
   it("get and list never show the signing secret; list is the envelope, oldest first", async () => {
-    const { deps, actor, clock } = await webhookWorld();
-    const a = (
-      await createWebhook(deps, actor, { url: URL_A, topics: ["message.sent"] })
-    )._unsafeUnwrap();
+    const { deps, actor, clock, addWebhook } = await webhookWorld();
+    const a = await addWebhook({ url: URL_A });
     clock.advance(1);
-    const b = (
-      await createWebhook(deps, actor, {
-        url: URL_A,
-        topics: ["message.seen"],
-        status: "inactive",
-        description: "second",
-      })
-    )._unsafeUnwrap();
+    const b = await addWebhook({
+      url: URL_A,
+      topics: ["message.seen"],
+      status: "inactive",
+      description: "second",
+    });
     const one = (await getWebhook(deps, actor, a.webhook_id))._unsafeUnwrap();
     expect(one).not.toHaveProperty("signing_secret");
     const list = (await listWebhooks(deps, actor))._unsafeUnwrap();
@@ -83,10 +79,8 @@ describe("webhook subscriptions (docs/decisions.md 'Webhook subscription')", () 
   });
 
   it("PATCH changes any subset, moves updated_at, and checks a new URL with the policy", async () => {
-    const { deps, actor, clock } = await webhookWorld();
-    const w = (
-      await createWebhook(deps, actor, { url: URL_A, topics: ["message.sent"] })
-    )._unsafeUnwrap();
+    const { deps, actor, clock, addWebhook } = await webhookWorld();
+    const w = await addWebhook({ url: URL_A });
     clock.advance(1000);
     const updated = (
       await updateWebhook(deps, actor, w.webhook_id, { description: "orders" })
@@ -111,9 +105,7 @@ describe("webhook subscriptions (docs/decisions.md 'Webhook subscription')", () 
   it("any id the organization cannot see is 404 webhook_not_found, on every operation", async () => {
     const { deps, actor } = await webhookWorld();
     const other = await webhookWorld();
-    const theirs = (
-      await createWebhook(other.deps, other.actor, { url: URL_A, topics: ["message.sent"] })
-    )._unsafeUnwrap();
+    const theirs = await other.addWebhook({ url: URL_A });
     for (const id of ["nope", "whk_00000000000000000000000000", theirs.webhook_id]) {
       for (const result of [
         await getWebhook(deps, actor, id),
@@ -130,10 +122,8 @@ describe("webhook subscriptions (docs/decisions.md 'Webhook subscription')", () 
   });
 
   it("rotate-secret answers a new secret once and replaces the stored one at once", async () => {
-    const { deps, actor, storage } = await webhookWorld();
-    const w = (
-      await createWebhook(deps, actor, { url: URL_A, topics: ["message.sent"] })
-    )._unsafeUnwrap();
+    const { deps, actor, storage, addWebhook } = await webhookWorld();
+    const w = await addWebhook({ url: URL_A });
     const rotated = (await rotateWebhookSecret(deps, actor, w.webhook_id))._unsafeUnwrap();
     expect(rotated.signing_secret).toMatch(/^whsec_/);
     expect(rotated.signing_secret).not.toBe(w.signing_secret);
@@ -142,10 +132,8 @@ describe("webhook subscriptions (docs/decisions.md 'Webhook subscription')", () 
   });
 
   it("deleting answers nothing, makes it 404, and cancels its pending deliveries", async () => {
-    const { deps, actor, storage, org } = await webhookWorld();
-    const w = (
-      await createWebhook(deps, actor, { url: URL_A, topics: ["message.sent"] })
-    )._unsafeUnwrap();
+    const { deps, actor, storage, org, addWebhook } = await webhookWorld();
+    const w = await addWebhook({ url: URL_A });
     const pending = aDelivery({
       organizationId: org.organization.id,
       eventId: aUuid(),
@@ -158,13 +146,9 @@ describe("webhook subscriptions (docs/decisions.md 'Webhook subscription')", () 
   });
 
   it("deactivating cancels its pending deliveries; other subscriptions' stay pending", async () => {
-    const { deps, actor, storage, org } = await webhookWorld();
-    const w = (
-      await createWebhook(deps, actor, { url: URL_A, topics: ["message.sent"] })
-    )._unsafeUnwrap();
-    const v = (
-      await createWebhook(deps, actor, { url: URL_A, topics: ["message.seen"] })
-    )._unsafeUnwrap();
+    const { deps, actor, storage, org, addWebhook } = await webhookWorld();
+    const w = await addWebhook({ url: URL_A });
+    const v = await addWebhook({ url: URL_A, topics: ["message.seen"] });
     const mine = aDelivery({
       organizationId: org.organization.id,
       eventId: aUuid(),

@@ -3,7 +3,6 @@ import { describe, expect, it } from "vitest";
 import type { WebhookRequest } from "../ports.js";
 import { fakeTransport, status } from "../testing/fakes.js";
 import { webhookWorld } from "../testing/webhook-kit.js";
-import { createWebhook } from "./subscriptions.js";
 import { testWebhook } from "./test-webhook.js";
 
 const header = (request: WebhookRequest, name: string): string | undefined =>
@@ -12,13 +11,7 @@ const header = (request: WebhookRequest, name: string): string | undefined =>
 async function world(answer = () => status(200), webhookStatus: "active" | "inactive" = "active") {
   const transport = fakeTransport(answer);
   const w = await webhookWorld(transport);
-  const webhook = (
-    await createWebhook(w.deps, w.actor, {
-      url: "https://hooks.example.com/in",
-      topics: ["message.sent"],
-      status: webhookStatus,
-    })
-  )._unsafeUnwrap();
+  const webhook = await w.addWebhook({ status: webhookStatus });
   return { ...w, transport, webhook };
 }
 

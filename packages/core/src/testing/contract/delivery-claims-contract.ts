@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { DeliveryRecord } from "../../ports.js";
 import { at, T0 } from "./fixtures.js";
 import type { StorageHarness } from "./raw.js";
-import { seedDelivery, seedOrganization, seedWebhook } from "./seed.js";
+import { seedDelivery, seedOrganization, seedWebhook, twoSeededOrganizations } from "./seed.js";
 
 const LEASE_MS = 30_000;
 
@@ -10,9 +10,7 @@ const LEASE_MS = 30_000;
 export function deliveryClaimsContract(harness: () => StorageHarness): void {
   describe("deliveries: reads", () => {
     it("insert stores a delivery; get reads it only in its organization", async () => {
-      const { storage, raw } = harness();
-      const org = await seedOrganization(storage);
-      const other = await seedOrganization(storage);
+      const { storage, raw, org, other } = await twoSeededOrganizations(harness);
       const delivery = await seedDelivery(storage, org, { payload: '{"hello":"world"}' });
       expect(await raw.delivery(delivery.id)).toEqual(delivery);
       expect(await storage.deliveries.get(org.organization.id, delivery.id)).toEqual(delivery);
@@ -41,9 +39,7 @@ export function deliveryClaimsContract(harness: () => StorageHarness): void {
     });
 
     it("listForMessage returns a message's deliveries oldest first, in its organization only", async () => {
-      const { storage, raw } = harness();
-      const org = await seedOrganization(storage);
-      const other = await seedOrganization(storage);
+      const { storage, raw, org, other } = await twoSeededOrganizations(harness);
       const first = await seedDelivery(storage, org, { createdAt: at(1) });
       const messageId = first.messageId!;
       const hookB = await seedWebhook(storage, org);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { AttemptOutcome } from "../../ports.js";
+import type { AttemptOutcome, DeliveryRecord } from "../../ports.js";
 import { anAttempt, at } from "./fixtures.js";
 import type { StorageHarness } from "./raw.js";
-import { seedDelivery, seedOrganization, seedWebhook } from "./seed.js";
+import { seedDelivery, seedOrganization, seedWebhook, twoSeededOrganizations } from "./seed.js";
 
 const LEASE_MS = 30_000;
 
@@ -237,9 +237,7 @@ export function deliveryOutcomesContract(harness: () => StorageHarness): void {
     });
 
     it("does nothing for another organization", async () => {
-      const { storage, raw } = harness();
-      const org = await seedOrganization(storage);
-      const other = await seedOrganization(storage);
+      const { storage, raw, org, other } = await twoSeededOrganizations(harness);
       const hook = await seedWebhook(storage, org);
       const delivery = await seedDelivery(storage, org, {}, hook);
       expect(
@@ -279,9 +277,7 @@ export function deliveryOutcomesContract(harness: () => StorageHarness): void {
     });
 
     it("is false (nothing written) when pending, leased, unknown or another organization's", async () => {
-      const { storage, raw } = harness();
-      const org = await seedOrganization(storage);
-      const other = await seedOrganization(storage);
+      const { storage, raw, org, other } = await twoSeededOrganizations(harness);
       const failed = await seedDelivery(storage, org, { status: "failed" });
       expect(await storage.deliveries.redeliver(other.organization.id, failed.id, at(5))).toBe(
         false,
@@ -365,31 +361,13 @@ export function deliveryOutcomesContract(harness: () => StorageHarness): void {
       const org = await seedOrganization(storage);
       const hook = await seedWebhook(storage, org);
       const elsewhere = await seedWebhook(storage, org);
-      const old = await seedDelivery(storage, org, { status: "failed", createdAt: at(1) }, hook);
-      const failed = await seedDelivery(
-        storage,
-        org,
-        { status: "failed", createdAt: at(10) },
-        hook,
-      );
-      const cancelled = await seedDelivery(
-        storage,
-        org,
-        { status: "cancelled", createdAt: at(11), attempts: 1 },
-        hook,
-      );
-      const delivered = await seedDelivery(
-        storage,
-        org,
-        { status: "delivered", createdAt: at(12) },
-        hook,
-      );
-      const pending = await seedDelivery(
-        storage,
-        org,
-        { status: "pending", createdAt: at(13) },
-        hook,
-      );
+      const ofHook = (overrides: Partial<DeliveryRecord>) =>
+        seedDelivery(storage, org, overrides, hook);
+      const old = await ofHook({ status: "failed", createdAt: at(1) });
+      const failed = await ofHook({ status: "failed", createdAt: at(10) });
+      const cancelled = await ofHook({ status: "cancelled", createdAt: at(11), attempts: 1 });
+      const delivered = await ofHook({ status: "delivered", createdAt: at(12) });
+      const pending = await ofHook({ status: "pending", createdAt: at(13) });
       const other = await seedDelivery(
         storage,
         org,

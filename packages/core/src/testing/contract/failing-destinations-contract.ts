@@ -8,6 +8,7 @@ import {
   seedMessage,
   seedOrganization,
   seedWebhook,
+  twoSeededOrganizations,
 } from "./seed.js";
 
 /** A delivery whose last attempt started at `at(seconds)` and answered `code`. */
@@ -47,9 +48,7 @@ async function ownUrlDelivery(
 export function failingDestinationsContract(harness: () => StorageHarness): void {
   describe("deliveries.failingDestinations", () => {
     it("groups failing deliveries by subscription or own URL, latest failure first, with that attempt's outcome", async () => {
-      const { storage } = harness();
-      const org = await seedOrganization(storage);
-      const other = await seedOrganization(storage);
+      const { storage, org, other } = await twoSeededOrganizations(harness);
       const organizationId = org.organization.id;
       const down = await seedWebhook(storage, org);
       const flaky = await seedWebhook(storage, org);

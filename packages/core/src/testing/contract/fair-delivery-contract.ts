@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { DeliveryRecord } from "../../ports.js";
 import { at } from "./fixtures.js";
 import type { StorageHarness } from "./raw.js";
-import { seedDelivery, seedOrganization, seedWebhook } from "./seed.js";
+import { seedDelivery, seedOrganization, seedWebhook, twoSeededOrganizations } from "./seed.js";
 
 const LEASE_MS = 30_000;
 
@@ -70,9 +70,7 @@ export function fairDeliveryContract(harness: () => StorageHarness): void {
 
   describe("deliveries: moving a destination's deliveries", () => {
     it("rekeyForSubscription moves the subscription's pending deliveries only", async () => {
-      const { storage, raw } = harness();
-      const org = await seedOrganization(storage);
-      const other = await seedOrganization(storage);
+      const { storage, raw, org, other } = await twoSeededOrganizations(harness);
       const hook = await seedWebhook(storage, org);
       const pending = await seedDelivery(storage, org, {}, hook);
       const done = await seedDelivery(storage, org, { status: "delivered" }, hook);

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { MessageHourCount } from "../../ports.js";
 import { at } from "./fixtures.js";
 import type { StorageHarness } from "./raw.js";
-import { seedMessage, seedOrganization } from "./seed.js";
+import { seedMessage, twoSeededOrganizations } from "./seed.js";
 
 const HOUR = 3600;
 
@@ -13,9 +13,7 @@ const sorted = (lines: MessageHourCount[]) =>
 export function messageCountsContract(harness: () => StorageHarness): void {
   describe("message counts by hour", () => {
     it("counts the organization's messages since a time by creation hour and status now", async () => {
-      const { storage } = harness();
-      const org = await seedOrganization(storage);
-      const other = await seedOrganization(storage);
+      const { storage, org, other } = await twoSeededOrganizations(harness);
       await seedMessage(storage, org, { createdAt: at(HOUR - 1) }); // before `since`
       await seedMessage(storage, org, { createdAt: at(HOUR) });
       await seedMessage(storage, org, { createdAt: at(HOUR + 59 * 60), status: "seen" });

@@ -1,15 +1,22 @@
 import { describe, expect, it } from "vitest";
+import type { MessageStatus } from "../../ports.js";
 import { anEvent, at } from "./fixtures.js";
 import type { StorageHarness } from "./raw.js";
-import { seedMessage, seedOrganization } from "./seed.js";
+import { seedMessage, seedOrganization, twoSeededOrganizations } from "./seed.js";
+
+/** A change of a message to `status`, sent by SMS without error, at `at(seconds)`. */
+const bySms = (status: MessageStatus, seconds: number) => ({
+  status,
+  channel: "sms" as const,
+  error: null,
+  updatedAt: at(seconds),
+});
 
 /** Messages: reads, the lifecycle compare-and-set, expiry and events. */
 export function messagesContract(harness: () => StorageHarness): void {
   describe("messages", () => {
     it("insert stores a message; get reads it only in its organization, getById by id alone", async () => {
-      const { storage, raw } = harness();
-      const org = await seedOrganization(storage);
-      const other = await seedOrganization(storage);
+      const { storage, raw, org, other } = await twoSeededOrganizations(harness);
       const { message } = await seedMessage(storage, org, {
         clientReference: "order-42",
         webhookUrl: "https://example.com/hook",
@@ -43,19 +50,9 @@ export function messagesContract(harness: () => StorageHarness): void {
       const { storage, raw } = harness();
       const org = await seedOrganization(storage);
       const { message } = await seedMessage(storage, org);
-      const delivered = {
-        status: "delivered" as const,
-        channel: "sms" as const,
-        error: null,
-        updatedAt: at(5),
-      };
+      const delivered = bySms("delivered", 5);
       expect(await storage.messages.transition(message.id, "sent", delivered)).toBe(true);
-      const expired = {
-        status: "expired" as const,
-        channel: "sms" as const,
-        error: null,
-        updatedAt: at(9),
-      };
+      const expired = bySms("expired", 9);
       expect(await storage.messages.transition(message.id, "sent", expired)).toBe(false);
       expect(await raw.message(message.id)).toEqual({ ...message, ...delivered });
       const unknown = "01890000-0000-7000-8000-000000000000";
@@ -68,12 +65,7 @@ export function messagesContract(harness: () => StorageHarness): void {
       const { message } = await seedMessage(storage, org);
       const results = await Promise.all(
         Array.from({ length: 10 }, (_, i) =>
-          storage.messages.transition(message.id, "sent", {
-            status: "delivered",
-            channel: "sms",
-            error: null,
-            updatedAt: at(10 + i),
-          }),
+          storage.messages.transition(message.id, "sent", bySms("delivered", 10 + i)),
         ),
       );
       expect(results.filter(Boolean)).toHaveLength(1);
@@ -94,21 +86,14 @@ export function messagesContract(harness: () => StorageHarness): void {
       await seedMessage(storage, orgA, { createdAt: at(3), expiresAt: at(301) });
       const done = (await seedMessage(storage, orgA, { createdAt: at(0.5), expiresAt: at(150) }))
         .message;
-      await storage.messages.transition(done.id, "sent", {
-        status: "delivered",
-        channel: "sms",
-        error: null,
-        updatedAt: at(50),
-      });
+      await storage.messages.transition(done.id, "sent", bySms("delivered", 50));
       expect(await storage.messages.listExpired(at(300), 10)).toEqual([a.id, b.id, c.id]);
       expect(await storage.messages.listExpired(at(300), 2)).toEqual([a.id, b.id]);
       expect(await storage.messages.listExpired(at(99.999), 10)).toEqual([]);
     });
 
     it("listEvents returns a message's events in the order they happened, in its organization only", async () => {
-      const { storage, raw } = harness();
-      const org = await seedOrganization(storage);
-      const other = await seedOrganization(storage);
+      const { storage, raw, org, other } = await twoSeededOrganizations(harness);
       const { message, event: sent } = await seedMessage(storage, org, { createdAt: at(0) });
       await seedMessage(storage, org);
       const base = { organizationId: org.organization.id, messageId: message.id };

@@ -2,7 +2,13 @@ import { describe, expect, it } from "vitest";
 import type { CampaignRecord } from "../../ports.js";
 import { aCampaign, aDelivery, at } from "./fixtures.js";
 import type { StorageHarness } from "./raw.js";
-import { seedDelivery, seedMessage, seedOrganization, seedWebhook } from "./seed.js";
+import {
+  seedDelivery,
+  seedMessage,
+  seedOrganization,
+  seedWebhook,
+  twoSeededOrganizations,
+} from "./seed.js";
 
 const ids = (rows: ReadonlyArray<{ id: string }>): string[] => rows.map((r) => r.id);
 
@@ -10,9 +16,7 @@ const ids = (rows: ReadonlyArray<{ id: string }>): string[] => rows.map((r) => r
 export function operatorQueriesContract(harness: () => StorageHarness): void {
   describe("campaigns.listPage and campaigns.lock", () => {
     it("pages the organization's campaigns newest first, by status, below a seq", async () => {
-      const { storage } = harness();
-      const org = await seedOrganization(storage);
-      const other = await seedOrganization(storage);
+      const { storage, org, other } = await twoSeededOrganizations(harness);
       const organizationId = org.organization.id;
       const made: CampaignRecord[] = [org.campaign];
       for (const status of ["inactive", "active", "inactive"] as const) {
@@ -77,9 +81,7 @@ export function operatorQueriesContract(harness: () => StorageHarness): void {
 
   describe("messages.listPage", () => {
     it("filters by each field, combined, newest first, in the organization only", async () => {
-      const { storage } = harness();
-      const org = await seedOrganization(storage);
-      const other = await seedOrganization(storage);
+      const { storage, org, other } = await twoSeededOrganizations(harness);
       const organizationId = org.organization.id;
       const secondCampaign = aCampaign({ organizationId });
       await storage.campaigns.insert(secondCampaign);
@@ -117,9 +119,7 @@ export function operatorQueriesContract(harness: () => StorageHarness): void {
 
   describe("deliveries.listPage", () => {
     it("filters by status, subscription, message and creation time, newest first", async () => {
-      const { storage } = harness();
-      const org = await seedOrganization(storage);
-      const other = await seedOrganization(storage);
+      const { storage, org, other } = await twoSeededOrganizations(harness);
       const organizationId = org.organization.id;
       const hook = await seedWebhook(storage, org);
       const elsewhere = await seedWebhook(storage, org);

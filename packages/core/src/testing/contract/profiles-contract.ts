@@ -76,24 +76,14 @@ export function profilesContract(harness: () => StorageHarness): void {
 
     it("findByEmail matches case-insensitively, oldest first, at most limit, active only", async () => {
       const { storage, orgA, orgB } = await twoOrganizations(harness);
-      const a = await insertProfile(
-        storage,
-        aProfile({ organizationId: orgA, email: "Jo@Example.com" }),
-      );
-      const b = await insertProfile(
-        storage,
-        aProfile({ organizationId: orgA, email: "jo@example.COM" }),
-      );
-      const c = await insertProfile(
-        storage,
-        aProfile({ organizationId: orgA, email: "JO@EXAMPLE.COM" }),
-      );
-      const gone = await insertProfile(
-        storage,
-        aProfile({ organizationId: orgA, email: "jo@example.com" }),
-      );
-      await insertProfile(storage, aProfile({ organizationId: orgA, email: "other@example.com" }));
-      await insertProfile(storage, aProfile({ organizationId: orgB, email: "jo@example.com" }));
+      const withEmail = (email: string, organizationId = orgA) =>
+        insertProfile(storage, aProfile({ organizationId, email }));
+      const a = await withEmail("Jo@Example.com");
+      const b = await withEmail("jo@example.COM");
+      const c = await withEmail("JO@EXAMPLE.COM");
+      const gone = await withEmail("jo@example.com");
+      await withEmail("other@example.com");
+      await withEmail("jo@example.com", orgB);
       await storage.profiles.softDelete(orgA, gone.id, at(5));
       expect(await storage.profiles.findByEmail(orgA, "jo@example.com", 10)).toEqual([a, b, c]);
       expect(await storage.profiles.findByEmail(orgA, "JO@example.com", 2)).toEqual([a, b]);

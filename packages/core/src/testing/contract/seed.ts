@@ -117,3 +117,14 @@ export async function twoOrganizations(harness: () => StorageHarness) {
   const orgB = await anOrganizationIn(storage);
   return { storage, raw, orgA, orgB };
 }
+
+/**
+ * A fresh storage with two seeded organizations (each with its key, campaign and profile):
+ * `org` to work in, and `other`, whose records must never show in `org`'s answers.
+ */
+export async function twoSeededOrganizations(harness: () => StorageHarness) {
+  const { storage, raw } = harness();
+  const org = await seedOrganization(storage);
+  const other = await seedOrganization(storage);
+  return { storage, raw, org, other };
+}

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import type { CampaignRecord, WebhookSubscriptionChanges, WebhookTopic } from "../../ports.js";
 import { aCampaign, anApiKey, at, aWebhook } from "../contract/fixtures.js";
-import { always, has, Operation } from "./operation.js";
+import { always, has, Operation, readsOf } from "./operation.js";
 import { ORGS, pick, URLS } from "./values.js";
 
 const TOPIC_SETS: WebhookTopic[][] = [
@@ -59,17 +59,10 @@ const updateCampaign = fc
       ),
   );
 
-const readCampaigns = fc.record({ n: fc.nat(), org: fc.nat(1) }).map(
-  ({ n, org }) =>
-    new Operation(`campaigns reads(#${n}, org ${org})`, has("campaigns"), (model) => {
-      const { id } = pick(model.campaigns, n);
-      const organizationId = pick(ORGS, org);
-      return async (side) => [
-        await side.repos.campaigns.get(organizationId, id),
-        await side.repos.campaigns.list(organizationId),
-      ];
-    }),
-);
+const readCampaigns = readsOf("campaigns", async (repos, organizationId, id) => [
+  await repos.campaigns.get(organizationId, id),
+  await repos.campaigns.list(organizationId),
+]);
 
 const insertApiKey = fc
   .record({ org: fc.nat(1), t: fc.nat(20), expires: fc.boolean() })
@@ -171,18 +164,11 @@ const deleteWebhook = fc.record({ n: fc.nat(), org: fc.nat(1) }).map(
     }),
 );
 
-const readWebhooks = fc.record({ n: fc.nat(), org: fc.nat(1) }).map(
-  ({ n, org }) =>
-    new Operation(`webhooks reads(#${n}, org ${org})`, has("webhooks"), (model) => {
-      const { id } = pick(model.webhooks, n);
-      const organizationId = pick(ORGS, org);
-      return async (side) => [
-        await side.repos.webhooks.get(organizationId, id),
-        await side.repos.webhooks.getById(id),
-        await side.repos.webhooks.list(organizationId),
-      ];
-    }),
-);
+const readWebhooks = readsOf("webhooks", async (repos, organizationId, id) => [
+  await repos.webhooks.get(organizationId, id),
+  await repos.webhooks.getById(id),
+  await repos.webhooks.list(organizationId),
+]);
 
 /** Random operations on campaigns, API keys and webhook subscriptions. */
 export const accountOperations = [

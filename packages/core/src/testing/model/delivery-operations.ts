@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import type { AttemptOutcome, DeliveryDestination } from "../../ports.js";
 import { aDelivery, at, aUuid } from "../contract/fixtures.js";
-import { always, has, Operation } from "./operation.js";
+import { always, has, Operation, readsOf } from "./operation.js";
 import { ORGS, OWNERS, pick, URLS } from "./values.js";
 
 const WEBHOOKS = ["whk_0000000000000000000000000a", "whk_0000000000000000000000000b"] as const;
@@ -175,17 +175,10 @@ const nextDueAt = fc.constant(
   ),
 );
 
-const read = fc.record({ n: fc.nat(), org: fc.nat(1) }).map(
-  ({ n, org }) =>
-    new Operation(`deliveries reads(#${n}, org ${org})`, has("deliveries"), (model) => {
-      const { id } = pick(model.deliveries, n);
-      const organizationId = pick(ORGS, org);
-      return async (side) => [
-        await side.repos.deliveries.get(organizationId, id),
-        await side.repos.deliveries.listAttempts(organizationId, id),
-      ];
-    }),
-);
+const read = readsOf("deliveries", async (repos, organizationId, id) => [
+  await repos.deliveries.get(organizationId, id),
+  await repos.deliveries.listAttempts(organizationId, id),
+]);
 
 /** Random operations on the delivery outbox: inserts, leases, attempts, redeliveries. */
 export const deliveryOperations = [

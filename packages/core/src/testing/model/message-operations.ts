@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import type { MessageStatus, Topic } from "../../ports.js";
 import { aMessage, anEvent, at } from "../contract/fixtures.js";
-import { always, has, Operation } from "./operation.js";
+import { always, has, Operation, readsOf } from "./operation.js";
 import { MESSAGE_STATUSES, ORGS, PHONES, pick, URLS } from "./values.js";
 
 const TOPICS: Topic[] = ["message.sent", "message.delivered", "message.failed", "message.expired"];
@@ -93,19 +93,12 @@ const insertEvent = fc.record({ n: fc.nat(), topic: fc.nat(3), t: fc.nat(40) }).
     ),
 );
 
-const readMessage = fc.record({ n: fc.nat(), org: fc.nat(1) }).map(
-  ({ n, org }) =>
-    new Operation(`messages reads(#${n}, org ${org})`, has("messages"), (model) => {
-      const { id } = pick(model.messages, n);
-      const organizationId = pick(ORGS, org);
-      return async (side) => [
-        await side.repos.messages.get(organizationId, id),
-        await side.repos.messages.getById(id),
-        await side.repos.messages.listEvents(organizationId, id),
-        await side.repos.deliveries.listForMessage(organizationId, id),
-      ];
-    }),
-);
+const readMessage = readsOf("messages", async (repos, organizationId, id) => [
+  await repos.messages.get(organizationId, id),
+  await repos.messages.getById(id),
+  await repos.messages.listEvents(organizationId, id),
+  await repos.deliveries.listForMessage(organizationId, id),
+]);
 
 /** Random operations on messages: inserts, lifecycle compare-and-set, expiry, events. */
 export const messageOperations = [

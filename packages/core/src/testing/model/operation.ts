@@ -1,5 +1,7 @@
-import type fc from "fast-check";
+import fc from "fast-check";
 import { expect } from "vitest";
+import type { Repositories } from "../../ports.js";
+import { ORGS, pick } from "./values.js";
 import type { Model, Side, Storages } from "./world.js";
 
 /** How one operation runs on one storage; `side` maps cursors and holds the repositories. */
@@ -73,3 +75,20 @@ export const has =
   (kind: keyof Model) =>
   (model: Readonly<Model>): boolean =>
     model[kind].length > 0;
+
+/**
+ * Reads of one remembered record of `kind`, asked as either organization (its own, or one that
+ * must find nothing); `reads` makes them one after the other on one storage.
+ */
+export const readsOf = (
+  kind: Exclude<keyof Model, "ghosts">,
+  reads: (repos: Repositories, organizationId: string, id: string) => Promise<unknown[]>,
+) =>
+  fc.record({ n: fc.nat(), org: fc.nat(1) }).map(
+    ({ n, org }) =>
+      new Operation(`${kind} reads(#${n}, org ${org})`, has(kind), (model) => {
+        const { id } = pick(model[kind], n);
+        const organizationId = pick(ORGS, org);
+        return (side) => reads(side.repos, organizationId, id);
+      }),
+  );
