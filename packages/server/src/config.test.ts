@@ -23,7 +23,7 @@ describe("readConfig", () => {
     const result = read({});
     expect(result).toEqual(
       ok({
-        database: { kind: "sqlite", path: join(cwd, "tidings.db") },
+        database: { kind: "sqlite", path: join(cwd, "tidings.db"), synchronous: "normal" },
         port: 3000,
         host: "127.0.0.1",
         secretKey: null,
@@ -201,6 +201,17 @@ describe("readConfig", () => {
     expect(errorsOf({ TIDINGS_CONSOLE: "maybe" })[0]).toContain("TIDINGS_CONSOLE");
   });
 
+  it("takes TIDINGS_SQLITE_SYNCHRONOUS normal or full, and refuses anything else", () => {
+    const full = read({ TIDINGS_SQLITE_SYNCHRONOUS: "full" });
+    expect(full.isOk() && full.value.database).toMatchObject({
+      kind: "sqlite",
+      synchronous: "full",
+    });
+    expect(errorsOf({ TIDINGS_SQLITE_SYNCHRONOUS: "off" })).toEqual([
+      'TIDINGS_SQLITE_SYNCHRONOUS must be normal or full, not "off".',
+    ]);
+  });
+
   it("treats an empty variable as unset", () => {
     const result = read({ PORT: "", TIDINGS_LOG_LEVEL: "  " });
     expect(result.isOk() && result.value.port).toBe(3000);
@@ -210,6 +221,7 @@ describe("readConfig", () => {
   it("lists a default for every variable it reads", () => {
     expect(Object.keys(CONFIG_DEFAULTS)).toEqual([
       "TIDINGS_DATABASE_URL",
+      "TIDINGS_SQLITE_SYNCHRONOUS",
       "PORT",
       "HOST",
       "TIDINGS_SECRET_KEY",

@@ -8,7 +8,14 @@ import { formatDuration, parseDuration } from "./duration.js";
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 
 /** Where the data lives: a SQLite file or a PostgreSQL database. */
-export type DatabaseConfig = { kind: "sqlite"; path: string } | { kind: "postgres"; url: string };
+export type DatabaseConfig =
+  | {
+      kind: "sqlite";
+      path: string;
+      /** `TIDINGS_SQLITE_SYNCHRONOUS`: `full` also survives power loss, at an fsync per commit. */
+      synchronous?: "normal" | "full" | undefined;
+    }
+  | { kind: "postgres"; url: string };
 
 /** The server's configuration, read from the environment (README "Configuration"). */
 export interface ServerConfig {
@@ -53,6 +60,7 @@ type Env = Record<string, string | undefined>;
 /** Every variable with its default, in the order the README lists them. */
 export const CONFIG_DEFAULTS = {
   TIDINGS_DATABASE_URL: "sqlite:./tidings.db",
+  TIDINGS_SQLITE_SYNCHRONOUS: "normal",
   PORT: "3000",
   HOST: "127.0.0.1",
   TIDINGS_SECRET_KEY: "(a key file beside the SQLite database)",
@@ -131,6 +139,13 @@ export function readConfig(env: Env, cwd = process.cwd()): Result<ServerConfig, 
     }
   }
 
+  const synchronous = get("TIDINGS_SQLITE_SYNCHRONOUS");
+  if (synchronous !== "normal" && synchronous !== "full") {
+    errors.push(
+      `TIDINGS_SQLITE_SYNCHRONOUS must be normal or full, not ${JSON.stringify(synchronous)}.`,
+    );
+  }
+
   const host = get("HOST");
   const hostChecked = checkHost(host);
   if (hostChecked.isErr()) errors.push(`HOST ${hostChecked.error}`);
@@ -191,7 +206,12 @@ export function readConfig(env: Env, cwd = process.cwd()): Result<ServerConfig, 
   }
 
   const config: ServerConfig = {
-    database: database ?? { kind: "sqlite", path: "" },
+    database:
+      database === null
+        ? { kind: "sqlite", path: "" }
+        : database.kind === "sqlite"
+          ? { ...database, synchronous: synchronous === "full" ? "full" : "normal" }
+          : database,
     port: integer("PORT", 0, 65_535),
     host,
     secretKey,

@@ -35,7 +35,7 @@ export async function openStorage(database: DatabaseConfig): Promise<OpenedStora
   const db = new Database(database.path);
   try {
     const migrations = migrateSqlite(db);
-    const storage = sqliteStorage(db, { migrate: false });
+    const storage = sqliteStorage(db, { migrate: false, synchronous: database.synchronous });
     return {
       storage,
       migrations,
