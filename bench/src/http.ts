@@ -1,6 +1,7 @@
 // HTTP throughput: autocannon against `tidings serve` (SQLite and PostgreSQL), every figure
 // beside a bare node:http server answering the same JSON in the same run.
-// Run: pnpm --filter @tidings/bench http   (BENCH_DURATION_S, BENCH_DB, BENCH_ONLY, BENCH_CPU_PROF)
+// Run: pnpm --filter @tidings/bench http
+//   (BENCH_DURATION_S, BENCH_DB, BENCH_ONLY, BENCH_CPU_PROF, BENCH_SQLITE_SYNCHRONOUS=full)
 
 import { call, seedProfiles } from "./harness/api.js";
 import { type BareReply, startBareServer } from "./harness/bare-server.js";
@@ -22,6 +23,8 @@ const DATABASES: Database[] = (process.env.BENCH_DB?.split(",") as Database[] | 
 ];
 const ONLY = process.env.BENCH_ONLY;
 const CPU_PROF = process.env.BENCH_CPU_PROF;
+/** SQLite's `synchronous` for Tidings and the peer alike: `normal` (the default) or `full`. */
+const SYNCHRONOUS = process.env.BENCH_SQLITE_SYNCHRONOUS === "full" ? "full" : "normal";
 
 const ENDPOINTS = endpointsNamed(ONLY);
 
@@ -83,11 +86,19 @@ async function measurePeer(
 async function benchDatabase(database: Database): Promise<void> {
   const fixture = await createFixture(database);
   const nodeArgs = CPU_PROF ? ["--cpu-prof", "--cpu-prof-dir", CPU_PROF] : [];
-  const server = await startTidings(fixture.env, nodeArgs);
+  const server = await startTidings(
+    { ...fixture.env, TIDINGS_SQLITE_SYNCHRONOUS: SYNCHRONOUS },
+    nodeArgs,
+  );
   // The same send limit Tidings serves with here (lifted: BENCH_ENV).
   const peerServer =
     database === "sqlite"
-      ? await startPeerServer({ template: OTP_TEMPLATE, rateLimit: 9_999_999, rateWindowMs: 1000 })
+      ? await startPeerServer({
+          template: OTP_TEMPLATE,
+          rateLimit: 9_999_999,
+          rateWindowMs: 1000,
+          synchronous: SYNCHRONOUS,
+        })
       : null;
   try {
     const ids = await seedProfiles(server.url, fixture.token, 0, SEEDED);
@@ -222,7 +233,7 @@ function report(): string {
     "",
     machineLine(describeMachine(), "pnpm --filter @tidings/bench http"),
     "",
-    `autocannon in the bench process, ${DURATION_S} s per run after a ${WARMUP_S} s warm-up, against \`tidings serve\` (built \`dist/bin.js\`, its own process, \`TIDINGS_LOG_LEVEL=warn\`, send limit lifted to \`9999999/1s\`) and, in the same run, a bare node:http server in its own process answering Tidings' own JSON for that request, and (SQLite, three endpoints) the straightforward server of \`bench/src/harness/peer-server-main.ts\`: what a competent engineer writes in an afternoon on the same libraries (one node:http handler per route, better-sqlite3 in WAL with synchronous NORMAL and one statement or transaction per request, libphonenumber-js/max, valibot, a SHA-256 key lookup per request, a message and an event row per send, the rate limit counted from a hits table), in its own process with its own 1000 seeded profiles. ${SEEDED} profiles seeded through the API first; lookups rotate over them; every \`POST /v1/profiles\` carries a new phone number; sends are Viber OTP (\`${"{{brand}}"}\`, \`${"{{pin}}"}\`) to the seeded numbers through the sandbox provider. PostgreSQL runs in its own schema of the local server.`,
+    `autocannon in the bench process, ${DURATION_S} s per run after a ${WARMUP_S} s warm-up, against \`tidings serve\` (built \`dist/bin.js\`, its own process, \`TIDINGS_LOG_LEVEL=warn\`, \`NODE_ENV=production\`, send limit lifted to \`9999999/1s\`) and, in the same run, a bare node:http server in its own process answering Tidings' own JSON for that request, and (SQLite, three endpoints) the straightforward server of \`bench/src/harness/peer-server-main.ts\`: what a competent engineer writes in an afternoon on the same libraries (one node:http handler per route, better-sqlite3 in WAL with synchronous NORMAL and one statement or transaction per request, libphonenumber-js/max, valibot, a SHA-256 key lookup per request, a message and an event row per send, the rate limit counted from a hits table), in its own process with its own 1000 seeded profiles. ${SEEDED} profiles seeded through the API first; lookups rotate over them; every \`POST /v1/profiles\` carries a new phone number; sends are Viber OTP (\`${"{{brand}}"}\`, \`${"{{pin}}"}\`) to the seeded numbers through the sandbox provider. PostgreSQL runs in its own schema of the local server.`,
     "",
     body,
     "",
@@ -237,6 +248,10 @@ function report(): string {
 
 for (const database of DATABASES) await benchDatabase(database);
 // A partial or profiled run prints its figures but leaves RESULTS.md to the full run.
-const partial = ONLY !== undefined || process.env.BENCH_DB !== undefined || CPU_PROF !== undefined;
+const partial =
+  ONLY !== undefined ||
+  process.env.BENCH_DB !== undefined ||
+  CPU_PROF !== undefined ||
+  SYNCHRONOUS === "full";
 if (!partial) writeSection("http", report());
 console.log(report());

@@ -16,12 +16,13 @@ interface Start {
   template: string;
   rateLimit: number;
   rateWindowMs: number;
+  synchronous: "normal" | "full";
 }
 
-process.once("message", ({ path, template, rateLimit, rateWindowMs }: Start) => {
+process.once("message", ({ path, template, rateLimit, rateWindowMs, synchronous }: Start) => {
   const db = new Database(path);
   db.pragma("journal_mode = WAL");
-  db.pragma("synchronous = NORMAL");
+  db.pragma(`synchronous = ${synchronous === "full" ? "FULL" : "NORMAL"}`);
   db.exec(`
     CREATE TABLE api_keys (id TEXT PRIMARY KEY, organization_id TEXT NOT NULL, hash TEXT NOT NULL UNIQUE);
     CREATE TABLE profiles (id TEXT PRIMARY KEY, organization_id TEXT NOT NULL, phone_number TEXT NOT NULL,

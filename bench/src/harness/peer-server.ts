@@ -22,6 +22,8 @@ export function startPeerServer(options: {
   template: string;
   rateLimit: number;
   rateWindowMs: number;
+  /** SQLite's `synchronous` setting, as Tidings is run with in the same comparison. */
+  synchronous: "normal" | "full";
 }): Promise<PeerServer> {
   const dir = mkdtempSync(join(tmpdir(), "tidings-peer-"));
   const child = fork(fileURLToPath(new URL("./peer-server-main.ts", import.meta.url)), {
