@@ -1,6 +1,8 @@
 import type { Repositories } from "@tidings/core";
 import type { SyncRepositories } from "./repositories.js";
+import type { SqliteDatabase } from "./sqlite-database.js";
 import type { CallRunner } from "./sync-repository.js";
+import { isBusy } from "./while-busy.js";
 
 /** Whether SQLite refused a statement because the connection is read-only. */
 const isReadOnlyRefusal = (error: unknown): boolean => {
@@ -46,4 +48,55 @@ export function withSeparateReads(
     routed[repository] = table;
   }
   return routed as unknown as Repositories;
+}
+
+interface Read {
+  call: () => unknown;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Runs reads on `reader` in batches: the reads asked during one turn of the event loop run
+ * together at its end, inside one read transaction. Each statement outside a transaction would
+ * open and close a snapshot of its own (shared-memory locks and a check of the WAL for each);
+ * a batch pays for that once. No write of this process can land inside a batch (it runs in one
+ * synchronous stretch), and a read asked after a write was answered runs in a later batch, so
+ * it sees that write. A read that finds the database busy (rare: SQLite's own WAL recovery) is
+ * tried again alone by `retry`.
+ */
+export function batchedReads(
+  reader: SqliteDatabase,
+  retry: CallRunner,
+): { run: CallRunner; flush(): void } {
+  let batch: Read[] = [];
+  const flush = (): void => {
+    if (batch.length === 0) return;
+    const reads = batch;
+    batch = [];
+    let began = false;
+    try {
+      reader.exec("BEGIN");
+      began = true;
+    } catch {
+      // Without a transaction each read simply takes its own snapshot.
+    }
+    const busy: Read[] = [];
+    for (const read of reads) {
+      try {
+        read.resolve(read.call());
+      } catch (error) {
+        if (isBusy(error)) busy.push(read);
+        else read.reject(error);
+      }
+    }
+    if (began && reader.inTransaction) reader.exec("COMMIT");
+    for (const read of busy) retry(read.call).then(read.resolve, read.reject);
+  };
+  const run = <T>(call: () => T) =>
+    new Promise<T>((resolve, reject) => {
+      if (batch.length === 0) setImmediate(flush);
+      batch.push({ call, resolve: resolve as (value: unknown) => void, reject });
+    });
+  return { run, flush };
 }

@@ -9,7 +9,7 @@ import {
 import { isDatabaseFile, keepDatabasePrivate } from "./database-file.js";
 import { groupCommit } from "./group-commit.js";
 import { migrate } from "./migrations.js";
-import { withSeparateReads } from "./read-connection.js";
+import { batchedReads, withSeparateReads } from "./read-connection.js";
 import { asyncRepositories, syncRepositories } from "./repositories.js";
 import type { SqliteDatabase } from "./sqlite-database.js";
 import type { CallRunner } from "./sync-repository.js";
@@ -158,12 +158,21 @@ export function sqliteStorage(
     }
     return whileBusy(call, Date.now() + patienceMs);
   };
+  const batches = reader === null ? null : batchedReads(reader, readNow);
+  const readInBatch: CallRunner = (call) => {
+    try {
+      assertUsable();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return batches === null ? readNow(call) : batches.run(call);
+  };
   const repositories = asyncRepositories(sync, queued);
 
   return {
     ...(reader === null
       ? repositories
-      : withSeparateReads(repositories, syncRepositories(reader), readNow)),
+      : withSeparateReads(repositories, syncRepositories(reader), readInBatch)),
     transaction: rollingBackErrors(transaction),
     async ping() {
       if (closed) throw new Error("The SQLite storage is closed.");
@@ -175,6 +184,7 @@ export function sqliteStorage(
       // Let queued calls and the running transaction finish before the handle goes away.
       await group.idle();
       await checkpointer?.stop();
+      batches?.flush();
       reader?.close();
       if (ownsDatabase) db.close();
     },

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { StorageBusyError } from "@tidings/core";
 
 /** Whether better-sqlite3 threw because another connection holds the lock it needs. */
-const isBusy = (error: unknown): boolean => {
+export const isBusy = (error: unknown): boolean => {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === "string" && code.startsWith("SQLITE_BUSY");
 };
