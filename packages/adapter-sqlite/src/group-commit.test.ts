@@ -1,19 +1,17 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { cleanupsEach } from "@tidings/core/testing";
 import Database from "better-sqlite3";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { groupCommit } from "./group-commit.js";
-import type { SqliteDatabase } from "./sqlite-database.js";
+import { recordingDatabase } from "./testing/recording-database.js";
 import { tempDatabaseFile } from "./testing/temp-database.js";
 
 const FAR = Number.MAX_SAFE_INTEGER;
-const opened: Array<() => void> = [];
-afterEach(() => {
-  for (const close of opened.splice(0)) close();
-});
+const cleanups = cleanupsEach();
 
 /**
  * A database file with a `notes` table, the writer connection under test, a second connection
- * that sees only what was committed, and a log of every BEGIN and COMMIT the writer ran.
+ * that sees only what was committed, and every BEGIN and COMMIT the writer ran so far.
  */
 function setup() {
   const file = tempDatabaseFile();
@@ -22,35 +20,25 @@ function setup() {
   raw.exec("CREATE TABLE notes (n INTEGER PRIMARY KEY, parent INTEGER REFERENCES notes (n))");
   raw.exec("PRAGMA foreign_keys = ON");
   const observer = new Database(file.path, { readonly: true });
-  opened.push(() => {
+  cleanups.push(() => {
     observer.close();
     raw.close();
     file.remove();
   });
-  const log: string[] = [];
-  const db: SqliteDatabase = {
-    prepare: (sql) => raw.prepare(sql),
-    exec(sql) {
-      if (sql === "BEGIN IMMEDIATE" || sql === "COMMIT") log.push(sql);
-      raw.exec(sql);
-    },
-    get inTransaction() {
-      return raw.inTransaction;
-    },
-    close: () => raw.close(),
-  };
+  const { db, execs } = recordingDatabase(raw);
+  const transactions = () => execs.filter((sql) => sql === "BEGIN IMMEDIATE" || sql === "COMMIT");
   const insert = (n: number, parent: number | null = null) =>
     raw.prepare("INSERT INTO notes (n, parent) VALUES (?, ?)").run(n, parent);
   const committed = () =>
     (observer.prepare("SELECT n FROM notes ORDER BY n").all() as Array<{ n: number }>).map(
       (row) => row.n,
     );
-  return { db, raw, log, insert, committed };
+  return { db, raw, transactions, insert, committed };
 }
 
 describe("groupCommit", () => {
   it("work queued together shares one BEGIN and one COMMIT, and each result waits for it", async () => {
-    const { db, log, insert, committed } = setup();
+    const { db, transactions, insert, committed } = setup();
     const group = groupCommit(db);
     const seenAtResolve: number[][] = [];
     const units = Array.from({ length: 10 }, (_, n) =>
@@ -59,7 +47,7 @@ describe("groupCommit", () => {
         .then(() => seenAtResolve.push(committed())),
     );
     await Promise.all(units);
-    expect(log).toEqual(["BEGIN IMMEDIATE", "COMMIT"]);
+    expect(transactions()).toEqual(["BEGIN IMMEDIATE", "COMMIT"]);
     // No caller heard of its write before another connection could read all ten.
     for (const seen of seenAtResolve) expect(seen).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
   });
@@ -110,7 +98,7 @@ describe("groupCommit", () => {
   });
 
   it("a unit that arrives while a group runs starts the next group, in order", async () => {
-    const { db, log, insert, committed } = setup();
+    const { db, transactions, insert, committed } = setup();
     const group = groupCommit(db);
     const order: number[] = [];
     const first = group.run(
@@ -134,16 +122,16 @@ describe("groupCommit", () => {
     await Promise.all([first, second]);
     expect(order).toEqual([1, 2]);
     expect(committed()).toEqual([1, 2]);
-    expect(log.filter((sql) => sql === "COMMIT").length).toBeGreaterThanOrEqual(1);
+    expect(transactions().filter((sql) => sql === "COMMIT").length).toBeGreaterThanOrEqual(1);
   });
 
   it("limits a group to maxUnits, so a stream of work still gets answers", async () => {
-    const { db, log, insert } = setup();
+    const { db, transactions, insert } = setup();
     const group = groupCommit(db, { maxUnits: 4 });
     await Promise.all(
       Array.from({ length: 10 }, (_, n) => group.run(() => insert(n), "atomic", FAR)),
     );
-    expect(log.filter((sql) => sql === "COMMIT")).toHaveLength(3);
+    expect(transactions().filter((sql) => sql === "COMMIT")).toHaveLength(3);
   });
 
   it("idle() waits for queued work", async () => {

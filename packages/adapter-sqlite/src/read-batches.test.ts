@@ -2,14 +2,14 @@ import { aProfile, cleanupsEach } from "@tidings/core/testing";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { batchedReads } from "./read-connection.js";
-import type { SqliteDatabase } from "./sqlite-database.js";
 import { sqliteStorage } from "./sqlite-storage.js";
+import { recordingDatabase } from "./testing/recording-database.js";
 import { tempDatabaseFile } from "./testing/temp-database.js";
 
 const ORG = "org_00000000000000000000000001";
 const cleanups = cleanupsEach();
 
-/** A WAL file with a `notes` table, its writer, and a read-only connection that logs BEGINs. */
+/** A WAL file with a `notes` table, its writer, and a read-only connection that records BEGINs. */
 function setup() {
   const file = tempDatabaseFile();
   const writer = new Database(file.path);
@@ -20,18 +20,8 @@ function setup() {
     writer.close();
     file.remove();
   });
-  const begins: string[] = [];
-  const reader: SqliteDatabase = {
-    prepare: (sql) => raw.prepare(sql),
-    exec(sql) {
-      if (sql === "BEGIN") begins.push(sql);
-      raw.exec(sql);
-    },
-    get inTransaction() {
-      return raw.inTransaction;
-    },
-    close: () => raw.close(),
-  };
+  const { db: reader, execs } = recordingDatabase(raw);
+  const begins = () => execs.filter((sql) => sql === "BEGIN");
   const count = () => (raw.prepare("SELECT COUNT(*) AS n FROM notes").get() as { n: number }).n;
   return { writer, reader, begins, count };
 }
@@ -47,7 +37,7 @@ describe("batched reads", () => {
       Array.from({ length: 10 }, (_, k) => reads.run(() => count() + k)),
     );
     expect(answers).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
-    expect(begins).toHaveLength(1);
+    expect(begins()).toHaveLength(1);
     expect(reader.inTransaction).toBe(false);
   });
 

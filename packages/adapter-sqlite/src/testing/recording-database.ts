@@ -14,6 +14,8 @@ export interface RecordingDatabase {
   calls: RecordedCall[];
   /** How many times each SQL text was prepared. */
   prepares: Map<string, number>;
+  /** Every text run with `exec` (transaction control, PRAGMAs), in order. */
+  execs: string[];
   /** Labels the calls made from now on. */
   label(name: string): void;
 }
@@ -23,6 +25,7 @@ export function recordingDatabase(inner: SqliteDatabase): RecordingDatabase {
   let current = "";
   const calls: RecordedCall[] = [];
   const prepares = new Map<string, number>();
+  const execs: string[] = [];
   const db: SqliteDatabase = {
     prepare(sql) {
       prepares.set(sql, (prepares.get(sql) ?? 0) + 1);
@@ -37,7 +40,10 @@ export function recordingDatabase(inner: SqliteDatabase): RecordingDatabase {
         all: (...params) => statement.all(...record(params)),
       };
     },
-    exec: (sql) => inner.exec(sql),
+    exec(sql) {
+      execs.push(sql);
+      return inner.exec(sql);
+    },
     get inTransaction() {
       return inner.inTransaction;
     },
@@ -47,6 +53,7 @@ export function recordingDatabase(inner: SqliteDatabase): RecordingDatabase {
     db,
     calls,
     prepares,
+    execs,
     label: (name) => {
       current = name;
     },
