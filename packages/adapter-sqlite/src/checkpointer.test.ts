@@ -49,7 +49,7 @@ async function written(options: Parameters<typeof sqliteStorage>[1] = {}) {
 
 describe("background checkpoints", () => {
   it("move the WAL into the database file off the writer, and cut an idle WAL to zero", async () => {
-    const { file, db, fileBefore } = await written();
+    const { file, db, fileBefore } = await written({ backgroundCheckpoints: true });
     // The writer itself would only checkpoint at the fallback size, far above this WAL.
     expect(db.pragma("wal_autocheckpoint", { simple: true })).toBe(FALLBACK_AUTOCHECKPOINT_PAGES);
     expect(size(`${file.path}-wal`)).toBeGreaterThan(100 * 4096);
@@ -57,8 +57,8 @@ describe("background checkpoints", () => {
     expect(await within(5000, () => size(`${file.path}-wal`) === 0)).toBe(true);
   });
 
-  it("can be turned off, leaving checkpoints to the writer at SQLite's default size", async () => {
-    const { file, db, fileBefore } = await written({ backgroundCheckpoints: false });
+  it("are off by default, leaving checkpoints to the writer at SQLite's default size", async () => {
+    const { file, db, fileBefore } = await written();
     expect(db.pragma("wal_autocheckpoint", { simple: true })).toBe(1000);
     await sleep(600);
     expect(size(file.path)).toBe(fileBefore);
