@@ -106,24 +106,22 @@ export function sqliteStorage(
       );
     }
   };
+  /** `start()`, or a rejection when the storage may not be called now. */
+  const whenUsable = <T>(start: () => Promise<T>): Promise<T> => {
+    try {
+      assertUsable();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return start();
+  };
 
   // Every write waits its turn on the one connection; the ones that queue up together share
   // one transaction and one COMMIT (`groupCommit`), each answered only once it is committed.
-  const queued: CallRunner = (call) => {
-    try {
-      assertUsable();
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    return group.run(call, "atomic", Date.now() + patienceMs);
-  };
+  const queued: CallRunner = (call) =>
+    whenUsable(() => group.run(call, "atomic", Date.now() + patienceMs));
 
   const transaction = <T>(fn: (tx: Repositories) => Promise<T>): Promise<T> => {
-    try {
-      assertUsable();
-    } catch (error) {
-      return Promise.reject(error);
-    }
     const work = async (): Promise<T> => {
       const scope = { open: true };
       const direct: CallRunner = (call) => {
@@ -148,33 +146,20 @@ export function sqliteStorage(
         scope.open = false;
       }
     };
-    return group.run(work, "savepoint", Date.now() + patienceMs);
+    return whenUsable(() => group.run(work, "savepoint", Date.now() + patienceMs));
   };
 
   // A read on the reader waits for nothing but (rarely) SQLite's own WAL bookkeeping.
-  const readNow: CallRunner = (call) => {
-    try {
-      assertUsable();
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    return whileBusy(call, Date.now() + patienceMs);
-  };
+  const readNow: CallRunner = (call) => whenUsable(() => whileBusy(call, Date.now() + patienceMs));
   const batches = reader === null ? null : batchedReads(reader, readNow);
-  const readInBatch: CallRunner = (call) => {
-    try {
-      assertUsable();
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    return batches === null ? readNow(call) : batches.run(call);
-  };
   const repositories = asyncRepositories(sync, queued);
 
   return {
-    ...(reader === null
+    ...(reader === null || batches === null
       ? repositories
-      : withSeparateReads(repositories, syncRepositories(reader), readInBatch)),
+      : withSeparateReads(repositories, syncRepositories(reader), (call) =>
+          whenUsable(() => batches.run(call)),
+        )),
     transaction: rollingBackErrors(transaction),
     async ping() {
       if (closed) throw new Error("The SQLite storage is closed.");
