@@ -21,6 +21,20 @@ async function flakyReceiver() {
   return receiver;
 }
 
+it("serve opens SQLite with TIDINGS_SQLITE_SYNCHRONOUS, read back from the connection", {
+  timeout: 30_000,
+}, async () => {
+  for (const synchronous of ["normal", "full"]) {
+    const workspace = await operatorWorkspace(cleanups, {
+      TIDINGS_SQLITE_SYNCHRONOUS: synchronous,
+    });
+    const server = startInProcess(workspace.dir, ["serve", "--port", "0"], workspace.env);
+    const listening = await server.waitForLog("listening");
+    await server.stop();
+    expect(listening.sqlite_synchronous).toBe(synchronous);
+  }
+});
+
 it("a failing receiver, its attempts in the delivery log, recovery, then redeliveries with the same id, also after a restart", {
   timeout: 60_000,
 }, async () => {

@@ -40,6 +40,10 @@ export async function openStorage(database: DatabaseConfig): Promise<OpenedStora
       storage,
       migrations,
       webhookBacklog: async (now) => webhookBacklog(db, now),
+      // Read back, not echoed from the configuration: what the writes will actually get.
+      settings: {
+        sqlite_synchronous: db.pragma("synchronous", { simple: true }) === 2 ? "full" : "normal",
+      },
       async close() {
         await storage.close();
         // sqliteStorage leaves a handle it was given open; this one is ours.

@@ -14,6 +14,8 @@ export interface OpenedStorage {
    * before autovacuum's first visit); resolves to what it did, for the log.
    */
   maintain?: (() => Promise<string[]>) | undefined;
+  /** Settings the connection runs with, read back from it, for the start-up log line. */
+  settings?: Record<string, string> | undefined;
   /** What the database's own settings will do to Tidings' data, said once at start-up. */
   warnings?: string[] | undefined;
   /** Pending webhook deliveries due at `now` and the earliest due time, read on a metrics scrape. */

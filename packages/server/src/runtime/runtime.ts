@@ -26,6 +26,8 @@ export interface Runtime {
   maintain: OpenedStorage["maintain"];
   /** The storage's start-up warnings (see `OpenedStorage`). */
   storageWarnings: string[];
+  /** The database connection's settings, for the start-up log line. */
+  storageSettings: Record<string, string>;
   /** This process's Prometheus metrics; `null` unless it serves them (`serve`, `worker`). */
   metrics: Metrics | null;
   /** Calls `fn` whenever this process queued webhook deliveries (to wake the engine). */
@@ -109,6 +111,7 @@ export async function openRuntime(
     listenForDeliveries: opened.listenForDeliveries,
     maintain: opened.maintain,
     storageWarnings: opened.warnings ?? [],
+    storageSettings: opened.settings ?? {},
     metrics,
     onDeliveriesQueued: (fn) => {
       queuedListeners.push(fn);

@@ -100,6 +100,7 @@ export const serveCommand: Command = {
       host: http.host,
       url: http.url,
       database: config.database.kind,
+      ...runtime.storageSettings,
       dev: config.dev,
       engine: background.owner,
       console: config.console ? `${config.publicUrl ?? http.url}/console` : null,
