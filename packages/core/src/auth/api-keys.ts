@@ -3,9 +3,9 @@ import * as v from "valibot";
 import type { Deps } from "../deps.js";
 import { type DomainError, notFound, validationError } from "../errors.js";
 import type { ApiKeyRecord, Scope } from "../ports.js";
-import { isoAt } from "../shared/clock.js";
-import { parseInput } from "../shared/parse.js";
-import { useCase } from "../shared/result.js";
+import { isoAt } from "../support/clock.js";
+import { parseInput } from "../support/parse.js";
+import { useCase } from "../support/result.js";
 import { hashKeySecret, randomSecret } from "./key-secret.js";
 import { SCOPES } from "./scopes.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { manualClock } from "../shared/clock.js";
-import { createIds } from "../shared/ids.js";
+import { manualClock } from "../support/clock.js";
+import { createIds } from "../support/ids.js";
 import { memoryStorage } from "../testing/memory/index.js";
 import { createApiKey } from "./api-keys.js";
 import { authenticate } from "./authenticate.js";

@@ -2,8 +2,8 @@ import { err, ok, type ResultAsync } from "neverthrow";
 import type { Deps } from "../deps.js";
 import type { DomainError, UnauthorizedError } from "../errors.js";
 import type { Scope } from "../ports.js";
-import { isPrefixedId } from "../shared/ids.js";
-import { useCase } from "../shared/result.js";
+import { isPrefixedId } from "../support/ids.js";
+import { useCase } from "../support/result.js";
 import { verifyAgainstDummy, verifyKeySecret } from "./key-secret.js";
 
 /** Who a request is, once its key is verified. */

@@ -2,8 +2,8 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import { err, ok, type ResultAsync } from "neverthrow";
 import type { Deps } from "../deps.js";
 import { type DomainError, notFound, validationError } from "../errors.js";
-import { isoAt } from "../shared/clock.js";
-import { useCase } from "../shared/result.js";
+import { isoAt } from "../support/clock.js";
+import { useCase } from "../support/result.js";
 import { hashKeySecret, randomSecret } from "./key-secret.js";
 
 /** A console session ends after this long without a request (12 h). */

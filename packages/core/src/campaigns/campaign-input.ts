@@ -1,7 +1,7 @@
 import * as v from "valibot";
-import { onlyParameters, pageParameters } from "../shared/newest-first.js";
-import { objectMessage } from "../shared/parse.js";
-import { codePointLength, lengthBetween } from "../shared/text.js";
+import { onlyParameters, pageParameters } from "../support/newest-first.js";
+import { objectMessage } from "../support/parse.js";
+import { codePointLength, lengthBetween } from "../support/text.js";
 
 /** Shortest and longest time a message may wait for delivery (30 s to 14 days). */
 export const MIN_TTL_SECONDS = 30;

@@ -3,7 +3,7 @@ import * as v from "valibot";
 import { type Issue, type ValidationError, validationError } from "../errors.js";
 import type { Category, Channel } from "../ports.js";
 import { normalizePhone } from "../profiles/phone.js";
-import { toIssues } from "../shared/parse.js";
+import { toIssues } from "../support/parse.js";
 import { parseTemplate } from "./template.js";
 
 /** What the cross-field rules look at; a field is `undefined` when absent or malformed. */

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { Actor } from "../deps.js";
 import type { DomainError } from "../errors.js";
-import { manualClock } from "../shared/clock.js";
-import { createIds } from "../shared/ids.js";
+import { manualClock } from "../support/clock.js";
+import { createIds } from "../support/ids.js";
 import { memoryStorage } from "../testing/memory/index.js";
 import { DEFAULT_TTL_SECONDS } from "./campaign-input.js";
 import { createCampaign } from "./create-campaign.js";

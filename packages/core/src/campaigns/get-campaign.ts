@@ -2,10 +2,10 @@ import { err, ok, type ResultAsync } from "neverthrow";
 import type { Actor, Deps } from "../deps.js";
 import { type DomainError, type NotFoundError, notFound } from "../errors.js";
 import type { CampaignRecord, Repositories } from "../ports.js";
-import { isPrefixedId } from "../shared/ids.js";
-import { newestFirstPage, parseListQuery } from "../shared/newest-first.js";
-import type { Page } from "../shared/page.js";
-import { useCase } from "../shared/result.js";
+import { isPrefixedId } from "../support/ids.js";
+import { newestFirstPage, parseListQuery } from "../support/newest-first.js";
+import type { Page } from "../support/page.js";
+import { useCase } from "../support/result.js";
 import { listCampaignsQuery } from "./campaign-input.js";
 import { type CampaignView, toCampaignView } from "./campaign-view.js";
 

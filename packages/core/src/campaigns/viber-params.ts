@@ -1,7 +1,7 @@
 import { err, ok, type Result } from "neverthrow";
 import type { Issue } from "../errors.js";
 import type { CampaignRecord } from "../ports.js";
-import { codePointLength } from "../shared/text.js";
+import { codePointLength } from "../support/text.js";
 import type { LinkKind } from "./found-link.js";
 import { findLink } from "./link-detection.js";
 import { parseTemplate } from "./template.js";

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { defaultConfig } from "../deps.js";
 import type { StoredResponse } from "../ports.js";
-import { manualClock } from "../shared/clock.js";
+import { manualClock } from "../support/clock.js";
 import { memoryStorage } from "../testing/memory/index.js";
 import { canonicalJson, requestHash } from "./request-hash.js";
 import { type Checkpoint, withIdempotency } from "./with-idempotency.js";

@@ -7,7 +7,7 @@ import {
   validationError,
 } from "../errors.js";
 import type { IdempotencyRecord, Repositories, StoredResponse } from "../ports.js";
-import { isoAt } from "../shared/clock.js";
+import { isoAt } from "../support/clock.js";
 import { requestHash } from "./request-hash.js";
 
 export interface IdempotentRequest {

@@ -1,5 +1,5 @@
 import type { Deps } from "../deps.js";
-import { isoAt } from "../shared/clock.js";
+import { isoAt } from "../support/clock.js";
 import { advanceMessage } from "./lifecycle.js";
 
 /** How many messages one sweep expires at most. */

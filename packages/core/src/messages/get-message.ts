@@ -2,8 +2,8 @@ import { err, ok, type ResultAsync } from "neverthrow";
 import type { Actor, Deps } from "../deps.js";
 import { type DomainError, notFound } from "../errors.js";
 import type { MessageRecord, Repositories } from "../ports.js";
-import { isUuidV7 } from "../shared/ids.js";
-import { useCase } from "../shared/result.js";
+import { isUuidV7 } from "../support/ids.js";
+import { useCase } from "../support/result.js";
 import {
   type MessageEventView,
   type MessageWithEventsView,

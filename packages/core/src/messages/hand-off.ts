@@ -7,7 +7,7 @@ import type {
   MessageRecord,
   OutboundMessage,
 } from "../ports.js";
-import { isoAt } from "../shared/clock.js";
+import { isoAt } from "../support/clock.js";
 import { advanceMessage } from "./lifecycle.js";
 
 const UPSTREAM_UNAVAILABLE: MessageError = {

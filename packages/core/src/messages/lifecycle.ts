@@ -6,7 +6,7 @@ import type {
   MessageStatus,
   Topic,
 } from "../ports.js";
-import { isoAt } from "../shared/clock.js";
+import { isoAt } from "../support/clock.js";
 import { recordEvent } from "../webhooks/outbox.js";
 
 /** How far along the way to the reader a status is; failed and expired end the way. */

@@ -3,16 +3,16 @@ import * as v from "valibot";
 import type { Actor, Deps } from "../deps.js";
 import type { DomainError } from "../errors.js";
 import { phoneNumber } from "../profiles/profile-input.js";
-import { isPrefixedId } from "../shared/ids.js";
+import { isPrefixedId } from "../support/ids.js";
 import {
   instantFilter,
   newestFirstPage,
   onlyParameters,
   pageParameters,
   parseListQuery,
-} from "../shared/newest-first.js";
-import type { Page } from "../shared/page.js";
-import { useCase } from "../shared/result.js";
+} from "../support/newest-first.js";
+import type { Page } from "../support/page.js";
+import { useCase } from "../support/result.js";
 import { type MessageView, toMessageView } from "./message-view.js";
 
 const MESSAGE_STATUSES = ["sent", "delivered", "seen", "clicked", "failed", "expired"] as const;

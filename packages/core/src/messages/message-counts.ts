@@ -2,8 +2,8 @@ import { ok, type ResultAsync } from "neverthrow";
 import type { Actor, Deps } from "../deps.js";
 import type { DomainError } from "../errors.js";
 import type { MessageStatus } from "../ports.js";
-import { isoAt } from "../shared/clock.js";
-import { useCase } from "../shared/result.js";
+import { isoAt } from "../support/clock.js";
+import { useCase } from "../support/result.js";
 
 const HOUR_MS = 60 * 60 * 1000;
 

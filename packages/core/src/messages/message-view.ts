@@ -7,7 +7,7 @@ import type {
   MessageStatus,
   Topic,
 } from "../ports.js";
-import { shownUrl } from "../shared/shown-url.js";
+import { shownUrl } from "../support/shown-url.js";
 
 /** A message as the core API shows it. */
 export interface MessageView {

@@ -2,7 +2,7 @@ import { err, ok, type Result } from "neverthrow";
 import type { Deps } from "../deps.js";
 import { type DomainError, notFound } from "../errors.js";
 import type { MessageError, MessageStatus, ProviderReport } from "../ports.js";
-import { inSpan, SPAN_ATTRIBUTES } from "../shared/tracing.js";
+import { inSpan, SPAN_ATTRIBUTES } from "../support/tracing.js";
 import { advanceMessage } from "./lifecycle.js";
 
 /** What a report did: `applied` false when the lifecycle ignored it (backwards or repeated). */

@@ -1,6 +1,6 @@
 import * as v from "valibot";
-import { objectMessage } from "../shared/parse.js";
-import { lengthBetween } from "../shared/text.js";
+import { objectMessage } from "../support/parse.js";
+import { lengthBetween } from "../support/text.js";
 import { webhookUrlSchema } from "../webhooks/webhook-input.js";
 
 /** docs/decisions.md "Campaign template": `client_reference` is at most 255 characters. */

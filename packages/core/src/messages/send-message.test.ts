@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { DomainError } from "../errors.js";
-import { isUuidV7 } from "../shared/ids.js";
+import { isUuidV7 } from "../support/ids.js";
 import { sendBody, sendWorld } from "../testing/message-kit.js";
 
 const PHONE = "+14155552671";

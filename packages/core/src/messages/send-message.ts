@@ -10,10 +10,10 @@ import type {
   Repositories,
   SendOutcome,
 } from "../ports.js";
-import { isoAt } from "../shared/clock.js";
-import { parseInput } from "../shared/parse.js";
-import { useCase } from "../shared/result.js";
-import { annotateActiveSpan, SPAN_ATTRIBUTES } from "../shared/tracing.js";
+import { isoAt } from "../support/clock.js";
+import { parseInput } from "../support/parse.js";
+import { useCase } from "../support/result.js";
+import { annotateActiveSpan, SPAN_ATTRIBUTES } from "../support/tracing.js";
 import { recordEvent } from "../webhooks/outbox.js";
 import { handOff } from "./hand-off.js";
 import { checkDeliveryConsent } from "./promotional-consent.js";

@@ -2,7 +2,7 @@ import { err, ok, type ResultAsync } from "neverthrow";
 import type { Actor, Deps } from "../deps.js";
 import { type DomainError, notFound } from "../errors.js";
 import type { Channel, ConsentChangeRecord, ProfileRecord, Repositories } from "../ports.js";
-import { useCase } from "../shared/result.js";
+import { useCase } from "../support/result.js";
 import { findProfile } from "./find-profile.js";
 
 const FLAGS: ReadonlyArray<[Channel, "viberMarketingConsent" | "smsMarketingConsent"]> = [

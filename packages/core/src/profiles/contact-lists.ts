@@ -3,10 +3,10 @@ import * as v from "valibot";
 import type { Actor, Deps } from "../deps.js";
 import { type DomainError, notFound } from "../errors.js";
 import type { ContactListRecord } from "../ports.js";
-import { isoAt } from "../shared/clock.js";
-import { isPrefixedId } from "../shared/ids.js";
-import { parseInput } from "../shared/parse.js";
-import { useCase } from "../shared/result.js";
+import { isoAt } from "../support/clock.js";
+import { isPrefixedId } from "../support/ids.js";
+import { parseInput } from "../support/parse.js";
+import { useCase } from "../support/result.js";
 import { findProfile } from "./find-profile.js";
 
 /** A contact list as the core API shows it. Lists have no HTTP endpoint. */

@@ -1,8 +1,8 @@
 import { err, ok, type ResultAsync } from "neverthrow";
 import type { Actor, Deps } from "../deps.js";
 import { type DomainError, notFound } from "../errors.js";
-import { isoAt } from "../shared/clock.js";
-import { useCase } from "../shared/result.js";
+import { isoAt } from "../support/clock.js";
+import { useCase } from "../support/result.js";
 import { findProfile } from "./find-profile.js";
 import { checkModifiable } from "./protected-profile.js";
 

@@ -1,6 +1,6 @@
 import type { Actor, Deps } from "../deps.js";
 import type { ProfileRecord, Repositories } from "../ports.js";
-import { isoAt } from "../shared/clock.js";
+import { isoAt } from "../support/clock.js";
 import { newProfile } from "./new-profile.js";
 
 /**

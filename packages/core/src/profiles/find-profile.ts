@@ -1,5 +1,5 @@
 import type { ProfileRecord, ProfileRepository } from "../ports.js";
-import { isPrefixedId } from "../shared/ids.js";
+import { isPrefixedId } from "../support/ids.js";
 
 /**
  * The active profile with this public id in the organization, or null. An id that cannot be a

@@ -1,7 +1,7 @@
 import { err, ok, type ResultAsync } from "neverthrow";
 import type { Actor, Deps } from "../deps.js";
 import { type DomainError, notFound } from "../errors.js";
-import { useCase } from "../shared/result.js";
+import { useCase } from "../support/result.js";
 import { findProfile } from "./find-profile.js";
 import { type ProfileView, toProfileView } from "./profile-view.js";
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { Actor } from "../deps.js";
 import type { ProfileSource } from "../ports.js";
-import { manualClock } from "../shared/clock.js";
-import { createIds } from "../shared/ids.js";
+import { manualClock } from "../support/clock.js";
+import { createIds } from "../support/ids.js";
 import { memoryStorage } from "../testing/memory/index.js";
 import { getConsentHistory } from "./consent-history.js";
 import { importProfiles } from "./import-profiles.js";

@@ -2,15 +2,15 @@ import { err, ok, type ResultAsync } from "neverthrow";
 import * as v from "valibot";
 import type { Actor, Deps } from "../deps.js";
 import { type DomainError, type Issue, validationError } from "../errors.js";
-import { cursorSeq, DEFAULT_PAGE_SIZE, type Page, pageLimit } from "../shared/page.js";
-import { toIssues } from "../shared/parse.js";
-import { useCase } from "../shared/result.js";
+import { cursorSeq, DEFAULT_PAGE_SIZE, type Page, pageLimit } from "../support/page.js";
+import { toIssues } from "../support/parse.js";
+import { useCase } from "../support/result.js";
 import { encodeCursor } from "./cursor.js";
 import { phoneNumber } from "./profile-input.js";
 import { type ProfileView, toProfileView } from "./profile-view.js";
 
-export type { Page } from "../shared/page.js";
-export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, pageLimit } from "../shared/page.js";
+export type { Page } from "../support/page.js";
+export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, pageLimit } from "../support/page.js";
 
 /** GET /v1/profiles query parameters. */
 export const listProfilesQuery = v.strictObject(

@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Actor } from "../deps.js";
-import { manualClock } from "../shared/clock.js";
-import { createIds } from "../shared/ids.js";
+import { manualClock } from "../support/clock.js";
+import { createIds } from "../support/ids.js";
 import { repeatUntilDone } from "../testing/deadlines.js";
 import { memoryStorage } from "../testing/memory/index.js";
 import { createProfile } from "./create-profile.js";

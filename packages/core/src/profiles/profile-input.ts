@@ -1,6 +1,6 @@
 import * as v from "valibot";
-import { objectMessage } from "../shared/parse.js";
-import { codePointLength, lengthBetween } from "../shared/text.js";
+import { objectMessage } from "../support/parse.js";
+import { codePointLength, lengthBetween } from "../support/text.js";
 import { normalizePhone } from "./phone.js";
 
 export { codePointLength };

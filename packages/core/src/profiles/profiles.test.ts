@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Actor } from "../deps.js";
-import { manualClock } from "../shared/clock.js";
-import { createIds } from "../shared/ids.js";
+import { manualClock } from "../support/clock.js";
+import { createIds } from "../support/ids.js";
 import { memoryStorage } from "../testing/memory/index.js";
 import { getConsentHistory } from "./consent-history.js";
 import {

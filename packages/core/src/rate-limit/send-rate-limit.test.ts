@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { defaultConfig } from "../deps.js";
-import { manualClock } from "../shared/clock.js";
+import { manualClock } from "../support/clock.js";
 import { memoryStorage } from "../testing/memory/index.js";
 import {
   checkSendRateLimit,

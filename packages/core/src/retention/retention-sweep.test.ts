@@ -7,7 +7,7 @@ import {
   signIn,
 } from "../auth/console-sessions.js";
 import { getMessage } from "../messages/get-message.js";
-import { isoAt } from "../shared/clock.js";
+import { isoAt } from "../support/clock.js";
 import { anIdempotencyRecord } from "../testing/contract/fixtures.js";
 import { sendBody, sendWorld } from "../testing/message-kit.js";
 import { createRetentionSweeper, RATE_LIMIT_HIT_HORIZON_MS } from "./retention-sweep.js";

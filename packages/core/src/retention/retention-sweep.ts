@@ -1,6 +1,6 @@
 import type { Deps } from "../deps.js";
 import type { MessageCursor } from "../ports.js";
-import { isoAt } from "../shared/clock.js";
+import { isoAt } from "../support/clock.js";
 import { retentionClock } from "./retention-clock.js";
 
 /**

@@ -5,8 +5,8 @@
 // types on their own line, as in every index.
 
 export { oldMessagesDeleted } from "../retention/old-messages-batch.js";
-export type { AsyncMutex } from "../shared/async-mutex.js";
-export { createAsyncMutex } from "../shared/async-mutex.js";
+export type { AsyncMutex } from "../support/async-mutex.js";
+export { createAsyncMutex } from "../support/async-mutex.js";
 export type { Answer, SqlAccess, SqlDriver, Styled, TableRows } from "./access.js";
 export { sqlAccessFor } from "./access.js";
 export type { SqlCodec } from "./codec.js";

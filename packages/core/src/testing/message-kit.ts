@@ -9,8 +9,8 @@ import { type SandboxScheduler, sandboxProvider } from "../messages/sandbox-prov
 import { sendMessage } from "../messages/send-message.js";
 import type { ChannelProvider, Telemetry } from "../ports.js";
 import { createProfile } from "../profiles/create-profile.js";
-import { manualClock } from "../shared/clock.js";
-import { createIds } from "../shared/ids.js";
+import { manualClock } from "../support/clock.js";
+import { createIds } from "../support/ids.js";
 import { seedOrganization, seedWebhook } from "./contract/seed.js";
 import { repeatUntilDone } from "./deadlines.js";
 import { httpsOnly } from "./fakes.js";

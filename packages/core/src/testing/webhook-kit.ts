@@ -3,8 +3,8 @@
 import type { Actor } from "../deps.js";
 import { defaultConfig } from "../deps.js";
 import type { MessageRecord, WebhookTransport } from "../ports.js";
-import { manualClock } from "../shared/clock.js";
-import { createIds } from "../shared/ids.js";
+import { manualClock } from "../support/clock.js";
+import { createIds } from "../support/ids.js";
 import { createWebhook } from "../webhooks/subscriptions.js";
 import { seedMessage, seedOrganization } from "./contract/seed.js";
 import { fakeTransport, httpsOnly, readableSecretBox } from "./fakes.js";

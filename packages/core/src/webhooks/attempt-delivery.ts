@@ -5,8 +5,8 @@ import type {
   DeliveryRecord,
   WebhookResponse,
 } from "../ports.js";
-import { isoAt } from "../shared/clock.js";
-import { inSpan, SPAN_ATTRIBUTES } from "../shared/tracing.js";
+import { isoAt } from "../support/clock.js";
+import { inSpan, SPAN_ATTRIBUTES } from "../support/tracing.js";
 import { type ResolvedDestination, resolveDestination } from "./delivery-destination.js";
 import { loggableUrl, withLoggableUrl } from "./loggable-url.js";
 import { nextAttemptAt, parseRetryAfter } from "./retry-schedule.js";

@@ -1,7 +1,7 @@
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { DeliveryRecord, WebhookRequest, WebhookResponse } from "../ports.js";
-import { isoAt } from "../shared/clock.js";
+import { isoAt } from "../support/clock.js";
 import { aDelivery, aUuid } from "../testing/contract/fixtures.js";
 import { repeatUntilDone, within } from "../testing/deadlines.js";
 import { type Answer, fakeTransport, status } from "../testing/fakes.js";

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { ClaimOptions, DeliveryRecord, Repositories } from "../ports.js";
-import { isoAt } from "../shared/clock.js";
+import { isoAt } from "../support/clock.js";
 import {
   type AttemptDeps,
   type AttemptReport,

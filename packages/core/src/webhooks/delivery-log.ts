@@ -4,16 +4,16 @@ import type { Actor, Deps } from "../deps.js";
 import { type DomainError, notFound } from "../errors.js";
 import { findMessage, messageNotFound } from "../messages/get-message.js";
 import type { DeliveryListQuery, DeliveryRecord, Repositories } from "../ports.js";
-import { isPrefixedId, isUuidV7 } from "../shared/ids.js";
+import { isPrefixedId, isUuidV7 } from "../support/ids.js";
 import {
   instantFilter,
   newestFirstPage,
   onlyParameters,
   pageParameters,
   parseListQuery,
-} from "../shared/newest-first.js";
-import type { Page } from "../shared/page.js";
-import { useCase } from "../shared/result.js";
+} from "../support/newest-first.js";
+import type { Page } from "../support/page.js";
+import { useCase } from "../support/result.js";
 import {
   DELIVERY_STATUS_VIEWS,
   type DeliveryView,

@@ -5,7 +5,7 @@ import type {
   Topic,
   WebhookSubscriptionRecord,
 } from "../ports.js";
-import { shownUrl } from "../shared/shown-url.js";
+import { shownUrl } from "../support/shown-url.js";
 
 /** The status words of the delivery log; a delivered delivery reads `succeeded`. */
 export type DeliveryStatusView = "pending" | "succeeded" | "failed" | "cancelled";

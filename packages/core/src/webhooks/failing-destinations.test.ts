@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isoAt } from "../shared/clock.js";
+import { isoAt } from "../support/clock.js";
 import { aDelivery } from "../testing/contract/fixtures.js";
 import { seedDelivery, seedMessage } from "../testing/contract/seed.js";
 import { sendWorld } from "../testing/message-kit.js";

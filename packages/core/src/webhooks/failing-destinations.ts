@@ -1,9 +1,9 @@
 import { ok, type ResultAsync } from "neverthrow";
 import type { Actor, Deps } from "../deps.js";
 import type { DomainError } from "../errors.js";
-import { isoAt } from "../shared/clock.js";
-import { useCase } from "../shared/result.js";
-import { shownUrl } from "../shared/shown-url.js";
+import { isoAt } from "../support/clock.js";
+import { useCase } from "../support/result.js";
+import { shownUrl } from "../support/shown-url.js";
 import { subscriptionsById } from "./delivery-log.js";
 
 /** A destination whose deliveries fail, as the console's Overview shows it. */

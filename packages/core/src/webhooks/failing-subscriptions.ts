@@ -1,5 +1,5 @@
 import type { Deps } from "../deps.js";
-import { isoAt } from "../shared/clock.js";
+import { isoAt } from "../support/clock.js";
 import type { AttemptResult } from "./attempt-delivery.js";
 
 /** How many of the subscriptions known to have no failing attempt are remembered. */

@@ -1,7 +1,7 @@
 import type { Actor } from "../deps.js";
 import { type NotFoundError, notFound } from "../errors.js";
 import type { Repositories, WebhookSubscriptionRecord } from "../ports.js";
-import { isPrefixedId } from "../shared/ids.js";
+import { isPrefixedId } from "../support/ids.js";
 
 /** The 404 for any webhook id the caller's organization cannot see. */
 export const webhookNotFound = (id: string): NotFoundError =>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { MessageRecord } from "../ports.js";
-import { isUuidV7 } from "../shared/ids.js";
+import { isUuidV7 } from "../support/ids.js";
 import { aMessage } from "../testing/contract/fixtures.js";
 import { webhookWorld } from "../testing/webhook-kit.js";
 import { destinationKey } from "./delivery-destination.js";

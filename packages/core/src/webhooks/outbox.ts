@@ -8,7 +8,7 @@ import type {
   Repositories,
   Topic,
 } from "../ports.js";
-import { isoAt } from "../shared/clock.js";
+import { isoAt } from "../support/clock.js";
 import { destinationKey } from "./delivery-destination.js";
 import { messageEventBody } from "./event-body.js";
 

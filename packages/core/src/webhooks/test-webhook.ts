@@ -1,9 +1,9 @@
 import { err, ok, type ResultAsync } from "neverthrow";
 import type { Actor, Deps } from "../deps.js";
 import type { DomainError } from "../errors.js";
-import { isoAt } from "../shared/clock.js";
-import { parseInput } from "../shared/parse.js";
-import { useCase } from "../shared/result.js";
+import { isoAt } from "../support/clock.js";
+import { parseInput } from "../support/parse.js";
+import { useCase } from "../support/result.js";
 import { testEventBody } from "./event-body.js";
 import { findWebhook, webhookNotFound } from "./find-webhook.js";
 import { webhookHeaders } from "./signing.js";

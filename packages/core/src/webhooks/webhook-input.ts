@@ -2,7 +2,7 @@ import { err, ok, type Result } from "neverthrow";
 import * as v from "valibot";
 import { type Issue, type ValidationError, validationError } from "../errors.js";
 import type { Topic, UrlPolicy } from "../ports.js";
-import { toIssues } from "../shared/parse.js";
+import { toIssues } from "../support/parse.js";
 
 /** The six message topics a subscription may choose from. */
 export const TOPICS: readonly Topic[] = [

@@ -13,8 +13,8 @@ import type {
   OrganizationRecord,
   WebhookSubscriptionRecord,
 } from "../../ports.js";
-import { isoAt } from "../../shared/clock.js";
-import { createIds } from "../../shared/ids.js";
+import { isoAt } from "../../support/clock.js";
+import { createIds } from "../../support/ids.js";
 import { destinationKey } from "../../webhooks/delivery-destination.js";
 import { TOPICS } from "../../webhooks/webhook-input.js";
 

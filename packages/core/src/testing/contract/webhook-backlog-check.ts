@@ -1,6 +1,6 @@
 import { expect } from "vitest";
 import type { Storage, WebhookBacklog } from "../../ports.js";
-import { isoAt } from "../../shared/clock.js";
+import { isoAt } from "../../support/clock.js";
 import { seedDelivery, seedOrganization } from "./seed.js";
 
 const NOW = Date.UTC(2026, 0, 15, 9);

@@ -11,8 +11,8 @@ import type {
   WebhookSubscriptionRecord,
   WebhookSubscriptionRepository,
 } from "../../ports.js";
-import { manualClock } from "../../shared/clock.js";
-import { createIds } from "../../shared/ids.js";
+import { manualClock } from "../../support/clock.js";
+import { createIds } from "../../support/ids.js";
 import { createWebhook, deleteWebhook, rotateWebhookSecret } from "../../webhooks/subscriptions.js";
 import { updateWebhook } from "../../webhooks/update-webhook.js";
 import { gate, settledOrAfter } from "./gates.js";

@@ -1,7 +1,7 @@
 import type { DeliveryRecord, DeliveryRepository, FailingDestination } from "../../ports.js";
-import { isoAt } from "../../shared/clock.js";
 import { byDue } from "../../sql/delivery-order.js";
 import { fairOrder } from "../../sql/fair-order.js";
+import { isoAt } from "../../support/clock.js";
 import type { MemoryScope } from "./scope.js";
 import {
   assertNew,

@@ -1,6 +1,6 @@
 import type { Clock, Repositories, Storage } from "../../ports.js";
-import { createAsyncMutex } from "../../shared/async-mutex.js";
-import { rollingBackErrors } from "../../shared/transaction.js";
+import { createAsyncMutex } from "../../support/async-mutex.js";
+import { rollingBackErrors } from "../../support/transaction.js";
 import type { RawReaders } from "../contract/raw.js";
 import { createFailureInjector } from "./failures.js";
 import { rawReadersOf } from "./raw-readers.js";
