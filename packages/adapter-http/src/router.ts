@@ -37,18 +37,20 @@ function decodeSegment(segment: string): string | null {
   }
 }
 
+/** The path's parameters when `parts` fit the template, else `null`. */
 function matchPath(compiled: CompiledPath, parts: readonly string[]) {
-  if (compiled.segments.length !== parts.length) return null;
+  const { segments } = compiled;
+  for (let index = 0; index < segments.length; index++) {
+    const segment = segments[index]!;
+    if ("literal" in segment && segment.literal !== parts[index]) return null;
+  }
   const params: Record<string, string> = {};
-  for (const [index, segment] of compiled.segments.entries()) {
-    const part = parts[index] ?? "";
-    if ("literal" in segment) {
-      if (segment.literal !== part) return null;
-    } else {
-      const value = decodeSegment(part);
-      if (value === null || value === "") return null;
-      params[segment.param] = value;
-    }
+  for (let index = 0; index < segments.length; index++) {
+    const segment = segments[index]!;
+    if ("literal" in segment) continue;
+    const value = decodeSegment(parts[index]!);
+    if (value === null || value === "") return null;
+    params[segment.param] = value;
   }
   return params;
 }
@@ -57,31 +59,50 @@ function matchPath(compiled: CompiledPath, parts: readonly string[]) {
 const allowed = (methods: readonly string[]): string[] =>
   methods.flatMap((method) => (method === "GET" ? ["GET", "HEAD"] : [method]));
 
+/** One path template with the routes registered on it, in the order they were given. */
+interface Template<R> {
+  path: CompiledPath;
+  routes: R[];
+}
+
 /**
  * A route table. A path matches the most specific template first (fewest parameters), so a
  * literal segment such as `test` is never captured as an id; a known path with another method
  * is a 405 listing the methods of that template. The caller routes HEAD as GET.
+ *
+ * Templates are grouped by how many segments they have and tried fewest parameters first, so a
+ * request looks only at templates of its own length and stops at the first that fits.
  */
 export function createRouter<R extends Routable>(routes: readonly R[]) {
-  const compiled = routes.map((route) => ({ route, path: compile(route.path) }));
+  const templates = new Map<string, Template<R>>();
+  for (const route of routes) {
+    const known = templates.get(route.path);
+    if (known === undefined)
+      templates.set(route.path, { path: compile(route.path), routes: [route] });
+    else known.routes.push(route);
+  }
+  const byLength = new Map<number, Template<R>[]>();
+  for (const template of templates.values()) {
+    const length = template.path.segments.length;
+    byLength.set(length, [...(byLength.get(length) ?? []), template]);
+  }
+  // Stable: templates with as many parameters keep the order they were given in.
+  for (const list of byLength.values()) list.sort((a, b) => a.path.params - b.path.params);
   return {
     match(method: string, path: string): Match<R> {
       const parts = path.split("/").slice(1);
-      const candidates = compiled
-        .map((entry) => ({ ...entry, params: matchPath(entry.path, parts) }))
-        .filter((entry) => entry.params !== null);
-      if (candidates.length === 0) return { kind: "not_found" };
-      const fewest = Math.min(...candidates.map((entry) => entry.path.params));
-      // Some candidate has the fewest parameters: there is at least one.
-      const template = candidates.find((entry) => entry.path.params === fewest)!.path.template;
-      const sameTemplate = candidates.filter((entry) => entry.path.template === template);
-      const found = sameTemplate.find((entry) => entry.route.method === method);
-      if (found?.params) return { kind: "found", route: found.route, params: found.params };
-      return {
-        kind: "method_not_allowed",
-        allow: allowed(sameTemplate.map((e) => e.route.method)),
-        template,
-      };
+      for (const template of byLength.get(parts.length) ?? []) {
+        const params = matchPath(template.path, parts);
+        if (params === null) continue;
+        const route = template.routes.find((entry) => entry.method === method);
+        if (route !== undefined) return { kind: "found", route, params };
+        return {
+          kind: "method_not_allowed",
+          allow: allowed(template.routes.map((entry) => entry.method)),
+          template: template.path.template,
+        };
+      }
+      return { kind: "not_found" };
     },
   };
 }
