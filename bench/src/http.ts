@@ -8,7 +8,7 @@ import { type BareReply, startBareServer } from "./harness/bare-server.js";
 import { type Context, type Endpoint, endpointsNamed, SEEDED } from "./harness/endpoints.js";
 import { createFixture, type Database, OTP_TEMPLATE } from "./harness/fixture.js";
 import { durationS, type LoadRequest, type LoadResult, runLoad } from "./harness/load.js";
-import { describeMachine, machineLine } from "./harness/machine.js";
+import { cpuMs, describeMachine, machineLine } from "./harness/machine.js";
 import { fixed, int, percent, table, verdict } from "./harness/markdown.js";
 import { type PeerServer, startPeerServer } from "./harness/peer-server.js";
 import { writeSection } from "./harness/results.js";
@@ -35,11 +35,14 @@ interface Row {
   endpoint: string;
   database: Database;
   connections: number;
-  tidings: LoadResult;
+  tidings: Measured;
   bare: LoadResult;
   /** The straightforward server on the same request, same run (SQLite only). */
-  peer: LoadResult | null;
+  peer: Measured | null;
 }
+
+/** A run with the server's CPU time per request (`null` off Linux). */
+type Measured = LoadResult & { cpuUsPerRequest: number | null };
 
 const bareResults = new Map<string, LoadResult>();
 const rows: Row[] = [];
@@ -76,12 +79,34 @@ async function measurePeer(
   peer: { server: PeerServer; context: Context },
   endpoint: Endpoint,
   connections: number,
-): Promise<LoadResult> {
+): Promise<Measured> {
   const headers = { authorization: `Bearer ${peer.server.token}` };
   const next = endpoint.requests(peer.context);
   await runLoad({ url: peer.server.url, connections, durationS: WARMUP_S, headers, next });
-  return runLoad({ url: peer.server.url, connections, durationS: DURATION_S, headers, next });
+  const before = cpuMs(peer.server.pid);
+  const result = await runLoad({
+    url: peer.server.url,
+    connections,
+    durationS: DURATION_S,
+    headers,
+    next,
+  });
+  return { ...result, cpuUsPerRequest: cpuPerRequest(peer.server.pid, before, result) };
 }
+
+/** Waits for the sandbox's delivered/seen reports of a send run to land (1 s apart each). */
+async function settle(endpoint: Endpoint): Promise<void> {
+  if (endpoint.name.includes("send")) await new Promise((r) => setTimeout(r, 2500));
+}
+
+/** The server's CPU time since `before`, per request answered, in µs. */
+function cpuPerRequest(pid: number, before: number | null, result: LoadResult): number | null {
+  const after = cpuMs(pid);
+  if (before === null || after === null || result.total === 0) return null;
+  return ((after - before) * 1000) / result.total;
+}
+
+const cpuText = (us: number | null): string => (us === null ? "–" : int(us));
 
 async function benchDatabase(database: Database): Promise<void> {
   const fixture = await createFixture(database);
@@ -120,6 +145,9 @@ async function benchDatabase(database: Database): Promise<void> {
         await measureBare(endpoint.name, connections, reply, endpoint.requests(context));
         const next = endpoint.requests(context);
         await runLoad({ url: server.url, connections, durationS: WARMUP_S, headers, next });
+        // Let the warm-up's sandbox reports land, so the CPU measured below is this run's.
+        await settle(endpoint);
+        const cpuBefore = cpuMs(server.pid);
         const tidings = await runLoad({
           url: server.url,
           connections,
@@ -127,6 +155,9 @@ async function benchDatabase(database: Database): Promise<void> {
           headers,
           next,
         });
+        // The sandbox's delivered/seen reports of the sends are part of what a send costs.
+        await settle(endpoint);
+        const tidingsCpu = cpuPerRequest(server.pid, cpuBefore, tidings);
         const bare = bareResults.get(`${endpoint.name}@${connections}`)!;
         const peerResult =
           peer !== null && PEER_ENDPOINTS.includes(endpoint.name)
@@ -136,15 +167,13 @@ async function benchDatabase(database: Database): Promise<void> {
           endpoint: endpoint.name,
           database,
           connections,
-          tidings,
+          tidings: { ...tidings, cpuUsPerRequest: tidingsCpu },
           bare,
           peer: peerResult,
         });
         console.log(
-          `${database} ${endpoint.name} c=${connections}: ${int(tidings.requestsPerS)} req/s (peer ${peerResult === null ? "–" : int(peerResult.requestsPerS)}, bare ${int(bare.requestsPerS)}), p50 ${tidings.p50Ms} ms, p99 ${tidings.p99Ms} ms, failures ${tidings.failures} ${JSON.stringify(tidings.statusCodes)}`,
+          `${database} ${endpoint.name} c=${connections}: ${int(tidings.requestsPerS)} req/s (peer ${peerResult === null ? "–" : int(peerResult.requestsPerS)}, bare ${int(bare.requestsPerS)}), p50 ${tidings.p50Ms} ms, p99 ${tidings.p99Ms} ms, CPU ${cpuText(tidingsCpu)} µs/req (peer ${cpuText(peerResult?.cpuUsPerRequest ?? null)}), failures ${tidings.failures} ${JSON.stringify(tidings.statusCodes)}`,
         );
-        // Let the sandbox's delivered/seen reports of the sends land before the next run.
-        if (endpoint.name.includes("send")) await new Promise((r) => setTimeout(r, 2500));
       }
     }
     peakRss.push({ database, mib: server.peakRssMiB() });
@@ -168,6 +197,8 @@ function report(): string {
       "vs bare",
       "p50 ms",
       "p99 ms",
+      "CPU µs/req",
+      "peer CPU µs/req",
       "bare p50/p99 ms",
       "non-2xx+errors",
     ],
@@ -182,6 +213,8 @@ function report(): string {
       percent(r.tidings.requestsPerS / r.bare.requestsPerS),
       r.tidings.p50Ms,
       r.tidings.p99Ms,
+      cpuText(r.tidings.cpuUsPerRequest),
+      r.peer === null ? "" : cpuText(r.peer.cpuUsPerRequest),
       `${r.bare.p50Ms} / ${r.bare.p99Ms}`,
       r.tidings.failures,
     ]),
@@ -233,7 +266,7 @@ function report(): string {
     "",
     machineLine(describeMachine(), "pnpm --filter @tidings/bench http"),
     "",
-    `autocannon in the bench process, ${DURATION_S} s per run after a ${WARMUP_S} s warm-up, against \`tidings serve\` (built \`dist/bin.js\`, its own process, \`TIDINGS_LOG_LEVEL=warn\`, \`NODE_ENV=production\`, send limit lifted to \`9999999/1s\`) and, in the same run, a bare node:http server in its own process answering Tidings' own JSON for that request, and (SQLite, three endpoints) the straightforward server of \`bench/src/harness/peer-server-main.ts\`: what a competent engineer writes in an afternoon on the same libraries (one node:http handler per route, better-sqlite3 in WAL with synchronous NORMAL and one statement or transaction per request, libphonenumber-js/max, valibot, a SHA-256 key lookup per request, a message and an event row per send, the rate limit counted from a hits table), in its own process with its own 1000 seeded profiles. ${SEEDED} profiles seeded through the API first; lookups rotate over them; every \`POST /v1/profiles\` carries a new phone number; sends are Viber OTP (\`${"{{brand}}"}\`, \`${"{{pin}}"}\`) to the seeded numbers through the sandbox provider. PostgreSQL runs in its own schema of the local server.`,
+    `autocannon in the bench process, ${DURATION_S} s per run after a ${WARMUP_S} s warm-up, against \`tidings serve\` (built \`dist/bin.js\`, its own process, \`TIDINGS_LOG_LEVEL=warn\`, \`NODE_ENV=production\`, send limit lifted to \`9999999/1s\`) and, in the same run, a bare node:http server in its own process answering Tidings' own JSON for that request, and (SQLite, three endpoints) the straightforward server of \`bench/src/harness/peer-server-main.ts\`: what a competent engineer writes in an afternoon on the same libraries (one node:http handler per route, better-sqlite3 in WAL with synchronous NORMAL and one statement or transaction per request, libphonenumber-js/max, valibot, a SHA-256 key lookup per request, a message and an event row per send, the rate limit counted from a hits table), in its own process with its own 1000 seeded profiles. ${SEEDED} profiles seeded through the API first; lookups rotate over them; every \`POST /v1/profiles\` carries a new phone number; sends are Viber OTP (\`${"{{brand}}"}\`, \`${"{{pin}}"}\`) to the seeded numbers through the sandbox provider. PostgreSQL runs in its own schema of the local server. "CPU µs/req" is the server process's CPU time (user plus system, from \`/proc/PID/stat\`) over the measured run divided by the requests it answered; for sends Tidings' figure also takes in the 2.5 s after the run in which the sandbox's delivered and seen reports of those sends land (two more writes each, which the peer does not have), and the warm-up's reports land before the run starts. It holds up on a busy machine far better than req/s.`,
     "",
     body,
     "",
