@@ -22,6 +22,8 @@ export interface Tables {
   readonly consoleSignInTokens: string;
   readonly consoleSessions: string;
   readonly schemaMigrations: string;
+  /** The rate-limit hit function (migration 6). */
+  readonly rateLimitHit: string;
 }
 
 /** The tables of one schema. */
@@ -46,6 +48,7 @@ export function tablesIn(schema: string): Tables {
     consoleSignInTokens: q("console_sign_in_tokens"),
     consoleSessions: q("console_sessions"),
     schemaMigrations: q("schema_migrations"),
+    rateLimitHit: q("rate_limit_hit"),
   };
 }
 

@@ -1,7 +1,13 @@
 import type { Storage } from "@tidings/core";
 import { anOrganization, aProfile, at } from "@tidings/core/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { PgClient, PgPool, PgQueryable, PgTransactor } from "./pg-client.js";
+import {
+  type PgClient,
+  type PgPool,
+  type PgQueryable,
+  type PgTransactor,
+  runTransaction,
+} from "./pg-client.js";
 import { postgresStorage } from "./postgres-storage.js";
 import { postgresRawReaders } from "./testing/raw-readers.js";
 import { testDatabaseOfFile } from "./testing/test-database.js";
@@ -21,15 +27,21 @@ afterEach(async () => {
   await drop();
 });
 
-/** `client` with the text of every statement it runs recorded, on whichever connection. */
-function recording(client: PgClient): { client: PgClient; texts: string[] } {
-  const texts: string[] = [];
+/** A statement `recording` saw: its text and its values. */
+interface Recorded {
+  text: string;
+  values: unknown[] | undefined;
+}
+
+/** `client` with every statement it runs recorded, on whichever connection. */
+function recording(client: PgClient): { client: PgClient; statements: Recorded[] } {
+  const statements: Recorded[] = [];
   const wrap = <Q extends PgQueryable>(target: Q): Q =>
     new Proxy(target, {
       get(inner, property) {
         if (property === "query") {
           return (text: string, values?: unknown[]) => {
-            texts.push(text);
+            statements.push({ text, values });
             return inner.query(text, values);
           };
         }
@@ -44,24 +56,39 @@ function recording(client: PgClient): { client: PgClient; texts: string[] } {
         return typeof value === "function" ? value.bind(inner) : value;
       },
     });
-  return { client: wrap(client), texts };
+  return { client: wrap(client), statements };
 }
 
 describe("transactions on PostgreSQL", () => {
-  it("a rate-limit hit of its own commits without waiting for the WAL flush; inside a caller's transaction it leaves that transaction's durability alone", async () => {
+  it("a rate-limit hit of its own is one statement that commits without waiting for the WAL flush; inside a caller's transaction it leaves that transaction's durability alone", async () => {
     const recorded = recording(db.client);
     const watched = postgresStorage(recorded.client, { schema });
-    const relaxing = () => recorded.texts.filter((text) => text.includes("synchronous_commit"));
+    // The function's last argument: whether this hit's transaction may commit asynchronously.
+    const relaxes = (statement: Recorded) => statement.values?.at(-1);
     await watched.rateLimits.hit("key", 1_000, 60_000, 5);
-    expect(relaxing()).toHaveLength(1);
-    recorded.texts.length = 0;
+    expect(recorded.statements).toHaveLength(1);
+    expect(recorded.statements[0]?.text).toContain("rate_limit_hit");
+    expect(relaxes(recorded.statements[0]!)).toBe(true);
+    recorded.statements.length = 0;
     await watched.transaction(async (tx) => {
       await tx.rateLimits.hit("key", 1_001, 60_000, 5);
     });
-    expect(recorded.texts.length).toBeGreaterThan(0);
-    expect(relaxing()).toEqual([]);
+    const hit = recorded.statements.find((statement) => statement.text.includes("rate_limit_hit"));
+    expect(hit === undefined ? undefined : relaxes(hit)).toBe(false);
     // Both hits count.
     expect((await watched.rateLimits.hit("key", 1_002, 60_000, 5)).remaining).toBe(2);
+    // What the flag does: the function turns synchronous_commit off for its transaction only.
+    const setting = (relax: boolean) =>
+      runTransaction(db.client, async (tx) => {
+        await tx.query(
+          `SELECT * FROM "${schema}".rate_limit_hit('tidings.rate:test', 'other', 0, 1, 5, $1)`,
+          [relax],
+        );
+        const { rows } = await tx.query("SELECT current_setting('synchronous_commit') AS s");
+        return (rows[0] as { s: string }).s;
+      });
+    expect(await setting(true)).toBe("off");
+    expect(await setting(false)).toBe("on");
   });
 
   it("a refused phone number does not abort the transaction: later writes still commit", async () => {

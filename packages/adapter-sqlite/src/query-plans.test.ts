@@ -248,7 +248,7 @@ describe("query plans", () => {
       ["deliveries.listForMessage", /^SELECT/, "deliveries_message"],
       ["messages.listExpired", /^SELECT/, "messages_expiry"],
       ["messages.listEvents", /^SELECT/, "message_events_message"],
-      ["rateLimits.hit", /^SELECT COUNT/, "rate_limit_hits_key"],
+      ["rateLimits.hit", /rate_limit_counts/, "rate_limit_hits_key"],
       ["rateLimits.hit", /^DELETE/, "rate_limit_hits_key"],
       ["consent.listForProfile", /^SELECT/, "consent_changes_profile"],
       ["contactLists.listMembers", /^SELECT/, "list_memberships_list"],
@@ -273,6 +273,11 @@ describe("query plans", () => {
     const failing = statementOf(recording.calls, "deliveries.failingDestinations", /^SELECT/);
     const failingPlan = planOf(raw, failing.sql, failing.params).join("\n");
     expect(failingPlan.match(/INDEX deliveries_organization_status /g)).toHaveLength(2);
+    // A hit reads its key's count, never the window's rows.
+    const hit = statementOf(recording.calls, "rateLimits.hit", /rate_limit_counts/);
+    expect(planOf(raw, hit.sql, hit.params).join("\n")).toMatch(
+      /SEARCH rate_limit_counts USING PRIMARY KEY \(key=\?\)/,
+    );
     for (const [table, pattern] of [
       ["console_sign_in_tokens", /^DELETE FROM console_sign_in_tokens/],
       ["console_sessions", /^DELETE FROM console_sessions/],

@@ -3,7 +3,10 @@ import { atomically } from "../atomically.js";
 import type { SqliteConnection } from "../sqlite-database.js";
 import type { SyncOf } from "../sync-repository.js";
 
-/** Sliding-log rate limits: one row per allowed hit, pruned as it leaves the window. */
+/**
+ * Sliding-log rate limits: one row per allowed hit, pruned as it leaves the window, and a count
+ * per key that triggers keep (migration 6).
+ */
 export function rateLimitRepository({ db, sql }: SqliteConnection): SyncOf<RateLimitRepository> {
   return {
     hit(key, now, windowMs, limit) {
@@ -12,11 +15,15 @@ export function rateLimitRepository({ db, sql }: SqliteConnection): SyncOf<RateL
       // both take the last slot.
       return atomically(db, () => {
         sql("DELETE FROM rate_limit_hits WHERE key = ? AND at <= ?").run(key, windowStart);
-        // Hits after `now` count too: a caller that read its clock later got the lock first.
+        // Every hit left is in the window now, so the key's count (kept by triggers) is the
+        // window's: one row read, where counting the rows would walk thousands under a high
+        // limit. Hits after `now` count too: a caller that read its clock later got the lock
+        // first.
         const counted = sql(
-          "SELECT COUNT(*) AS hits, MIN(at) AS oldest FROM rate_limit_hits WHERE key = ? AND at > ?",
-        ).get(key, windowStart) as { hits: number; oldest: number | null };
-        const { hits } = counted;
+          `SELECT (SELECT hits FROM rate_limit_counts WHERE key = ?) AS hits,
+                  (SELECT MIN(at) FROM rate_limit_hits WHERE key = ?) AS oldest`,
+        ).get(key, key) as { hits: number | null; oldest: number | null };
+        const hits = counted.hits ?? 0;
         const allowed = hits < limit;
         if (allowed) sql("INSERT INTO rate_limit_hits (key, at) VALUES (?, ?)").run(key, now);
         const inWindow = allowed ? hits + 1 : hits;

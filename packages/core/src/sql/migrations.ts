@@ -23,6 +23,7 @@ export const SCHEMA_VERSIONS = [
   "console sessions and api key names",
   "operator api",
   "fair delivery",
+  "rate limit counts",
 ] as const;
 
 /** A tuple of `C`s as long as tuple `T`. */
