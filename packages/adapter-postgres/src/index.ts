@@ -28,4 +28,11 @@ export type {
 export { singleConnection } from "./pg-client.js";
 export type { PostgresStorageOptions } from "./postgres-storage.js";
 export { postgresStorage } from "./postgres-storage.js";
+export type {
+  PgNamedQuery,
+  PgNamingConnection,
+  PgNamingPool,
+  PreparedStatementsOptions,
+} from "./prepared-statements.js";
+export { preparedStatements } from "./prepared-statements.js";
 export { webhookBacklog } from "./webhook-backlog.js";

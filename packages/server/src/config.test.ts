@@ -316,6 +316,17 @@ describe("parseDatabaseUrl", () => {
     });
   });
 
+  it("takes prepared_statements=true or false on a PostgreSQL URL, and nothing else", () => {
+    for (const value of ["true", "false"]) {
+      expect(parseDatabaseUrl(`postgres://u@h/d?prepared_statements=${value}`, "/srv").isOk()).toBe(
+        true,
+      );
+    }
+    expect(
+      parseDatabaseUrl("postgres://u@h/d?prepared_statements=off", "/srv")._unsafeUnwrapErr(),
+    ).toBe("has prepared_statements=off; it takes true (the default) or false.");
+  });
+
   it("explains what it expects for anything else", () => {
     expect(parseDatabaseUrl("tidings.db", "/srv")._unsafeUnwrapErr()).toMatch(
       /sqlite:PATH or postgres/,

@@ -261,12 +261,17 @@ function publicUrlOf(text: string | null, errors: string[]): string | null {
 /** `sqlite:PATH` (relative to `cwd` or absolute) or `postgres://…`; the error completes a sentence. */
 export function parseDatabaseUrl(url: string, cwd: string): Result<DatabaseConfig, string> {
   if (url.startsWith("postgres://") || url.startsWith("postgresql://")) {
+    let parsed: URL;
     try {
-      new URL(url);
-      return ok({ kind: "postgres", url });
+      parsed = new URL(url);
     } catch {
       return err(`is not a valid PostgreSQL URL: ${JSON.stringify(url)}.`);
     }
+    const prepared = parsed.searchParams.get("prepared_statements");
+    if (prepared !== null && prepared !== "true" && prepared !== "false") {
+      return err(`has prepared_statements=${prepared}; it takes true (the default) or false.`);
+    }
+    return ok({ kind: "postgres", url });
   }
   if (url.startsWith("sqlite:")) {
     const path = url.slice("sqlite:".length).replace(/^\/\/(?=\/)/, "");

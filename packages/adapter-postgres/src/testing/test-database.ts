@@ -7,6 +7,7 @@ import { migrate } from "../migrations.js";
 import type { PgListeningPool, PgNativeListener } from "../notifications.js";
 import type { PgClient } from "../pg-client.js";
 import { postgresStorage } from "../postgres-storage.js";
+import { preparedStatements } from "../prepared-statements.js";
 import { quoteIdent } from "../tables.js";
 import { postgresRawReaders } from "./raw-readers.js";
 
@@ -135,11 +136,17 @@ export const suiteLabel = serverUrl === undefined ? "postgres (PGlite)" : "postg
 
 /**
  * A storage over a fresh migrated schema of `db` with its raw readers and a writer of corrupt
- * values; dispose drops the schema.
+ * values; dispose drops the schema. `prepared` (server only) runs the storage's statements as
+ * named prepared statements, as `tidings serve` does, through a pool of its own that dispose
+ * ends, so the statements each test's schema prepares do not pile up on shared connections.
  */
-export async function freshStorageHarness(db: TestDatabase): Promise<CorruptibleHarness> {
+export async function freshStorageHarness(
+  db: TestDatabase,
+  options: { prepared?: boolean } = {},
+): Promise<CorruptibleHarness> {
   const { schema, drop } = await db.freshSchema();
-  const storage = postgresStorage(db.client, { schema });
+  const own = options.prepared === true ? newServerPool() : null;
+  const storage = postgresStorage(own === null ? db.client : preparedStatements(own), { schema });
   return {
     storage,
     raw: postgresRawReaders(db.client, schema),
@@ -149,6 +156,7 @@ export async function freshStorageHarness(db: TestDatabase): Promise<Corruptible
     },
     async dispose() {
       await storage.close();
+      await own?.end();
       await drop();
     },
   };

@@ -3,20 +3,29 @@ import {
   listenForDeliveries,
   migrate,
   postgresStorage,
+  preparedStatements,
   webhookBacklog,
 } from "@tidings/adapter-postgres";
 import pg from "pg";
 import type { OpenedStorage } from "./opened-storage.js";
 
 /**
- * `?schema=NAME` in the URL puts every table in that schema (default `public`), so several
- * deployments can share one database; it is Tidings' own parameter, not passed to `pg`.
+ * Tidings' own parameters of the URL, taken out before it reaches `pg`: `?schema=NAME` puts
+ * every table in that schema (default `public`), so several deployments can share one
+ * database; `?prepared_statements=false` runs every statement unnamed, for a connection pooler
+ * in transaction mode that cannot keep prepared statements (PgBouncer before 1.21).
  */
-function splitSchema(url: string): { connectionString: string; schema: string | undefined } {
+export function splitOptions(url: string): {
+  connectionString: string;
+  schema: string | undefined;
+  prepared: boolean;
+} {
   const parsed = new URL(url);
   const schema = parsed.searchParams.get("schema") ?? undefined;
+  const prepared = parsed.searchParams.get("prepared_statements") !== "false";
   parsed.searchParams.delete("schema");
-  return { connectionString: parsed.toString(), schema };
+  parsed.searchParams.delete("prepared_statements");
+  return { connectionString: parsed.toString(), schema, prepared };
 }
 
 /**
@@ -25,13 +34,14 @@ function splitSchema(url: string): { connectionString: string; schema: string | 
  * wake-ups for the delivery engine.
  */
 export async function openPostgresStorage(url: string): Promise<OpenedStorage> {
-  const { connectionString, schema } = splitSchema(url);
+  const { connectionString, schema, prepared } = splitOptions(url);
   const pool = new pg.Pool({ connectionString });
   // An idle connection that breaks must not crash the process; the pool replaces it.
   pool.on("error", () => undefined);
   try {
     const migrations = await migrate(pool, { schema });
-    const storage = postgresStorage(pool, { schema });
+    // Named statements: each connection parses and plans a statement once.
+    const storage = postgresStorage(prepared ? preparedStatements(pool) : pool, { schema });
     const { rows } = await pool.query<{ autovacuum: string }>(
       "SELECT current_setting('autovacuum') AS autovacuum",
     );

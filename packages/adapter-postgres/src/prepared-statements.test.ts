@@ -1,0 +1,65 @@
+import { runCorruptRowContract, runStorageContract } from "@tidings/core/testing";
+import pg from "pg";
+import { describe, expect, it } from "vitest";
+import { preparedStatements } from "./prepared-statements.js";
+import { freshStorageHarness, serverUrl, testDatabaseOfFile } from "./testing/test-database.js";
+
+// Named statements need a real server (PGlite takes no statement names): without
+// TIDINGS_TEST_PG_URL this file has nothing to run.
+const onServer = serverUrl !== undefined;
+const db = testDatabaseOfFile();
+
+describe.skipIf(!onServer)("prepared statements", () => {
+  /** The names of the statements prepared on one connection of `pool`, after `run`. */
+  async function preparedAfter(
+    run: (pool: ReturnType<typeof preparedStatements>) => Promise<unknown>,
+    maxStatements?: number,
+  ): Promise<string[]> {
+    const inner = new pg.Pool({ connectionString: serverUrl, max: 1 });
+    try {
+      const pool = preparedStatements(inner, { maxStatements });
+      await run(pool);
+      const { rows } = await inner.query<{ name: string }>(
+        "SELECT name FROM pg_prepared_statements ORDER BY name",
+      );
+      return rows.map((row) => row.name);
+    } finally {
+      await inner.end();
+    }
+  }
+
+  it("names each statement with values once per text, on the pool and on a borrowed connection", async () => {
+    const names = await preparedAfter(async (pool) => {
+      expect((await pool.query("SELECT $1::int + 1 AS n", [1])).rows).toEqual([{ n: 2 }]);
+      await pool.query("SELECT $1::int + 1 AS n", [2]);
+      const connection = await pool.connect();
+      try {
+        await connection.query("BEGIN");
+        await connection.query("SELECT $1::text AS s", ["x"]);
+        await connection.query("COMMIT");
+      } finally {
+        connection.release();
+      }
+      // No values: run as it is, so a script of several statements still works.
+      await pool.query("SELECT 1; SELECT 2");
+    });
+    expect(names).toHaveLength(2);
+    for (const name of names) expect(name).toMatch(/^tidings_[0-9a-f]{24}$/);
+  });
+
+  it("stops naming new texts at maxStatements and runs the rest unnamed", async () => {
+    const names = await preparedAfter(async (pool) => {
+      for (let i = 0; i < 5; i++) {
+        expect((await pool.query(`SELECT $1::int + ${i} AS n`, [1])).rows).toEqual([{ n: 1 + i }]);
+      }
+    }, 3);
+    expect(names).toHaveLength(3);
+  });
+});
+
+// The whole storage contract through named statements, as `tidings serve` runs it.
+if (onServer) {
+  const label = "postgres (server, prepared statements)";
+  runStorageContract(label, () => freshStorageHarness(db, { prepared: true }));
+  runCorruptRowContract(label, () => freshStorageHarness(db, { prepared: true }));
+}
