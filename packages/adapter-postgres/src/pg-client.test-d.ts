@@ -5,6 +5,7 @@ import type { migrate } from "./migrations.js";
 import type { listenForDeliveries } from "./notifications.js";
 import type { singleConnection } from "./pg-client.js";
 import type { postgresStorage } from "./postgres-storage.js";
+import type { preparedStatements } from "./prepared-statements.js";
 
 type StorageClient = Parameters<typeof postgresStorage>[0];
 type ListenSource = Parameters<typeof listenForDeliveries>[0];
@@ -19,6 +20,12 @@ describe("the driver handles a team already has", () => {
     expectTypeOf<PGlite>().toExtend<Parameters<typeof migrate>[0]>();
     expectTypeOf<pg.Pool>().toExtend<ListenSource>();
     expectTypeOf<PGlite>().toExtend<ListenSource>();
+  });
+
+  it("a pg.Pool goes through preparedStatements, and what comes out is a storage client", () => {
+    expectTypeOf<pg.Pool>().toExtend<Parameters<typeof preparedStatements>[0]>();
+    expectTypeOf<ReturnType<typeof preparedStatements>>().toExtend<StorageClient>();
+    expectTypeOf<PGlite>().not.toExtend<Parameters<typeof preparedStatements>[0]>();
   });
 
   it("a lone pg.Client or a borrowed pg.PoolClient goes through singleConnection", () => {
