@@ -1,4 +1,3 @@
-import type { Actor } from "../deps.js";
 import { type NotFoundError, notFound } from "../errors.js";
 import type { Repositories, WebhookSubscriptionRecord } from "../ports.js";
 import { isPrefixedId } from "../support/ids.js";
@@ -10,10 +9,10 @@ export const webhookNotFound = (id: string): NotFoundError =>
 /** The caller's subscription with this id, or `null` (malformed, unknown, another org's). */
 export async function findWebhook(
   repositories: Pick<Repositories, "webhooks">,
-  actor: Actor,
+  organizationId: string,
   id: string,
 ): Promise<WebhookSubscriptionRecord | null> {
   // A malformed id cannot exist, so storage is not asked.
   if (!isPrefixedId(id, "whk")) return null;
-  return repositories.webhooks.get(actor.organizationId, id);
+  return repositories.webhooks.get(organizationId, id);
 }

@@ -31,7 +31,7 @@ export function updateWebhook(
     const patch = parsed.value;
     return deps.storage.transaction(async (tx) => {
       await tx.webhooks.lockOrganization(actor.organizationId);
-      const current = await findWebhook(tx, actor, webhookId);
+      const current = await findWebhook(tx, actor.organizationId, webhookId);
       if (!current) return err(webhookNotFound(webhookId));
       const next: WebhookSubscriptionRecord = {
         ...current,
