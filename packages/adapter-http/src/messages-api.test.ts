@@ -1,4 +1,9 @@
-import { defaultConfig, SANDBOX_NUMBERS, StorageBusyError } from "@tidings/core";
+import {
+  type ChannelProvider,
+  defaultConfig,
+  SANDBOX_NUMBERS,
+  StorageBusyError,
+} from "@tidings/core";
 import { describe, expect, it } from "vitest";
 import { otpBody } from "./testing/http-world.js";
 import { type SpecWorld, specWorld } from "./testing/world-with-spec.js";
@@ -6,6 +11,30 @@ import { type SpecWorld, specWorld } from "./testing/world-with-spec.js";
 const SEND = "/v1/messages/send";
 /** The phone number otpBody sends to. */
 const PHONE = "+14155550100";
+
+/**
+ * A provider whose dispatches answer only once `release()` is called, if ever; `handedOff`
+ * resolves at the first dispatch, and `dispatches()` counts them.
+ */
+function heldProvider(name: string) {
+  let dispatches = 0;
+  let release: () => void = () => undefined;
+  let dispatching: () => void = () => undefined;
+  const handedOff = new Promise<void>((resolve) => {
+    dispatching = resolve;
+  });
+  const provider: ChannelProvider = {
+    name,
+    dispatch: () => {
+      dispatches += 1;
+      dispatching();
+      return new Promise((resolve) => {
+        release = () => resolve({ status: "accepted" });
+      });
+    },
+  };
+  return { provider, handedOff, release: () => release(), dispatches: () => dispatches };
+}
 
 async function send(world: SpecWorld, body: unknown, headers: Record<string, string> = {}) {
   return world.call("POST", SEND, SEND, { body, headers });
@@ -197,50 +226,27 @@ describe("POST /v1/messages/send", () => {
   it("Idempotency-Key while the first request still runs is 409", async () => {
     const world = await specWorld();
     const campaign = await world.campaign();
-    let release: () => void = () => undefined;
-    let dispatching: () => void = () => undefined;
-    const started = new Promise<void>((resolve) => {
-      dispatching = resolve;
-    });
-    world.deps.provider = {
-      name: "held",
-      dispatch: () => {
-        dispatching();
-        return new Promise((resolve) => {
-          release = () => resolve({ status: "accepted" });
-        });
-      },
-    };
+    const held = heldProvider("held");
+    world.deps.provider = held.provider;
     const headers = { "idempotency-key": "busy" };
     const first = send(world, otpBody(campaign.campaign_id), headers);
-    await started;
+    await held.handedOff;
     const second = await send(world, otpBody(campaign.campaign_id), headers);
     expect(second.status).toBe(409);
     expect(second.json.code).toBe("idempotency_in_progress");
-    release();
+    held.release();
     expect((await first).status).toBe(200);
   });
 
   it("Idempotency-Key after a crash: a retry past the lock answers the stored message and sends nothing again", async () => {
     const world = await specWorld();
     const campaign = await world.campaign();
-    let dispatches = 0;
-    let dispatching: () => void = () => undefined;
-    const handedOff = new Promise<void>((resolve) => {
-      dispatching = resolve;
-    });
     // The first request's process dies during the hand-off: the message is stored, no answer.
-    world.deps.provider = {
-      name: "dies",
-      dispatch: () => {
-        dispatches += 1;
-        dispatching();
-        return new Promise(() => undefined);
-      },
-    };
+    const dies = heldProvider("dies");
+    world.deps.provider = dies.provider;
     const headers = { "idempotency-key": "crash-1" };
     void send(world, otpBody(campaign.campaign_id), headers);
-    await handedOff;
+    await dies.handedOff;
     world.clock.advance(world.deps.config.idempotencyLockMs);
     const retry = await send(world, otpBody(campaign.campaign_id), headers);
     expect(retry.status).toBe(200);
@@ -253,7 +259,7 @@ describe("POST /v1/messages/send", () => {
       error: null,
     });
     expect(await world.storage.raw.message(id)).toMatchObject({ id, status: "sent" });
-    expect(dispatches).toBe(1);
+    expect(dies.dispatches()).toBe(1);
   });
 
   it("a database locked too long before the send is stored is 503 storage_busy, with the RateLimit headers", async () => {
