@@ -16,7 +16,7 @@ const PHONE = "+14155550100";
  * A provider whose dispatches answer only once `release()` is called, if ever; `handedOff`
  * resolves at the first dispatch, and `dispatches()` counts them.
  */
-function heldProvider(name: string) {
+function heldProvider() {
   let dispatches = 0;
   let release: () => void = () => undefined;
   let dispatching: () => void = () => undefined;
@@ -24,7 +24,7 @@ function heldProvider(name: string) {
     dispatching = resolve;
   });
   const provider: ChannelProvider = {
-    name,
+    name: "held",
     dispatch: () => {
       dispatches += 1;
       dispatching();
@@ -38,6 +38,18 @@ function heldProvider(name: string) {
 
 async function send(world: SpecWorld, body: unknown, headers: Record<string, string> = {}) {
   return world.call("POST", SEND, SEND, { body, headers });
+}
+
+/** A send with Idempotency-Key `key` held in its hand-off to the provider; `again` repeats it. */
+async function sendHeldInHandOff(key: string) {
+  const world = await specWorld();
+  const campaign = await world.campaign();
+  const held = heldProvider();
+  world.deps.provider = held.provider;
+  const again = () => send(world, otpBody(campaign.campaign_id), { "idempotency-key": key });
+  const first = again();
+  await held.handedOff;
+  return { world, held, first, again };
 }
 
 describe("POST /v1/messages/send", () => {
@@ -224,14 +236,8 @@ describe("POST /v1/messages/send", () => {
   });
 
   it("Idempotency-Key while the first request still runs is 409", async () => {
-    const world = await specWorld();
-    const campaign = await world.campaign();
-    const held = heldProvider("held");
-    world.deps.provider = held.provider;
-    const headers = { "idempotency-key": "busy" };
-    const first = send(world, otpBody(campaign.campaign_id), headers);
-    await held.handedOff;
-    const second = await send(world, otpBody(campaign.campaign_id), headers);
+    const { held, first, again } = await sendHeldInHandOff("busy");
+    const second = await again();
     expect(second.status).toBe(409);
     expect(second.json.code).toBe("idempotency_in_progress");
     held.release();
@@ -239,16 +245,10 @@ describe("POST /v1/messages/send", () => {
   });
 
   it("Idempotency-Key after a crash: a retry past the lock answers the stored message and sends nothing again", async () => {
-    const world = await specWorld();
-    const campaign = await world.campaign();
     // The first request's process dies during the hand-off: the message is stored, no answer.
-    const dies = heldProvider("dies");
-    world.deps.provider = dies.provider;
-    const headers = { "idempotency-key": "crash-1" };
-    void send(world, otpBody(campaign.campaign_id), headers);
-    await dies.handedOff;
+    const { world, held, again } = await sendHeldInHandOff("crash-1");
     world.clock.advance(world.deps.config.idempotencyLockMs);
-    const retry = await send(world, otpBody(campaign.campaign_id), headers);
+    const retry = await again();
     expect(retry.status).toBe(200);
     expect(retry.headers["idempotent-replayed"]).toBe("true");
     const id = String(retry.json.message_id);
@@ -259,7 +259,7 @@ describe("POST /v1/messages/send", () => {
       error: null,
     });
     expect(await world.storage.raw.message(id)).toMatchObject({ id, status: "sent" });
-    expect(dies.dispatches()).toBe(1);
+    expect(held.dispatches()).toBe(1);
   });
 
   it("a database locked too long before the send is stored is 503 storage_busy, with the RateLimit headers", async () => {
