@@ -6,7 +6,7 @@ import type { WebhookSubscriptionRecord } from "../ports.js";
 import { isoAt } from "../support/clock.js";
 import { useCase } from "../support/result.js";
 import { type ShowOne, showOne } from "../support/show-one.js";
-import { findWebhook, webhookNotFound } from "./find-webhook.js";
+import { changeWebhook, findWebhook, webhookNotFound } from "./find-webhook.js";
 import { checkCanActivate, checkCanAdd } from "./subscription-rules.js";
 import { createWebhookInput, parseWebhookInput } from "./webhook-input.js";
 import { toWebhookView, type WebhookView, type WebhookWithSecret } from "./webhook-view.js";
@@ -90,11 +90,8 @@ export function deleteWebhook(
   webhookId: string,
 ): ResultAsync<void, DomainError> {
   return useCase("deleteWebhook", () =>
-    deps.storage.transaction(async (tx) => {
-      // Under the lock, so a PATCH reading it meanwhile does not write to a deleted row.
-      await tx.webhooks.lockOrganization(actor.organizationId);
-      const record = await findWebhook(tx, actor.organizationId, webhookId);
-      if (!record) return err(webhookNotFound(webhookId));
+    // Under the lock, so a PATCH reading it meanwhile does not write to a deleted row.
+    changeWebhook(deps.storage, actor.organizationId, webhookId, async (tx) => {
       await tx.deliveries.cancelForSubscription(
         actor.organizationId,
         webhookId,
@@ -118,10 +115,7 @@ export function rotateWebhookSecret(
   webhookId: string,
 ): ResultAsync<WebhookWithSecret, DomainError> {
   return useCase("rotateWebhookSecret", () =>
-    deps.storage.transaction(async (tx) => {
-      await tx.webhooks.lockOrganization(actor.organizationId);
-      const record = await findWebhook(tx, actor.organizationId, webhookId);
-      if (!record) return err(webhookNotFound(webhookId));
+    changeWebhook(deps.storage, actor.organizationId, webhookId, async (tx, record) => {
       const secret = newSigningSecret();
       const changes = {
         secretSealed: deps.secretBox.seal(secret),
