@@ -156,38 +156,21 @@ describe("the delivery log and redelivery over HTTP", () => {
     );
     expect(await first(`/v1/webhooks/${webhookId}/deliveries?status=failed`)).toEqual([]);
     expect(await first(`/v1/deliveries?status=pending&webhook_id=${webhookId}`)).toHaveLength(1);
+    const recover = (since: string) =>
+      world.call("POST", "/v1/webhooks/{webhook_id}/recover", `/v1/webhooks/${webhookId}/recover`, {
+        body: { since },
+      });
     // Deactivating cancels it; recover after reactivating brings it back, due now.
     await world.request("PATCH", `/v1/webhooks/${webhookId}`, { body: { status: "inactive" } });
     expect(await first("/v1/deliveries?status=cancelled")).toHaveLength(1);
-    const refused = await world.call(
-      "POST",
-      "/v1/webhooks/{webhook_id}/recover",
-      `/v1/webhooks/${webhookId}/recover`,
-      {
-        body: { since: "2026-01-01T00:00:00Z" },
-      },
-    );
+    const refused = await recover("2026-01-01T00:00:00Z");
     expect(refused.json.code).toBe("webhook_inactive");
     await world.request("PATCH", `/v1/webhooks/${webhookId}`, { body: { status: "active" } });
-    const recovered = await world.call(
-      "POST",
-      "/v1/webhooks/{webhook_id}/recover",
-      `/v1/webhooks/${webhookId}/recover`,
-      {
-        body: { since: "2026-01-01T00:00:00Z" },
-      },
-    );
+    const recovered = await recover("2026-01-01T00:00:00Z");
     expect(recovered.status).toBe(202);
     expect(recovered.json).toEqual({ requeued: 1 });
     expect((await get(world, deliveryId)).json.status).toBe("pending");
-    const bad = await world.call(
-      "POST",
-      "/v1/webhooks/{webhook_id}/recover",
-      `/v1/webhooks/${webhookId}/recover`,
-      {
-        body: { since: "last week" },
-      },
-    );
+    const bad = await recover("last week");
     expect(bad.status).toBe(400);
     expect(bad.json.errors).toEqual([expect.objectContaining({ path: "since" })]);
   });

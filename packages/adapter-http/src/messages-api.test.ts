@@ -1,4 +1,9 @@
-import { defaultConfig, SANDBOX_NUMBERS, StorageBusyError } from "@tidings/core";
+import {
+  type ChannelProvider,
+  defaultConfig,
+  SANDBOX_NUMBERS,
+  StorageBusyError,
+} from "@tidings/core";
 import { describe, expect, it } from "vitest";
 import { otpBody } from "./testing/http-world.js";
 import { type SpecWorld, specWorld } from "./testing/world-with-spec.js";
@@ -7,8 +12,44 @@ const SEND = "/v1/messages/send";
 /** The phone number otpBody sends to. */
 const PHONE = "+14155550100";
 
+/**
+ * A provider whose dispatches answer only once `release()` is called, if ever; `handedOff`
+ * resolves at the first dispatch, and `dispatches()` counts them.
+ */
+function heldProvider() {
+  let dispatches = 0;
+  let release: () => void = () => undefined;
+  let dispatching: () => void = () => undefined;
+  const handedOff = new Promise<void>((resolve) => {
+    dispatching = resolve;
+  });
+  const provider: ChannelProvider = {
+    name: "held",
+    dispatch: () => {
+      dispatches += 1;
+      dispatching();
+      return new Promise((resolve) => {
+        release = () => resolve({ status: "accepted" });
+      });
+    },
+  };
+  return { provider, handedOff, release: () => release(), dispatches: () => dispatches };
+}
+
 async function send(world: SpecWorld, body: unknown, headers: Record<string, string> = {}) {
   return world.call("POST", SEND, SEND, { body, headers });
+}
+
+/** A send with Idempotency-Key `key` held in its hand-off to the provider; `again` repeats it. */
+async function sendHeldInHandOff(key: string) {
+  const world = await specWorld();
+  const campaign = await world.campaign();
+  const held = heldProvider();
+  world.deps.provider = held.provider;
+  const again = () => send(world, otpBody(campaign.campaign_id), { "idempotency-key": key });
+  const first = again();
+  await held.handedOff;
+  return { world, held, first, again };
 }
 
 describe("POST /v1/messages/send", () => {
@@ -195,54 +236,19 @@ describe("POST /v1/messages/send", () => {
   });
 
   it("Idempotency-Key while the first request still runs is 409", async () => {
-    const world = await specWorld();
-    const campaign = await world.campaign();
-    let release: () => void = () => undefined;
-    let dispatching: () => void = () => undefined;
-    const started = new Promise<void>((resolve) => {
-      dispatching = resolve;
-    });
-    world.deps.provider = {
-      name: "held",
-      dispatch: () => {
-        dispatching();
-        return new Promise((resolve) => {
-          release = () => resolve({ status: "accepted" });
-        });
-      },
-    };
-    const headers = { "idempotency-key": "busy" };
-    const first = send(world, otpBody(campaign.campaign_id), headers);
-    await started;
-    const second = await send(world, otpBody(campaign.campaign_id), headers);
+    const { held, first, again } = await sendHeldInHandOff("busy");
+    const second = await again();
     expect(second.status).toBe(409);
     expect(second.json.code).toBe("idempotency_in_progress");
-    release();
+    held.release();
     expect((await first).status).toBe(200);
   });
 
   it("Idempotency-Key after a crash: a retry past the lock answers the stored message and sends nothing again", async () => {
-    const world = await specWorld();
-    const campaign = await world.campaign();
-    let dispatches = 0;
-    let dispatching: () => void = () => undefined;
-    const handedOff = new Promise<void>((resolve) => {
-      dispatching = resolve;
-    });
     // The first request's process dies during the hand-off: the message is stored, no answer.
-    world.deps.provider = {
-      name: "dies",
-      dispatch: () => {
-        dispatches += 1;
-        dispatching();
-        return new Promise(() => undefined);
-      },
-    };
-    const headers = { "idempotency-key": "crash-1" };
-    void send(world, otpBody(campaign.campaign_id), headers);
-    await handedOff;
+    const { world, held, again } = await sendHeldInHandOff("crash-1");
     world.clock.advance(world.deps.config.idempotencyLockMs);
-    const retry = await send(world, otpBody(campaign.campaign_id), headers);
+    const retry = await again();
     expect(retry.status).toBe(200);
     expect(retry.headers["idempotent-replayed"]).toBe("true");
     const id = String(retry.json.message_id);
@@ -253,7 +259,7 @@ describe("POST /v1/messages/send", () => {
       error: null,
     });
     expect(await world.storage.raw.message(id)).toMatchObject({ id, status: "sent" });
-    expect(dispatches).toBe(1);
+    expect(held.dispatches()).toBe(1);
   });
 
   it("a database locked too long before the send is stored is 503 storage_busy, with the RateLimit headers", async () => {

@@ -120,6 +120,22 @@ async function rawSocket(url: string) {
   return { socket, closed, received: () => received };
 }
 
+/**
+ * Writes `start` on a raw socket, then `chunk` every 50 ms, never finishing the request, until
+ * the server closes it; answers what was received, parsed, and when it closed.
+ */
+async function trickleUntilClosed(url: string, start: string, chunk: string) {
+  const client = await rawSocket(url);
+  const started = Date.now();
+  client.socket.write(start);
+  const trickle = setInterval(() => client.socket.write(chunk), 50);
+  cleanups.push(async () => clearInterval(trickle));
+  const closedAt = await client.closed;
+  clearInterval(trickle);
+  expect(client.received()).toMatch(/^HTTP\/1\.1 408 /);
+  return { answer: parseRaw(client.received()), after: closedAt - started };
+}
+
 /** A raw answer split into its status, lowercased headers and JSON body. */
 function parseRaw(text: string) {
   const [head = "", body = ""] = text.split("\r\n\r\n", 2);
@@ -286,41 +302,33 @@ describe("createServer", () => {
     const world = await httpWorld();
     // A request timeout far beyond the wait for the close shows it is the headers' that cut.
     const { url } = await serve(world.app, { headersTimeout: 200, requestTimeout: 120_000 });
-    const client = await rawSocket(url);
-    const started = Date.now();
-    client.socket.write("GET /healthz HTTP/1.1\r\nHost: localhost\r\n");
     // Keep trickling header lines, never finishing them, well past the headers timeout.
-    const trickle = setInterval(() => client.socket.write("X-Slow: 1\r\n"), 50);
-    cleanups.push(async () => clearInterval(trickle));
-    const closedAt = await client.closed;
-    clearInterval(trickle);
-    expect(client.received()).toMatch(/^HTTP\/1\.1 408 /);
-    expect(parseRaw(client.received())).toMatchObject({
+    const { answer, after } = await trickleUntilClosed(
+      url,
+      "GET /healthz HTTP/1.1\r\nHost: localhost\r\n",
+      "X-Slow: 1\r\n",
+    );
+    expect(answer).toMatchObject({
       headers: { connection: "close", "content-type": "application/problem+json" },
       json: { status: 408, code: "request_timeout" },
     });
-    expect(closedAt - started).toBeGreaterThanOrEqual(190);
+    expect(after).toBeGreaterThanOrEqual(190);
   });
 
   it("cuts off a client that sends its body too slowly, after the request timeout", async () => {
     const world = await httpWorld();
     const { url } = await serve(world.app, { headersTimeout: 200, requestTimeout: 400 });
-    const client = await rawSocket(url);
-    const started = Date.now();
-    client.socket.write(
+    const { answer, after } = await trickleUntilClosed(
+      url,
       "POST /v1/profiles HTTP/1.1\r\nHost: localhost\r\n" +
         "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{",
+      " ",
     );
-    const trickle = setInterval(() => client.socket.write(" "), 50);
-    cleanups.push(async () => clearInterval(trickle));
-    const closedAt = await client.closed;
-    clearInterval(trickle);
-    expect(client.received()).toMatch(/^HTTP\/1\.1 408 /);
-    expect(parseRaw(client.received())).toMatchObject({
+    expect(answer).toMatchObject({
       headers: { connection: "close" },
       json: { status: 408, code: "request_timeout" },
     });
-    expect(closedAt - started).toBeGreaterThanOrEqual(390);
+    expect(after).toBeGreaterThanOrEqual(390);
   });
 
   it("closes an idle keep-alive connection after the keep-alive timeout", async () => {

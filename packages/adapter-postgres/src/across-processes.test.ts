@@ -11,10 +11,10 @@ import {
   waitUntil,
 } from "@tidings/core/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { listenForDeliveries } from "./notifications.js";
 import type { PgClient } from "./pg-client.js";
 import { postgresStorage } from "./postgres-storage.js";
 import { testDatabaseOfFile } from "./testing/test-database.js";
+import { countWakes } from "./testing/wake-count.js";
 
 // Each "process" is a storage over a pool of its own on the server, so the guarantees below
 // are held by PostgreSQL across connections, not by anything in this process. On PGlite (one
@@ -105,15 +105,8 @@ describe("across processes", () => {
     const writer = aProcess();
     const source = db.anotherClient(2);
     closers.push(source.close);
-    let wakes = 0;
-    const stop = await listenForDeliveries(
-      source.listenSource,
-      () => {
-        wakes += 1;
-      },
-      { schema },
-    );
-    closers.unshift(stop);
+    const listener = await countWakes(source.listenSource, { schema });
+    closers.unshift(listener.stop);
     const org = await seedOrganization(writer.storage);
     // Neither of these makes work: a delivered delivery, and one in another schema.
     await seedDelivery(writer.storage, org, { status: "delivered" });
@@ -123,14 +116,14 @@ describe("across processes", () => {
     await seedDelivery(elsewhere, await seedOrganization(elsewhere));
     // Notifications arrive in commit order, so a wake from either would come first.
     const pending = await seedDelivery(writer.storage, org);
-    await waitUntil("a wake for the pending delivery", 10_000, () => wakes >= 1);
-    expect(wakes).toBe(1);
+    await waitUntil("a wake for the pending delivery", 10_000, () => listener.wakes() >= 1);
+    expect(listener.wakes()).toBe(1);
 
     const failed = await seedDelivery(writer.storage, org, { status: "failed" });
     expect(await writer.storage.deliveries.redeliver(org.organization.id, failed.id, at(9))).toBe(
       true,
     );
-    await waitUntil("a wake for the redelivery", 10_000, () => wakes === 2);
+    await waitUntil("a wake for the redelivery", 10_000, () => listener.wakes() === 2);
     expect(pending.status).toBe("pending");
   });
 });

@@ -1,5 +1,5 @@
 import { type MigrateResult, type SchemaChange, schemaMigrations } from "@tidings/core/sql";
-import { changes } from "./migrations/index.js";
+import * as changes from "./migrations/index.js";
 import type { PgClient, PgQueryable } from "./pg-client.js";
 import { runTransaction } from "./pg-client.js";
 import { DEFAULT_SCHEMA, quoteIdent, tablesIn } from "./tables.js";

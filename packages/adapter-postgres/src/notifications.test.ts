@@ -1,9 +1,9 @@
 import { seedDelivery, seedOrganization, waitUntil } from "@tidings/core/testing";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
-import { listenForDeliveries } from "./notifications.js";
 import { postgresStorage } from "./postgres-storage.js";
 import { aSchemaName, serverUrl, testDatabaseOfFile } from "./testing/test-database.js";
+import { countWakes } from "./testing/wake-count.js";
 
 const db = testDatabaseOfFile();
 
@@ -16,14 +16,11 @@ describe("listenForDeliveries", () => {
       const applicationName = `tidings-listener-${aSchemaName()}`;
       const pool = new pg.Pool({ connectionString: serverUrl, application_name: applicationName });
       const errors: Error[] = [];
-      let wakes = 0;
-      const stop = await listenForDeliveries(
-        pool,
-        () => {
-          wakes += 1;
-        },
-        { schema, reconnectDelayMs: 20, onError: (error) => errors.push(error) },
-      );
+      const listener = await countWakes(pool, {
+        schema,
+        reconnectDelayMs: 20,
+        onError: (error) => errors.push(error),
+      });
       try {
         const storage = postgresStorage(db.client, { schema });
         const org = await seedOrganization(storage);
@@ -41,10 +38,10 @@ describe("listenForDeliveries", () => {
         // Keep inserting until the new connection has subscribed and hears one.
         await waitUntil("a wake on the new connection", 10_000, async () => {
           await seedDelivery(storage, org);
-          return wakes > 0;
+          return listener.wakes() > 0;
         });
       } finally {
-        await stop();
+        await listener.stop();
         await pool.end();
         await drop();
       }
@@ -54,29 +51,21 @@ describe("listenForDeliveries", () => {
   it("stops waking once stopped", async () => {
     const { schema, drop } = await db.freshSchema();
     const source = db.anotherClient(2);
-    let wakes = 0;
-    const stop = await listenForDeliveries(
-      source.listenSource,
-      () => {
-        wakes += 1;
-      },
-      { schema },
-    );
+    const listener = await countWakes(source.listenSource, { schema });
     try {
       const storage = postgresStorage(db.client, { schema });
       const org = await seedOrganization(storage);
       await seedDelivery(storage, org);
-      await waitUntil("the first wake", 10_000, () => wakes === 1);
-      await stop();
+      await waitUntil("the first wake", 10_000, () => listener.wakes() === 1);
+      await listener.stop();
       await seedDelivery(storage, org);
       // A second listener subscribed after the insert hears the next one, proving the first
       // insert's notification had time to arrive at the stopped one too.
-      let later = 0;
-      const probe = await listenForDeliveries(source.listenSource, () => (later += 1), { schema });
+      const probe = await countWakes(source.listenSource, { schema });
       await seedDelivery(storage, org);
-      await waitUntil("the probe's wake", 10_000, () => later === 1);
-      await probe();
-      expect(wakes).toBe(1);
+      await waitUntil("the probe's wake", 10_000, () => probe.wakes() === 1);
+      await probe.stop();
+      expect(listener.wakes()).toBe(1);
     } finally {
       await source.close();
       await drop();

@@ -1,5 +1,5 @@
 import { type MigrateResult, type SchemaChange, schemaMigrations } from "@tidings/core/sql";
-import { changes } from "./migrations/index.js";
+import * as changes from "./migrations/index.js";
 import type { SqliteDatabase } from "./sqlite-database.js";
 
 export { type MigrateResult, SchemaTooNewError } from "@tidings/core/sql";

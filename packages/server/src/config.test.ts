@@ -284,36 +284,21 @@ describe("checkHost", () => {
 });
 
 describe("parseDatabaseUrl", () => {
-  it("resolves a relative SQLite path against the working directory", () => {
-    expect(parseDatabaseUrl("sqlite:data/t.db", "/srv")._unsafeUnwrap()).toEqual({
-      kind: "sqlite",
-      path: "/srv/data/t.db",
-    });
+  it.each([
+    [
+      "resolves a relative SQLite path against the working directory",
+      "sqlite:data/t.db",
+      "/srv/data/t.db",
+    ],
+    ["keeps an absolute SQLite path", "sqlite:/var/t.db", "/var/t.db"],
+    ["keeps an absolute SQLite path in the sqlite:// form", "sqlite:///var/t.db", "/var/t.db"],
+    ["accepts an in-memory SQLite database", "sqlite::memory:", ":memory:"],
+  ])("%s: %j", (_, url, path) => {
+    expect(parseDatabaseUrl(url, "/srv")._unsafeUnwrap()).toEqual({ kind: "sqlite", path });
   });
 
-  it("keeps an absolute SQLite path, with or without the sqlite:// form", () => {
-    expect(parseDatabaseUrl("sqlite:/var/t.db", "/srv")._unsafeUnwrap()).toEqual({
-      kind: "sqlite",
-      path: "/var/t.db",
-    });
-    expect(parseDatabaseUrl("sqlite:///var/t.db", "/srv")._unsafeUnwrap()).toEqual({
-      kind: "sqlite",
-      path: "/var/t.db",
-    });
-  });
-
-  it("accepts an in-memory SQLite database", () => {
-    expect(parseDatabaseUrl("sqlite::memory:", "/srv")._unsafeUnwrap()).toEqual({
-      kind: "sqlite",
-      path: ":memory:",
-    });
-  });
-
-  it("selects PostgreSQL for postgres:// and postgresql:// URLs", () => {
-    expect(parseDatabaseUrl("postgresql://u@h/d", "/srv")._unsafeUnwrap()).toEqual({
-      kind: "postgres",
-      url: "postgresql://u@h/d",
-    });
+  it.each(["postgres://u@h/d", "postgresql://u@h/d"])("selects PostgreSQL for %j", (url) => {
+    expect(parseDatabaseUrl(url, "/srv")._unsafeUnwrap()).toEqual({ kind: "postgres", url });
   });
 
   it("takes prepared_statements=true or false on a PostgreSQL URL, and nothing else", () => {

@@ -5,7 +5,14 @@ import { pathToFileURL } from "node:url";
 import { waitUntil, within } from "@tidings/core/testing";
 import openapiTS, { astToString, type OpenAPI3 } from "openapi-typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { REPO_ROOT, runChildCli, type ServerProcess, startServer } from "./testing/child-cli.js";
+import {
+  devChildEnv,
+  REPO_ROOT,
+  runChildCliJson,
+  type ServerProcess,
+  startServer,
+} from "./testing/child-cli.js";
+import { typeCheckAsUser } from "./testing/type-check.js";
 import { startTopicReceiver, type TopicReceiver } from "./testing/webhook-tally.js";
 import { run } from "./testing/workspace-build.js";
 
@@ -92,11 +99,7 @@ let env: Record<string, string>;
 let server: ServerProcess;
 let receiver: TopicReceiver;
 
-const tidings = async <T>(...args: string[]): Promise<T> => {
-  const result = await runChildCli([...args, "--json"], env);
-  if (result.code !== 0) throw new Error(`tidings ${args.join(" ")}: ${result.stderr}`);
-  return JSON.parse(result.stdout) as T;
-};
+const tidings = <T>(...args: string[]): Promise<T> => runChildCliJson<T>(args, env);
 
 /** Links a package the server's tests depend on into the client's own node_modules. */
 const linkPackage = (name: string) => {
@@ -113,13 +116,7 @@ beforeAll(async () => {
     join(dir, "node_modules", "@types", "node"),
     "dir",
   );
-  env = {
-    ...(process.env as Record<string, string>),
-    TIDINGS_DATABASE_URL: `sqlite:${join(dir, "tidings.db")}`,
-    TIDINGS_DEV: "1",
-    TIDINGS_SANDBOX_DELAY_MS: "50",
-    TIDINGS_LOG_LEVEL: "info",
-  };
+  env = devChildEnv(dir);
   receiver = await startTopicReceiver();
   server = await startServer(env);
 }, SETUP_TIMEOUT_MS);
@@ -142,25 +139,14 @@ describe("a client generated from /openapi.json", () => {
     writeFileSync(join(dir, "api.d.ts"), types);
     writeFileSync(join(dir, "client.ts"), CLIENT);
     writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module", private: true }));
-    writeFileSync(
-      join(dir, "tsconfig.json"),
-      JSON.stringify({
-        compilerOptions: {
-          target: "ES2022",
-          module: "NodeNext",
-          moduleResolution: "NodeNext",
-          strict: true,
-          noUncheckedIndexedAccess: true,
-          exactOptionalPropertyTypes: true,
-          noEmit: true,
-          skipLibCheck: true,
-          types: ["node"],
-        },
-        files: ["client.ts"],
+    await within(
+      150_000,
+      "tsc",
+      typeCheckAsUser(dir, "client.ts", {
+        noUncheckedIndexedAccess: true,
+        exactOptionalPropertyTypes: true,
       }),
     );
-    const tsc = join(REPO_ROOT, "node_modules", "typescript", "bin", "tsc");
-    await within(150_000, "tsc", run(process.execPath, [tsc, "-p", "tsconfig.json"], dir));
 
     const org = await tidings<{ org_id: string }>("orgs", "create", "--name", "Acme");
     const scopes = "profiles:read,profiles:write,messages:send,webhooks:manage";

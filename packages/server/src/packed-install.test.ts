@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "./testing/child-cli.js";
+import { typeCheckAsUser } from "./testing/type-check.js";
 import { builtWorkspace, packWorkspace, run } from "./testing/workspace-build.js";
 
 /**
@@ -195,25 +196,10 @@ describe("the packages, packed and installed with npm into a fresh project", () 
   });
 
   it("type-check for a TypeScript user, core/memory included", async () => {
-    writeFileSync(
-      join(app, "tsconfig.json"),
-      JSON.stringify({
-        compilerOptions: {
-          target: "ES2022",
-          module: "NodeNext",
-          moduleResolution: "NodeNext",
-          strict: true,
-          noEmit: true,
-          skipLibCheck: true,
-          // Node's own types from the workspace: a TypeScript user of these packages has them.
-          typeRoots: [join(REPO_ROOT, "node_modules", "@types")],
-          types: ["node"],
-        },
-        files: ["typed.ts"],
-      }),
-    );
-    const tsc = join(REPO_ROOT, "node_modules", "typescript", "bin", "tsc");
-    await expect(run(process.execPath, [tsc, "-p", "tsconfig.json"], app)).resolves.toBeUndefined();
+    await expect(
+      // Node's own types from the workspace: a TypeScript user of these packages has them.
+      typeCheckAsUser(app, "typed.ts", { typeRoots: [join(REPO_ROOT, "node_modules", "@types")] }),
+    ).resolves.toBeUndefined();
   }, 180_000);
 
   it("install the tidings command, which migrates a fresh SQLite database", async () => {

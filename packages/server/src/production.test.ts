@@ -3,16 +3,16 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { within } from "@tidings/core/testing";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type CliEntry,
   type CliProcess,
-  runChildCli,
+  runChildCliJson,
   startCliProcess,
   startServer,
+  stopChild,
 } from "./testing/child-cli.js";
 import { startTopicReceiver, type TopicReceiver } from "./testing/webhook-tally.js";
 import { builtCli } from "./testing/workspace-build.js";
@@ -50,17 +50,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const tidings = async <T>(env: Record<string, string>, ...args: string[]): Promise<T> => {
-  const run = await runChildCli([...args, "--json"], env, cli);
-  if (run.code !== 0)
-    throw new Error(`tidings ${args.join(" ")} exited ${run.code}: ${run.stderr}`);
-  return JSON.parse(run.stdout) as T;
-};
-
-const stop = async (process: CliProcess): Promise<number | null> => {
-  process.child.kill("SIGTERM");
-  return within(30_000, "the process to drain and exit", process.exited);
-};
+const tidings = <T>(env: Record<string, string>, ...args: string[]): Promise<T> =>
+  runChildCliJson<T>(args, env, cli);
 
 const waitFor = async (what: string, done: () => boolean) => {
   for (let i = 0; i < 400 && !done(); i++) await new Promise((r) => setTimeout(r, 25));
@@ -148,8 +139,8 @@ describe.skipIf(PG_URL === undefined)("running in production on PostgreSQL", () 
     expect(sent.status).toBe(200);
     await waitFor("message.delivered", () => receiver.topics.includes("message.delivered"));
 
-    expect(await stop(worker)).toBe(0);
-    expect(await stop(serve)).toBe(0);
+    expect(await stopChild(worker)).toBe(0);
+    expect(await stopChild(serve)).toBe(0);
 
     // Step 9: an upgrade: migrate (nothing pending here), start again; the data is there.
     expect((await tidings<{ applied: number[] }>(env, "migrate")).applied).toEqual([]);
@@ -160,7 +151,7 @@ describe.skipIf(PG_URL === undefined)("running in production on PostgreSQL", () 
       { headers: auth },
     );
     expect(((await found.json()) as { data: unknown[] }).data).toHaveLength(1);
-    expect(await stop(restarted)).toBe(0);
+    expect(await stopChild(restarted)).toBe(0);
   });
 });
 
@@ -215,6 +206,6 @@ describe("running in production: SQLite backups", () => {
       expect(backup.status, backup.stderr).toBe(0);
       expect(profilesIn(viaCli)).toEqual([{ phone_number: "+14155550123" }]);
     }
-    expect(await stop(serve)).toBe(0);
+    expect(await stopChild(serve)).toBe(0);
   });
 });

@@ -7,9 +7,11 @@ import { verifyWebhook } from "@tidings/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type CliEntry,
-  runChildCli,
+  devChildEnv,
+  runChildCliJson,
   type ServerProcess,
   startServer,
+  stopChild,
 } from "./testing/child-cli.js";
 import { builtCli } from "./testing/workspace-build.js";
 
@@ -41,13 +43,7 @@ const BUILD_TIMEOUT_MS = 600_000;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "tidings-quickstart-"));
-  env = {
-    ...(process.env as Record<string, string>),
-    TIDINGS_DATABASE_URL: `sqlite:${join(dir, "tidings.db")}`,
-    TIDINGS_DEV: "1",
-    TIDINGS_SANDBOX_DELAY_MS: "50",
-    TIDINGS_LOG_LEVEL: "info",
-  };
+  env = devChildEnv(dir);
   receiver = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -67,17 +63,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const cli = async <T>(...args: string[]): Promise<T> => {
-  const run = await runChildCli([...args, "--json"], env, builtEntry);
-  if (run.code !== 0)
-    throw new Error(`tidings ${args.join(" ")} exited ${run.code}: ${run.stderr}`);
-  return JSON.parse(run.stdout) as T;
-};
-
-const stop = async (server: ServerProcess): Promise<number | null> => {
-  server.child.kill("SIGTERM");
-  return server.exited;
-};
+const cli = <T>(...args: string[]): Promise<T> => runChildCliJson<T>(args, env, builtEntry);
 
 const until = async <T>(what: string, probe: () => T | undefined): Promise<T> => {
   for (let i = 0; i < 200; i++) {
@@ -194,7 +180,7 @@ describe("the quickstart", () => {
     expect(page.data).toEqual([expect.objectContaining({ last_name: "Number2" })]);
     const publicId = page.data[0]?.public_id;
 
-    expect(await stop(server)).toBe(0);
+    expect(await stopChild(server)).toBe(0);
     expect(server.logs.filter((entry) => "not_json" in entry)).toEqual([]);
     expect(server.logs.map((entry) => entry.msg)).toEqual(
       expect.arrayContaining(["shutting down", "stopped"]),
@@ -207,6 +193,6 @@ describe("the quickstart", () => {
     });
     expect(again.status).toBe(200);
     expect(await again.json()).toMatchObject({ public_id: publicId, phone_number: phone });
-    expect(await stop(restarted)).toBe(0);
+    expect(await stopChild(restarted)).toBe(0);
   });
 });

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { cleanupsEach, within } from "@tidings/core/testing";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { startInProcess } from "./testing/in-process.js";
+import { startInWorkspace } from "./testing/in-process.js";
 import { tempWorkspace } from "./testing/run-cli.js";
 import { type ServedTidings, serveTidings } from "./testing/served-tidings.js";
 
@@ -219,14 +219,7 @@ describe("the SQLite files", () => {
 
   /** `serve` on the workspace's database, as it is, until the test ends. */
   async function serveIn(workspace: ReturnType<typeof tempWorkspace>) {
-    const server = startInProcess(workspace.dir, ["serve", "--port", "0"], {
-      ...workspace.env,
-      TIDINGS_LOG_LEVEL: "info",
-    });
-    cleanups.push(async () => {
-      await server.stop();
-      workspace.cleanup();
-    });
+    const server = startInWorkspace(cleanups, workspace, ["serve", "--port", "0"]);
     await server.waitForLog("listening");
   }
 

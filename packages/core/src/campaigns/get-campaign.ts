@@ -6,6 +6,7 @@ import { isPrefixedId } from "../support/ids.js";
 import { newestFirstPage, parseListQuery } from "../support/newest-first.js";
 import type { Page } from "../support/page.js";
 import { useCase } from "../support/result.js";
+import { type ShowOne, showOne } from "../support/show-one.js";
 import { listCampaignsQuery } from "./campaign-input.js";
 import { type CampaignView, toCampaignView } from "./campaign-view.js";
 
@@ -24,17 +25,12 @@ export async function findCampaign(
 }
 
 /** One campaign of the caller's organization. */
-export function getCampaign(
-  deps: Pick<Deps, "storage">,
-  actor: Actor,
-  campaignId: string,
-): ResultAsync<CampaignView, DomainError> {
-  return useCase("getCampaign", async () => {
-    const campaign = await findCampaign(deps.storage, actor.organizationId, campaignId);
-    if (!campaign) return err(campaignNotFound(campaignId));
-    return ok(toCampaignView(campaign));
-  });
-}
+export const getCampaign: ShowOne<CampaignView> = showOne(
+  "getCampaign",
+  findCampaign,
+  campaignNotFound,
+  (campaign) => ok(toCampaignView(campaign)),
+);
 
 /**
  * A page of the caller's organization's campaigns, newest first, optionally by status

@@ -3,7 +3,7 @@ import type { Actor, Deps } from "../deps.js";
 import { type DomainError, notFound } from "../errors.js";
 import type { MessageRecord, Repositories } from "../ports.js";
 import { isUuidV7 } from "../support/ids.js";
-import { useCase } from "../support/result.js";
+import { type ShowOne, showOne } from "../support/show-one.js";
 import {
   type MessageEventView,
   type MessageWithEventsView,
@@ -25,23 +25,20 @@ export async function findMessage(
 }
 
 /** One message of the caller's organization, with its current status and every event. */
-export function getMessage(
-  deps: Pick<Deps, "storage">,
-  actor: Actor,
-  messageId: string,
-): ResultAsync<MessageWithEventsView, DomainError> {
-  return useCase("getMessage", async () => {
-    const message = await findMessage(deps.storage, actor.organizationId, messageId);
-    if (!message) return err(messageNotFound(messageId));
-    const events = await deps.storage.messages.listEvents(actor.organizationId, messageId);
+export const getMessage: ShowOne<MessageWithEventsView> = showOne(
+  "getMessage",
+  findMessage,
+  messageNotFound,
+  async (message, deps, actor) => {
+    const events = await deps.storage.messages.listEvents(actor.organizationId, message.id);
     // Retention deletes a message with its events atomically: if it is still there after the
     // events were read, they were read whole; if not, it is gone, not a message without events.
-    if (!(await findMessage(deps.storage, actor.organizationId, messageId))) {
-      return err(messageNotFound(messageId));
+    if (!(await findMessage(deps.storage, actor.organizationId, message.id))) {
+      return err(messageNotFound(message.id));
     }
     return ok({ ...toMessageView(message), events: events.map(toMessageEventView) });
-  });
-}
+  },
+);
 
 /** A message's lifecycle events in the order they happened. */
 export function listMessageEvents(

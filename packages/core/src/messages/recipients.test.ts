@@ -108,36 +108,31 @@ describe("Promotional campaigns (docs/api.md Recipients, docs/decisions.md Promo
     expect(await w.storage.profiles.findByPhone(w.actor.organizationId, PHONE)).toBeNull();
   });
 
-  it("missing consent on the campaign's channel is 403, saying promotional consent was not found", async () => {
-    const w = await sendWorld();
-    const viber = await w.campaign({ category: "promotional" });
-    const sms = await w.campaign({ category: "promotional", channel: "sms" });
-    // Consent on the other channel does not count.
-    await w.profile({ phone_number: PHONE, sms_marketing_consent: true });
-    await w.profile({ phone_number: OTHER_PHONE, viber_marketing_consent: true });
-    expect((await w.send(sendBody(viber.campaign_id, PHONE)))._unsafeUnwrapErr()).toEqual({
-      type: "forbidden",
-      code: "consent_missing",
-      message: "Promotional consent was not found for the profile on the viber channel.",
-    });
-    expect((await w.send(sendBody(sms.campaign_id, OTHER_PHONE)))._unsafeUnwrapErr()).toEqual({
-      type: "forbidden",
-      code: "consent_missing",
-      message: "Promotional consent was not found for the profile on the sms channel.",
-    });
-    expect(w.sandbox.dispatched).toEqual([]);
-  });
+  describe.each([
+    ["viber", "sms"],
+    ["sms", "viber"],
+  ] as const)("a promotional campaign on %s", (channel, other) => {
+    const consentOn = (on: "viber" | "sms") => ({ [`${on}_marketing_consent`]: true });
 
-  it("consent on the campaign's channel lets the message go", async () => {
-    const w = await sendWorld();
-    const viber = await w.campaign({ category: "promotional" });
-    const sms = await w.campaign({ category: "promotional", channel: "sms" });
-    await w.profile({ phone_number: PHONE, viber_marketing_consent: true });
-    await w.profile({ phone_number: OTHER_PHONE, sms_marketing_consent: true });
-    expect((await w.send(sendBody(viber.campaign_id, PHONE)))._unsafeUnwrap().status).toBe("sent");
-    expect((await w.send(sendBody(sms.campaign_id, OTHER_PHONE)))._unsafeUnwrap().status).toBe(
-      "sent",
-    );
+    it("is 403 for a profile whose consent is on the other channel, saying promotional consent was not found", async () => {
+      const w = await sendWorld();
+      const campaign = await w.campaign({ category: "promotional", channel });
+      await w.profile({ phone_number: PHONE, ...consentOn(other) });
+      expect((await w.send(sendBody(campaign.campaign_id, PHONE)))._unsafeUnwrapErr()).toEqual({
+        type: "forbidden",
+        code: "consent_missing",
+        message: `Promotional consent was not found for the profile on the ${channel} channel.`,
+      });
+      expect(w.sandbox.dispatched).toEqual([]);
+    });
+
+    it("lets the message go with consent on its channel", async () => {
+      const w = await sendWorld();
+      const campaign = await w.campaign({ category: "promotional", channel });
+      await w.profile({ phone_number: PHONE, ...consentOn(channel) });
+      const sent = (await w.send(sendBody(campaign.campaign_id, PHONE)))._unsafeUnwrap();
+      expect(sent.status).toBe("sent");
+    });
   });
 
   it("OTP and Transactional need no marketing consent", async () => {

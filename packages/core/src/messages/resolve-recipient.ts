@@ -51,7 +51,7 @@ export async function resolveRecipient(
   const organizationId = actor.organizationId;
   switch (recipient.type) {
     case "public_id": {
-      const profile = await findProfile(tx.profiles, organizationId, recipient.value);
+      const profile = await findProfile(tx, organizationId, recipient.value);
       return profile ? ok({ profile, created: false }) : err(profileNotFound(recipient));
     }
     case "email": {

@@ -1,9 +1,8 @@
-import { err, ok, type ResultAsync } from "neverthrow";
+import { ok } from "neverthrow";
 import type { Actor, Deps } from "../deps.js";
-import { type DomainError, notFound } from "../errors.js";
 import type { Channel, ConsentChangeRecord, ProfileRecord, Repositories } from "../ports.js";
-import { useCase } from "../support/result.js";
-import { findProfile } from "./find-profile.js";
+import { type ShowOne, showOne } from "../support/show-one.js";
+import { findProfile, profileNotFound } from "./find-profile.js";
 
 const FLAGS: ReadonlyArray<[Channel, "viberMarketingConsent" | "smsMarketingConsent"]> = [
   ["viber", "viberMarketingConsent"],
@@ -57,15 +56,12 @@ const toView = (change: ConsentChangeRecord): ConsentChangeView => ({
 });
 
 /** A profile's consent history, oldest first; 404 when the profile is not active. */
-export function getConsentHistory(
-  deps: Pick<Deps, "storage">,
-  actor: Actor,
-  profileId: string,
-): ResultAsync<ConsentChangeView[], DomainError> {
-  return useCase("getConsentHistory", async () => {
-    const profile = await findProfile(deps.storage.profiles, actor.organizationId, profileId);
-    if (!profile) return err(notFound("profile", profileId, "profile_not_found"));
-    const changes = await deps.storage.consent.listForProfile(actor.organizationId, profileId);
+export const getConsentHistory: ShowOne<ConsentChangeView[]> = showOne(
+  "getConsentHistory",
+  findProfile,
+  profileNotFound,
+  async (profile, deps, actor) => {
+    const changes = await deps.storage.consent.listForProfile(actor.organizationId, profile.id);
     return ok(changes.map(toView));
-  });
-}
+  },
+);

@@ -7,7 +7,8 @@ import { isoAt } from "../support/clock.js";
 import { isPrefixedId } from "../support/ids.js";
 import { parseInput } from "../support/parse.js";
 import { useCase } from "../support/result.js";
-import { findProfile } from "./find-profile.js";
+import { type ShowOne, showOne } from "../support/show-one.js";
+import { findProfile, profileNotFound } from "./find-profile.js";
 
 /** A contact list as the core API shows it. Lists have no HTTP endpoint. */
 export interface ContactListView {
@@ -54,8 +55,8 @@ export function addProfilesToList(
     const now = isoAt(deps.clock.now());
     return deps.storage.transaction(async (tx) => {
       for (const profileId of profile_ids) {
-        if (!(await findProfile(tx.profiles, actor.organizationId, profileId))) {
-          return err(notFound("profile", profileId, "profile_not_found"));
+        if (!(await findProfile(tx, actor.organizationId, profileId))) {
+          return err(profileNotFound(profileId));
         }
       }
       let list = await tx.contactLists.findByName(actor.organizationId, name);
@@ -115,30 +116,20 @@ export function listContactLists(
 }
 
 /** The public ids of the active profiles in a list, in the order they were added. */
-export function listContactListMembers(
-  deps: Pick<Deps, "storage">,
-  actor: Actor,
-  listId: string,
-): ResultAsync<string[], DomainError> {
-  return useCase("listContactListMembers", async () => {
-    const list = isPrefixedId(listId, "lst")
-      ? await deps.storage.contactLists.get(actor.organizationId, listId)
-      : null;
-    if (!list) return err(notFound("contact list", listId, "contact_list_not_found"));
-    return ok(await deps.storage.contactLists.listMembers(actor.organizationId, listId));
-  });
-}
+export const listContactListMembers: ShowOne<string[]> = showOne(
+  "listContactListMembers",
+  async (repositories, organizationId, id) =>
+    isPrefixedId(id, "lst") ? repositories.contactLists.get(organizationId, id) : null,
+  (id) => notFound("contact list", id, "contact_list_not_found"),
+  async (list, deps, actor) =>
+    ok(await deps.storage.contactLists.listMembers(actor.organizationId, list.id)),
+);
 
 /** The ids of the lists an active profile belongs to. */
-export function listProfileContactLists(
-  deps: Pick<Deps, "storage">,
-  actor: Actor,
-  profileId: string,
-): ResultAsync<string[], DomainError> {
-  return useCase("listProfileContactLists", async () => {
-    if (!(await findProfile(deps.storage.profiles, actor.organizationId, profileId))) {
-      return err(notFound("profile", profileId, "profile_not_found"));
-    }
-    return ok(await deps.storage.contactLists.listsOfProfile(actor.organizationId, profileId));
-  });
-}
+export const listProfileContactLists: ShowOne<string[]> = showOne(
+  "listProfileContactLists",
+  findProfile,
+  profileNotFound,
+  async (profile, deps, actor) =>
+    ok(await deps.storage.contactLists.listsOfProfile(actor.organizationId, profile.id)),
+);

@@ -1,9 +1,9 @@
 import { err, ok, type ResultAsync } from "neverthrow";
 import type { Actor, Deps } from "../deps.js";
-import { type DomainError, notFound } from "../errors.js";
+import type { DomainError } from "../errors.js";
 import { isoAt } from "../support/clock.js";
 import { useCase } from "../support/result.js";
-import { findProfile } from "./find-profile.js";
+import { findProfile, profileNotFound } from "./find-profile.js";
 import { checkModifiable } from "./protected-profile.js";
 
 /**
@@ -17,8 +17,8 @@ export function deleteProfile(
 ): ResultAsync<void, DomainError> {
   return useCase("deleteProfile", () =>
     deps.storage.transaction(async (tx) => {
-      const current = await findProfile(tx.profiles, actor.organizationId, profileId);
-      if (!current) return err(notFound("profile", profileId, "profile_not_found"));
+      const current = await findProfile(tx, actor.organizationId, profileId);
+      if (!current) return err(profileNotFound(profileId));
       const modifiable = checkModifiable(current);
       if (modifiable.isErr()) return err(modifiable.error);
       const deleted = await tx.profiles.softDelete(
@@ -26,7 +26,7 @@ export function deleteProfile(
         profileId,
         isoAt(deps.clock.now()),
       );
-      if (!deleted) return err(notFound("profile", profileId, "profile_not_found"));
+      if (!deleted) return err(profileNotFound(profileId));
       return ok(undefined);
     }),
   );

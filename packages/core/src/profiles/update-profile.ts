@@ -1,6 +1,6 @@
 import { err, ok, type ResultAsync } from "neverthrow";
 import type { Actor, Deps } from "../deps.js";
-import { type DomainError, notFound, validationError } from "../errors.js";
+import { type DomainError, validationError } from "../errors.js";
 import type { ProfileRecord } from "../ports.js";
 import { isoAt } from "../support/clock.js";
 import { parseInput } from "../support/parse.js";
@@ -9,7 +9,7 @@ import { withinAttributeLimit } from "./attributes.js";
 import { withFieldChanges } from "./changed-profile.js";
 import { recordConsentChanges } from "./consent-history.js";
 import { phoneTaken } from "./create-profile.js";
-import { findProfile } from "./find-profile.js";
+import { findProfile, profileNotFound } from "./find-profile.js";
 import { updateProfileInput } from "./profile-input.js";
 import { type ProfileView, toProfileView } from "./profile-view.js";
 import { checkModifiable } from "./protected-profile.js";
@@ -38,8 +38,8 @@ export function updateProfile(
     if (parsed.isErr()) return err(parsed.error);
     const patch = parsed.value;
     return deps.storage.transaction(async (tx) => {
-      const current = await findProfile(tx.profiles, actor.organizationId, profileId);
-      if (!current) return err(notFound("profile", profileId, "profile_not_found"));
+      const current = await findProfile(tx, actor.organizationId, profileId);
+      if (!current) return err(profileNotFound(profileId));
       const modifiable = checkModifiable(current);
       if (modifiable.isErr()) return err(modifiable.error);
 
@@ -62,7 +62,7 @@ export function updateProfile(
       next.updatedAt = isoAt(deps.clock.now());
       const updated = await tx.profiles.update(next);
       if (updated === "phone_number_taken") return err(phoneTaken(next.phoneNumber));
-      if (!updated) return err(notFound("profile", profileId, "profile_not_found"));
+      if (!updated) return err(profileNotFound(profileId));
       await recordConsentChanges(tx, deps, actor, current, next);
       return ok(toProfileView(next));
     });

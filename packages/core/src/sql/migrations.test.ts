@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { SCHEMA_VERSIONS, SchemaTooNewError, schemaMigrations } from "./migrations.js";
+import {
+  SCHEMA_VERSIONS,
+  type SchemaChanges,
+  SchemaTooNewError,
+  schemaMigrations,
+} from "./migrations.js";
 
 const {
   history: schemaHistory,
@@ -41,11 +46,13 @@ describe("pendingMigrations", () => {
 
 describe("schemaHistory", () => {
   it("numbers one database's changes by the shared history, from 1", () => {
-    const changes = SCHEMA_VERSIONS.map((name) => `-- ${name}`) as unknown as Parameters<
-      typeof schemaHistory<"sql", string>
-    >[1];
+    const names = Object.values(SCHEMA_VERSIONS);
+    const changes = Object.fromEntries(
+      Object.entries(SCHEMA_VERSIONS).map(([change, name]) => [change, `-- ${name}`]),
+    ) as SchemaChanges<string>;
     const history = schemaHistory("sql", changes);
     expect(history[0]).toEqual({ version: 1, name: "initial schema", sql: "-- initial schema" });
-    expect(history.map((m) => m.version)).toEqual(SCHEMA_VERSIONS.map((_, i) => i + 1));
+    expect(history.map((m) => m.name)).toEqual(names);
+    expect(history.map((m) => m.version)).toEqual(names.map((_, i) => i + 1));
   });
 });

@@ -14,32 +14,35 @@ export interface SchemaChange {
 
 /**
  * The schema's versions, oldest first, and what each one changes: the same history on both
- * databases, so a version number means the same tables everywhere. Never edit a released one:
- * add a new one, and its change to each adapter.
+ * databases, so a version number means the same tables everywhere. Each is keyed by the name
+ * under which every adapter exports its change (from its `migrations/index.ts`), so the order
+ * is written here once. Never edit a released one: add a new one, and its change to each
+ * adapter.
  */
-export const SCHEMA_VERSIONS = [
-  "initial schema",
-  "retention indexes",
-  "console sessions and api key names",
-  "operator api",
-  "fair delivery",
-  "rate limit counts",
-] as const;
+export const SCHEMA_VERSIONS = {
+  initialSchema: "initial schema",
+  retentionIndexes: "retention indexes",
+  consoleSchema: "console sessions and api key names",
+  operatorApiSchema: "operator api",
+  fairDeliverySchema: "fair delivery",
+  rateLimitCounts: "rate limit counts",
+} as const;
 
-/** A tuple of `C`s as long as tuple `T`. */
-type OnePer<T extends readonly unknown[], C> = { readonly [I in keyof T]: C };
+/** One database's change for each of `SCHEMA_VERSIONS`, under the same key. */
+export type SchemaChanges<C> = { readonly [K in keyof typeof SCHEMA_VERSIONS]: C };
 
 /**
- * Each of `SCHEMA_VERSIONS` with the change that makes it in one database's terms, under
- * `key`: one change per version, in order, checked complete by the compiler.
+ * Each of `SCHEMA_VERSIONS`, numbered from 1 in order, with the change that makes it in one
+ * database's terms under `key`: one change per version, checked complete by the compiler.
  */
 function schemaHistory<K extends string, C>(
   key: K,
-  changes: OnePer<typeof SCHEMA_VERSIONS, C>,
+  changes: SchemaChanges<C>,
 ): Array<SchemaChange & Record<K, C>> {
-  return SCHEMA_VERSIONS.map(
-    (name, index) =>
-      ({ version: index + 1, name, [key]: changes[index] }) as SchemaChange & Record<K, C>,
+  const versions = Object.entries(SCHEMA_VERSIONS) as Array<[keyof typeof SCHEMA_VERSIONS, string]>;
+  return versions.map(
+    ([change, name], index) =>
+      ({ version: index + 1, name, [key]: changes[change] }) as SchemaChange & Record<K, C>,
   );
 }
 

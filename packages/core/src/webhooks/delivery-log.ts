@@ -14,6 +14,7 @@ import {
 } from "../support/newest-first.js";
 import type { Page } from "../support/page.js";
 import { useCase } from "../support/result.js";
+import { type ShowOne, showOne } from "../support/show-one.js";
 import {
   DELIVERY_STATUS_VIEWS,
   type DeliveryView,
@@ -124,7 +125,7 @@ export function listWebhookDeliveries(
   query: unknown,
 ): ResultAsync<Page<DeliveryView>, DomainError> {
   return useCase("listWebhookDeliveries", async () => {
-    if (!(await findWebhook(deps.storage, actor, webhookId))) {
+    if (!(await findWebhook(deps.storage, actor.organizationId, webhookId))) {
       return err(webhookNotFound(webhookId));
     }
     return pageOfDeliveries(deps, actor, listDeliveriesOfQuery, query, () => ({ webhookId }));
@@ -147,19 +148,16 @@ export function listMessageDeliveries(
 }
 
 /** One delivery with every attempt, oldest first. */
-export function getDelivery(
-  deps: Pick<Deps, "storage">,
-  actor: Actor,
-  deliveryId: string,
-): ResultAsync<DeliveryWithAttemptsView, DomainError> {
-  return useCase("getDelivery", async () => {
-    const delivery = await findDelivery(deps.storage, actor.organizationId, deliveryId);
-    if (!delivery) return err(deliveryNotFound(deliveryId));
-    const attempts = await deps.storage.deliveries.listAttempts(actor.organizationId, deliveryId);
+export const getDelivery: ShowOne<DeliveryWithAttemptsView> = showOne(
+  "getDelivery",
+  findDelivery,
+  deliveryNotFound,
+  async (delivery, deps, actor) => {
+    const attempts = await deps.storage.deliveries.listAttempts(actor.organizationId, delivery.id);
     const subscriptions = await subscriptionsById(deps, actor);
     return ok({
       ...toDeliveryView(delivery, subscriptions),
       attempts: attempts.map(toAttemptView),
     });
-  });
-}
+  },
+);

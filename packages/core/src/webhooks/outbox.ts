@@ -12,6 +12,23 @@ import { isoAt } from "../support/clock.js";
 import { destinationKey } from "./delivery-destination.js";
 import { messageEventBody } from "./event-body.js";
 
+/** The state of a new delivery, created at `now`: pending and due, never attempted nor leased. */
+export const notYetAttempted = (now: string) =>
+  ({
+    status: "pending",
+    attempts: 0,
+    nextAttemptAt: now,
+    firstAttemptAt: null,
+    leaseOwner: null,
+    leaseExpiresAt: null,
+    lastStatusCode: null,
+    lastError: null,
+    lastAttemptAt: null,
+    windowStartAttempt: 0,
+    createdAt: now,
+    updatedAt: now,
+  }) satisfies Partial<DeliveryRecord>;
+
 /** Where one delivery goes, with the key of its destination (see `destinationKey`). */
 export interface Route {
   destination: DeliveryDestination;
@@ -79,18 +96,7 @@ export async function recordEvent(
       destination,
       destinationKey,
       payload: messageEventBody(id, topic, now, message, error),
-      status: "pending",
-      attempts: 0,
-      nextAttemptAt: now,
-      firstAttemptAt: null,
-      leaseOwner: null,
-      leaseExpiresAt: null,
-      lastStatusCode: null,
-      lastError: null,
-      lastAttemptAt: null,
-      windowStartAttempt: 0,
-      createdAt: now,
-      updatedAt: now,
+      ...notYetAttempted(now),
     };
     await tx.deliveries.insert(delivery);
   }

@@ -103,7 +103,7 @@ export function recoverWebhook(
   return useCase("recoverWebhook", async () => {
     const parsed = parseInput(recoverWebhookInput, input);
     if (parsed.isErr()) return err(parsed.error);
-    const subscription = await findWebhook(deps.storage, actor, webhookId);
+    const subscription = await findWebhook(deps.storage, actor.organizationId, webhookId);
     if (!subscription) return err(webhookNotFound(webhookId));
     const refused = unavailable(webhookId, subscription);
     if (refused) return err(refused);

@@ -5,7 +5,8 @@ import type { DomainError } from "../errors.js";
 import type { WebhookSubscriptionRecord } from "../ports.js";
 import { isoAt } from "../support/clock.js";
 import { useCase } from "../support/result.js";
-import { findWebhook, webhookNotFound } from "./find-webhook.js";
+import { type ShowOne, showOne } from "../support/show-one.js";
+import { changeWebhook, findWebhook, webhookNotFound } from "./find-webhook.js";
 import { checkCanActivate, checkCanAdd } from "./subscription-rules.js";
 import { createWebhookInput, parseWebhookInput } from "./webhook-input.js";
 import { toWebhookView, type WebhookView, type WebhookWithSecret } from "./webhook-view.js";
@@ -75,16 +76,12 @@ export function listWebhooks(
 }
 
 /** One subscription, without its secret. */
-export function getWebhook(
-  deps: Pick<Deps, "storage">,
-  actor: Actor,
-  webhookId: string,
-): ResultAsync<WebhookView, DomainError> {
-  return useCase("getWebhook", async () => {
-    const record = await findWebhook(deps.storage, actor, webhookId);
-    return record ? ok(toWebhookView(record)) : err(webhookNotFound(webhookId));
-  });
-}
+export const getWebhook: ShowOne<WebhookView> = showOne(
+  "getWebhook",
+  findWebhook,
+  webhookNotFound,
+  (record) => ok(toWebhookView(record)),
+);
 
 /** Deletes a subscription (204) and cancels the deliveries still owed to it. */
 export function deleteWebhook(
@@ -93,11 +90,8 @@ export function deleteWebhook(
   webhookId: string,
 ): ResultAsync<void, DomainError> {
   return useCase("deleteWebhook", () =>
-    deps.storage.transaction(async (tx) => {
-      // Under the lock, so a PATCH reading it meanwhile does not write to a deleted row.
-      await tx.webhooks.lockOrganization(actor.organizationId);
-      const record = await findWebhook(tx, actor, webhookId);
-      if (!record) return err(webhookNotFound(webhookId));
+    // Under the lock, so a PATCH reading it meanwhile does not write to a deleted row.
+    changeWebhook(deps.storage, actor.organizationId, webhookId, async (tx) => {
       await tx.deliveries.cancelForSubscription(
         actor.organizationId,
         webhookId,
@@ -121,10 +115,7 @@ export function rotateWebhookSecret(
   webhookId: string,
 ): ResultAsync<WebhookWithSecret, DomainError> {
   return useCase("rotateWebhookSecret", () =>
-    deps.storage.transaction(async (tx) => {
-      await tx.webhooks.lockOrganization(actor.organizationId);
-      const record = await findWebhook(tx, actor, webhookId);
-      if (!record) return err(webhookNotFound(webhookId));
+    changeWebhook(deps.storage, actor.organizationId, webhookId, async (tx, record) => {
       const secret = newSigningSecret();
       const changes = {
         secretSealed: deps.secretBox.seal(secret),

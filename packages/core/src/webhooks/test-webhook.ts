@@ -30,7 +30,7 @@ export function testWebhook(
     const parsed = parseInput(testWebhookInput, input);
     if (parsed.isErr()) return err(parsed.error);
     const webhookId = parsed.value.webhook_id;
-    const subscription = await findWebhook(deps.storage, actor, webhookId);
+    const subscription = await findWebhook(deps.storage, actor.organizationId, webhookId);
     if (!subscription) return err(webhookNotFound(webhookId));
 
     const now = deps.clock.now();

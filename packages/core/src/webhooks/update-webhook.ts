@@ -5,7 +5,7 @@ import type { WebhookSubscriptionChanges, WebhookSubscriptionRecord } from "../p
 import { isoAt } from "../support/clock.js";
 import { useCase } from "../support/result.js";
 import { destinationKey } from "./delivery-destination.js";
-import { findWebhook, webhookNotFound } from "./find-webhook.js";
+import { changeWebhook, webhookNotFound } from "./find-webhook.js";
 import { checkCanActivate } from "./subscription-rules.js";
 import { parseWebhookInput, updateWebhookInput } from "./webhook-input.js";
 import { toWebhookView, type WebhookView } from "./webhook-view.js";
@@ -29,10 +29,7 @@ export function updateWebhook(
     const parsed = await parseWebhookInput(deps.urlPolicy, updateWebhookInput, input);
     if (parsed.isErr()) return err(parsed.error);
     const patch = parsed.value;
-    return deps.storage.transaction(async (tx) => {
-      await tx.webhooks.lockOrganization(actor.organizationId);
-      const current = await findWebhook(tx, actor, webhookId);
-      if (!current) return err(webhookNotFound(webhookId));
+    return changeWebhook(deps.storage, actor.organizationId, webhookId, async (tx, current) => {
       const next: WebhookSubscriptionRecord = {
         ...current,
         url: patch.url ?? current.url,

@@ -4,7 +4,7 @@ import { cleanupsEach } from "@tidings/core/testing";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { eventually } from "../testing/eventually.js";
-import { startInProcess } from "../testing/in-process.js";
+import { startInWorkspace } from "../testing/in-process.js";
 import { tempWorkspace } from "../testing/run-cli.js";
 import { type Scrape, scrape } from "../testing/scrape.js";
 import { type ServedTidings, serveTidings } from "../testing/served-tidings.js";
@@ -284,15 +284,7 @@ describe("GET /metrics on tidings serve", () => {
 describe("tidings worker", () => {
   it("serves /metrics on TIDINGS_METRICS_PORT, 0 picking a free port that it logs", async () => {
     const workspace = tempWorkspace();
-    const worker = startInProcess(workspace.dir, ["worker"], {
-      ...workspace.env,
-      TIDINGS_LOG_LEVEL: "info",
-      TIDINGS_METRICS_PORT: "0",
-    });
-    cleanups.push(async () => {
-      await worker.stop();
-      workspace.cleanup();
-    });
+    const worker = startInWorkspace(cleanups, workspace, ["worker"], { TIDINGS_METRICS_PORT: "0" });
     const listening = await worker.waitForLog("metrics listening");
     expect(listening.port).toEqual(expect.any(Number));
     expect(listening.port).not.toBe(0);
@@ -304,14 +296,7 @@ describe("tidings worker", () => {
 
   it("serves no metrics without TIDINGS_METRICS_PORT", async () => {
     const workspace = tempWorkspace();
-    const worker = startInProcess(workspace.dir, ["worker"], {
-      ...workspace.env,
-      TIDINGS_LOG_LEVEL: "info",
-    });
-    cleanups.push(async () => {
-      await worker.stop();
-      workspace.cleanup();
-    });
+    const worker = startInWorkspace(cleanups, workspace, ["worker"]);
     await worker.waitForLog("worker started");
     expect(worker.logs().some((line) => line.msg === "metrics listening")).toBe(false);
   });

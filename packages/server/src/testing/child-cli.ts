@@ -1,6 +1,8 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { within } from "@tidings/core/testing";
 
 /** The repository root: the CLI runs there, as `pnpm tidings` does. */
 export const REPO_ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
@@ -40,6 +42,32 @@ export function runChildCli(
     });
   });
 }
+
+/** Runs one CLI command with `--json` and answers its output parsed; throws, with its stderr, when it fails. */
+export async function runChildCliJson<T>(
+  args: string[],
+  env: Record<string, string>,
+  entry: CliEntry = SOURCE_CLI,
+): Promise<T> {
+  const run = await runChildCli([...args, "--json"], env, entry);
+  if (run.code !== 0) {
+    throw new Error(`tidings ${args.join(" ")} exited ${run.code}: ${run.stderr}`);
+  }
+  return JSON.parse(run.stdout) as T;
+}
+
+/**
+ * The environment of a child `tidings` on a SQLite database in `dir`: this process's own, in
+ * development mode (so loopback receivers are allowed), logging at info, sandbox sends
+ * delivered after 50 ms.
+ */
+export const devChildEnv = (dir: string): Record<string, string> => ({
+  ...(process.env as Record<string, string>),
+  TIDINGS_DATABASE_URL: `sqlite:${join(dir, "tidings.db")}`,
+  TIDINGS_DEV: "1",
+  TIDINGS_SANDBOX_DELAY_MS: "50",
+  TIDINGS_LOG_LEVEL: "info",
+});
 
 /** A running `tidings` child process, with its JSON log lines so far. */
 export interface CliProcess {
@@ -91,6 +119,12 @@ export function startCliProcess(
       reject(new Error(`tidings ${args[0]} exited with ${code} before it was up: ${stderr}`)),
     );
   });
+}
+
+/** Sends SIGTERM and answers the exit code once the process has drained and exited. */
+export function stopChild(running: CliProcess): Promise<number | null> {
+  running.child.kill("SIGTERM");
+  return within(CHILD_PATIENCE_MS, "the process to drain and exit", running.exited);
 }
 
 /** A running `tidings serve`: its port, its log lines so far, and how it ended. */

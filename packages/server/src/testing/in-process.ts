@@ -1,6 +1,6 @@
 import { waitUntil } from "@tidings/core/testing";
 import { main } from "../cli/main.js";
-import { Captured } from "./run-cli.js";
+import { Captured, type tempWorkspace } from "./run-cli.js";
 
 /** One JSON log line. */
 export type LogLine = Record<string, unknown>;
@@ -46,4 +46,26 @@ export function startInProcess(cwd: string, argv: string[], env: Record<string, 
       return exit;
     },
   };
+}
+
+/**
+ * Starts `serve` or `worker` in-process on `workspace`'s database, logging at info, `env`
+ * added; `cleanups` stops it, then removes the workspace.
+ */
+export function startInWorkspace(
+  cleanups: Array<() => Promise<void> | void>,
+  workspace: ReturnType<typeof tempWorkspace>,
+  argv: string[],
+  env: Record<string, string> = {},
+): ReturnType<typeof startInProcess> {
+  const started = startInProcess(workspace.dir, argv, {
+    ...workspace.env,
+    TIDINGS_LOG_LEVEL: "info",
+    ...env,
+  });
+  cleanups.push(async () => {
+    await started.stop();
+    workspace.cleanup();
+  });
+  return started;
 }

@@ -16,6 +16,7 @@ import type {
 import { isoAt } from "../../support/clock.js";
 import { createIds } from "../../support/ids.js";
 import { destinationKey } from "../../webhooks/delivery-destination.js";
+import { notYetAttempted } from "../../webhooks/outbox.js";
 import { TOPICS } from "../../webhooks/webhook-input.js";
 
 /**
@@ -192,18 +193,7 @@ export const aDelivery = (
   messageId: null,
   topic: "message.sent",
   payload: '{"id":"x","topic":"message.sent"}',
-  status: "pending",
-  attempts: 0,
-  nextAttemptAt: at(0),
-  firstAttemptAt: null,
-  leaseOwner: null,
-  leaseExpiresAt: null,
-  lastStatusCode: null,
-  lastError: null,
-  lastAttemptAt: null,
-  windowStartAttempt: 0,
-  createdAt: at(0),
-  updatedAt: at(0),
+  ...notYetAttempted(at(0)),
   ...overrides,
 });
 
