@@ -9,6 +9,17 @@ const FLAGS: ReadonlyArray<[Channel, "viberMarketingConsent" | "smsMarketingCons
   ["sms", "smsMarketingConsent"],
 ];
 
+/** A profile's consent flags. */
+type Flags = Pick<ProfileRecord, "viberMarketingConsent" | "smsMarketingConsent">;
+
+/** The consent channels whose flag `after` changes relative to `before` (see below). */
+const changedFlags = (before: Flags | null, after: Flags) =>
+  FLAGS.filter(([, field]) => (before === null ? after[field] : before[field] !== after[field]));
+
+/** Whether `recordConsentChanges` would record anything for this change. */
+export const changesConsent = (before: Flags | null, after: Flags): boolean =>
+  changedFlags(before, after).length > 0;
+
 /**
  * Records every consent flag that `after` changes relative to `before` (docs/decisions.md "Consent
  * history"). A new profile (`before` null) records the flags it was created with set to true,
@@ -21,10 +32,9 @@ export async function recordConsentChanges(
   before: ProfileRecord | null,
   after: ProfileRecord,
 ): Promise<void> {
-  for (const [channel, field] of FLAGS) {
+  for (const [channel, field] of changedFlags(before, after)) {
     const oldValue = before === null ? null : before[field];
     const newValue = after[field];
-    if (before === null ? !newValue : oldValue === newValue) continue;
     await tx.consent.insert({
       id: deps.ids.uuidv7(),
       organizationId: after.organizationId,

@@ -1,11 +1,11 @@
 import { err, ok, type ResultAsync } from "neverthrow";
 import type { Actor, Deps } from "../deps.js";
 import type { ConflictError, DomainError } from "../errors.js";
-import type { ProfileSource } from "../ports.js";
+import type { ProfileSource, Repositories } from "../ports.js";
 import { isoAt } from "../support/clock.js";
 import { parseInput } from "../support/parse.js";
 import { useCase } from "../support/result.js";
-import { recordConsentChanges } from "./consent-history.js";
+import { changesConsent, recordConsentChanges } from "./consent-history.js";
 import { newProfile } from "./new-profile.js";
 import { createProfileInput } from "./profile-input.js";
 import { type ProfileView, toProfileView } from "./profile-view.js";
@@ -31,13 +31,15 @@ export function createProfile(
     if (parsed.isErr()) return err(parsed.error);
     const body = parsed.value;
     const now = isoAt(deps.clock.now());
-    return deps.storage.transaction(async (tx) => {
-      const inserted = await tx.profiles.insert(
-        newProfile(deps, actor.organizationId, body, options.source ?? "api", now),
-      );
+    const profile = newProfile(deps, actor.organizationId, body, options.source ?? "api", now);
+    const create = async (repositories: Repositories) => {
+      const inserted = await repositories.profiles.insert(profile);
       if (inserted === "phone_number_taken") return err(phoneTaken(body.phone_number));
-      await recordConsentChanges(tx, deps, actor, null, inserted);
+      await recordConsentChanges(repositories, deps, actor, null, inserted);
       return ok(toProfileView(inserted));
-    });
+    };
+    // A profile created without consent is one row, whose insert is atomic on its own: no
+    // transaction around it (on PostgreSQL, no BEGIN and COMMIT round trips).
+    return changesConsent(null, profile) ? deps.storage.transaction(create) : create(deps.storage);
   });
 }

@@ -206,6 +206,34 @@ describe("profile rules (docs/api.md Profiles, docs/decisions.md)", () => {
     });
   });
 
+  it("create opens a transaction only when consent rows go with the profile", async () => {
+    const { storage, deps, actor } = setup();
+    let transactions = 0;
+    const counting = {
+      ...storage,
+      transaction: ((fn) => {
+        transactions += 1;
+        return storage.transaction(fn);
+      }) as typeof storage.transaction,
+    };
+    const create = (input: Record<string, unknown>) =>
+      createProfile({ ...deps, storage: counting }, actor, input);
+    const plain = (await create({ phone_number: PHONE }))._unsafeUnwrap();
+    expect(transactions).toBe(0);
+    expect((await getConsentHistory(deps, actor, plain.public_id))._unsafeUnwrap()).toEqual([]);
+    const consenting = (
+      await create({ phone_number: "+14155552672", sms_marketing_consent: true })
+    )._unsafeUnwrap();
+    expect(transactions).toBe(1);
+    const history = (await getConsentHistory(deps, actor, consenting.public_id))._unsafeUnwrap();
+    expect(history.map((change) => [change.channel, change.new_value])).toEqual([["sms", true]]);
+    // Either way a taken number is a conflict and writes nothing.
+    for (const input of [{}, { viber_marketing_consent: true }]) {
+      const clash = await create({ phone_number: PHONE, ...input });
+      expect(clash._unsafeUnwrapErr().code).toBe("phone_number_taken");
+    }
+  });
+
   it("PATCH refuses null for phone_number and both consent flags", async () => {
     const { create, deps, actor } = setup();
     const profile = (await create({ phone_number: PHONE }))._unsafeUnwrap();
