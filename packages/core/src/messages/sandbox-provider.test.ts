@@ -82,7 +82,18 @@ describe("the sandbox provider (issue 3 item 5)", () => {
     expect(reports.at(-1)).toEqual([message.messageId, "clicked"]);
   });
 
-  it("the default delay is one second; every hand-off is remembered", async () => {
+  it("remembers only the latest keepDispatched hand-offs, oldest first", async () => {
+    const provider = sandboxProvider({
+      keepDispatched: 2,
+      scheduler: { schedule: () => ({ cancel: () => {} }) },
+    });
+    for (const phone of ["+14155552671", "+14155552672", "+14155552673"]) {
+      await provider.dispatch(outbound(phone));
+    }
+    expect(provider.dispatched.map((m) => m.phoneNumber)).toEqual(["+14155552672", "+14155552673"]);
+  });
+
+  it("the default delay is one second; a hand-off is remembered", async () => {
     const delays: number[] = [];
     const provider = sandboxProvider({
       scheduler: {

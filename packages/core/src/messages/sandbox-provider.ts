@@ -22,6 +22,11 @@ export interface SandboxProviderOptions {
   scheduler?: SandboxScheduler | undefined;
   /** Told when the report sink rejects; the sandbox itself has nowhere to log. */
   onError?: ((error: unknown) => void) | undefined;
+  /**
+   * How many of the latest dispatched messages `dispatched` keeps (default 1,000), so a server
+   * left running on the sandbox does not keep every message it ever sent.
+   */
+  keepDispatched?: number | undefined;
 }
 
 /** The bundled development and test provider. */
@@ -29,7 +34,7 @@ export interface SandboxProvider extends ChannelProvider {
   onReport(sink: (messageId: string, report: ProviderReport) => Promise<void>): void;
   /** Feeds a report as if the upstream sent it (tests and the HTTP `/sandbox` route). */
   report(messageId: string, report: ProviderReport): Promise<void>;
-  /** Every message handed over so far, in order. */
+  /** The latest messages handed over (`keepDispatched` of them at most), oldest first. */
   readonly dispatched: readonly OutboundMessage[];
   close(): Promise<void>;
 }
@@ -60,6 +65,7 @@ export function sandboxProvider(options: SandboxProviderOptions = {}): SandboxPr
   const delayMs = options.delayMs ?? 1000;
   const scheduler = options.scheduler ?? realScheduler;
   const onError = options.onError ?? (() => {});
+  const keep = Math.max(0, options.keepDispatched ?? 1000);
   const dispatched: OutboundMessage[] = [];
   const pending = new Set<{ cancel(): void }>();
   let sink: ((messageId: string, report: ProviderReport) => Promise<void>) | null = null;
@@ -92,6 +98,7 @@ export function sandboxProvider(options: SandboxProviderOptions = {}): SandboxPr
     async dispatch(message) {
       if (closed) throw new Error("sandbox provider is closed");
       dispatched.push({ ...message });
+      if (dispatched.length > keep) dispatched.shift();
       if (message.phoneNumber === SANDBOX_NUMBERS.rejected) return REJECTED;
       if (message.phoneNumber === SANDBOX_NUMBERS.notOnViber && message.channel === "viber") {
         return NOT_ON_VIBER;
