@@ -47,6 +47,31 @@ describe.skipIf(!onServer)("prepared statements", () => {
     for (const name of names) expect(name).toMatch(/^tidings_[0-9a-f]{24}$/);
   });
 
+  it("destroys a borrowed connection whose statement's result type changed, so the next prepares it afresh", async () => {
+    const schema = db.newSchemaName();
+    const inner = new pg.Pool({ connectionString: serverUrl, max: 1 });
+    const other = new pg.Client({ connectionString: serverUrl });
+    await other.connect();
+    try {
+      await other.query(`CREATE SCHEMA "${schema}"`);
+      await other.query(`CREATE TABLE "${schema}".t (id int, v int)`);
+      await other.query(`INSERT INTO "${schema}".t VALUES (1, 7)`);
+      const pool = preparedStatements(inner);
+      const read = `SELECT v FROM "${schema}".t WHERE id = $1`;
+      const connection = await pool.connect();
+      expect((await connection.query(read, [1])).rows).toEqual([{ v: 7 }]);
+      await other.query(`ALTER TABLE "${schema}".t ALTER COLUMN v TYPE text`);
+      await expect(connection.query(read, [1])).rejects.toMatchObject({ code: "0A000" });
+      connection.release();
+      expect(inner.totalCount).toBe(0);
+      expect((await pool.query(read, [1])).rows).toEqual([{ v: "7" }]);
+    } finally {
+      await other.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await other.end();
+      await inner.end();
+    }
+  });
+
   it("stops naming new texts at maxStatements and runs the rest unnamed", async () => {
     const names = await preparedAfter(async (pool) => {
       for (let i = 0; i < 5; i++) {

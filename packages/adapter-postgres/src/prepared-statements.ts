@@ -22,6 +22,9 @@ export interface PgNamingPool extends PgPool {
   connect(): Promise<PgNamingConnection>;
 }
 
+/** SQLSTATE of "cached plan must not change result type". */
+const STALE_PLAN = "0A000";
+
 /** Options of `preparedStatements`. */
 export interface PreparedStatementsOptions {
   /**
@@ -38,9 +41,11 @@ export interface PreparedStatementsOptions {
  * name is a hash of the text, so the same text always has the same name. Statements without
  * values (transaction control, migrations' scripts of several statements) run as they are.
  *
- * Plans are the server's to keep: after a schema change on a live database (not one Tidings
- * makes: its migrations run before it serves), a connection's statement may fail once with
- * "cached plan must not change result type"; the pool's next connection prepares it afresh.
+ * A named statement whose result columns change under it (a column's type altered by another
+ * process's migration) fails with "cached plan must not change result type" (SQLSTATE 0A000);
+ * Tidings' statements name their columns, so added columns and indexes never do this. A
+ * borrowed connection that saw that error is destroyed on release instead of returned, so the
+ * statement is prepared afresh on the next connection instead of failing there again.
  */
 export function preparedStatements(
   pool: PgNamingPool,
@@ -58,13 +63,23 @@ export function preparedStatements(
     }
     return { name, text, values };
   };
-  const connection = (inner: PgNamingConnection): PgPoolConnection => ({
-    query: (text, values) => {
-      const query = named(text, values);
-      return query === null ? inner.query(text, values) : inner.query(query);
-    },
-    release: (error) => inner.release(error),
-  });
+  const connection = (inner: PgNamingConnection): PgPoolConnection => {
+    let stale = false;
+    return {
+      query: async (text, values) => {
+        const query = named(text, values);
+        try {
+          return await (query === null ? inner.query(text, values) : inner.query(query));
+        } catch (error) {
+          if (query !== null && (error as { code?: unknown } | null)?.code === STALE_PLAN) {
+            stale = true;
+          }
+          throw error;
+        }
+      },
+      release: (error) => inner.release(error ?? stale),
+    };
+  };
   return {
     query: (text, values) => {
       const query = named(text, values);
