@@ -160,6 +160,21 @@ describe("transactions on PostgreSQL", () => {
       await neighbour.profiles.softDelete(organization.id, profile.id, at(1));
       expect(await storage.profiles.get(organization.id, profile.id)).not.toBeNull();
       expect(await neighbour.profiles.get(organization.id, profile.id)).toBeNull();
+      // Each schema's rate_limit_hit counts that schema's hits only.
+      expect((await storage.rateLimits.hit("send:k", 1_000, 60_000, 1)).allowed).toBe(true);
+      expect((await neighbour.rateLimits.hit("send:k", 1_001, 60_000, 1)).allowed).toBe(true);
+      expect((await storage.rateLimits.hit("send:k", 1_002, 60_000, 1)).allowed).toBe(false);
+      for (const schema of [other.schema, "public"]) {
+        const { rows } = await db.client.query(
+          `SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = $1 AND tablename = 'rate_limit_hits'`,
+          [schema],
+        );
+        if ((rows[0] as { n: number }).n === 0) continue;
+        const hits = await db.client.query(
+          `SELECT count(*)::int AS n FROM "${schema}".rate_limit_hits`,
+        );
+        expect((hits.rows[0] as { n: number }).n).toBe(schema === other.schema ? 1 : 0);
+      }
     } finally {
       await other.drop();
     }

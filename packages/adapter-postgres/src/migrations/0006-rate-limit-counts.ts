@@ -5,8 +5,9 @@
  * count, COMMIT), all with the key's lock held. In READ COMMITTED each statement of a volatile
  * function reads a fresh snapshot, so the count, taken after the lock, sees every hit committed
  * before it, as the separate statements did. The function runs with the schema it was created
- * in as its search path. (The version's name comes from the shared history: SQLite keeps a
- * count per key instead, which PostgreSQL's single statement does not need.)
+ * in as its search path. (The version's name comes from the shared history, where SQLite keeps
+ * a count per key. Here the function still counts the window's rows; a count kept per key, as
+ * on SQLite, would spare that under a high limit: not done.)
  */
 export const rateLimitCounts: readonly string[] = [
   `CREATE FUNCTION rate_limit_hit(

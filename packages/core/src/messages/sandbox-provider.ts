@@ -65,7 +65,9 @@ export function sandboxProvider(options: SandboxProviderOptions = {}): SandboxPr
   const delayMs = options.delayMs ?? 1000;
   const scheduler = options.scheduler ?? realScheduler;
   const onError = options.onError ?? (() => {});
-  const keep = Math.max(0, options.keepDispatched ?? 1000);
+  const keep = Number.isFinite(options.keepDispatched)
+    ? Math.max(0, Math.trunc(options.keepDispatched!))
+    : 1000;
   const dispatched: OutboundMessage[] = [];
   const pending = new Set<{ cancel(): void }>();
   let sink: ((messageId: string, report: ProviderReport) => Promise<void>) | null = null;

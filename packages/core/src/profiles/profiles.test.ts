@@ -228,10 +228,14 @@ describe("profile rules (docs/api.md Profiles, docs/decisions.md)", () => {
     const history = (await getConsentHistory(deps, actor, consenting.public_id))._unsafeUnwrap();
     expect(history.map((change) => [change.channel, change.new_value])).toEqual([["sms", true]]);
     // Either way a taken number is a conflict and writes nothing.
+    const listed = async () => (await listProfiles(deps, actor, {}))._unsafeUnwrap().data.length;
+    const before = await listed();
     for (const input of [{}, { viber_marketing_consent: true }]) {
       const clash = await create({ phone_number: PHONE, ...input });
       expect(clash._unsafeUnwrapErr().code).toBe("phone_number_taken");
     }
+    expect(await listed()).toBe(before);
+    expect((await getConsentHistory(deps, actor, plain.public_id))._unsafeUnwrap()).toEqual([]);
   });
 
   it("PATCH refuses null for phone_number and both consent flags", async () => {

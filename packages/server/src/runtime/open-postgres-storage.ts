@@ -13,7 +13,8 @@ import type { OpenedStorage } from "./opened-storage.js";
  * Tidings' own parameters of the URL, taken out before it reaches `pg`: `?schema=NAME` puts
  * every table in that schema (default `public`), so several deployments can share one
  * database; `?prepared_statements=false` runs every statement unnamed, for a connection pooler
- * in transaction mode that cannot keep prepared statements (PgBouncer before 1.21).
+ * in transaction mode that cannot keep prepared statements (PgBouncer before 1.21, or with
+ * `max_prepared_statements = 0`).
  */
 export function splitOptions(url: string): {
   connectionString: string;
