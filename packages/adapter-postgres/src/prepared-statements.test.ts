@@ -42,6 +42,9 @@ describe.skipIf(!onServer)("prepared statements", () => {
       }
       // No values: run as it is, so a script of several statements still works.
       await pool.query("SELECT 1; SELECT 2");
+      // Every call is planned for its values; only the parse is kept.
+      const { rows } = await pool.query("SELECT current_setting('plan_cache_mode') AS mode");
+      expect(rows).toEqual([{ mode: "force_custom_plan" }]);
     });
     expect(names).toHaveLength(2);
     for (const name of names) expect(name).toMatch(/^tidings_[0-9a-f]{24}$/);

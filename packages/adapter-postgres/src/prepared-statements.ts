@@ -22,6 +22,15 @@ export interface PgNamingPool extends PgPool {
   connect(): Promise<PgNamingConnection>;
 }
 
+/**
+ * After five calls PostgreSQL may keep one generic plan for a named statement, made without
+ * its values. For the operator API's lists that plan walks the whole table by `seq` and
+ * filters on the organization, which for a small organization in a large table reads almost
+ * every row; with its values, the planner takes the organization's index. So each connection
+ * plans every call for its values and keeps only the parse.
+ */
+const PLAN_EACH_CALL = "SET plan_cache_mode = force_custom_plan";
+
 /** SQLSTATE of "cached plan must not change result type". */
 const STALE_PLAN = "0A000";
 
@@ -40,6 +49,8 @@ export interface PreparedStatementsOptions {
  * the sends of the HTTP benchmark left both Node and the server less to do per statement. A
  * name is a hash of the text, so the same text always has the same name. Statements without
  * values (transaction control, migrations' scripts of several statements) run as they are.
+ * Each connection still plans every call for its values (`plan_cache_mode`, set once per
+ * connection): only the parse is saved, never a plan made without the values.
  *
  * A named statement whose result columns change under it (a column's type altered by another
  * process's migration) fails with "cached plan must not change result type" (SQLSTATE 0A000);
@@ -63,6 +74,21 @@ export function preparedStatements(
     }
     return { name, text, values };
   };
+  // Connections already told to plan every call for its values (see below).
+  const planningEachCall = new WeakSet<PgNamingConnection>();
+  const borrow = async (): Promise<PgNamingConnection> => {
+    const inner = await pool.connect();
+    if (!planningEachCall.has(inner)) {
+      try {
+        await inner.query(PLAN_EACH_CALL);
+      } catch (error) {
+        inner.release(error as Error);
+        throw error;
+      }
+      planningEachCall.add(inner);
+    }
+    return inner;
+  };
   const connection = (inner: PgNamingConnection): PgPoolConnection => {
     let stale = false;
     return {
@@ -81,10 +107,19 @@ export function preparedStatements(
     };
   };
   return {
-    query: (text, values) => {
-      const query = named(text, values);
-      return query === null ? pool.query(text, values) : pool.query(query);
+    // As pg.Pool's own query does: borrow, run, give back (destroyed when the query failed).
+    query: async (text, values) => {
+      const inner = await borrow();
+      try {
+        const query = named(text, values);
+        const answer = await (query === null ? inner.query(text, values) : inner.query(query));
+        inner.release();
+        return answer;
+      } catch (error) {
+        inner.release(error as Error);
+        throw error;
+      }
     },
-    connect: async () => connection(await pool.connect()),
+    connect: async () => connection(await borrow()),
   };
 }
