@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { PgPool, PgPoolConnection } from "./pg-client.js";
 
 /**
- * A query as `pg` takes it with a statement name: the server parses and plans the text once per
+ * A query as `pg` takes it with a statement name: the server parses the text once per
  * connection and binds new values to it from then on.
  */
 export interface PgNamedQuery {
@@ -45,12 +45,12 @@ export interface PreparedStatementsOptions {
 
 /**
  * `pool` (a `pg.Pool`) with every statement that takes values run as a named prepared
- * statement: each connection parses and plans a text once instead of on every call, which on
- * the sends of the HTTP benchmark left both Node and the server less to do per statement. A
- * name is a hash of the text, so the same text always has the same name. Statements without
- * values (transaction control, migrations' scripts of several statements) run as they are.
- * Each connection still plans every call for its values (`plan_cache_mode`, set once per
- * connection): only the parse is saved, never a plan made without the values.
+ * statement: each connection parses a text once instead of on every call, and Node sends no
+ * Parse message for it again. A name is a hash of the text, so the same text always has the
+ * same name. Statements without values (transaction control, migrations' scripts of several
+ * statements) run as they are. Each connection still plans every call for its values
+ * (`plan_cache_mode`, set once per connection): only the parse is saved, never a plan made
+ * without the values.
  *
  * A named statement whose result columns change under it (a column's type altered by another
  * process's migration) fails with "cached plan must not change result type" (SQLSTATE 0A000);
@@ -64,15 +64,16 @@ export function preparedStatements(
 ): PgPool {
   const max = options.maxStatements ?? 1000;
   const names = new Map<string, string>();
-  const named = (text: string | PgNamedQuery, values?: unknown[]) => {
-    if (typeof text !== "string" || values === undefined || values.length === 0) return null;
+  /** Runs `text` on `inner`, named when it takes values and a name is still free. */
+  const send = (inner: PgNamingConnection, text: string, values?: unknown[]) => {
+    if (values === undefined || values.length === 0) return inner.query(text, values);
     let name = names.get(text);
     if (name === undefined) {
-      if (names.size >= max) return null;
+      if (names.size >= max) return inner.query(text, values);
       name = `tidings_${createHash("sha256").update(text).digest("hex").slice(0, 24)}`;
       names.set(text, name);
     }
-    return { name, text, values };
+    return inner.query({ name, text, values });
   };
   // Connections already told to plan every call for its values (see below).
   const planningEachCall = new WeakSet<PgNamingConnection>();
@@ -93,13 +94,10 @@ export function preparedStatements(
     let stale = false;
     return {
       query: async (text, values) => {
-        const query = named(text, values);
         try {
-          return await (query === null ? inner.query(text, values) : inner.query(query));
+          return await send(inner, text, values);
         } catch (error) {
-          if (query !== null && (error as { code?: unknown } | null)?.code === STALE_PLAN) {
-            stale = true;
-          }
+          if ((error as { code?: unknown } | null)?.code === STALE_PLAN) stale = true;
           throw error;
         }
       },
@@ -111,8 +109,7 @@ export function preparedStatements(
     query: async (text, values) => {
       const inner = await borrow();
       try {
-        const query = named(text, values);
-        const answer = await (query === null ? inner.query(text, values) : inner.query(query));
+        const answer = await send(inner, text, values);
         inner.release();
         return answer;
       } catch (error) {

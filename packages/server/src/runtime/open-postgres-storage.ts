@@ -41,7 +41,7 @@ export async function openPostgresStorage(url: string): Promise<OpenedStorage> {
   pool.on("error", () => undefined);
   try {
     const migrations = await migrate(pool, { schema });
-    // Named statements: each connection parses and plans a statement once.
+    // Named statements: each connection parses a statement once (and plans every call).
     const storage = postgresStorage(prepared ? preparedStatements(pool) : pool, { schema });
     const { rows } = await pool.query<{ autovacuum: string }>(
       "SELECT current_setting('autovacuum') AS autovacuum",
