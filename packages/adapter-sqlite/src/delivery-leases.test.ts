@@ -1,5 +1,5 @@
 import type { Storage } from "@tidings/core";
-import { aDelivery, at, aUuid } from "@tidings/core/testing";
+import { aDelivery, at, aUuid, completeOne } from "@tidings/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { sqliteStorage } from "./sqlite-storage.js";
 import type { TempDatabaseFile } from "./testing/temp-database.js";
@@ -93,7 +93,7 @@ describe("delivery leases", () => {
     );
     expect(retaken.map((d) => [d.id, d.leaseOwner])).toEqual([[id, "new-engine"]]);
     // The old engine's late completion is refused: exactly one engine delivers each attempt.
-    const late = await after.deliveries.completeAttempt(id ?? "", "old-engine", {
+    const late = await completeOne(after.deliveries, id ?? "", "old-engine", {
       attempt: {
         deliveryId: id ?? "",
         organizationId: ORG,

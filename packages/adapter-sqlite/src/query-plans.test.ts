@@ -6,6 +6,7 @@ import {
   anAttempt,
   anIdempotencyRecord,
   at,
+  completeOne,
   seedDelivery,
   seedOrganization,
 } from "@tidings/core/testing";
@@ -158,8 +159,8 @@ async function exerciseEveryLookup(repos: Repositories, label: (name: string) =>
   await step("deliveries.dueNowForDestination", () =>
     repos.deliveries.dueNowForDestination(delivery.destinationKey, at(5)),
   );
-  await step("deliveries.completeAttempt", () =>
-    repos.deliveries.completeAttempt(delivery.id, "engine", {
+  await step("deliveries.completeAttempts", () =>
+    completeOne(repos.deliveries, delivery.id, "engine", {
       attempt: anAttempt({ organizationId, deliveryId: delivery.id }),
       next: { status: "failed" },
     }),

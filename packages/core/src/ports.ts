@@ -580,6 +580,11 @@ export interface AttemptOutcome {
     | { status: "pending"; nextAttemptAt: string };
 }
 
+/** An attempt made on the delivery `id`, to be recorded (see `completeAttempts`). */
+export interface CompletedAttempt extends AttemptOutcome {
+  id: string;
+}
+
 export interface DeliveryListQuery {
   organizationId: string;
   status?: DeliveryStatus | undefined;
@@ -664,17 +669,22 @@ export interface DeliveryRepository {
     options?: ClaimOptions,
   ): Promise<DeliveryRecord[]>;
   /**
-   * Logs an attempt that was made, and applies its outcome if it still may, atomically.
-   * The attempt is always appended to the delivery's attempt log (it went out, whatever became
-   * of the lease), under the stored delivery's id and organization. The outcome (`next`,
+   * Logs attempts that were made, and applies each one's outcome if it still may, all
+   * atomically (one engine pass records what finished since the last one in one call).
+   * Each attempt is always appended to its delivery's attempt log (it went out, whatever
+   * became of the lease), under the stored delivery's id and organization. Its outcome (`next`,
    * the attempt count, first attempt time, last status and error) is applied and the lease
    * released only while `owner` still holds the lease and the delivery is still `pending`;
    * otherwise (lease lost to another owner or released, delivery cancelled, delivered or
-   * failed meanwhile) the delivery row is left exactly as it is. `true` when the outcome was
-   * applied; `false` when it was not, or when the delivery is unknown (then nothing is written).
-   * An applied outcome also sets `lastAttemptAt` to the attempt's `startedAt`.
+   * failed meanwhile) the delivery row is left exactly as it is. The answer holds, in the
+   * order given, `true` where the outcome was applied; `false` where it was not, or where the
+   * delivery is unknown (then nothing is written for it). An applied outcome also sets
+   * `lastAttemptAt` to the attempt's `startedAt`. Attempts are recorded as if one after
+   * another in the order given, so a delivery that appears twice (an attempt whose recording
+   * failed, kept until its lease ran out, then attempted again) has both logged, and only the
+   * first can apply.
    */
-  completeAttempt(id: string, owner: string, outcome: AttemptOutcome): Promise<boolean>;
+  completeAttempts(owner: string, attempts: readonly CompletedAttempt[]): Promise<boolean[]>;
   /** Cancels the pending deliveries to one subscription; returns how many. */
   cancelForSubscription(organizationId: string, webhookId: string, at: string): Promise<number>;
   /**

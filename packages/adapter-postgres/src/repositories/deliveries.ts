@@ -1,4 +1,4 @@
-import type { DeliveryRepository } from "@tidings/core";
+import type { CompletedAttempt, DeliveryRepository } from "@tidings/core";
 import {
   byDue,
   deliveryReads,
@@ -11,7 +11,7 @@ import {
 } from "@tidings/core/sql";
 import { postgresCodec as codec, records } from "../columns.js";
 import { DELIVERIES_CHANNEL } from "../notifications.js";
-import type { PgConnection } from "../sql.js";
+import type { PgConnection, Sql } from "../sql.js";
 
 /**
  * Not pending, and no lease live at `$3`: an attempt still in flight holds one, so a
@@ -146,43 +146,18 @@ export function deliveryRepository({ access, sql }: PgConnection): DeliveryRepos
       return rows.map(records.delivery).sort(byDue);
     },
 
-    async completeAttempt(id, owner, { attempt, next }) {
-      // One statement, so atomic on its own: the attempt went out, so it is logged whatever
-      // became of the lease; the outcome applies only while the lease is still ours and the
-      // delivery still owed. The log row takes the stored delivery's ids, not the caller's.
-      const rows = await sql.rows<{ applied: boolean }>(
-        `WITH completed AS (
-           UPDATE ${t.deliveries} SET status = $3, attempts = attempts + 1,
-             next_attempt_at = COALESCE($4, next_attempt_at),
-             first_attempt_at = COALESCE(first_attempt_at, $5), last_attempt_at = $5,
-             lease_owner = NULL, lease_expires_at = NULL,
-             last_status_code = $6, last_error = $7, updated_at = $8
-           WHERE id = $1 AND lease_owner = $2 AND status = 'pending'
-           RETURNING id
-         ),
-         logged AS (
-           INSERT INTO ${t.deliveryAttempts} (${insertColumns(sqlTables.deliveryAttempts)})
-           SELECT id, organization_id, $9::integer, $5, $10::integer, $6, $7, $11::text
-           FROM ${t.deliveries} WHERE id = $1
-           RETURNING delivery_id
-         )
-         SELECT EXISTS (SELECT 1 FROM completed) AS applied FROM logged`,
-        [
-          id,
-          owner,
-          next.status,
-          next.status === "pending" ? next.nextAttemptAt : null,
-          attempt.startedAt,
-          attempt.statusCode,
-          attempt.error,
-          // Storage reads no clock: the delivery changed when the attempt ended.
-          isoPlus(attempt.startedAt, attempt.durationMs),
-          attempt.attempt,
-          attempt.durationMs,
-          attempt.responseBody,
-        ],
-      );
-      return rows[0]?.applied === true;
+    async completeAttempts(owner, attempts) {
+      const rounds = distinctRounds(attempts);
+      if (rounds.length <= 1) return completeDistinct(sql, owner, attempts);
+      // A delivery given twice: each round after the one before, in one transaction.
+      return sql.atomic(async (tx) => {
+        const applied = new Map<CompletedAttempt, boolean>();
+        for (const round of rounds) {
+          const answers = await completeDistinct(tx, owner, round);
+          for (const [i, a] of round.entries()) applied.set(a, answers[i] === true);
+        }
+        return attempts.map((a) => applied.get(a) === true);
+      });
     },
 
     async cancelForSubscription(organizationId, webhookId, at) {
@@ -290,4 +265,88 @@ export function deliveryRepository({ access, sql }: PgConnection): DeliveryRepos
       return rows[0]?.due ?? null;
     },
   };
+}
+
+/**
+ * `attempts` in rounds in which each delivery appears once: a delivery's n-th attempt goes in
+ * round n, so its earlier attempts are recorded first. One round unless a delivery is given
+ * twice.
+ */
+function distinctRounds(attempts: readonly CompletedAttempt[]): CompletedAttempt[][] {
+  const rounds: CompletedAttempt[][] = [];
+  const seen = new Map<string, number>();
+  for (const attempt of attempts) {
+    const round = seen.get(attempt.id) ?? 0;
+    seen.set(attempt.id, round + 1);
+    const members = rounds[round] ?? [];
+    members.push(attempt);
+    rounds[round] = members;
+  }
+  return rounds;
+}
+
+/** `completeAttempts` for deliveries that each appear once: one statement, one round trip. */
+async function completeDistinct(
+  sql: Sql,
+  owner: string,
+  attempts: readonly CompletedAttempt[],
+): Promise<boolean[]> {
+  if (attempts.length === 0) return [];
+  const t = sql.tables;
+  const each = <T>(pick: (a: CompletedAttempt) => T): T[] => attempts.map(pick);
+  // One statement, so atomic on its own, and one round trip for a whole engine pass. Each
+  // attempt went out, so it is logged whatever became of its lease; its outcome applies
+  // only while the lease is still ours and the delivery still owed. The log rows take the
+  // stored deliveries' ids, not the caller's. Rows are locked in id order, as every other
+  // writer of several deliveries locks them, so two writers never deadlock.
+  const rows = await sql.rows<{ id: string; applied: boolean }>(
+    `WITH input AS (
+       SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::integer[],
+         $7::text[], $8::text[], $9::integer[], $10::integer[], $11::text[])
+         WITH ORDINALITY AS i (id, status, next_attempt_at, started_at, status_code, error,
+           updated_at, attempt, duration_ms, response_body, ord)
+     ),
+     locked AS (
+       SELECT id FROM ${t.deliveries} WHERE id IN (SELECT id FROM input)
+       ORDER BY id
+       FOR UPDATE
+     ),
+     completed AS (
+       UPDATE ${t.deliveries} d SET status = i.status, attempts = d.attempts + 1,
+         next_attempt_at = COALESCE(i.next_attempt_at, d.next_attempt_at),
+         first_attempt_at = COALESCE(d.first_attempt_at, i.started_at),
+         last_attempt_at = i.started_at, lease_owner = NULL, lease_expires_at = NULL,
+         last_status_code = i.status_code, last_error = i.error, updated_at = i.updated_at
+       FROM input i, locked
+       WHERE d.id = locked.id AND i.id = locked.id
+         AND d.lease_owner = $1 AND d.status = 'pending'
+       RETURNING d.id
+     ),
+     logged AS (
+       INSERT INTO ${t.deliveryAttempts} (${insertColumns(sqlTables.deliveryAttempts)})
+       SELECT d.id, d.organization_id, i.attempt, i.started_at, i.duration_ms,
+         i.status_code, i.error, i.response_body
+       FROM input i JOIN ${t.deliveries} d ON d.id = i.id
+       ORDER BY i.ord
+       RETURNING delivery_id
+     )
+     SELECT delivery_id AS id, delivery_id IN (SELECT id FROM completed) AS applied
+     FROM logged`,
+    [
+      owner,
+      each((a) => a.id),
+      each((a) => a.next.status),
+      each((a) => (a.next.status === "pending" ? a.next.nextAttemptAt : null)),
+      each((a) => a.attempt.startedAt),
+      each((a) => a.attempt.statusCode),
+      each((a) => a.attempt.error),
+      // Storage reads no clock: a delivery changed when its attempt ended.
+      each((a) => isoPlus(a.attempt.startedAt, a.attempt.durationMs)),
+      each((a) => a.attempt.attempt),
+      each((a) => a.attempt.durationMs),
+      each((a) => a.attempt.responseBody),
+    ],
+  );
+  const applied = new Map(rows.map((row) => [row.id, row.applied]));
+  return attempts.map((a) => applied.get(a.id) === true);
 }

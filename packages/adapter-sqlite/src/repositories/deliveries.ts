@@ -88,8 +88,9 @@ export function deliveryRepository({
 
     claimDue(now, limit, owner, leaseMs, options = {}) {
       // SQLite's single writer makes the select-and-lease atomic, also against other processes
-      // on the same file, so two engines never hold the same delivery.
-      return atomically(db, () => {
+      // on the same file, so two engines never hold the same delivery. Its one write needs no
+      // savepoint inside a caller's transaction (an engine pass): a statement undoes itself.
+      const claim = () => {
         const seqs = fairDue(now, limit, options);
         if (seqs.length === 0) return [];
         const rows = sql(
@@ -103,40 +104,47 @@ export function deliveryRepository({
         });
         // RETURNING gives no order guarantee; the port promises oldest due first.
         return rows.map(records.delivery).sort(byDue);
-      });
+      };
+      return db.inTransaction ? claim() : atomically(db, claim);
     },
 
-    completeAttempt(id, owner, { attempt, next }) {
+    completeAttempts(owner, attempts) {
+      if (attempts.length === 0) return [];
+      // The attempt went out, so it is logged whatever became of the lease meanwhile; it
+      // belongs to the delivery it completes, whatever ids the caller copied in.
+      const log = sql(
+        `INSERT INTO delivery_attempts (${insertColumns(sqlTables.deliveryAttempts)})
+         SELECT id, organization_id, @attempt, @startedAt, @durationMs, @statusCode, @error,
+           @responseBody
+         FROM deliveries WHERE id = @id`,
+      );
+      // The outcome applies only while the lease is still ours and the delivery still owed.
+      const apply = sql(
+        `UPDATE deliveries SET status = @status, attempts = attempts + 1,
+           next_attempt_at = COALESCE(@nextAttemptAt, next_attempt_at),
+           first_attempt_at = COALESCE(first_attempt_at, @startedAt),
+           last_attempt_at = @startedAt,
+           lease_owner = NULL, lease_expires_at = NULL,
+           last_status_code = @statusCode, last_error = @error, updated_at = @updatedAt
+         WHERE id = @id AND lease_owner = @owner AND status = 'pending'`,
+      );
+      // One unit for the whole batch: a savepoint per attempt cost an engine pass more than
+      // its statements (bench/RESULTS.md, webhook findings).
       return atomically(db, () => {
-        // The attempt went out, so it is logged whatever became of the lease meanwhile; it
-        // belongs to the delivery it completes, whatever ids the caller copied in.
-        const logged = sql(
-          `INSERT INTO delivery_attempts (${insertColumns(sqlTables.deliveryAttempts)})
-           SELECT id, organization_id, @attempt, @startedAt, @durationMs, @statusCode, @error,
-             @responseBody
-           FROM deliveries WHERE id = @id`,
-        ).run({ ...attempt, id });
-        if (logged.changes !== 1) return false;
-        // The outcome applies only while the lease is still ours and the delivery still owed.
-        const result = sql(
-          `UPDATE deliveries SET status = @status, attempts = attempts + 1,
-             next_attempt_at = COALESCE(@nextAttemptAt, next_attempt_at),
-             first_attempt_at = COALESCE(first_attempt_at, @startedAt),
-             last_attempt_at = @startedAt,
-             lease_owner = NULL, lease_expires_at = NULL,
-             last_status_code = @statusCode, last_error = @error, updated_at = @updatedAt
-           WHERE id = @id AND lease_owner = @owner AND status = 'pending'`,
-        ).run({
-          id,
-          owner,
-          status: next.status,
-          nextAttemptAt: next.status === "pending" ? next.nextAttemptAt : null,
-          startedAt: attempt.startedAt,
-          statusCode: attempt.statusCode,
-          error: attempt.error,
-          updatedAt: isoPlus(attempt.startedAt, attempt.durationMs),
+        return attempts.map(({ id, attempt, next }) => {
+          if (log.run({ ...attempt, id }).changes !== 1) return false;
+          const applied = apply.run({
+            id,
+            owner,
+            status: next.status,
+            nextAttemptAt: next.status === "pending" ? next.nextAttemptAt : null,
+            startedAt: attempt.startedAt,
+            statusCode: attempt.statusCode,
+            error: attempt.error,
+            updatedAt: isoPlus(attempt.startedAt, attempt.durationMs),
+          });
+          return applied.changes === 1;
         });
-        return result.changes === 1;
       });
     },
 

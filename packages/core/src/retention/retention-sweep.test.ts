@@ -8,7 +8,7 @@ import {
 } from "../auth/console-sessions.js";
 import { getMessage } from "../messages/get-message.js";
 import { isoAt } from "../support/clock.js";
-import { anIdempotencyRecord } from "../testing/contract/fixtures.js";
+import { anIdempotencyRecord, completeOne } from "../testing/contract/fixtures.js";
 import { sendBody, sendWorld } from "../testing/message-kit.js";
 import { createRetentionSweeper, RATE_LIMIT_HIT_HORIZON_MS } from "./retention-sweep.js";
 
@@ -39,7 +39,7 @@ async function retentionWorld() {
     const now = isoAt(world.clock.now());
     const claimed = await world.storage.deliveries.claimDue(now, 1000, "engine", 60_000);
     for (const delivery of claimed) {
-      await world.storage.deliveries.completeAttempt(delivery.id, "engine", {
+      await completeOne(world.storage.deliveries, delivery.id, "engine", {
         attempt: {
           deliveryId: delivery.id,
           organizationId: delivery.organizationId,

@@ -33,6 +33,7 @@ export {
   at,
   aUuid,
   aWebhook,
+  completeOne,
   T0,
 } from "./contract/fixtures.js";
 export type { HarnessFactory } from "./contract/harness.js";

@@ -34,7 +34,7 @@ export interface AttemptReport {
 
 export type AttemptDeps = Pick<Deps, "storage" | "clock" | "secretBox" | "transport" | "config">;
 
-/** One attempt made and not yet recorded: what `completeAttempt` stores, and where it went. */
+/** One attempt made and not yet recorded: what `completeAttempts` stores, and where it went. */
 export interface AttemptResult {
   delivery: DeliveryRecord;
   attempt: DeliveryAttemptRecord;
@@ -127,7 +127,7 @@ async function attemptOnce(
 }
 
 /**
- * The log line of an attempt; `recorded` is what `completeAttempt` answered. The URL is logged
+ * The log line of an attempt; `recorded` is what `completeAttempts` answered. The URL is logged
  * without its query string, where receivers put tokens, also inside the error.
  */
 export const attemptReport = (result: AttemptResult, recorded: boolean): AttemptReport => {

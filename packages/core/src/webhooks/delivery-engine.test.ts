@@ -441,7 +441,7 @@ describe("the delivery engine (docs/decisions.md 'Delivery', 'Retries')", () => 
       logger: (entry) =>
         logged.push(entry.event === "error" ? `error ${entry.stage}` : entry.event),
     });
-    w.storage.failNext("deliveries.completeAttempt");
+    w.storage.failNext("deliveries.completeAttempts");
     expect(await engine.runOnce()).toBe(1);
     expect(logged).toEqual(["error record", "attempt"]);
     expect(w.transport.requests).toHaveLength(1);

@@ -201,6 +201,10 @@ export function createDeliveryEngine(
   let woken = false;
   let pass: Promise<void> | null = null;
   let flushTimer: ReturnType<typeof setTimeout> | null = null;
+  let claimedLastPass = false;
+
+  const isDue = (due: string | null): boolean =>
+    due !== null && Date.parse(due) <= deps.clock.now();
 
   const run = ({ delivery, resolve }: Claimed): void => {
     const key = delivery.destinationKey;
@@ -241,18 +245,16 @@ export function createDeliveryEngine(
    * Records `batch` through `repositories`: every attempt is logged, and its outcome applied only
    * while this engine still holds the lease (the answer says which).
    */
-  const recordIn = async (repositories: Repositories, batch: AttemptResult[]) => {
-    const recorded = new Map<string, boolean>();
-    // In id order, the order other writers lock deliveries in, so PostgreSQL never deadlocks.
-    const inIdOrder = [...batch].sort((a, b) => (a.delivery.id < b.delivery.id ? -1 : 1));
-    for (const { delivery, attempt, next } of inIdOrder) {
-      recorded.set(
-        delivery.id,
-        await repositories.deliveries.completeAttempt(delivery.id, owner, { attempt, next }),
-      );
-    }
-    return batch.map((result) => recorded.get(result.delivery.id) === true);
-  };
+  const recordIn = async (
+    repositories: Repositories,
+    batch: AttemptResult[],
+  ): Promise<boolean[]> =>
+    batch.length === 0
+      ? []
+      : repositories.deliveries.completeAttempts(
+          owner,
+          batch.map(({ delivery, attempt, next }) => ({ id: delivery.id, attempt, next })),
+        );
 
   const logRecorded = (batch: AttemptResult[], recorded: boolean[]): void => {
     for (const [i, result] of batch.entries()) {
@@ -363,9 +365,11 @@ export function createDeliveryEngine(
    */
   const claimPass = async (): Promise<void> => {
     const batch = finished.splice(0);
-    // An idle engine only reads; a claim writes, which SQLite serializes across processes.
-    const due = stopping ? null : await deps.storage.deliveries.nextDueAt();
-    const claiming = due !== null && Date.parse(due) <= deps.clock.now();
+    // An idle engine only reads; a claim writes, which SQLite serializes across processes. An
+    // engine whose last pass claimed something is busy, and claims again without asking.
+    const claiming =
+      !stopping && (claimedLastPass || isDue(await deps.storage.deliveries.nextDueAt()));
+    claimedLastPass = false;
     if (!claiming) {
       await recordAlone(batch);
       return;
@@ -382,6 +386,7 @@ export function createDeliveryEngine(
       return;
     }
     logRecorded(batch, outcome.recorded);
+    claimedLastPass = outcome.claimed.length > 0;
     for (const claimed of outcome.claimed) run(claimed);
     await afterRecorded(batch);
   };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { AttemptOutcome, DeliveryRecord } from "../../ports.js";
-import { anAttempt, at } from "./fixtures.js";
+import { anAttempt, at, completeOne } from "./fixtures.js";
 import type { StorageHarness } from "./raw.js";
 import { seedDelivery, seedOrganization, seedWebhook, twoSeededOrganizations } from "./seed.js";
 
@@ -24,14 +24,14 @@ export function deliveryOutcomesContract(harness: () => StorageHarness): void {
     return { org, delivery, outcome };
   };
 
-  describe("deliveries.completeAttempt", () => {
+  describe("deliveries.completeAttempts", () => {
     it("delivered: records the attempt, counts it, releases the lease and ends the delivery", async () => {
       const h = harness();
       const { delivery, outcome } = await claimed(h);
       const result = outcome({ status: "delivered" });
       const attempt = { ...result.attempt, statusCode: 204, error: null, responseBody: "" };
       expect(
-        await h.storage.deliveries.completeAttempt(delivery.id, "engine-1", { ...result, attempt }),
+        await completeOne(h.storage.deliveries, delivery.id, "engine-1", { ...result, attempt }),
       ).toBe(true);
       expect(await h.raw.delivery(delivery.id)).toMatchObject({
         status: "delivered",
@@ -50,7 +50,7 @@ export function deliveryOutcomesContract(harness: () => StorageHarness): void {
       const h = harness();
       const { delivery, outcome } = await claimed(h);
       const first = outcome({ status: "pending", nextAttemptAt: at(31) });
-      expect(await h.storage.deliveries.completeAttempt(delivery.id, "engine-1", first)).toBe(true);
+      expect(await completeOne(h.storage.deliveries, delivery.id, "engine-1", first)).toBe(true);
       expect(await h.raw.delivery(delivery.id)).toMatchObject({
         status: "pending",
         attempts: 1,
@@ -64,7 +64,7 @@ export function deliveryOutcomesContract(harness: () => StorageHarness): void {
       const second = outcome({ status: "pending", nextAttemptAt: at(91) }, 1);
       const timeout = { ...second.attempt, statusCode: null, error: "timeout", responseBody: null };
       expect(
-        await h.storage.deliveries.completeAttempt(delivery.id, "engine-2", {
+        await completeOne(h.storage.deliveries, delivery.id, "engine-2", {
           ...second,
           attempt: timeout,
         }),
@@ -83,7 +83,8 @@ export function deliveryOutcomesContract(harness: () => StorageHarness): void {
       const h = harness();
       const { delivery, outcome } = await claimed(h);
       expect(
-        await h.storage.deliveries.completeAttempt(
+        await completeOne(
+          h.storage.deliveries,
           delivery.id,
           "engine-1",
           outcome({ status: "failed" }),
@@ -102,9 +103,7 @@ export function deliveryOutcomesContract(harness: () => StorageHarness): void {
       const { delivery, outcome } = await claimed(h);
       const before = await h.raw.delivery(delivery.id);
       const stray = outcome({ status: "delivered" });
-      expect(await h.storage.deliveries.completeAttempt(delivery.id, "engine-2", stray)).toBe(
-        false,
-      );
+      expect(await completeOne(h.storage.deliveries, delivery.id, "engine-2", stray)).toBe(false);
       expect(await h.raw.delivery(delivery.id)).toEqual(before);
       // It went out, so it is in the log, under the stored delivery's ids.
       expect(await h.raw.attempts(delivery.id)).toEqual([stray.attempt]);
@@ -116,7 +115,7 @@ export function deliveryOutcomesContract(harness: () => StorageHarness): void {
       await h.storage.deliveries.claimDue(at(100), 1, "engine-2", LEASE_MS);
       const before = await h.raw.delivery(delivery.id);
       const late = outcome({ status: "delivered" });
-      expect(await h.storage.deliveries.completeAttempt(delivery.id, "engine-1", late)).toBe(false);
+      expect(await completeOne(h.storage.deliveries, delivery.id, "engine-1", late)).toBe(false);
       expect(await h.raw.delivery(delivery.id)).toEqual(before);
       expect(await h.raw.attempts(delivery.id)).toEqual([late.attempt]);
 
@@ -124,9 +123,7 @@ export function deliveryOutcomesContract(harness: () => StorageHarness): void {
         ...outcome({ status: "pending", nextAttemptAt: at(160) }),
         attempt: { ...late.attempt, startedAt: at(100), statusCode: 503 },
       };
-      expect(await h.storage.deliveries.completeAttempt(delivery.id, "engine-2", retaken)).toBe(
-        true,
-      );
+      expect(await completeOne(h.storage.deliveries, delivery.id, "engine-2", retaken)).toBe(true);
       expect(await h.raw.delivery(delivery.id)).toMatchObject({
         status: "pending",
         attempts: 1,
@@ -141,12 +138,10 @@ export function deliveryOutcomesContract(harness: () => StorageHarness): void {
       const h = harness();
       const { delivery, outcome } = await claimed(h);
       const done = outcome({ status: "delivered" });
-      await h.storage.deliveries.completeAttempt(delivery.id, "engine-1", done);
+      await completeOne(h.storage.deliveries, delivery.id, "engine-1", done);
       const before = await h.raw.delivery(delivery.id);
       const again = outcome({ status: "failed" }, 1);
-      expect(await h.storage.deliveries.completeAttempt(delivery.id, "engine-1", again)).toBe(
-        false,
-      );
+      expect(await completeOne(h.storage.deliveries, delivery.id, "engine-1", again)).toBe(false);
       expect(await h.raw.delivery(delivery.id)).toEqual(before);
       expect(await h.raw.attempts(delivery.id)).toEqual([done.attempt, again.attempt]);
     });
@@ -159,15 +154,82 @@ export function deliveryOutcomesContract(harness: () => StorageHarness): void {
         attempt: anAttempt({ organizationId: org.organization.id, deliveryId: delivery.id }),
         next: { status: "delivered" },
       };
-      expect(await h.storage.deliveries.completeAttempt(delivery.id, "engine-1", outcome)).toBe(
-        false,
-      );
+      expect(await completeOne(h.storage.deliveries, delivery.id, "engine-1", outcome)).toBe(false);
       expect(await h.raw.delivery(delivery.id)).toEqual(delivery);
       const unknown = "01890000-0000-7000-8000-000000000000";
       const stray = { ...outcome, attempt: { ...outcome.attempt, deliveryId: unknown } };
-      expect(await h.storage.deliveries.completeAttempt(unknown, "engine-1", stray)).toBe(false);
+      expect(await completeOne(h.storage.deliveries, unknown, "engine-1", stray)).toBe(false);
       expect(await h.raw.attempts(unknown)).toEqual([]);
       expect(await h.raw.delivery(unknown)).toBeNull();
+    });
+
+    it("records a batch as one: each answer in the order given, each attempt logged once", async () => {
+      const h = harness();
+      const org = await seedOrganization(h.storage);
+      // The lost one was claimed again by another engine after engine-1's lease ran out.
+      const lost = await seedDelivery(h.storage, org);
+      await h.storage.deliveries.claimDue(at(1), 1, "engine-1", LEASE_MS);
+      await h.storage.deliveries.claimDue(at(100), 1, "engine-2", LEASE_MS);
+      const first = await seedDelivery(h.storage, org);
+      const second = await seedDelivery(h.storage, org);
+      expect(
+        (await h.storage.deliveries.claimDue(at(100), 2, "engine-1", LEASE_MS)).map((d) => d.id),
+      ).toEqual([first.id, second.id]);
+      const attemptOn = (d: DeliveryRecord, startedAt: string) =>
+        anAttempt({ organizationId: org.organization.id, deliveryId: d.id, startedAt });
+      const unknown = "01890000-0000-7000-8000-000000000000";
+      const batch = [
+        { id: second.id, attempt: attemptOn(second, at(2)), next: { status: "failed" } },
+        { id: unknown, attempt: attemptOn(first, at(2)), next: { status: "delivered" } },
+        { id: lost.id, attempt: attemptOn(lost, at(2)), next: { status: "delivered" } },
+        {
+          id: first.id,
+          attempt: attemptOn(first, at(3)),
+          next: { status: "pending", nextAttemptAt: at(33) },
+        },
+      ] as const;
+      expect(await h.storage.deliveries.completeAttempts("engine-1", batch)).toEqual([
+        true,
+        false,
+        false,
+        true,
+      ]);
+      expect(await h.raw.delivery(first.id)).toMatchObject({
+        status: "pending",
+        nextAttemptAt: at(33),
+        leaseOwner: null,
+      });
+      expect(await h.raw.delivery(second.id)).toMatchObject({ status: "failed", attempts: 1 });
+      expect(await h.raw.delivery(lost.id)).toMatchObject({
+        status: "pending",
+        attempts: 0,
+        leaseOwner: "engine-2",
+      });
+      expect(await h.raw.attempts(first.id)).toEqual([batch[3].attempt]);
+      expect(await h.raw.attempts(second.id)).toEqual([batch[0].attempt]);
+      expect(await h.raw.attempts(lost.id)).toEqual([batch[2].attempt]);
+      expect(await h.raw.attempts(unknown)).toEqual([]);
+      expect(await h.storage.deliveries.completeAttempts("engine-1", [])).toEqual([]);
+    });
+
+    it("a delivery given twice in one batch: both attempts logged in order, only the first applies", async () => {
+      const h = harness();
+      const { delivery, outcome } = await claimed(h);
+      const retry = outcome({ status: "pending", nextAttemptAt: at(40) });
+      const again = outcome({ status: "delivered" }, 1);
+      expect(
+        await h.storage.deliveries.completeAttempts("engine-1", [
+          { id: delivery.id, ...retry },
+          { id: delivery.id, ...again },
+        ]),
+      ).toEqual([true, false]);
+      expect(await h.raw.delivery(delivery.id)).toMatchObject({
+        status: "pending",
+        attempts: 1,
+        nextAttemptAt: at(40),
+        leaseOwner: null,
+      });
+      expect(await h.raw.attempts(delivery.id)).toEqual([retry.attempt, again.attempt]);
     });
 
     it("listAttempts returns a delivery's attempts in order, in its organization only", async () => {
@@ -175,10 +237,10 @@ export function deliveryOutcomesContract(harness: () => StorageHarness): void {
       const other = await seedOrganization(h.storage);
       const { org, delivery, outcome } = await claimed(h);
       const first = outcome({ status: "pending", nextAttemptAt: at(2) });
-      await h.storage.deliveries.completeAttempt(delivery.id, "engine-1", first);
+      await completeOne(h.storage.deliveries, delivery.id, "engine-1", first);
       await h.storage.deliveries.claimDue(at(2), 1, "engine-1", LEASE_MS);
       const second = outcome({ status: "delivered" }, 1);
-      await h.storage.deliveries.completeAttempt(delivery.id, "engine-1", second);
+      await completeOne(h.storage.deliveries, delivery.id, "engine-1", second);
       const orgId = org.organization.id;
       expect(await h.storage.deliveries.listAttempts(orgId, delivery.id)).toEqual([
         first.attempt,
@@ -220,7 +282,7 @@ export function deliveryOutcomesContract(harness: () => StorageHarness): void {
         await h.storage.deliveries.cancelForSubscription(org.organization.id, webhookId, at(2)),
       ).toBe(1);
       const inFlight = outcome({ status: "pending", nextAttemptAt: at(40) });
-      expect(await h.storage.deliveries.completeAttempt(delivery.id, "engine-1", inFlight)).toBe(
+      expect(await completeOne(h.storage.deliveries, delivery.id, "engine-1", inFlight)).toBe(
         false,
       );
       expect(await h.raw.delivery(delivery.id)).toMatchObject({
@@ -339,7 +401,7 @@ export function deliveryOutcomesContract(harness: () => StorageHarness): void {
         statusCode: 204,
       });
       expect(
-        await storage.deliveries.completeAttempt(delivery.id, "engine-1", {
+        await completeOne(storage.deliveries, delivery.id, "engine-1", {
           attempt,
           next: { status: "delivered" },
         }),

@@ -1,10 +1,12 @@
 import type {
   ApiKeyRecord,
+  AttemptOutcome,
   CampaignRecord,
   ConsentChangeRecord,
   ContactListRecord,
   DeliveryAttemptRecord,
   DeliveryRecord,
+  DeliveryRepository,
   IdempotencyRecord,
   MembershipRecord,
   MessageEventRecord,
@@ -225,3 +227,14 @@ export const anIdempotencyRecord = (
   expiresAt: at(86_400),
   ...overrides,
 });
+
+/** Records one attempt on `id` through `completeAttempts`; whether its outcome applied. */
+export async function completeOne(
+  deliveries: Pick<DeliveryRepository, "completeAttempts">,
+  id: string,
+  owner: string,
+  outcome: AttemptOutcome,
+): Promise<boolean> {
+  const [applied] = await deliveries.completeAttempts(owner, [{ id, ...outcome }]);
+  return applied === true;
+}

@@ -7,6 +7,7 @@ import {
   anEvent,
   anIdempotencyRecord,
   at,
+  completeOne,
   T0,
 } from "./fixtures.js";
 import type { StorageHarness } from "./raw.js";
@@ -36,7 +37,7 @@ async function oldMessage(
     createdAt: at(seconds),
   });
   await storage.deliveries.insert(delivery);
-  await storage.deliveries.completeAttempt(delivery.id, "nobody", {
+  await completeOne(storage.deliveries, delivery.id, "nobody", {
     attempt: anAttempt({ organizationId: org.organization.id, deliveryId: delivery.id }),
     next: { status: "failed" },
   });
@@ -114,7 +115,7 @@ export function retentionContract(harness: () => StorageHarness): void {
       expect(await raw.delivery(delivery.id)).not.toBeNull();
       const [claimed] = await storage.deliveries.claimDue(at(20), 1, "engine", 60_000);
       expect(claimed?.id).toBe(delivery.id);
-      await storage.deliveries.completeAttempt(delivery.id, "engine", {
+      await completeOne(storage.deliveries, delivery.id, "engine", {
         attempt: anAttempt({ organizationId: org.organization.id, deliveryId: delivery.id }),
         next: { status: "failed" },
       });

@@ -167,33 +167,34 @@ export function memoryDeliveries(scope: MemoryScope): DeliveryRepository {
         });
         return leased.sort(byDue);
       }),
-    completeAttempt: (id, owner, outcome) =>
-      scope.write("deliveries.completeAttempt", (s) => {
-        const stored = s.deliveries.get(id);
-        if (stored === undefined) return false;
-        const { attempt, next } = outcome;
-        // The attempt went out, so it is logged even when its outcome no longer applies.
-        s.attempts.push({
-          ...clone(attempt),
-          deliveryId: id,
-          organizationId: stored.organizationId,
+    completeAttempts: (owner, attempts) =>
+      scope.write("deliveries.completeAttempts", (s) => {
+        return attempts.map(({ id, attempt, next }) => {
+          const stored = s.deliveries.get(id);
+          if (stored === undefined) return false;
+          // The attempt went out, so it is logged even when its outcome no longer applies.
+          s.attempts.push({
+            ...clone(attempt),
+            deliveryId: id,
+            organizationId: stored.organizationId,
+          });
+          if (stored.status !== "pending" || stored.leaseOwner !== owner) return false;
+          s.deliveries.set(id, {
+            ...stored,
+            status: next.status,
+            attempts: stored.attempts + 1,
+            nextAttemptAt: next.status === "pending" ? next.nextAttemptAt : stored.nextAttemptAt,
+            firstAttemptAt: stored.firstAttemptAt ?? attempt.startedAt,
+            lastAttemptAt: attempt.startedAt,
+            leaseOwner: null,
+            leaseExpiresAt: null,
+            lastStatusCode: attempt.statusCode,
+            lastError: attempt.error,
+            // Storage reads no clock: the delivery changed when the attempt ended.
+            updatedAt: isoAt(ms(attempt.startedAt) + attempt.durationMs),
+          });
+          return true;
         });
-        if (stored.status !== "pending" || stored.leaseOwner !== owner) return false;
-        s.deliveries.set(id, {
-          ...stored,
-          status: next.status,
-          attempts: stored.attempts + 1,
-          nextAttemptAt: next.status === "pending" ? next.nextAttemptAt : stored.nextAttemptAt,
-          firstAttemptAt: stored.firstAttemptAt ?? attempt.startedAt,
-          lastAttemptAt: attempt.startedAt,
-          leaseOwner: null,
-          leaseExpiresAt: null,
-          lastStatusCode: attempt.statusCode,
-          lastError: attempt.error,
-          // Storage reads no clock: the delivery changed when the attempt ended.
-          updatedAt: isoAt(ms(attempt.startedAt) + attempt.durationMs),
-        });
-        return true;
       }),
     cancelForSubscription: (organizationId, webhookId, at) =>
       scope.write("deliveries.cancelForSubscription", (s) => {

@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import type { AttemptOutcome, DeliveryDestination } from "../../ports.js";
+import type { AttemptOutcome, CompletedAttempt, DeliveryDestination } from "../../ports.js";
 import { aDelivery, at, aUuid } from "../contract/fixtures.js";
 import { always, has, Operation, readsOf } from "./operation.js";
 import { ORGS, OWNERS, pick, URLS } from "./values.js";
@@ -92,37 +92,44 @@ const dueNowForDestination = fc
 
 const OUTCOMES = ["delivered", "failed", "pending"] as const;
 
-const completeAttempt = fc
-  .record({
-    n: fc.nat(),
-    owner: fc.nat(1),
-    outcome: fc.nat(2),
-    t: fc.nat(16),
-    status: fc.constantFrom(200, 500, null),
-  })
+/** One attempt of a `completeAttempts` batch; a batch may name a delivery twice. */
+const attemptPick = fc.record({
+  n: fc.nat(),
+  outcome: fc.nat(2),
+  t: fc.nat(16),
+  status: fc.constantFrom(200, 500, null),
+});
+
+const completeAttempts = fc
+  .record({ owner: fc.nat(1), picks: fc.array(attemptPick, { minLength: 1, maxLength: 3 }) })
   .map(
-    ({ n, owner, outcome, t, status }) =>
+    ({ owner, picks }) =>
       new Operation(
-        `deliveries.completeAttempt(#${n}, ${pick(OWNERS, owner)}, ${pick(OUTCOMES, outcome)})`,
+        `deliveries.completeAttempts(${pick(OWNERS, owner)}, [${picks
+          .map(({ n, outcome }) => `#${n} ${pick(OUTCOMES, outcome)}`)
+          .join(", ")}])`,
         has("deliveries"),
         async (model, storages) => {
-          const { id, organizationId } = pick(model.deliveries, n);
-          const stored = await storages.reference.raw.delivery(id);
-          const kind = pick(OUTCOMES, outcome);
-          const next: AttemptOutcome["next"] =
-            kind === "pending" ? { status: kind, nextAttemptAt: at(t + 30) } : { status: kind };
-          const attempt = {
-            deliveryId: id,
-            organizationId,
-            attempt: stored?.attempts ?? 0,
-            startedAt: at(t),
-            durationMs: 40 + n,
-            statusCode: status,
-            error: status === null ? "timeout" : null,
-            responseBody: status === null ? null : "ok",
-          };
-          return (side) =>
-            side.repos.deliveries.completeAttempt(id, pick(OWNERS, owner), { attempt, next });
+          const batch: CompletedAttempt[] = [];
+          for (const { n, outcome, t, status } of picks) {
+            const { id, organizationId } = pick(model.deliveries, n);
+            const stored = await storages.reference.raw.delivery(id);
+            const kind = pick(OUTCOMES, outcome);
+            const next: AttemptOutcome["next"] =
+              kind === "pending" ? { status: kind, nextAttemptAt: at(t + 30) } : { status: kind };
+            const attempt = {
+              deliveryId: id,
+              organizationId,
+              attempt: stored?.attempts ?? 0,
+              startedAt: at(t),
+              durationMs: 40 + n,
+              statusCode: status,
+              error: status === null ? "timeout" : null,
+              responseBody: status === null ? null : "ok",
+            };
+            batch.push({ id, attempt, next });
+          }
+          return (side) => side.repos.deliveries.completeAttempts(pick(OWNERS, owner), batch);
         },
       ),
   );
@@ -186,7 +193,7 @@ export const deliveryOperations = [
   insert,
   claimDue,
   claimDue,
-  completeAttempt,
+  completeAttempts,
   redeliver,
   cancelForSubscription,
   rekeyForSubscription,
