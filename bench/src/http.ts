@@ -1,7 +1,8 @@
 // HTTP throughput: autocannon against `tidings serve` (SQLite and PostgreSQL), every figure
 // beside a bare node:http server answering the same JSON in the same run.
 // Run: pnpm --filter @tidings/bench http
-//   (BENCH_DURATION_S, BENCH_DB, BENCH_ONLY, BENCH_CPU_PROF, BENCH_SQLITE_SYNCHRONOUS=full)
+//   (BENCH_DURATION_S, BENCH_DB, BENCH_ONLY, BENCH_CPU_PROF, BENCH_SQLITE_SYNCHRONOUS=full,
+//   BENCH_SQL_TIMING=FILE: SQLite statement times of the server, see harness/sql-timing-hook.mjs)
 
 import { call, seedProfiles } from "./harness/api.js";
 import { type BareReply, startBareServer } from "./harness/bare-server.js";
@@ -12,7 +13,7 @@ import { cpuMs, describeMachine, machineLine } from "./harness/machine.js";
 import { fixed, int, percent, table, verdict } from "./harness/markdown.js";
 import { type PeerServer, startPeerServer } from "./harness/peer-server.js";
 import { writeSection } from "./harness/results.js";
-import { startTidings } from "./harness/tidings-process.js";
+import { sqlTiming, startTidings } from "./harness/tidings-process.js";
 
 const DURATION_S = durationS(10);
 const WARMUP_S = Math.min(Number(process.env.BENCH_WARMUP_S ?? 1), DURATION_S);
@@ -23,6 +24,7 @@ const DATABASES: Database[] = (process.env.BENCH_DB?.split(",") as Database[] | 
 ];
 const ONLY = process.env.BENCH_ONLY;
 const CPU_PROF = process.env.BENCH_CPU_PROF;
+const SQL_TIMING = process.env.BENCH_SQL_TIMING;
 /** SQLite's `synchronous` for Tidings and the peer alike: `normal` (the default) or `full`. */
 const SYNCHRONOUS = process.env.BENCH_SQLITE_SYNCHRONOUS === "full" ? "full" : "normal";
 
@@ -111,9 +113,10 @@ const cpuText = (us: number | null): string => (us === null ? "–" : int(us));
 async function benchDatabase(database: Database): Promise<void> {
   const fixture = await createFixture(database);
   const nodeArgs = CPU_PROF ? ["--cpu-prof", "--cpu-prof-dir", CPU_PROF] : [];
+  const timing = SQL_TIMING !== undefined && database === "sqlite" ? sqlTiming(SQL_TIMING) : null;
   const server = await startTidings(
-    { ...fixture.env, TIDINGS_SQLITE_SYNCHRONOUS: SYNCHRONOUS },
-    nodeArgs,
+    { ...fixture.env, TIDINGS_SQLITE_SYNCHRONOUS: SYNCHRONOUS, ...timing?.env },
+    [...nodeArgs, ...(timing?.nodeArgs ?? [])],
   );
   // The same send limit Tidings serves with here (lifted: BENCH_ENV).
   const peerServer =
@@ -307,6 +310,7 @@ const partial =
   ONLY !== undefined ||
   process.env.BENCH_DB !== undefined ||
   CPU_PROF !== undefined ||
+  SQL_TIMING !== undefined ||
   SYNCHRONOUS === "full";
 if (!partial) writeSection("http", report());
 console.log(report());

@@ -2,7 +2,7 @@ import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createServer as createNetServer } from "node:net";
 import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { request } from "undici";
 
 /**
@@ -86,6 +86,18 @@ async function waitUntilUp(url: string, child: ChildProcess, stderr: () => strin
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error(`tidings serve did not answer /healthz: ${stderr()}`);
+}
+
+/**
+ * What makes `tidings serve` time its SQLite statements into `file` (see sql-timing-hook.mjs):
+ * the hook, and where it finds the server's better-sqlite3.
+ */
+export function sqlTiming(file: string): { nodeArgs: string[]; env: Env } {
+  const hook = fileURLToPath(new URL("./sql-timing-hook.mjs", import.meta.url));
+  return {
+    nodeArgs: ["--import", pathToFileURL(hook).href],
+    env: { BENCH_SQL_TIMING_FILE: file, BENCH_SQL_TIMING_FROM: TIDINGS_BIN },
+  };
 }
 
 /**
