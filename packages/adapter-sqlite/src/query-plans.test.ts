@@ -127,6 +127,12 @@ async function exerciseEveryLookup(repos: Repositories, label: (name: string) =>
       updatedAt: at(1),
     }),
   );
+  await step("messages.advance", () =>
+    repos.messages.advance(messageId, ["delivered", "seen"], {
+      status: "clicked",
+      updatedAt: at(2),
+    }),
+  );
   await step("webhooks.get", () => repos.webhooks.get(organizationId, webhookId));
   await step("webhooks.getById", () => repos.webhooks.getById(webhookId));
   await step("webhooks.list", () => repos.webhooks.list(organizationId));
@@ -249,6 +255,7 @@ describe("query plans", () => {
       ["deliveries.listForMessage", /^SELECT/, "deliveries_message"],
       ["messages.listExpired", /^SELECT/, "messages_expiry"],
       ["messages.listEvents", /^SELECT/, "message_events_message"],
+      ["messages.advance", /^UPDATE/, "sqlite_autoindex_messages_1"],
       ["rateLimits.hit", /rate_limit_counts/, "rate_limit_hits_key"],
       ["rateLimits.hit", /^DELETE/, "rate_limit_hits_key"],
       ["consent.listForProfile", /^SELECT/, "consent_changes_profile"],

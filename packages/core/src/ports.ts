@@ -480,6 +480,19 @@ export interface MessageRepository {
     expectedStatus: MessageStatus,
     changes: Pick<MessageRecord, "status" | "channel" | "error" | "updatedAt">,
   ): Promise<boolean>;
+  /**
+   * Moves the message along its lifecycle in one conditional write: writes `changes` only while
+   * the stored status is one of `from` (none: nothing is written), so of concurrent writers
+   * making the same move exactly one does. `error` is written when present (`null` clears
+   * it); absent, the stored error stays. By id alone, like `getById`: no organization is
+   * checked. Answers the whole record as written, or `null` when nothing was (unknown id, or
+   * a status not in `from`); the caller reads to tell which.
+   */
+  advance(
+    id: string,
+    from: readonly MessageStatus[],
+    changes: MessageAdvance,
+  ): Promise<MessageRecord | null>;
   /** Ids of messages still `sent` whose `expiresAt` is at or before `now`, oldest first. */
   listExpired(now: string, limit: number): Promise<string[]>;
   insertEvent(event: MessageEventRecord): Promise<void>;
@@ -491,6 +504,14 @@ export interface MessageRepository {
    * of `createdAt`); only non-zero counts, in no particular order.
    */
   countByHour(organizationId: string, since: string): Promise<MessageHourCount[]>;
+}
+
+/** What `MessageRepository.advance` writes. */
+export interface MessageAdvance {
+  status: MessageStatus;
+  /** Written when present (a failure's reason); absent, the stored error is kept. */
+  error?: MessageError | null | undefined;
+  updatedAt: string;
 }
 
 /** One line of `MessageRepository.countByHour`. */

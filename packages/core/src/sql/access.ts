@@ -41,6 +41,15 @@ export interface TableRows<T extends object, A extends boolean> {
     condition: string,
     values: readonly unknown[],
   ): Answer<A, number>;
+  /**
+   * Writes the fields of `changes` present into the row matching `condition`, which names a
+   * unique key so at most one matches, and answers its record as written (`null`: none).
+   */
+  updateOne(
+    changes: { readonly [K in keyof T]?: T[K] | undefined },
+    condition: string,
+    values: readonly unknown[],
+  ): Answer<A, T | null>;
   /** Deletes the rows matching `condition`; how many. */
   delete(condition: string, values: readonly unknown[]): Answer<A, number>;
   /** Deletes the first row matching `condition` and answers its record (`null`: none). */
@@ -130,6 +139,17 @@ export function sqlAccessFor(
           const { set, values: written } = setClause(table, changes, codec);
           const after = numbered(condition, written.length + 1);
           return count(`UPDATE ${from} SET ${set} WHERE ${after}`, [...written, ...values]);
+        },
+        updateOne(changes, condition, values) {
+          const { set, values: written } = setClause(table, changes, codec);
+          const after = numbered(condition, written.length + 1);
+          return driver.map(
+            driver.rows(`UPDATE ${from} SET ${set} WHERE ${after} RETURNING ${select[name]}`, [
+              ...written,
+              ...values,
+            ]),
+            first,
+          );
         },
         delete: (condition, values) => count(`DELETE FROM ${from} ${where(condition)}`, values),
         take: (condition, values) =>

@@ -25,6 +25,14 @@ export function messageRows<A extends boolean>(
         ]),
         (moved) => moved === 1,
       ),
+    // One conditional UPDATE that answers the row: of concurrent writers making the same
+    // move, one matches. `IN (NULL)` matches no status, so an empty `from` writes nothing.
+    advance: (id, from, { status, error, updatedAt }) =>
+      messages.updateOne(
+        { status, error, updatedAt },
+        `id = ? AND status IN (${from.map(() => "?").join(", ") || "NULL"})`,
+        [id, ...from],
+      ),
     insertEvent: (event) => events.insert(event),
     listEvents: (organizationId, messageId) =>
       events.many("message_id = ? AND organization_id = ? ORDER BY created_at, id", [

@@ -12,7 +12,9 @@ const bySms = (status: MessageStatus, seconds: number) => ({
   updatedAt: at(seconds),
 });
 
-/** Messages: reads, the lifecycle compare-and-set, expiry and events. */
+const refused = { code: "rejected", message: "The upstream refused the message" };
+
+/** Messages: reads, the lifecycle's compare-and-set and advance, expiry and events. */
 export function messagesContract(harness: () => StorageHarness): void {
   describe("messages", () => {
     it("insert stores a message; get reads it only in its organization, getById by id alone", async () => {
@@ -71,6 +73,79 @@ export function messagesContract(harness: () => StorageHarness): void {
       expect(results.filter(Boolean)).toHaveLength(1);
       const winner = results.indexOf(true);
       expect((await raw.message(message.id))?.updatedAt).toBe(at(10 + winner));
+    });
+
+    it("advance writes the move from a status in `from` and answers the record as written", async () => {
+      const { storage, raw } = harness();
+      const org = await seedOrganization(storage);
+      const { message } = await seedMessage(storage, org, { status: "delivered" });
+      const seen = await storage.messages.advance(message.id, ["sent", "delivered"], {
+        status: "seen",
+        updatedAt: at(30),
+      });
+      const expected = { ...message, status: "seen", updatedAt: at(30) };
+      expect(seen).toEqual(expected);
+      expect(await raw.message(message.id)).toEqual(expected);
+    });
+
+    it("advance writes nothing and answers null from a status not in `from`, for an unknown id, or with no `from`", async () => {
+      const { storage, raw } = harness();
+      const org = await seedOrganization(storage);
+      const { message } = await seedMessage(storage, org, { status: "delivered" });
+      const failed = { status: "failed" as const, error: refused, updatedAt: at(30) };
+      expect(await storage.messages.advance(message.id, ["sent"], failed)).toBeNull();
+      expect(await storage.messages.advance(message.id, [], failed)).toBeNull();
+      expect(await raw.message(message.id)).toEqual(message);
+      const unknown = "01890000-0000-7000-8000-000000000000";
+      expect(await storage.messages.advance(unknown, ["sent", "delivered"], failed)).toBeNull();
+    });
+
+    it("advance keeps the stored error unless given one, and a given null clears it", async () => {
+      const { storage, raw } = harness();
+      const org = await seedOrganization(storage);
+      // The storage holds no lifecycle rule: any status may carry an error here.
+      const { message } = await seedMessage(storage, org, { error: refused });
+      const delivered = { status: "delivered" as const, updatedAt: at(10) };
+      expect((await storage.messages.advance(message.id, ["sent"], delivered))?.error).toEqual(
+        refused,
+      );
+      const blocked = { code: "blocked", message: "User blocked" };
+      const failed = { status: "failed" as const, error: blocked, updatedAt: at(20) };
+      expect(await storage.messages.advance(message.id, ["delivered"], failed)).toEqual({
+        ...message,
+        ...failed,
+      });
+      const cleared = { status: "expired" as const, error: null, updatedAt: at(30) };
+      expect((await storage.messages.advance(message.id, ["failed"], cleared))?.error).toBeNull();
+      expect(await raw.message(message.id)).toEqual({ ...message, ...cleared });
+    });
+
+    it("advance goes by id alone, like getById: another organization's message moves too", async () => {
+      const { storage, other } = await twoSeededOrganizations(harness);
+      const { message } = await seedMessage(storage, other);
+      const delivered = { status: "delivered" as const, updatedAt: at(10) };
+      expect((await storage.messages.advance(message.id, ["sent"], delivered))?.status).toBe(
+        "delivered",
+      );
+    });
+
+    it("concurrent transactions advancing one message from the same status: exactly one writes", async () => {
+      const { storage, raw } = harness();
+      const org = await seedOrganization(storage);
+      const { message } = await seedMessage(storage, org);
+      const results = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          storage.transaction((tx) =>
+            tx.messages.advance(message.id, ["sent"], {
+              status: "delivered",
+              updatedAt: at(10 + i),
+            }),
+          ),
+        ),
+      );
+      const written = results.filter((r) => r !== null);
+      expect(written).toHaveLength(1);
+      expect(await raw.message(message.id)).toEqual(written[0]);
     });
 
     it("listExpired lists only sent messages due at or before now, oldest first, at most limit, in every organization", async () => {

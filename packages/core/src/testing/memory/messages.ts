@@ -54,6 +54,19 @@ export function memoryMessages(scope: MemoryScope): MessageRepository {
         });
         return true;
       }),
+    advance: (id, from, changes) =>
+      scope.write("messages.advance", (s) => {
+        const stored = s.messages.get(id);
+        if (stored === undefined || !from.includes(stored.status)) return null;
+        const advanced = {
+          ...stored,
+          status: changes.status,
+          error: changes.error === undefined ? stored.error : clone(changes.error),
+          updatedAt: changes.updatedAt,
+        };
+        s.messages.set(id, advanced);
+        return advanced;
+      }),
     listExpired: (now, limit) =>
       scope.read("messages.listExpired", (s) =>
         oldestFirst(

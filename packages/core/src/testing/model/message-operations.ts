@@ -63,6 +63,28 @@ const transition = fc
     );
   });
 
+const advance = fc
+  .record({
+    n: fc.nat(),
+    from: fc.subarray([...MESSAGE_STATUSES]),
+    to: fc.nat(4),
+    error: fc.constantFrom("kept", "given", "cleared"),
+    t: fc.nat(40),
+  })
+  .map(({ n, from, to, error, t }) => {
+    const status: MessageStatus = pick(MESSAGE_STATUSES, to);
+    const given = { kept: {}, given: { error: refused }, cleared: { error: null } }[error];
+    return new Operation(
+      `messages.advance(#${n}, [${from.join(", ")}] -> ${status}, error ${error})`,
+      has("messages"),
+      (model) => {
+        const { id } = pick(model.messages, n);
+        return (side) =>
+          side.repos.messages.advance(id, from, { status, ...given, updatedAt: at(t) });
+      },
+    );
+  });
+
 const listExpired = fc
   .record({ now: fc.nat(40), limit: fc.integer({ min: 1, max: 4 }) })
   .map(
@@ -100,11 +122,12 @@ const readMessage = readsOf("messages", async (repos, organizationId, id) => [
   await repos.deliveries.listForMessage(organizationId, id),
 ]);
 
-/** Random operations on messages: inserts, lifecycle compare-and-set, expiry, events. */
+/** Random operations on messages: inserts, lifecycle compare-and-set and advance, expiry, events. */
 export const messageOperations = [
   insertMessage,
   insertMessage,
   transition,
+  advance,
   listExpired,
   insertEvent,
   readMessage,
