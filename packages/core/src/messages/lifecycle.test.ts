@@ -114,37 +114,39 @@ describe("the lifecycle rule (docs/decisions.md Lifecycle)", () => {
     });
   });
 
-  it("a lost compare-and-set is retried on the fresh row (another writer moved the message)", async () => {
-    const m = await sentMessage();
-    // The first transition attempt finds another writer's `delivered` already committed.
-    let raced = false;
-    const racing: Storage = {
-      ...m.storage,
-      transaction: (fn) =>
-        m.storage.transaction((tx) => {
-          const messages = {
-            ...tx.messages,
-            transition: async (...args: Parameters<Repositories["messages"]["transition"]>) => {
-              if (!raced) {
-                raced = true;
-                await tx.messages.transition(m.messageId, "sent", {
+  it("a move another writer made first is decided on the fresh row, in one write and no retry", async () => {
+    const cases = [
+      { report: "seen", outcome: { applied: true, status: "seen" } },
+      { report: "delivered", outcome: { applied: false, status: "delivered" } },
+    ] as const;
+    for (const { report, outcome } of cases) {
+      const m = await sentMessage();
+      let writes = 0;
+      const racing: Storage = {
+        ...m.storage,
+        transaction: (fn) =>
+          m.storage.transaction((tx) => {
+            const messages = {
+              ...tx.messages,
+              advance: async (...args: Parameters<Repositories["messages"]["advance"]>) => {
+                writes += 1;
+                // Another writer's `delivered` lands just before this report's write.
+                await tx.messages.advance(m.messageId, ["sent"], {
                   status: "delivered",
-                  channel: "viber",
-                  error: null,
                   updatedAt: "2026-05-01T12:00:00.500Z",
                 });
-                return false;
-              }
-              return tx.messages.transition(...args);
-            },
-          };
-          return fn({ ...tx, messages });
-        }),
-    };
-    const outcome = await recordProviderReport({ ...m.deps, storage: racing }, m.messageId, "seen");
-    expect(raced).toBe(true);
-    expect(outcome._unsafeUnwrap()).toMatchObject({ applied: true, status: "seen" });
-    expect((await m.storage.raw.message(m.messageId))?.status).toBe("seen");
+                return tx.messages.advance(...args);
+              },
+            };
+            return fn({ ...tx, messages });
+          }),
+      };
+      const deps = { ...m.deps, storage: racing };
+      const answer = await recordProviderReport(deps, m.messageId, report);
+      expect(answer._unsafeUnwrap(), report).toMatchObject(outcome);
+      expect(writes, report).toBe(1);
+      expect((await m.storage.raw.message(m.messageId))?.status, report).toBe(outcome.status);
+    }
   });
 
   it("the core lists a message's events in order; another organization sees 404", async () => {

@@ -19,6 +19,9 @@ const PROGRESS: Record<MessageStatus, number> = {
   expired: Number.NaN,
 };
 
+/** Every status, in the order of the way to the reader. */
+const STATUSES = Object.keys(PROGRESS) as MessageStatus[];
+
 /** Failed and expired are final: nothing follows them. */
 const isFinal = (status: MessageStatus): boolean => status === "failed" || status === "expired";
 
@@ -42,14 +45,12 @@ export type Advance =
   | { kind: "ignored"; message: MessageRecord }
   | { kind: "not_found" };
 
-/** Concurrent writers of one message are few (the sender, a report, the sweep). */
-const MAX_CONFLICTS = 10;
-
 /**
  * Moves a message to `to` and records the event with its outbox deliveries in the same
- * transaction, or ignores the move when the lifecycle forbids it. The status is changed with
- * compare-and-set: when another writer moved the message first, the move is re-decided on the
- * fresh row. `error` is kept on the message only when it fails.
+ * transaction, or ignores the move when the lifecycle forbids it. The move is one conditional
+ * write from every status `to` may follow, so when another writer moved the message first the
+ * storage decides on the fresh row, with no read before and no retry. `error` is kept on the
+ * message only when it fails.
  */
 export async function advanceMessage(
   deps: Pick<Deps, "storage" | "ids" | "clock">,
@@ -57,27 +58,18 @@ export async function advanceMessage(
   to: MessageStatus,
   error: MessageError | null = null,
 ): Promise<Advance> {
-  for (let attempt = 0; attempt < MAX_CONFLICTS; attempt += 1) {
-    const outcome = await deps.storage.transaction(
-      async (tx): Promise<Advance | { kind: "conflict" }> => {
-        const current = await tx.messages.getById(messageId);
-        if (!current) return { kind: "not_found" };
-        if (!canAdvance(current.status, to)) return { kind: "ignored", message: current };
-        const changes = {
-          status: to,
-          channel: current.channel,
-          error: to === "failed" ? error : current.error,
-          updatedAt: isoAt(deps.clock.now()),
-        };
-        if (!(await tx.messages.transition(messageId, current.status, changes))) {
-          return { kind: "conflict" };
-        }
-        const message: MessageRecord = { ...current, ...changes };
-        const event = await recordEvent(tx, deps, message, topicOf(to), changes.error);
-        return { kind: "applied", message, event };
-      },
-    );
-    if (outcome.kind !== "conflict") return outcome;
-  }
-  throw new Error(`message ${messageId}: status kept changing under ${MAX_CONFLICTS} attempts`);
+  const from = STATUSES.filter((status) => canAdvance(status, to));
+  // Only a failure carries its reason; any other move keeps the stored error.
+  const reason = to === "failed" ? { error } : {};
+  return deps.storage.transaction(async (tx): Promise<Advance> => {
+    const changes = { status: to, ...reason, updatedAt: isoAt(deps.clock.now()) };
+    const message = await tx.messages.advance(messageId, from, changes);
+    if (message === null) {
+      // Nothing moved: the message is unknown, or its status may not be followed by `to`.
+      const current = await tx.messages.getById(messageId);
+      return current === null ? { kind: "not_found" } : { kind: "ignored", message: current };
+    }
+    const event = await recordEvent(tx, deps, message, topicOf(to), message.error);
+    return { kind: "applied", message, event };
+  });
 }
