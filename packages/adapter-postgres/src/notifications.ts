@@ -7,6 +7,14 @@ import { DEFAULT_SCHEMA } from "./tables.js";
  */
 export const DELIVERIES_CHANNEL = "tidings_deliveries";
 
+/**
+ * The call that announces work on `DELIVERIES_CHANNEL` from inside a statement, with the
+ * schema's name bound as parameter `$param`: the payload names the schema, so listeners of
+ * other schemas on the database sleep on. Sent at commit, so never for work rolled back.
+ */
+export const notifyDeliveries = (param: number): string =>
+  `pg_notify('${DELIVERIES_CHANNEL}', $${param}::text)`;
+
 /** One notification as `pg` reports it. */
 export interface PgNotification {
   channel: string;

@@ -10,7 +10,7 @@ import {
   sqlTables,
 } from "@tidings/core/sql";
 import { postgresCodec as codec, records } from "../columns.js";
-import { DELIVERIES_CHANNEL } from "../notifications.js";
+import { notifyDeliveries } from "../notifications.js";
 import type { PgConnection, Sql } from "../sql.js";
 
 /**
@@ -106,9 +106,6 @@ export function deliveryRepository({ access, sql }: PgConnection): DeliveryRepos
      FROM locked WHERE d.id = locked.id
      RETURNING d.id`;
 
-  // The payload names the schema, so listeners of other schemas on the database sleep on.
-  const notifyAs = (param: number) => `pg_notify('${DELIVERIES_CHANNEL}', $${param}::text)`;
-
   return {
     ...deliveryReads(access),
 
@@ -119,7 +116,7 @@ export function deliveryRepository({ access, sql }: PgConnection): DeliveryRepos
            ${insertStatement(sqlTables.deliveries, codec, t.deliveries)}
            RETURNING status
          )
-         SELECT ${notifyAs(sqlTables.deliveries.columns.length + 1)} FROM inserted WHERE status = 'pending'`,
+         SELECT ${notifyDeliveries(sqlTables.deliveries.columns.length + 1)} FROM inserted WHERE status = 'pending'`,
         [...rowValues(sqlTables.deliveries, delivery, codec), t.schema],
       );
     },
@@ -187,7 +184,7 @@ export function deliveryRepository({ access, sql }: PgConnection): DeliveryRepos
           "destination_key = $1 AND next_attempt_at > $2",
           "next_attempt_at = $2",
         )})
-         SELECT COUNT(*)::integer AS moved, ${notifyAs(3)} FROM moved HAVING COUNT(*) > 0`,
+         SELECT COUNT(*)::integer AS moved, ${notifyDeliveries(3)} FROM moved HAVING COUNT(*) > 0`,
         [destinationKey, at, t.schema],
       );
       return Number((rows[0] as { moved: number } | undefined)?.moved ?? 0);
@@ -201,7 +198,7 @@ export function deliveryRepository({ access, sql }: PgConnection): DeliveryRepos
            WHERE id = $1 AND organization_id = $2 AND ${REDELIVERABLE}
            RETURNING id
          )
-         SELECT ${notifyAs(4)} FROM revived`,
+         SELECT ${notifyDeliveries(4)} FROM revived`,
         [id, organizationId, at, t.schema],
       );
       return rows.length === 1;
@@ -222,7 +219,7 @@ export function deliveryRepository({ access, sql }: PgConnection): DeliveryRepos
            FROM locked WHERE d.id = locked.id AND ${REDELIVERABLE}
            RETURNING d.id
          )
-         SELECT COUNT(*) AS requeued, ${notifyAs(4)} FROM revived HAVING COUNT(*) > 0`,
+         SELECT COUNT(*) AS requeued, ${notifyDeliveries(4)} FROM revived HAVING COUNT(*) > 0`,
         [webhookId, organizationId, at, t.schema, since],
       );
       return Number(rows[0]?.requeued ?? 0);

@@ -34,6 +34,7 @@ export {
   insertColumns,
   insertPlaceholders,
   insertStatement,
+  jsonRow,
   rowValues,
   selectColumns,
   selectLists,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { SqlCodec } from "./codec.js";
 import { newestFirstPages } from "./newest-first.js";
-import { insertStatement, rowValues, setClause, sqlTables } from "./tables.js";
+import { insertStatement, jsonRow, rowValues, setClause, sqlTables } from "./tables.js";
 
 // Numbered placeholders with JSON casts and native booleans, as PostgreSQL writes them.
 const numbered: SqlCodec = {
@@ -77,6 +77,38 @@ describe("rowValues and insertStatement", () => {
     expect(() =>
       rowValues(sqlTables.campaigns, { ...campaign, smsFallback: 1 }, anonymous),
     ).toThrow(/non-boolean in flag column sms_fallback/);
+  });
+});
+
+describe("jsonRow", () => {
+  it("names each column, encodes flags, and keeps a JSON column's value itself", () => {
+    const key = {
+      id: "key_1",
+      organizationId: "org_1",
+      secretHash: "h",
+      webhookSigningSecretSealed: "s",
+      scopes: ["messages:send"],
+      expiresAt: null,
+      revokedAt: null,
+      createdAt: "c",
+      name: null,
+    };
+    expect(jsonRow(sqlTables.apiKeys, key, numbered)).toEqual({
+      id: "key_1",
+      organization_id: "org_1",
+      secret_hash: "h",
+      webhook_signing_secret_sealed: "s",
+      scopes: ["messages:send"],
+      expires_at: null,
+      revoked_at: null,
+      created_at: "c",
+      name: null,
+    });
+    expect(jsonRow(sqlTables.campaigns, campaign, anonymous)).toMatchObject({ sms_fallback: "t" });
+    const { sender: _, ...withoutSender } = campaign;
+    expect(() => jsonRow(sqlTables.campaigns, withoutSender, anonymous)).toThrow(
+      "A campaigns record has no value for column sender.",
+    );
   });
 });
 

@@ -151,6 +151,20 @@ export const rowValues = (table: SqlTable, record: object, codec: SqlCodec): unk
   );
 
 /**
+ * A record as one element of a JSON array of rows (for PostgreSQL's `jsonb_populate_recordset`,
+ * which fills a row of the table from each): each column under its own name, encoded as
+ * `rowValues` encodes it, except that a JSON column holds its value itself, not its text.
+ */
+export const jsonRow = (table: SqlTable, record: object, codec: SqlCodec): object =>
+  Object.fromEntries(
+    table.columns.map((column) => {
+      const value = (record as Record<string, unknown>)[fieldOf(column)];
+      const asJson = table.json.includes(column) && value !== undefined;
+      return [column, asJson ? value : encode(table, column, value, codec)];
+    }),
+  );
+
+/**
  * The `SET` list of an update that writes each field of `changes` that is present (an
  * `undefined` one is left as stored), numbered from `first`, and its values encoded as
  * `rowValues` encodes them. Only the changed columns are written, so a concurrent writer's
