@@ -1,11 +1,14 @@
-import type { Storage } from "@tidings/core";
+import type { DeliveryRecord, MessageEventRecord, Storage } from "@tidings/core";
 import {
+  aDelivery,
+  anEvent,
   anOrganization,
   aPhone,
   aProfile,
   at,
   repeatUntilDone,
   seedDelivery,
+  seedMessage,
   seedOrganization,
   seedWebhook,
   waitUntil,
@@ -125,5 +128,44 @@ describe("across processes", () => {
     );
     await waitUntil("a wake for the redelivery", 10_000, () => listener.wakes() === 2);
     expect(pending.status).toBe("pending");
+  });
+
+  it("a listener is woken when an event is stored with pending deliveries, once it commits", async () => {
+    const writer = aProcess();
+    const source = db.anotherClient(2);
+    closers.push(source.close);
+    const listener = await countWakes(source.listenSource, { schema });
+    closers.unshift(listener.stop);
+    const org = await seedOrganization(writer.storage);
+    const organizationId = org.organization.id;
+    const { message } = await seedMessage(writer.storage, org);
+    const eventOf = () => anEvent({ organizationId, messageId: message.id, topic: "message.seen" });
+    const deliveryOf = (event: MessageEventRecord, status: DeliveryRecord["status"]) =>
+      aDelivery({
+        organizationId,
+        eventId: event.id,
+        messageId: message.id,
+        destination: { kind: "subscription", webhookId: "whk_a" },
+        status,
+      });
+    // None of these makes work: an event without deliveries (the seed's), one whose delivery
+    // is already delivered, and one rolled back.
+    const done = eventOf();
+    await writer.storage.messages.insertEvent(done, [deliveryOf(done, "delivered")]);
+    const undone = eventOf();
+    await expect(
+      writer.storage.transaction(async (tx) => {
+        await tx.messages.insertEvent(undone, [deliveryOf(undone, "pending")]);
+        throw new Error("rolled back");
+      }),
+    ).rejects.toThrow("rolled back");
+    // Notifications arrive in commit order, so a wake from any of those would come first.
+    const owed = eventOf();
+    await writer.storage.messages.insertEvent(owed, [
+      deliveryOf(owed, "pending"),
+      deliveryOf(owed, "pending"),
+    ]);
+    await waitUntil("a wake for the pending deliveries", 10_000, () => listener.wakes() >= 1);
+    expect(listener.wakes()).toBe(1);
   });
 });

@@ -495,7 +495,13 @@ export interface MessageRepository {
   ): Promise<MessageRecord | null>;
   /** Ids of messages still `sent` whose `expiresAt` is at or before `now`, oldest first. */
   listExpired(now: string, limit: number): Promise<string[]>;
-  insertEvent(event: MessageEventRecord): Promise<void>;
+  /**
+   * Stores a lifecycle event together with its outbox deliveries (`[]`: none), all or none: when
+   * any one is refused (a taken id) nothing is stored, inside a transaction or not. One
+   * statement on PostgreSQL; pending deliveries wake `listenForDeliveries` as
+   * `DeliveryRepository.insert` does, only once they commit.
+   */
+  insertEvent(event: MessageEventRecord, deliveries: readonly DeliveryRecord[]): Promise<void>;
   /** A message's events in the order they happened. */
   listEvents(organizationId: string, messageId: string): Promise<MessageEventRecord[]>;
   /**

@@ -1,13 +1,48 @@
 import type { MessageRepository, MessageStatus } from "@tidings/core";
-import { messageRows } from "@tidings/core/sql";
-import { fromBigint } from "../columns.js";
+import {
+  insertColumns,
+  insertStatement,
+  jsonRow,
+  messageRows,
+  rowValues,
+  sqlTables,
+  toJson,
+} from "@tidings/core/sql";
+import { postgresCodec as codec, fromBigint } from "../columns.js";
+import { notifyDeliveries } from "../notifications.js";
 import type { PgConnection } from "../sql.js";
 
-/** Messages, their lifecycle compare-and-set, and their events. */
+/** Messages, their lifecycle, and their events with the events' deliveries. */
 export function messageRepository({ access, sql }: PgConnection): MessageRepository {
   const t = sql.tables;
+  const { messageEvents, deliveries } = sqlTables;
+  const next = messageEvents.columns.length + 1;
+  /**
+   * The event, its deliveries (`$next`: a JSON array of their rows, each filled in as a row of
+   * the table) and, when any is pending, the notification `deliveries.insert` sends: one
+   * statement, so one round trip, atomic on its own, and the notification goes out only if
+   * the inserts commit.
+   */
+  const eventWithDeliveries = `WITH event AS (
+      ${insertStatement(messageEvents, codec, t.messageEvents)}
+    ),
+    inserted AS (
+      INSERT INTO ${t.deliveries} (${insertColumns(deliveries)})
+      SELECT ${insertColumns(deliveries)}
+      FROM jsonb_populate_recordset(NULL::${t.deliveries}, $${next}::text::jsonb)
+      RETURNING status
+    )
+    SELECT ${notifyDeliveries(next + 1)}
+    WHERE EXISTS (SELECT 1 FROM inserted WHERE status = 'pending')`;
   return {
     ...messageRows(access),
+    async insertEvent(event, outbox) {
+      await sql.rows(eventWithDeliveries, [
+        ...rowValues(messageEvents, event, codec),
+        toJson(outbox.map((delivery) => jsonRow(deliveries, delivery, codec))),
+        t.schema,
+      ]);
+    },
     async listExpired(now, limit) {
       const rows = await sql.rows<{ id: string }>(
         `SELECT id FROM ${t.messages} WHERE status = 'sent' AND expires_at <= $1

@@ -1,12 +1,27 @@
 import type { MessageHourCount, MessageRepository } from "@tidings/core";
 import { messageRows } from "@tidings/core/sql";
+import { atomically } from "../atomically.js";
 import type { SqliteConnection } from "../sqlite-database.js";
 import type { SyncOf } from "../sync-repository.js";
 
-/** Messages, their compare-and-set lifecycle, and their lifecycle events. */
-export function messageRepository({ access, sql }: SqliteConnection): SyncOf<MessageRepository> {
+/** Messages, their lifecycle, and their lifecycle events with the events' deliveries. */
+export function messageRepository({
+  access,
+  db,
+  sql,
+}: SqliteConnection): SyncOf<MessageRepository> {
+  const events = access.table("messageEvents");
+  const deliveries = access.table("deliveries");
   return {
     ...messageRows(access),
+    insertEvent(event, outbox) {
+      // One statement is atomic on its own; more take each other back when one is refused.
+      if (outbox.length === 0) return events.insert(event);
+      return atomically(db, () => {
+        events.insert(event);
+        for (const delivery of outbox) deliveries.insert(delivery);
+      });
+    },
     listExpired(now, limit) {
       const rows = sql(
         `SELECT id FROM messages WHERE status = 'sent' AND expires_at <= ?

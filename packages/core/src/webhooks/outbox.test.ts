@@ -116,7 +116,7 @@ describe("routing and the outbox (docs/api.md Webhook events, docs/decisions.md 
       campaignId: w.org.campaign.id,
       profileId: w.org.profile.id,
     });
-    w.storage.failNext("deliveries.insert");
+    w.storage.failNext("messages.insertEvent");
     await expect(
       w.storage.transaction(async (tx) => {
         await tx.messages.insert(message);

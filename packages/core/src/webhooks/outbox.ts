@@ -64,8 +64,9 @@ export async function routeEvent(
 
 /**
  * Records a message event and its outbox rows: one pending delivery per destination, due now.
- * Call it inside the transaction that changes the message, so the event and its deliveries
- * commit together with the change or not at all.
+ * The routes are read first; the event and its deliveries are then stored in one call. Call it
+ * inside the transaction that changes the message, so the event and its deliveries commit
+ * together with the change or not at all.
  */
 export async function recordEvent(
   tx: Repositories,
@@ -84,10 +85,10 @@ export async function recordEvent(
     error,
     createdAt: now,
   };
-  await tx.messages.insertEvent(event);
-  for (const { destination, destinationKey } of await routeEvent(tx, message, topic)) {
+  const routes = await routeEvent(tx, message, topic);
+  const deliveries = routes.map(({ destination, destinationKey }): DeliveryRecord => {
     const id = deps.ids.uuidv7();
-    const delivery: DeliveryRecord = {
+    return {
       id,
       organizationId: message.organizationId,
       eventId: event.id,
@@ -98,7 +99,7 @@ export async function recordEvent(
       payload: messageEventBody(id, topic, now, message, error),
       ...notYetAttempted(now),
     };
-    await tx.deliveries.insert(delivery);
-  }
+  });
+  await tx.messages.insertEvent(event, deliveries);
   return event;
 }

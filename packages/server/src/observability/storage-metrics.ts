@@ -44,8 +44,8 @@ const withEventTap = (
   ...repositories,
   messages: {
     ...repositories.messages,
-    insertEvent: async (event) => {
-      await repositories.messages.insertEvent(event);
+    insertEvent: async (event, deliveries) => {
+      await repositories.messages.insertEvent(event, deliveries);
       onEvent(event.topic);
     },
   },

@@ -1,8 +1,18 @@
 import type { Repositories, Storage } from "@tidings/core";
 
-/** A delivery is due at once when it is created; tell whoever runs the engine. */
+/**
+ * A delivery is due at once when it is created, alone or with its event; tell whoever runs
+ * the engine.
+ */
 const wrapRepositories = (repositories: Repositories, onInsert: () => void): Repositories => ({
   ...repositories,
+  messages: {
+    ...repositories.messages,
+    insertEvent: async (event, deliveries) => {
+      await repositories.messages.insertEvent(event, deliveries);
+      if (deliveries.length > 0) onInsert();
+    },
+  },
   deliveries: {
     ...repositories.deliveries,
     insert: async (delivery) => {

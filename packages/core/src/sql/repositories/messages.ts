@@ -2,12 +2,12 @@ import type { MessageRepository } from "../../ports.js";
 import type { SqlAccess, Styled } from "../access.js";
 
 /**
- * Messages, their compare-and-set lifecycle and their events, but the reads each database
- * words its own way (the expiry sweep's ids, the hourly counts).
+ * Messages, their lifecycle and the reads of their events, but what each database words its
+ * own way: the expiry sweep's ids, the hourly counts, and an event stored with its deliveries.
  */
 export function messageRows<A extends boolean>(
   access: SqlAccess<A>,
-): Styled<Omit<MessageRepository, "listExpired" | "countByHour">, A> {
+): Styled<Omit<MessageRepository, "listExpired" | "countByHour" | "insertEvent">, A> {
   const messages = access.table("messages");
   const events = access.table("messageEvents");
   return {
@@ -33,7 +33,6 @@ export function messageRows<A extends boolean>(
         `id = ? AND status IN (${from.map(() => "?").join(", ") || "NULL"})`,
         [id, ...from],
       ),
-    insertEvent: (event) => events.insert(event),
     listEvents: (organizationId, messageId) =>
       events.many("message_id = ? AND organization_id = ? ORDER BY created_at, id", [
         messageId,

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { MessageStatus } from "../../ports.js";
-import { anEvent, at } from "./fixtures.js";
+import { aDelivery, anEvent, at } from "./fixtures.js";
 import type { StorageHarness } from "./raw.js";
-import { seedMessage, seedOrganization, twoSeededOrganizations } from "./seed.js";
+import { seedDelivery, seedMessage, seedOrganization, twoSeededOrganizations } from "./seed.js";
 
 /** A change of a message to `status`, sent by SMS without error, at `at(seconds)`. */
 const bySms = (status: MessageStatus, seconds: number) => ({
@@ -167,6 +167,59 @@ export function messagesContract(harness: () => StorageHarness): void {
       expect(await storage.messages.listExpired(at(99.999), 10)).toEqual([]);
     });
 
+    it("insertEvent stores the event and every one of its deliveries, as given", async () => {
+      const { storage, raw } = harness();
+      const org = await seedOrganization(storage);
+      const { message } = await seedMessage(storage, org);
+      const event = anEvent({
+        organizationId: org.organization.id,
+        messageId: message.id,
+        topic: "message.delivered",
+        createdAt: at(10),
+      });
+      const owed = {
+        organizationId: org.organization.id,
+        eventId: event.id,
+        messageId: message.id,
+      };
+      const deliveries = [
+        aDelivery({ ...owed, destination: { kind: "subscription", webhookId: "whk_a" } }),
+        aDelivery({
+          ...owed,
+          destination: { kind: "message", url: "https://example.com/hook", apiKeyId: "key_a" },
+          createdAt: at(1),
+        }),
+      ];
+      await storage.messages.insertEvent(event, deliveries);
+      expect((await raw.events(message.id)).at(-1)).toEqual(event);
+      expect(await raw.deliveries()).toEqual(deliveries);
+      expect(await storage.deliveries.listForMessage(org.organization.id, message.id)).toEqual(
+        deliveries,
+      );
+    });
+
+    it("insertEvent stores nothing, not even the event, when one of its deliveries is refused", async () => {
+      const { storage, raw } = harness();
+      const org = await seedOrganization(storage);
+      const stored = await seedDelivery(storage, org);
+      const { message, event: sent } = await seedMessage(storage, org);
+      const event = anEvent({ organizationId: org.organization.id, messageId: message.id });
+      const owed = {
+        organizationId: org.organization.id,
+        eventId: event.id,
+        messageId: message.id,
+      };
+      const destination = { kind: "subscription", webhookId: "whk_a" } as const;
+      const fresh = aDelivery({ ...owed, destination });
+      const taken = aDelivery({ ...owed, destination, id: stored.id });
+      await expect(storage.messages.insertEvent(event, [fresh, taken])).rejects.toThrow();
+      expect(await raw.events(message.id)).toEqual([sent]);
+      expect(await raw.deliveries()).toEqual([stored]);
+      // A refused call leaves the storage usable: the same event stores with its fresh delivery.
+      await storage.messages.insertEvent(event, [fresh]);
+      expect(await raw.events(message.id)).toEqual([sent, event]);
+    });
+
     it("listEvents returns a message's events in the order they happened, in its organization only", async () => {
       const { storage, raw, org, other } = await twoSeededOrganizations(harness);
       const { message, event: sent } = await seedMessage(storage, org, { createdAt: at(0) });
@@ -181,9 +234,9 @@ export function messagesContract(harness: () => StorageHarness): void {
         error: { code: "blocked", message: "User blocked" },
         createdAt: at(30),
       });
-      await storage.messages.insertEvent(seen);
-      await storage.messages.insertEvent(delivered);
-      await storage.messages.insertEvent(failed);
+      await storage.messages.insertEvent(seen, []);
+      await storage.messages.insertEvent(delivered, []);
+      await storage.messages.insertEvent(failed, []);
       const expected = [sent, delivered, seen, failed];
       expect(await storage.messages.listEvents(org.organization.id, message.id)).toEqual(expected);
       expect(await storage.messages.listEvents(other.organization.id, message.id)).toEqual([]);

@@ -234,6 +234,7 @@ export function retentionContract(harness: () => StorageHarness): void {
             topic: "message.delivered",
             createdAt: at(11 + i),
           }),
+          [],
         );
         made.push(message);
       }

@@ -70,7 +70,7 @@ export async function seedMessage(
     messageId: message.id,
     createdAt: message.createdAt,
   });
-  await repos.messages.insertEvent(event);
+  await repos.messages.insertEvent(event, []);
   return { message, event };
 }
 

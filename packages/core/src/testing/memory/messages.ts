@@ -2,6 +2,7 @@ import type { MessageHourCount, MessageRepository } from "../../ports.js";
 import type { MemoryScope } from "./scope.js";
 import {
   appendNew,
+  assertNew,
   assignSeq,
   clone,
   createdWithin,
@@ -13,7 +14,7 @@ import {
   storeNew,
 } from "./state.js";
 
-/** Messages and their lifecycle events in memory. */
+/** Messages and their lifecycle events (with the events' outbox deliveries) in memory. */
 export function memoryMessages(scope: MemoryScope): MessageRepository {
   return {
     insert: (message) =>
@@ -77,8 +78,20 @@ export function memoryMessages(scope: MemoryScope): MessageRepository {
           .slice(0, limit)
           .map((m) => m.id),
       ),
-    insertEvent: (event) =>
-      scope.write("messages.insertEvent", (s) => appendNew(s.events, event, "event")),
+    insertEvent: (event, deliveries) =>
+      scope.write("messages.insertEvent", (s) => {
+        // Every id is checked before anything is stored, so a refused one stores nothing.
+        const ids = deliveries.map((d) => d.id);
+        for (const id of ids) assertNew(s.deliveries, id, "delivery");
+        if (new Set(ids).size < ids.length) {
+          throw new Error(`memory storage: two deliveries of event ${event.id} share an id`);
+        }
+        appendNew(s.events, event, "event");
+        for (const delivery of deliveries) {
+          storeNew(s.deliveries, delivery.id, delivery, "delivery");
+          assignSeq(s, delivery.id);
+        }
+      }),
     listEvents: (organizationId, messageId) =>
       scope.read("messages.listEvents", (s) =>
         oldestCreatedFirst(

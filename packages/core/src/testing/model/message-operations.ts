@@ -1,11 +1,12 @@
 import fc from "fast-check";
 import type { MessageStatus, Topic } from "../../ports.js";
-import { aMessage, anEvent, at } from "../contract/fixtures.js";
+import { aDelivery, aMessage, anEvent, at } from "../contract/fixtures.js";
 import { always, has, Operation, readsOf } from "./operation.js";
 import { MESSAGE_STATUSES, ORGS, PHONES, pick, URLS } from "./values.js";
 
 const TOPICS: Topic[] = ["message.sent", "message.delivered", "message.failed", "message.expired"];
 const refused = { code: "rejected", message: "The upstream refused the message" };
+const WEBHOOK = "whk_0000000000000000000000000a";
 
 const insertMessage = fc
   .record({
@@ -96,24 +97,59 @@ const listExpired = fc
       ),
   );
 
-const insertEvent = fc.record({ n: fc.nat(), topic: fc.nat(3), t: fc.nat(40) }).map(
-  ({ n, topic, t }) =>
-    new Operation(
-      `messages.insertEvent(#${n}, ${pick(TOPICS, topic)})`,
-      has("messages"),
-      (model) => {
-        const message = pick(model.messages, n);
-        const event = anEvent({
-          organizationId: message.organizationId,
-          messageId: message.id,
-          topic: pick(TOPICS, topic),
-          error: pick(TOPICS, topic) === "message.failed" ? refused : null,
-          createdAt: at(t),
-        });
-        return (side) => side.repos.messages.insertEvent(event);
-      },
-    ),
-);
+const insertEvent = fc
+  .record({
+    n: fc.nat(),
+    topic: fc.nat(3),
+    t: fc.nat(40),
+    outbox: fc.nat(2),
+    taken: fc.option(fc.nat(), { nil: undefined }),
+  })
+  .map(
+    ({ n, topic, t, outbox, taken }) =>
+      new Operation(
+        `messages.insertEvent(#${n}, ${pick(TOPICS, topic)}, ${outbox} deliveries` +
+          `${taken === undefined ? "" : ", the last with a taken id"})`,
+        has("messages"),
+        (model) => {
+          const message = pick(model.messages, n);
+          const event = anEvent({
+            organizationId: message.organizationId,
+            messageId: message.id,
+            topic: pick(TOPICS, topic),
+            error: pick(TOPICS, topic) === "message.failed" ? refused : null,
+            createdAt: at(t),
+          });
+          const deliveries = Array.from({ length: outbox }, (_, i) =>
+            aDelivery({
+              organizationId: message.organizationId,
+              eventId: event.id,
+              messageId: message.id,
+              topic: event.topic,
+              destination:
+                i === 0
+                  ? { kind: "subscription", webhookId: WEBHOOK }
+                  : {
+                      kind: "message",
+                      url: pick(URLS, t),
+                      apiKeyId: "key_0000000000000000000000000a",
+                    },
+              nextAttemptAt: at(t),
+              createdAt: at(t),
+              updatedAt: at(t),
+            }),
+          );
+          const last = deliveries.length - 1;
+          if (taken !== undefined && last >= 0 && model.deliveries.length > 0) {
+            // A taken id refuses the whole call: neither the event nor any delivery is stored.
+            deliveries[last] = { ...deliveries[last]!, id: pick(model.deliveries, taken).id };
+          } else {
+            model.deliveries.push(...deliveries);
+          }
+          return (side) => side.repos.messages.insertEvent(event, deliveries);
+        },
+      ),
+  );
 
 const readMessage = readsOf("messages", async (repos, organizationId, id) => [
   await repos.messages.get(organizationId, id),
@@ -122,7 +158,10 @@ const readMessage = readsOf("messages", async (repos, organizationId, id) => [
   await repos.deliveries.listForMessage(organizationId, id),
 ]);
 
-/** Random operations on messages: inserts, lifecycle compare-and-set and advance, expiry, events. */
+/**
+ * Random operations on messages: inserts, lifecycle compare-and-set and advance, expiry, events
+ * with their deliveries.
+ */
 export const messageOperations = [
   insertMessage,
   insertMessage,
