@@ -47,9 +47,14 @@ function buildInputs(dir: string, into: string[] = []): string[] {
   return into.sort();
 }
 
-/** A digest of the sources and build settings: the same sources share one build. */
+/**
+ * A digest of the sources and build settings, and of the checkout: the same sources of one
+ * checkout share one build. The checkout counts because the build's node_modules link into
+ * it: two clones or worktrees with the same sources must not share a build whose links die
+ * with one of them.
+ */
 function sourceDigest(): string {
-  const hash = createHash("sha256");
+  const hash = createHash("sha256").update(REPO_ROOT).update("\0");
   const files = [
     ...ROOT_BUILD_FILES.map((file) => join(REPO_ROOT, file)),
     ...packageNames().flatMap((name) => buildInputs(join(REPO_ROOT, "packages", name))),
