@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createUrlPolicy, undiciWebhookTransport } from "@tidings/adapter-http";
+import { migrate, postgresStorage, preparedStatements } from "@tidings/adapter-postgres";
 import { sqliteStorage } from "@tidings/adapter-sqlite";
 import {
   aesGcmSecretBox,
@@ -13,16 +14,19 @@ import {
   isoAt,
   type MessageRecord,
   messageEventBody,
+  type Storage,
   systemClock,
   TOPICS,
 } from "@tidings/core";
 import { aDelivery } from "@tidings/core/testing";
 import Database from "better-sqlite3";
+import pg from "pg";
+import { type Database as DatabaseKind, dropSchema, PG_URL } from "./fixture.js";
 
 /** What the delivery engine needs (the core names it `AttemptDeps` but does not export it). */
 export type AttemptDeps = Parameters<typeof createDeliveryEngine>[0];
 
-/** The delivery engine's dependencies on a fresh SQLite file, with one subscription. */
+/** The delivery engine's dependencies on a fresh database, with one subscription. */
 export interface WebhookRig {
   deps: AttemptDeps;
   webhookId: string;
@@ -42,11 +46,47 @@ export interface WebhookRig {
  */
 export const BENCH_BACKOFF = { webhookBackoffBaseMs: 1000, webhookBackoffCapMs: 2000 };
 
-/** Opens the rig: storage, the undici transport (dev policy: loopback allowed), secrets. */
-export async function openWebhookRig(receiverUrl: string): Promise<WebhookRig> {
+/** A fresh storage of the kind asked for, and what removes it. */
+async function openStorage(
+  database: DatabaseKind,
+): Promise<{ storage: Storage; remove: () => Promise<void> }> {
+  if (database === "postgres") {
+    // As `tidings serve` opens it: a pool, its own schema, named statements.
+    const schema = `tidings_bench_hooks_${randomBytes(4).toString("hex")}`;
+    const pool = new pg.Pool({ connectionString: PG_URL });
+    await migrate(pool, { schema });
+    const storage = postgresStorage(preparedStatements(pool), { schema });
+    return {
+      storage,
+      async remove() {
+        await storage.close();
+        await pool.end();
+        await dropSchema(schema);
+      },
+    };
+  }
   const dir = mkdtempSync(join(tmpdir(), "tidings-bench-hooks-"));
   const db = new Database(join(dir, "tidings.db"));
   const storage = sqliteStorage(db);
+  return {
+    storage,
+    async remove() {
+      await storage.close();
+      if (db.open) db.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Opens the rig: storage (a SQLite file, or a schema of the benchmarks' PostgreSQL), the undici
+ * transport (dev policy: loopback allowed), secrets.
+ */
+export async function openWebhookRig(
+  receiverUrl: string,
+  database: DatabaseKind = "sqlite",
+): Promise<WebhookRig> {
+  const { storage, remove } = await openStorage(database);
   const ids = createIds();
   const secretBox = aesGcmSecretBox(randomBytes(32));
   const urlPolicy = createUrlPolicy({ dev: true });
@@ -139,9 +179,7 @@ export async function openWebhookRig(receiverUrl: string): Promise<WebhookRig> {
     },
     async close() {
       await transport.close();
-      await storage.close();
-      if (db.open) db.close();
-      rmSync(dir, { recursive: true, force: true });
+      await remove();
     },
   };
 }
