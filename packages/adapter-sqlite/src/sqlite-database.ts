@@ -52,9 +52,44 @@ export function statementCache(db: SqliteDatabase): Sql {
   return (text) => {
     let statement = prepared.get(text);
     if (statement === undefined) {
-      statement = db.prepare(text);
+      statement = rowsAsArrays(db.prepare(text));
       prepared.set(text, statement);
     }
     return statement;
+  };
+}
+
+/** What better-sqlite3's statements also have: whether rows come back, and arrays for rows. */
+interface RowShaping {
+  readonly reader?: boolean;
+  raw?(toggle: boolean): unknown;
+  columns?(): Array<{ name: string }>;
+}
+
+/**
+ * The same statement, its rows still objects keyed by column name, but read from SQLite as
+ * arrays and made into objects here: better-sqlite3 sets each column of an object row from C++,
+ * which took about half the time of a 101-row profile page (370 → 195 µs) and of a one-row
+ * read (5.1 → 2.7 µs). A statement without rows, or a driver without `raw`, is left as it is.
+ */
+function rowsAsArrays(statement: SqliteStatement): SqliteStatement {
+  const shaping = statement as SqliteStatement & RowShaping;
+  if (shaping.reader !== true || shaping.raw === undefined || shaping.columns === undefined) {
+    return statement;
+  }
+  const names = shaping.columns().map((column) => column.name);
+  shaping.raw(true);
+  const toRow = (values: unknown[]): Record<string, unknown> => {
+    const row: Record<string, unknown> = {};
+    for (let i = 0; i < names.length; i += 1) row[names[i] as string] = values[i];
+    return row;
+  };
+  return {
+    run: (...params) => statement.run(...params),
+    get: (...params) => {
+      const values = statement.get(...params) as unknown[] | undefined;
+      return values === undefined ? undefined : toRow(values);
+    },
+    all: (...params) => (statement.all(...params) as unknown[][]).map(toRow),
   };
 }
