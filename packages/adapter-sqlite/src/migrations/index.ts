@@ -5,3 +5,4 @@ export { consoleSchema } from "./0003-console.js";
 export { operatorApiSchema } from "./0004-operator-api.js";
 export { fairDeliverySchema } from "./0005-fair-delivery.js";
 export { rateLimitCounts } from "./0006-rate-limit-counts.js";
+export { sentMessagesExpiry } from "./0007-sent-messages-expiry.js";

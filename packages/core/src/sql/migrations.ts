@@ -26,6 +26,7 @@ export const SCHEMA_VERSIONS = {
   operatorApiSchema: "operator api",
   fairDeliverySchema: "fair delivery",
   rateLimitCounts: "rate limit counts",
+  sentMessagesExpiry: "expiry index of sent messages only",
 } as const;
 
 /** One database's change for each of `SCHEMA_VERSIONS`, under the same key. */
