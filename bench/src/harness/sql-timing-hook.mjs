@@ -1,8 +1,10 @@
 // Loaded into `tidings serve` with `node --import` when the http benchmark runs with
 // BENCH_SQL_TIMING=FILE (SQLite only; pair it with BENCH_ONLY, since one server process serves
 // every endpoint of a database): times every better-sqlite3 statement call and `exec`, and
-// writes the statements by total time to FILE when the process exits. The timing wraps each
-// call, so it adds a little to every statement; read it for shares, not absolute speed.
+// writes the statements by total time to FILE when the process exits, with how many calls took
+// over a millisecond and their share of the time (a COMMIT that checkpoints the WAL, say). The
+// timing wraps each call, so it adds a little to every statement; read it for shares, not
+// absolute speed.
 import { writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 
@@ -16,9 +18,14 @@ const timed = (key, call) => {
   try {
     return call();
   } finally {
-    const total = totals.get(key) ?? { calls: 0, ns: 0n };
+    const total = totals.get(key) ?? { calls: 0, ns: 0n, slow: 0, slowNs: 0n };
+    const ns = process.hrtime.bigint() - started;
     total.calls += 1;
-    total.ns += process.hrtime.bigint() - started;
+    total.ns += ns;
+    if (ns > 1_000_000n) {
+      total.slow += 1;
+      total.slowNs += ns;
+    }
     totals.set(key, total);
   }
 };
@@ -46,7 +53,8 @@ process.on("exit", () => {
     const ms = Number(t.ns) / 1e6;
     const share = ((100 * Number(t.ns)) / Number(all || 1n)).toFixed(1);
     const each = Number(t.ns) / 1e3 / t.calls;
-    return `${ms.toFixed(0).padStart(7)} ms ${share.padStart(5)}% ${String(t.calls).padStart(8)} × ${each.toFixed(1).padStart(7)} µs  ${key}`;
+    const slow = `${t.slow} over 1 ms (${((100 * Number(t.slowNs)) / Number(t.ns || 1n)).toFixed(0)}%)`;
+    return `${ms.toFixed(0).padStart(7)} ms ${share.padStart(5)}% ${String(t.calls).padStart(8)} × ${each.toFixed(1).padStart(7)} µs ${slow.padStart(22)}  ${key}`;
   });
   writeFileSync(file, `${lines.join("\n")}\n`);
 });
