@@ -104,12 +104,18 @@ describe("across processes", () => {
     expect(listed).toHaveLength(1);
   });
 
-  it("a listener is woken when a pending delivery is inserted or redelivered, for its schema only", async () => {
+  /** A process that writes, and a wake counter listening from another connection. */
+  const listeningWriter = async () => {
     const writer = aProcess();
     const source = db.anotherClient(2);
     closers.push(source.close);
     const listener = await countWakes(source.listenSource, { schema });
     closers.unshift(listener.stop);
+    return { writer, listener };
+  };
+
+  it("a listener is woken when a pending delivery is inserted or redelivered, for its schema only", async () => {
+    const { writer, listener } = await listeningWriter();
     const org = await seedOrganization(writer.storage);
     // Neither of these makes work: a delivered delivery, and one in another schema.
     await seedDelivery(writer.storage, org, { status: "delivered" });
@@ -131,11 +137,7 @@ describe("across processes", () => {
   });
 
   it("a listener is woken when an event is stored with pending deliveries, once it commits", async () => {
-    const writer = aProcess();
-    const source = db.anotherClient(2);
-    closers.push(source.close);
-    const listener = await countWakes(source.listenSource, { schema });
-    closers.unshift(listener.stop);
+    const { writer, listener } = await listeningWriter();
     const org = await seedOrganization(writer.storage);
     const organizationId = org.organization.id;
     const { message } = await seedMessage(writer.storage, org);

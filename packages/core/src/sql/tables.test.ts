@@ -34,6 +34,18 @@ const campaign = {
   updatedAt: "2026-01-02T00:00:00.000Z",
 };
 
+const key = {
+  id: "key_1",
+  organizationId: "org_1",
+  secretHash: "h",
+  webhookSigningSecretSealed: "s",
+  scopes: ["messages:send"],
+  expiresAt: null,
+  revokedAt: null,
+  createdAt: "c",
+  name: null,
+};
+
 describe("rowValues and insertStatement", () => {
   it("lists each column's field in column order, flags and JSON in the stored form", () => {
     expect(rowValues(sqlTables.campaigns, campaign, anonymous)).toEqual([
@@ -50,17 +62,6 @@ describe("rowValues and insertStatement", () => {
       "2026-01-01T00:00:00.000Z",
       "2026-01-02T00:00:00.000Z",
     ]);
-    const key = {
-      id: "key_1",
-      organizationId: "org_1",
-      secretHash: "h",
-      webhookSigningSecretSealed: "s",
-      scopes: ["messages:send"],
-      expiresAt: null,
-      revokedAt: null,
-      createdAt: "c",
-      name: null,
-    };
     expect(rowValues(sqlTables.apiKeys, key, numbered)[4]).toBe('["messages:send"]');
     expect(insertStatement(sqlTables.apiKeys, numbered, '"s"."api_keys"')).toBe(
       'INSERT INTO "s"."api_keys" (id, organization_id, secret_hash, ' +
@@ -82,17 +83,6 @@ describe("rowValues and insertStatement", () => {
 
 describe("jsonRow", () => {
   it("names each column, encodes flags, and keeps a JSON column's value itself", () => {
-    const key = {
-      id: "key_1",
-      organizationId: "org_1",
-      secretHash: "h",
-      webhookSigningSecretSealed: "s",
-      scopes: ["messages:send"],
-      expiresAt: null,
-      revokedAt: null,
-      createdAt: "c",
-      name: null,
-    };
     expect(jsonRow(sqlTables.apiKeys, key, numbered)).toEqual({
       id: "key_1",
       organization_id: "org_1",
