@@ -148,12 +148,16 @@ export function deliveryRepository({ access, sql }: PgConnection): DeliveryRepos
       if (rounds.length <= 1) return completeDistinct(sql, owner, attempts);
       // A delivery given twice: each round after the one before, in one transaction.
       return sql.atomic(async (tx) => {
-        const applied = new Map<CompletedAttempt, boolean>();
+        const applied: boolean[] = attempts.map(() => false);
         for (const round of rounds) {
-          const answers = await completeDistinct(tx, owner, round);
-          for (const [i, a] of round.entries()) applied.set(a, answers[i] === true);
+          const answers = await completeDistinct(
+            tx,
+            owner,
+            round.map((at) => attempts[at] as CompletedAttempt),
+          );
+          for (const [i, at] of round.entries()) applied[at] = answers[i] === true;
         }
-        return attempts.map((a) => applied.get(a) === true);
+        return applied;
       });
     },
 
@@ -265,18 +269,18 @@ export function deliveryRepository({ access, sql }: PgConnection): DeliveryRepos
 }
 
 /**
- * `attempts` in rounds in which each delivery appears once: a delivery's n-th attempt goes in
- * round n, so its earlier attempts are recorded first. One round unless a delivery is given
- * twice.
+ * The positions of `attempts` in rounds in which each delivery appears once: a delivery's n-th
+ * attempt goes in round n, so its earlier attempts are recorded first. One round unless a
+ * delivery is given twice.
  */
-function distinctRounds(attempts: readonly CompletedAttempt[]): CompletedAttempt[][] {
-  const rounds: CompletedAttempt[][] = [];
+function distinctRounds(attempts: readonly CompletedAttempt[]): number[][] {
+  const rounds: number[][] = [];
   const seen = new Map<string, number>();
-  for (const attempt of attempts) {
+  for (const [at, attempt] of attempts.entries()) {
     const round = seen.get(attempt.id) ?? 0;
     seen.set(attempt.id, round + 1);
     const members = rounds[round] ?? [];
-    members.push(attempt);
+    members.push(at);
     rounds[round] = members;
   }
   return rounds;
@@ -323,7 +327,8 @@ async function completeDistinct(
        INSERT INTO ${t.deliveryAttempts} (${insertColumns(sqlTables.deliveryAttempts)})
        SELECT d.id, d.organization_id, i.attempt, i.started_at, i.duration_ms,
          i.status_code, i.error, i.response_body
-       FROM input i JOIN ${t.deliveries} d ON d.id = i.id
+       -- Through locked, so every row the log's foreign key checks is locked first, in order.
+       FROM input i JOIN locked l ON l.id = i.id JOIN ${t.deliveries} d ON d.id = l.id
        ORDER BY i.ord
        RETURNING delivery_id
      )

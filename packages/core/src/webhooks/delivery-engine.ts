@@ -364,12 +364,13 @@ export function createDeliveryEngine(
    * still attempted: `stop()` waits for them.
    */
   const claimPass = async (): Promise<void> => {
-    const batch = finished.splice(0);
     // An idle engine only reads; a claim writes, which SQLite serializes across processes. An
     // engine whose last pass claimed something is busy, and claims again without asking.
     const claiming =
       !stopping && (claimedLastPass || isDue(await deps.storage.deliveries.nextDueAt()));
     claimedLastPass = false;
+    // Taken after the read: should it fail, the finished attempts wait for the next pass.
+    const batch = finished.splice(0);
     if (!claiming) {
       await recordAlone(batch);
       return;

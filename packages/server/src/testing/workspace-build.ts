@@ -29,6 +29,8 @@ export const PACKAGES = [
 
 /** The workspace root's files every package's build reads. */
 const ROOT_BUILD_FILES = ["tsconfig.base.json", "tsup.base.ts"];
+/** The files that say which installed versions a build's node_modules links to. */
+const LINKED_INSTALL_FILES = ["package.json", "pnpm-lock.yaml"];
 
 /** A builder that died leaves its lock behind; after this long another may take over. */
 const STALE_LOCK_MS = 10 * 60_000;
@@ -57,6 +59,8 @@ function sourceDigest(): string {
   const hash = createHash("sha256").update(REPO_ROOT).update("\0");
   const files = [
     ...ROOT_BUILD_FILES.map((file) => join(REPO_ROOT, file)),
+    // What the links point at: an install that changes a version changes the build.
+    ...LINKED_INSTALL_FILES.map((file) => join(REPO_ROOT, file)),
     ...packageNames().flatMap((name) => buildInputs(join(REPO_ROOT, "packages", name))),
   ];
   for (const file of files) {

@@ -232,6 +232,17 @@ export function deliveryOutcomesContract(harness: () => StorageHarness): void {
       expect(await h.raw.attempts(delivery.id)).toEqual([retry.attempt, again.attempt]);
     });
 
+    it("the very same attempt given twice is answered by position: applied once, then refused", async () => {
+      const h = harness();
+      const { delivery, outcome } = await claimed(h);
+      const attempt = { id: delivery.id, ...outcome({ status: "delivered" }) };
+      expect(await h.storage.deliveries.completeAttempts("engine-1", [attempt, attempt])).toEqual([
+        true,
+        false,
+      ]);
+      expect(await h.raw.attempts(delivery.id)).toEqual([attempt.attempt, attempt.attempt]);
+    });
+
     it("listAttempts returns a delivery's attempts in order, in its organization only", async () => {
       const h = harness();
       const other = await seedOrganization(h.storage);
