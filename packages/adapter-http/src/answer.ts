@@ -47,9 +47,16 @@ export function toStored(answer: Answer, requestId: string): StoredResponse {
   return { status, headers: kept, body };
 }
 
-/** Header names in lowercase, as HTTP/2 requires and as `HttpResponse` promises. */
+/**
+ * Header names in lowercase, as HTTP/2 requires and as `HttpResponse` promises. Almost every
+ * answer's names already are, and those keep their object: this runs for every response.
+ */
 const lowercased = (headers: Record<string, string>): Record<string, string> =>
-  Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
+  Object.keys(headers).every((name) => name === name.toLowerCase())
+    ? headers
+    : Object.fromEntries(
+        Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]),
+      );
 
 /** Renders an answer as the response sent, carrying the request id. */
 export function render(answer: Answer, requestId: string): HttpResponse {

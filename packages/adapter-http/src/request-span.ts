@@ -7,6 +7,7 @@ import {
   type TextMapGetter,
   trace,
 } from "@opentelemetry/api";
+import { tracingEnabled } from "@tidings/core";
 import { headerValue, type RequestHeaders } from "./headers.js";
 import type { HttpRequest, HttpResponse } from "./types.js";
 
@@ -40,6 +41,14 @@ export function inRequestSpan(
   request: HttpRequest,
   answer: (seen: RouteSeen) => Promise<HttpResponse>,
 ): Promise<HttpResponse> {
+  // Without an SDK or a propagator (baggage) the span and the extraction do nothing.
+  if (!tracingEnabled() && propagation.fields().length === 0) {
+    const seen: RouteSeen = { route: UNMATCHED_ROUTE };
+    return answer(seen).then((response) => {
+      response.route = seen.route;
+      return response;
+    });
+  }
   const parent = propagation.extract(context.active(), request.headers, headersGetter);
   return tracer.startActiveSpan(
     request.method,

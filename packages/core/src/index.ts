@@ -147,6 +147,7 @@ export { isoAt, manualClock, systemClock } from "./support/clock.js";
 export { createIds, isPrefixedId, isUuidV7 } from "./support/ids.js";
 export { parseInput, toIssues } from "./support/parse.js";
 export { StorageBusyError } from "./support/storage-busy.js";
+export { tracingEnabled } from "./support/tracing.js";
 export type { Transact } from "./support/transaction.js";
 export { isErrResult, rollingBackErrors } from "./support/transaction.js";
 export type { AttemptReport, AttemptResult } from "./webhooks/attempt-delivery.js";

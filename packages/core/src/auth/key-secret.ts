@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { hash, randomBytes, timingSafeEqual } from "node:crypto";
 
 /**
  * API key secrets are 256 random bits, so a fast digest is as safe as a slow password hash
@@ -14,7 +14,8 @@ export function randomSecret(bytes = 32): string {
   return randomBytes(bytes).toString("base64url");
 }
 
-const digest = (secret: string): Buffer => createHash("sha256").update(secret, "utf8").digest();
+// The one-shot `hash` costs about half of a `createHash` object per call; it runs on every request.
+const digest = (secret: string): Buffer => hash("sha256", secret, "buffer");
 
 /** Hashes an API key secret as `sha256$<digest b64url>`. */
 export async function hashKeySecret(secret: string): Promise<string> {
@@ -25,9 +26,9 @@ export async function hashKeySecret(secret: string): Promise<string> {
  * Whether `secret` matches a hash made by `hashKeySecret`, compared in constant time. A
  * malformed hash answers `false`; this never rejects.
  */
-export async function verifyKeySecret(secret: string, hash: string): Promise<boolean> {
-  if (!DIGEST.test(hash)) return false;
-  const expected = Buffer.from(hash.slice(PREFIX.length), "base64url");
+export async function verifyKeySecret(secret: string, stored: string): Promise<boolean> {
+  if (!DIGEST.test(stored)) return false;
+  const expected = Buffer.from(stored.slice(PREFIX.length), "base64url");
   return timingSafeEqual(digest(secret), expected);
 }
 

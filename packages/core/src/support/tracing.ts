@@ -1,6 +1,7 @@
 import {
   type Attributes,
   INVALID_SPAN_CONTEXT,
+  ProxyTracerProvider,
   type Span,
   SpanStatusCode,
   trace,
@@ -12,6 +13,23 @@ import { isErrResult } from "./err-result.js";
  * every span is a no-op, so tracing costs nothing until someone turns it on.
  */
 const tracer = trace.getTracer("@tidings/core");
+
+/** The span handed to work that runs without one: records nothing. */
+const NO_SPAN: Span = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
+
+/** What the API's proxy provider delegates to while no SDK is registered. */
+const UNSET = new ProxyTracerProvider().getDelegate();
+
+/**
+ * Whether the host registered a tracer provider (an SDK). Until one is, the API's global
+ * provider is a proxy without a delegate, every span a no-op, and callers may skip the work
+ * around spans (a context per span, a closure, an extra promise: a few percent of a cheap
+ * request). Asked per span, so a provider registered later takes effect at once.
+ */
+export function tracingEnabled(): boolean {
+  const provider = trace.getTracerProvider();
+  return !(provider instanceof ProxyTracerProvider && provider.getDelegate() === UNSET);
+}
 
 /** Span attribute names the core writes; ids only, never a phone number, email or URL query. */
 export const SPAN_ATTRIBUTES = {
@@ -34,8 +52,11 @@ export function inSpan<T>(
   fn: (span: Span) => Promise<T>,
   options: { onlyUnderAnother?: boolean } = {},
 ): Promise<T> {
-  if (options.onlyUnderAnother === true && trace.getActiveSpan() === undefined) {
-    return fn(trace.wrapSpanContext(INVALID_SPAN_CONTEXT));
+  if (
+    !tracingEnabled() ||
+    (options.onlyUnderAnother === true && trace.getActiveSpan() === undefined)
+  ) {
+    return fn(NO_SPAN);
   }
   return tracer.startActiveSpan(name, { attributes }, async (span) => {
     try {
