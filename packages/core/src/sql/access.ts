@@ -87,6 +87,26 @@ export interface SqlDriver<A extends boolean> {
   inTurn: SqlAccess<A>["inTurn"];
 }
 
+/** How many texts `builtOnce` keeps: conditions are written in the source, so a few dozen. */
+const BUILT_TEXTS = 256;
+
+/**
+ * `build`, remembering each text by the condition it was built from, so a statement's text is
+ * built once and hands the statement cache the same string each time (whose hash V8 keeps) rather
+ * than a new one to hash. Bounded, should a caller ever build its conditions at run time.
+ */
+function builtOnce(build: (key: string) => string): (key: string) => string {
+  const texts = new Map<string, string>();
+  return (key) => {
+    let text = texts.get(key);
+    if (text === undefined) {
+      text = build(key);
+      if (texts.size < BUILT_TEXTS) texts.set(key, text);
+    }
+    return text;
+  };
+}
+
 /**
  * The shared repositories' access for one database's `codec`: its statements are written here
  * once, with the placeholders `codec` writes; `driver` runs them. Make it once per codec (it
@@ -108,8 +128,11 @@ export function sqlAccessFor(
   };
 
   return <A extends boolean>(driver: SqlDriver<A>): SqlAccess<A> => {
+    /** How many rows a statement that ends `RETURNING 1` wrote. */
+    const counted = (text: string, values: readonly unknown[]) =>
+      driver.map(driver.rows(text, values), (rows) => rows.length);
     const count = (text: string, values: readonly unknown[]) =>
-      driver.map(driver.rows(`${text} RETURNING 1`, values), (rows) => rows.length);
+      counted(`${text} RETURNING 1`, values);
 
     const tableRows = <N extends SqlTableName>(name: N): TableRows<SqlRecordOf[N], A> => {
       const table = sqlTables[name];
@@ -118,23 +141,31 @@ export function sqlAccessFor(
       const insert = `${insertStatement(table, codec, from)}`;
       const where = (condition: string) => `WHERE ${numbered(condition, 1)}`;
       const first = (rows: unknown[]) => (rows[0] === undefined ? null : decode(rows[0]));
+      const insertNew = builtOnce(
+        (target) => `${insert} ON CONFLICT ${target} DO NOTHING RETURNING 1`,
+      );
+      const one = builtOnce(
+        (condition) => `SELECT ${select[name]} FROM ${from} ${where(condition)} LIMIT 1`,
+      );
+      const many = builtOnce(
+        (condition) => `SELECT ${select[name]} FROM ${from} ${where(condition)}`,
+      );
+      const deleted = builtOnce(
+        (condition) => `DELETE FROM ${from} ${where(condition)} RETURNING 1`,
+      );
+      const taken = builtOnce(
+        (condition) => `DELETE FROM ${from} ${where(condition)} RETURNING ${select[name]}`,
+      );
       return {
         insert: (record) => driver.run(insert, rowValues(table, record, codec)),
         insertNew: (record, target) =>
           driver.map(
-            count(`${insert} ON CONFLICT ${target} DO NOTHING`, rowValues(table, record, codec)),
+            counted(insertNew(target), rowValues(table, record, codec)),
             (inserted) => inserted === 1,
           ),
-        one: (condition, values) =>
-          driver.map(
-            driver.rows(`SELECT ${select[name]} FROM ${from} ${where(condition)} LIMIT 1`, values),
-            first,
-          ),
+        one: (condition, values) => driver.map(driver.rows(one(condition), values), first),
         many: (condition, values) =>
-          driver.map(
-            driver.rows(`SELECT ${select[name]} FROM ${from} ${where(condition)}`, values),
-            (rows) => rows.map(decode),
-          ),
+          driver.map(driver.rows(many(condition), values), (rows) => rows.map(decode)),
         update(changes, condition, values) {
           const { set, values: written } = setClause(table, changes, codec);
           const after = numbered(condition, written.length + 1);
@@ -151,15 +182,8 @@ export function sqlAccessFor(
             first,
           );
         },
-        delete: (condition, values) => count(`DELETE FROM ${from} ${where(condition)}`, values),
-        take: (condition, values) =>
-          driver.map(
-            driver.rows(
-              `DELETE FROM ${from} ${where(condition)} RETURNING ${select[name]}`,
-              values,
-            ),
-            first,
-          ),
+        delete: (condition, values) => counted(deleted(condition), values),
+        take: (condition, values) => driver.map(driver.rows(taken(condition), values), first),
       };
     };
 
