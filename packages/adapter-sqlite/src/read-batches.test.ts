@@ -20,8 +20,10 @@ function setup() {
     writer.close();
     file.remove();
   });
-  const { db: reader, execs } = recordingDatabase(raw);
-  const begins = () => execs.filter((sql) => sql === "BEGIN");
+  const { db: reader, calls, execs } = recordingDatabase(raw);
+  // The batches run a prepared BEGIN; `exec` would count too, should they ever go back to it.
+  const begins = () =>
+    [...calls.map((call) => call.sql), ...execs].filter((sql) => sql === "BEGIN");
   const count = () => (raw.prepare("SELECT COUNT(*) AS n FROM notes").get() as { n: number }).n;
   return { writer, reader, begins, count };
 }
