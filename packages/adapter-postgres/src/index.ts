@@ -17,7 +17,12 @@ export type {
   PgNativeListener,
   PgNotification,
 } from "./notifications.js";
-export { DELIVERIES_CHANNEL, listenForDeliveries } from "./notifications.js";
+export {
+  API_KEYS_CHANNEL,
+  DELIVERIES_CHANNEL,
+  listenForDeliveries,
+  listenForKeyChanges,
+} from "./notifications.js";
 export type {
   PgClient,
   PgPool,

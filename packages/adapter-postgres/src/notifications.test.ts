@@ -1,6 +1,7 @@
-import { seedDelivery, seedOrganization, waitUntil } from "@tidings/core/testing";
+import { anApiKey, seedDelivery, seedOrganization, waitUntil } from "@tidings/core/testing";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
+import { listenForKeyChanges } from "./notifications.js";
 import { postgresStorage } from "./postgres-storage.js";
 import { aSchemaName, serverUrl, testDatabaseOfFile } from "./testing/test-database.js";
 import { countWakes } from "./testing/wake-count.js";
@@ -68,6 +69,46 @@ describe("listenForDeliveries", () => {
       expect(listener.wakes()).toBe(1);
     } finally {
       await source.close();
+      await drop();
+    }
+  });
+});
+
+describe("listenForKeyChanges", () => {
+  it("hears every change to a key of its schema, made through the storage or by hand in SQL", async () => {
+    const { schema, drop } = await db.freshSchema();
+    const other = await db.freshSchema();
+    const source = db.anotherClient(2);
+    const changed: Array<string | null> = [];
+    const listening: boolean[] = [];
+    const stop = await listenForKeyChanges(source.listenSource, (id) => changed.push(id), {
+      schema,
+      onListening: (value) => listening.push(value),
+    });
+    try {
+      expect(listening).toEqual([true]);
+      const storage = postgresStorage(db.client, { schema });
+      const org = (await seedOrganization(storage)).organization.id;
+      const [a, b] = [anApiKey({ organizationId: org }), anApiKey({ organizationId: org })];
+      await storage.apiKeys.insert(a);
+      await storage.apiKeys.insert(b);
+      // The same key revoked in the other schema is not this listener's business.
+      const elsewhere = postgresStorage(db.client, { schema: other.schema });
+      const elsewhereOrg = (await seedOrganization(elsewhere)).organization.id;
+      await elsewhere.apiKeys.insert({ ...a, organizationId: elsewhereOrg });
+      await elsewhere.apiKeys.revoke(a.id, "2026-01-01T00:00:01.000Z");
+      await storage.apiKeys.revoke(a.id, "2026-01-01T00:00:01.000Z");
+      await db.client.query(`UPDATE "${schema}".api_keys SET name = 'by hand' WHERE id = $1`, [
+        b.id,
+      ]);
+      await db.client.query(`DELETE FROM "${schema}".api_keys WHERE id = $1`, [b.id]);
+      await waitUntil("three changes", 10_000, () => changed.length >= 3);
+      expect(changed).toEqual([a.id, b.id, b.id]);
+    } finally {
+      await stop();
+      expect(listening).toEqual([true, false]);
+      await source.close();
+      await other.drop();
       await drop();
     }
   });

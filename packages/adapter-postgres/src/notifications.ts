@@ -15,6 +15,12 @@ export const DELIVERIES_CHANNEL = "tidings_deliveries";
 export const notifyDeliveries = (param: number): string =>
   `pg_notify('${DELIVERIES_CHANNEL}', $${param}::text)`;
 
+/**
+ * The channel on which the schema's triggers announce a changed API key (schema version 8): the
+ * payload is `[schema, key id]` as JSON, the id `null` when every key may have changed.
+ */
+export const API_KEYS_CHANNEL = "tidings_api_keys";
+
 /** One notification as `pg` reports it. */
 export interface PgNotification {
   channel: string;
@@ -47,6 +53,11 @@ export interface ListenOptions {
   reconnectDelayMs?: number | undefined;
   /** Told when the listening connection breaks; it reconnects on its own. */
   onError?: ((error: Error) => void) | undefined;
+  /**
+   * Told `true` once the connection listens, and `false` when it broke: notifications sent
+   * meanwhile are lost, so whoever relies on them stops doing so until the next `true`.
+   */
+  onListening?: ((listening: boolean) => void) | undefined;
 }
 
 /**
@@ -68,13 +79,68 @@ export async function listenForDeliveries(
   const wakeFor = (payload: string | undefined) => {
     if (payload === schema) onWake();
   };
-  if ("listen" in source) return source.listen(DELIVERIES_CHANNEL, wakeFor);
-  return listenOnPool(source, wakeFor, options);
+  return listenOn(source, DELIVERIES_CHANNEL, wakeFor, options);
+}
+
+/**
+ * Calls `onChange` with a key's id whenever that API key of the schema changed (revoked,
+ * deleted), and with `null` when any key may have (the table emptied), as the triggers of
+ * schema version 8 announce it. `options.onListening` says when the announcements can be
+ * relied on: between a `false` and the next `true` some may have been lost.
+ */
+export function listenForKeyChanges(
+  source: PgListeningPool | PgNativeListener,
+  onChange: (keyId: string | null) => void,
+  options: ListenOptions = {},
+): Promise<() => Promise<void>> {
+  const schema = options.schema ?? DEFAULT_SCHEMA;
+  return listenOn(
+    source,
+    API_KEYS_CHANNEL,
+    (payload) => {
+      const change = parseKeyChange(payload);
+      // An announcement that cannot be read could name any key.
+      if (change === undefined) onChange(null);
+      else if (change.schema === schema) onChange(change.keyId);
+    },
+    options,
+  );
+}
+
+/** `[schema, key id]` from a key-change payload; `undefined` when it is not one. */
+function parseKeyChange(
+  payload: string | undefined,
+): { schema: string; keyId: string | null } | undefined {
+  try {
+    const [schema, keyId] = JSON.parse(payload ?? "") as unknown[];
+    if (typeof schema !== "string" || (typeof keyId !== "string" && keyId !== null)) {
+      return undefined;
+    }
+    return { schema, keyId };
+  } catch {
+    return undefined;
+  }
+}
+
+async function listenOn(
+  source: PgListeningPool | PgNativeListener,
+  channel: string,
+  onPayload: (payload: string | undefined) => void,
+  options: ListenOptions,
+): Promise<() => Promise<void>> {
+  if (!("listen" in source)) return listenOnPool(source, channel, onPayload, options);
+  const stop = await source.listen(channel, onPayload);
+  options.onListening?.(true);
+  return async () => {
+    options.onListening?.(false);
+    await stop();
+  };
 }
 
 async function listenOnPool(
   pool: PgListeningPool,
-  wakeFor: (payload: string | undefined) => void,
+  channel: string,
+  onPayload: (payload: string | undefined) => void,
   options: ListenOptions,
 ): Promise<() => Promise<void>> {
   const delayMs = options.reconnectDelayMs ?? 1000;
@@ -83,7 +149,7 @@ async function listenOnPool(
   let retry: NodeJS.Timeout | undefined;
 
   const onNotification = (message: PgNotification) => {
-    if (message.channel === DELIVERIES_CHANNEL) wakeFor(message.payload);
+    if (message.channel === channel) onPayload(message.payload);
   };
 
   const connect = async (): Promise<void> => {
@@ -96,6 +162,7 @@ async function listenOnPool(
       // Without an error listener, a broken checked-out connection would crash the process.
       options.onError?.(error);
       if (current?.connection !== connection) return;
+      options.onListening?.(false);
       current.detach();
       current = undefined;
       connection.release(error);
@@ -109,7 +176,8 @@ async function listenOnPool(
     connection.on("error", onError);
     current = { connection, detach };
     try {
-      await connection.query(`LISTEN ${DELIVERIES_CHANNEL}`);
+      await connection.query(`LISTEN ${channel}`);
+      if (current?.connection === connection) options.onListening?.(true);
     } catch (error) {
       if (current?.connection === connection) {
         detach();
@@ -139,8 +207,9 @@ async function listenOnPool(
     const active = current;
     current = undefined;
     if (active === undefined) return;
+    options.onListening?.(false);
     try {
-      await active.connection.query(`UNLISTEN ${DELIVERIES_CHANNEL}`);
+      await active.connection.query(`UNLISTEN ${channel}`);
       active.connection.release();
     } catch (error) {
       active.connection.release(error instanceof Error ? error : true);

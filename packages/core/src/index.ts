@@ -2,6 +2,8 @@
 // Each module's public names are listed explicitly (types on their own line); only ports.ts and
 // errors.ts, whose every type is public, are re-exported whole with `export type *`.
 
+export type { ApiKeyCache, ApiKeyCacheOptions } from "./auth/api-key-cache.js";
+export { cachingApiKeys } from "./auth/api-key-cache.js";
 export type { ApiKeyView, CreatedApiKey } from "./auth/api-keys.js";
 export {
   createApiKey,

@@ -27,6 +27,7 @@ export const SCHEMA_VERSIONS = {
   fairDeliverySchema: "fair delivery",
   rateLimitCounts: "rate limit counts",
   sentMessagesExpiry: "expiry index of sent messages only",
+  apiKeyChangeNotices: "api key change notices",
 } as const;
 
 /** One database's change for each of `SCHEMA_VERSIONS`, under the same key. */

@@ -1,0 +1,96 @@
+import type { ApiKeyRecord, Storage } from "../ports.js";
+
+export interface ApiKeyCacheOptions {
+  /** How long a key read from storage is answered from memory (5000 ms). */
+  ttlMs?: number | undefined;
+  /** How many keys are kept; the oldest kept goes first (10 000). */
+  maxKeys?: number | undefined;
+  /** Milliseconds now (`Date.now`). */
+  now?: (() => number) | undefined;
+}
+
+/** Storage whose `apiKeys.get` may answer from memory, and what keeps that memory true. */
+export interface ApiKeyCache {
+  storage: Storage;
+  /** A key changed (revoked, deleted), or with `null` any key may have: forgotten at once. */
+  forget(keyId: string | null): void;
+  /**
+   * Whether every change to a key is being announced to `forget` (the change notices are
+   * arriving). While not, nothing is kept, and whatever was is forgotten: a change made
+   * meanwhile would go unnoticed.
+   */
+  trust(trusted: boolean): void;
+}
+
+const DEFAULT_TTL_MS = 5_000;
+const DEFAULT_MAX_KEYS = 10_000;
+
+/**
+ * `storage` with API keys read once and then answered from memory for a few seconds: on
+ * PostgreSQL that spares every authenticated request one of its round trips. Memory is only
+ * used while `trust(true)` says every change to a key is announced to `forget` (on PostgreSQL,
+ * by the schema's triggers over LISTEN/NOTIFY), so a revoked key stops working on every process
+ * as soon as the revocation commits; the time limit bounds what a lost announcement could cost.
+ * A key revoked through this storage is forgotten here before the revocation answers. Unknown
+ * ids are never kept (they cost a read each, as before). Reads inside a transaction go to the
+ * database. A read that was under way when a key changed is not kept: it may predate the change.
+ */
+export function cachingApiKeys(storage: Storage, options: ApiKeyCacheOptions = {}): ApiKeyCache {
+  const ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
+  const maxKeys = options.maxKeys ?? DEFAULT_MAX_KEYS;
+  const now = options.now ?? Date.now;
+  const kept = new Map<string, { key: ApiKeyRecord; until: number }>();
+  let trusted = false;
+  /** Moves on with every change, so a read that spans one is not kept. */
+  let changes = 0;
+
+  const forget = (keyId: string | null): void => {
+    changes += 1;
+    if (keyId === null) kept.clear();
+    else kept.delete(keyId);
+  };
+
+  const get = async (id: string): Promise<ApiKeyRecord | null> => {
+    const hit = trusted ? kept.get(id) : undefined;
+    if (hit !== undefined) {
+      if (hit.until > now()) return hit.key;
+      kept.delete(id);
+    }
+    const before = changes;
+    const key = await storage.apiKeys.get(id);
+    if (key !== null && trusted && changes === before) {
+      if (kept.size >= maxKeys) {
+        const oldest = kept.keys().next();
+        if (oldest.done !== true) kept.delete(oldest.value);
+      }
+      // Shared by every request that reads it until it expires: frozen, so none can change it.
+      kept.set(id, {
+        key: Object.freeze({ ...key, scopes: Object.freeze([...key.scopes]) }) as ApiKeyRecord,
+        until: now() + ttlMs,
+      });
+    }
+    return key;
+  };
+
+  return {
+    storage: {
+      ...storage,
+      apiKeys: {
+        ...storage.apiKeys,
+        get,
+        async revoke(id, at) {
+          try {
+            return await storage.apiKeys.revoke(id, at);
+          } finally {
+            forget(id);
+          }
+        },
+      },
+    },
+    forget,
+    trust(value) {
+      trusted = value;
+      forget(null);
+    },
+  };
+}

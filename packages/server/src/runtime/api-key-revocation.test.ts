@@ -1,0 +1,99 @@
+import { cleanupsEach } from "@tidings/core/testing";
+import { describe, expect, it } from "vitest";
+import { eventually } from "../testing/eventually.js";
+import {
+  createSender,
+  type Sender,
+  startProcessCluster,
+  type TidingsProcess,
+} from "../testing/process-cluster.js";
+import { runCli } from "../testing/run-cli.js";
+
+/**
+ * On PostgreSQL each `tidings serve` keeps the API keys it verified in memory for a few
+ * seconds, and forgets one as soon as the schema's triggers announce a change to it. These
+ * tests revoke keys behind the servers' backs (another process, plain SQL) and ask both.
+ */
+
+const PG_URL = process.env.TIDINGS_TEST_PG_URL;
+const cleanups = cleanupsEach();
+
+const keyIdOf = (sender: Sender) => sender.token.split(":")[0] ?? "";
+
+/** The status of a read made with the sender's key. */
+const statusOf = async (server: TidingsProcess, sender: Sender): Promise<number> => {
+  const response = await fetch(`${server.baseUrl}/v1/profiles?limit=1`, {
+    headers: { authorization: `Bearer ${sender.token}` },
+  });
+  await response.arrayBuffer();
+  return response.status;
+};
+
+describe.skipIf(PG_URL === undefined)("API keys kept in memory on PostgreSQL", () => {
+  it("a key revoked by another process or by hand in SQL is refused by every server at once", async () => {
+    const cluster = await startProcessCluster({
+      pgUrl: PG_URL ?? "",
+      servers: 2,
+      workers: 0,
+      env: {},
+    });
+    cleanups.push(cluster.stop);
+    const refusedEverywhere = async (sender: Sender, what: string) => {
+      for (const server of cluster.servers) {
+        // Well inside the 5 s a key is kept; the notice itself arrives within milliseconds.
+        await eventually(
+          `${what}: refused by ${server.baseUrl}`,
+          async () => ((await statusOf(server, sender)) === 401 ? true : undefined),
+          2_000,
+        );
+      }
+    };
+
+    const byCli = await createSender(cluster.env, "profiles:read");
+    const bySql = await createSender(cluster.env, "profiles:read");
+    for (const server of cluster.servers) {
+      for (const sender of [byCli, bySql, byCli, bySql]) {
+        expect(await statusOf(server, sender)).toBe(200);
+      }
+    }
+
+    const revoked = await runCli(["keys", "revoke", keyIdOf(byCli)], cluster.env);
+    expect(revoked.code).toBe(0);
+    await refusedEverywhere(byCli, "revoked with the CLI");
+
+    await cluster.query(`UPDATE "${cluster.schema}".api_keys SET revoked_at = $1 WHERE id = $2`, [
+      new Date().toISOString(),
+      keyIdOf(bySql),
+    ]);
+    await refusedEverywhere(bySql, "revoked in SQL");
+    for (const server of cluster.servers) expect(await statusOf(server, bySql)).toBe(401);
+  });
+
+  it("a change nobody announces is honoured once the key's few seconds in memory are over", async () => {
+    const cluster = await startProcessCluster({
+      pgUrl: PG_URL ?? "",
+      servers: 1,
+      workers: 0,
+      env: {},
+    });
+    cleanups.push(cluster.stop);
+    const [server] = cluster.servers;
+    if (server === undefined) throw new Error("no server started");
+    const sender = await createSender(cluster.env, "profiles:read");
+    expect(await statusOf(server, sender)).toBe(200);
+
+    // With the trigger off the revocation goes unannounced, as if its notice were lost.
+    await cluster.query(`ALTER TABLE "${cluster.schema}".api_keys DISABLE TRIGGER api_key_changed`);
+    await cluster.query(`UPDATE "${cluster.schema}".api_keys SET revoked_at = $1 WHERE id = $2`, [
+      new Date().toISOString(),
+      keyIdOf(sender),
+    ]);
+    // Still answered from memory: the server did not read the key again.
+    expect(await statusOf(server, sender)).toBe(200);
+    await eventually(
+      "the kept key to expire",
+      async () => ((await statusOf(server, sender)) === 401 ? true : undefined),
+      10_000,
+    );
+  });
+});
