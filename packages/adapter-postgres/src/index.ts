@@ -40,4 +40,5 @@ export type {
   PreparedStatementsOptions,
 } from "./prepared-statements.js";
 export { preparedStatements } from "./prepared-statements.js";
+export { DEFAULT_SCHEMA } from "./tables.js";
 export { webhookBacklog } from "./webhook-backlog.js";

@@ -188,8 +188,10 @@ async function listenOnPool(
     }
   };
 
+  // Once at a time: a connection that breaks while it subscribes reports it twice (its error
+  // event, then the failed LISTEN), and two loops would each hold a connection.
   const scheduleReconnect = () => {
-    if (stopped) return;
+    if (stopped || retry !== undefined) return;
     retry = setTimeout(() => {
       retry = undefined;
       connect().catch((error: unknown) => {
@@ -200,7 +202,14 @@ async function listenOnPool(
     retry.unref();
   };
 
-  await connect();
+  try {
+    await connect();
+  } catch (error) {
+    // Not listening at all: nothing is left to retry behind the caller's back.
+    stopped = true;
+    if (retry !== undefined) clearTimeout(retry);
+    throw error;
+  }
   return async () => {
     stopped = true;
     if (retry !== undefined) clearTimeout(retry);

@@ -5,7 +5,7 @@ export interface ApiKeyCacheOptions {
   ttlMs?: number | undefined;
   /** How many keys are kept; the oldest kept goes first (10 000). */
   maxKeys?: number | undefined;
-  /** Milliseconds now (`Date.now`). */
+  /** A clock in milliseconds for the time limit (`performance.now`, which never goes back). */
   now?: (() => number) | undefined;
 }
 
@@ -38,7 +38,7 @@ const DEFAULT_MAX_KEYS = 10_000;
 export function cachingApiKeys(storage: Storage, options: ApiKeyCacheOptions = {}): ApiKeyCache {
   const ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
   const maxKeys = options.maxKeys ?? DEFAULT_MAX_KEYS;
-  const now = options.now ?? Date.now;
+  const now = options.now ?? (() => performance.now());
   const kept = new Map<string, { key: ApiKeyRecord; until: number }>();
   let trusted = false;
   /** Moves on with every change, so a read that spans one is not kept. */
@@ -57,6 +57,8 @@ export function cachingApiKeys(storage: Storage, options: ApiKeyCacheOptions = {
       kept.delete(id);
     }
     const before = changes;
+    // The time limit runs from before the read: a slow read does not lengthen it.
+    const readAt = now();
     const key = await storage.apiKeys.get(id);
     if (key !== null && trusted && changes === before) {
       if (kept.size >= maxKeys) {
@@ -66,7 +68,7 @@ export function cachingApiKeys(storage: Storage, options: ApiKeyCacheOptions = {
       // Shared by every request that reads it until it expires: frozen, so none can change it.
       kept.set(id, {
         key: Object.freeze({ ...key, scopes: Object.freeze([...key.scopes]) }) as ApiKeyRecord,
-        until: now() + ttlMs,
+        until: readAt + ttlMs,
       });
     }
     return key;
@@ -89,6 +91,8 @@ export function cachingApiKeys(storage: Storage, options: ApiKeyCacheOptions = {
     },
     forget,
     trust(value) {
+      // Only a change of trust forgets: a process that lost notices may have missed any key's.
+      if (value === trusted) return;
       trusted = value;
       forget(null);
     },

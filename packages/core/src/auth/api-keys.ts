@@ -127,11 +127,10 @@ export function revokeApiKey(
   return useCase("revokeApiKey", async () => {
     const key = await deps.storage.apiKeys.get(keyId);
     if (!key) return err(notFound("api key", keyId, "api_key_not_found"));
-    if (key.revokedAt === null) {
-      const at = isoAt(deps.clock.now());
-      await deps.storage.apiKeys.revoke(keyId, at);
-      key.revokedAt = at;
-    }
-    return ok(toApiKeyView(key));
+    if (key.revokedAt !== null) return ok(toApiKeyView(key));
+    const at = isoAt(deps.clock.now());
+    await deps.storage.apiKeys.revoke(keyId, at);
+    // A copy: the record read may be one kept in memory (and frozen) for other requests.
+    return ok(toApiKeyView({ ...key, revokedAt: at }));
   });
 }

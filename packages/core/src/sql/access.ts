@@ -127,6 +127,37 @@ export function sqlAccessFor(
     });
   };
 
+  /** A table's statement texts, built as each condition is first asked for. */
+  const tableTexts = (name: SqlTableName, from: string) => {
+    const where = (condition: string) => `WHERE ${numbered(condition, 1)}`;
+    const insert = insertStatement(sqlTables[name], codec, from);
+    return {
+      insert,
+      insertNew: builtOnce((target) => `${insert} ON CONFLICT ${target} DO NOTHING RETURNING 1`),
+      one: builtOnce(
+        (condition) => `SELECT ${select[name]} FROM ${from} ${where(condition)} LIMIT 1`,
+      ),
+      many: builtOnce((condition) => `SELECT ${select[name]} FROM ${from} ${where(condition)}`),
+      deleted: builtOnce((condition) => `DELETE FROM ${from} ${where(condition)} RETURNING 1`),
+      taken: builtOnce(
+        (condition) => `DELETE FROM ${from} ${where(condition)} RETURNING ${select[name]}`,
+      ),
+    };
+  };
+  /**
+   * Each table's texts by the name the driver gives it (a schema may qualify it), shared by every
+   * access made here: PostgreSQL makes one per transaction.
+   */
+  const textsByTable = new Map<string, ReturnType<typeof tableTexts>>();
+  const textsOf = (name: SqlTableName, from: string) => {
+    let texts = textsByTable.get(from);
+    if (texts === undefined) {
+      texts = tableTexts(name, from);
+      textsByTable.set(from, texts);
+    }
+    return texts;
+  };
+
   return <A extends boolean>(driver: SqlDriver<A>): SqlAccess<A> => {
     /** How many rows a statement that ends `RETURNING 1` wrote. */
     const counted = (text: string, values: readonly unknown[]) =>
@@ -138,24 +169,8 @@ export function sqlAccessFor(
       const table = sqlTables[name];
       const from = driver.tableName(name);
       const decode = decoders[name];
-      const insert = `${insertStatement(table, codec, from)}`;
-      const where = (condition: string) => `WHERE ${numbered(condition, 1)}`;
+      const { insert, insertNew, one, many, deleted, taken } = textsOf(name, from);
       const first = (rows: unknown[]) => (rows[0] === undefined ? null : decode(rows[0]));
-      const insertNew = builtOnce(
-        (target) => `${insert} ON CONFLICT ${target} DO NOTHING RETURNING 1`,
-      );
-      const one = builtOnce(
-        (condition) => `SELECT ${select[name]} FROM ${from} ${where(condition)} LIMIT 1`,
-      );
-      const many = builtOnce(
-        (condition) => `SELECT ${select[name]} FROM ${from} ${where(condition)}`,
-      );
-      const deleted = builtOnce(
-        (condition) => `DELETE FROM ${from} ${where(condition)} RETURNING 1`,
-      );
-      const taken = builtOnce(
-        (condition) => `DELETE FROM ${from} ${where(condition)} RETURNING ${select[name]}`,
-      );
       return {
         insert: (record) => driver.run(insert, rowValues(table, record, codec)),
         insertNew: (record, target) =>

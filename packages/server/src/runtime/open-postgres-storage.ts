@@ -1,5 +1,8 @@
+import { randomBytes } from "node:crypto";
 import {
+  API_KEYS_CHANNEL,
   analyzeNewTables,
+  DEFAULT_SCHEMA,
   listenForDeliveries,
   listenForKeyChanges,
   migrate,
@@ -11,24 +14,89 @@ import { cachingApiKeys } from "@tidings/core";
 import pg from "pg";
 import type { OpenedStorage } from "./opened-storage.js";
 
+/** How long a process keeps a verified API key in memory unless the URL says otherwise. */
+const KEY_MEMORY_MS = 5_000;
+
 /**
  * Tidings' own parameters of the URL, taken out before it reaches `pg`: `?schema=NAME` puts
  * every table in that schema (default `public`), so several deployments can share one
  * database; `?prepared_statements=false` runs every statement unnamed, for a connection pooler
  * in transaction mode that cannot keep prepared statements (PgBouncer before 1.21, or with
- * `max_prepared_statements = 0`).
+ * `max_prepared_statements = 0`), and keeps no API key in memory (such a pooler delivers no
+ * notices); `?key_memory_ms=N` is how long a verified API key is kept (5000; `0` keeps none).
  */
 export function splitOptions(url: string): {
   connectionString: string;
   schema: string | undefined;
   prepared: boolean;
+  keyMemoryMs: number;
 } {
   const parsed = new URL(url);
   const schema = parsed.searchParams.get("schema") ?? undefined;
   const prepared = parsed.searchParams.get("prepared_statements") !== "false";
+  const memory = parsed.searchParams.get("key_memory_ms");
+  if (memory !== null && !/^\d{1,9}$/.test(memory)) {
+    throw new RangeError(
+      `The database URL's key_memory_ms must be a whole number of milliseconds, not "${memory}".`,
+    );
+  }
   parsed.searchParams.delete("schema");
   parsed.searchParams.delete("prepared_statements");
-  return { connectionString: parsed.toString(), schema, prepared };
+  parsed.searchParams.delete("key_memory_ms");
+  return {
+    connectionString: parsed.toString(),
+    schema,
+    prepared,
+    keyMemoryMs: !prepared ? 0 : memory === null ? KEY_MEMORY_MS : Number(memory),
+  };
+}
+
+/**
+ * Trusts the API key change notices only while they are seen to arrive: every `everyMs` this
+ * process sends a notice of its own through the pool, and trusts its memory of keys once that
+ * notice came back on the listening connection. One not back when the next is due ends the
+ * trust until one is: a listener cut off without an error (a dropped idle connection), or a
+ * pooler in transaction mode that takes LISTEN and never delivers.
+ */
+export function noticeHeartbeat(
+  pool: Pick<pg.Pool, "query">,
+  schema: string,
+  trust: (trusted: boolean) => void,
+  everyMs = 1_000,
+) {
+  const prefix = `probe:${randomBytes(6).toString("hex")}:`;
+  let listening = false;
+  let awaited: string | null = null;
+  let sent = 0;
+  const beat = () => {
+    if (awaited !== null) trust(false);
+    if (!listening) return;
+    sent += 1;
+    awaited = `${prefix}${sent}`;
+    pool
+      .query("SELECT pg_notify($1, $2)", [API_KEYS_CHANNEL, JSON.stringify([schema, awaited])])
+      .catch(() => trust(false));
+  };
+  const timer = setInterval(beat, everyMs);
+  timer.unref();
+  return {
+    listening(value: boolean) {
+      listening = value;
+      awaited = null;
+      if (value) beat();
+      else trust(false);
+    },
+    /** Whether `keyId` is a probe (this process's or another's) rather than a key. */
+    heard(keyId: string | null): boolean {
+      if (keyId === null || !keyId.startsWith("probe:")) return false;
+      if (keyId === awaited && listening) {
+        awaited = null;
+        trust(true);
+      }
+      return true;
+    },
+    stop: () => clearInterval(timer),
+  };
 }
 
 /**
@@ -37,7 +105,7 @@ export function splitOptions(url: string): {
  * wake-ups for the delivery engine.
  */
 export async function openPostgresStorage(url: string): Promise<OpenedStorage> {
-  const { connectionString, schema, prepared } = splitOptions(url);
+  const { connectionString, schema, prepared, keyMemoryMs } = splitOptions(url);
   const pool = new pg.Pool({ connectionString });
   // An idle connection that breaks must not crash the process; the pool replaces it.
   pool.on("error", () => undefined);
@@ -47,9 +115,7 @@ export async function openPostgresStorage(url: string): Promise<OpenedStorage> {
     const database = postgresStorage(prepared ? preparedStatements(pool) : pool, { schema });
     // Verified keys stay in memory while the schema's triggers announce every key change here:
     // one round trip fewer per authenticated request, and a revocation still takes effect at once.
-    // Not behind a pooler in transaction mode (`prepared_statements=false`): LISTEN needs a
-    // session of its own there, and its notices would never arrive.
-    const keys = prepared ? cachingApiKeys(database) : null;
+    const keys = keyMemoryMs > 0 ? cachingApiKeys(database, { ttlMs: keyMemoryMs }) : null;
     const storage = keys?.storage ?? database;
     const { rows } = await pool.query<{ autovacuum: string }>(
       "SELECT current_setting('autovacuum') AS autovacuum",
@@ -64,10 +130,21 @@ export async function openPostgresStorage(url: string): Promise<OpenedStorage> {
     let stopKeyNotices = async (): Promise<void> => undefined;
     try {
       if (keys !== null) {
-        stopKeyNotices = await listenForKeyChanges(pool, keys.forget, {
-          schema,
-          onListening: keys.trust,
+        const heartbeat = noticeHeartbeat(pool, schema ?? DEFAULT_SCHEMA, keys.trust);
+        const stopListening = await listenForKeyChanges(
+          pool,
+          (keyId) => {
+            if (!heartbeat.heard(keyId)) keys.forget(keyId);
+          },
+          { schema, onListening: heartbeat.listening },
+        ).catch((error: unknown) => {
+          heartbeat.stop();
+          throw error;
         });
+        stopKeyNotices = async () => {
+          heartbeat.stop();
+          await stopListening();
+        };
       }
     } catch (error) {
       warnings.push(
