@@ -29,20 +29,23 @@ const statusOf = async (server: TidingsProcess, sender: Sender): Promise<number>
   return response.status;
 };
 
-/** The test database's URL with `key_memory_ms` set. */
-const keptFor = (ms: number) =>
-  `${PG_URL ?? ""}${PG_URL?.includes("?") ? "&" : "?"}key_memory_ms=${ms}`;
+/** `servers` serve processes on a schema of their own, keeping each key `keyMemoryMs`. */
+async function servers(count: number, keyMemoryMs: number) {
+  const separator = PG_URL?.includes("?") ? "&" : "?";
+  const cluster = await startProcessCluster({
+    pgUrl: `${PG_URL ?? ""}${separator}key_memory_ms=${keyMemoryMs}`,
+    servers: count,
+    workers: 0,
+    env: {},
+  });
+  cleanups.push(cluster.stop);
+  return cluster;
+}
 
 describe.skipIf(PG_URL === undefined)("API keys kept in memory on PostgreSQL", () => {
   it("a key revoked by another process or by hand in SQL is refused by every server at once", async () => {
     // Kept for a minute: only the change notices can make the servers refuse within the test.
-    const cluster = await startProcessCluster({
-      pgUrl: keptFor(60_000),
-      servers: 2,
-      workers: 0,
-      env: {},
-    });
-    cleanups.push(cluster.stop);
+    const cluster = await servers(2, 60_000);
     const refusedEverywhere = async (sender: Sender, what: string) => {
       for (const server of cluster.servers) {
         // Bounded for a slow machine; the notice itself arrives within milliseconds.
@@ -75,13 +78,7 @@ describe.skipIf(PG_URL === undefined)("API keys kept in memory on PostgreSQL", (
   });
 
   it("a change nobody announces is honoured once the key's time in memory is over", async () => {
-    const cluster = await startProcessCluster({
-      pgUrl: keptFor(3_000),
-      servers: 1,
-      workers: 0,
-      env: {},
-    });
-    cleanups.push(cluster.stop);
+    const cluster = await servers(1, 3_000);
     const [server] = cluster.servers;
     if (server === undefined) throw new Error("no server started");
     const sender = await createSender(cluster.env, "profiles:read");
