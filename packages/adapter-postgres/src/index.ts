@@ -20,6 +20,7 @@ export type {
 export {
   API_KEYS_CHANNEL,
   DELIVERIES_CHANNEL,
+  keyNoticeHeartbeat,
   listenForDeliveries,
   listenForKeyChanges,
 } from "./notifications.js";

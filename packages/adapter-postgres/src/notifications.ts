@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import type { PgQueryable } from "./pg-client.js";
 import { DEFAULT_SCHEMA } from "./tables.js";
 
@@ -105,6 +106,55 @@ export function listenForKeyChanges(
     },
     options,
   );
+}
+
+/**
+ * Trusts the API key change notices only while they are seen to arrive: every `everyMs` it
+ * sends a notice of its own through `pool`, and calls `trust(true)` once that notice came back.
+ * Pass every key id `listenForKeyChanges` reports to `heard` first, and the listener's
+ * `onListening` to `listening`. A notice not back when the next is due ends the trust until one
+ * is: a listener cut off without an error (a dropped idle connection), or a pooler in
+ * transaction mode that takes LISTEN and never delivers.
+ */
+export function keyNoticeHeartbeat(
+  pool: PgQueryable,
+  schema: string,
+  trust: (trusted: boolean) => void,
+  everyMs = 1_000,
+) {
+  const prefix = `probe:${randomBytes(6).toString("hex")}:`;
+  let listening = false;
+  let awaited: string | null = null;
+  let sent = 0;
+  const beat = () => {
+    if (awaited !== null) trust(false);
+    if (!listening) return;
+    sent += 1;
+    awaited = `${prefix}${sent}`;
+    pool
+      .query("SELECT pg_notify($1, $2)", [API_KEYS_CHANNEL, JSON.stringify([schema, awaited])])
+      .catch(() => trust(false));
+  };
+  const timer = setInterval(beat, everyMs);
+  timer.unref();
+  return {
+    listening(value: boolean) {
+      listening = value;
+      awaited = null;
+      if (value) beat();
+      else trust(false);
+    },
+    /** Whether `keyId` is a probe (this process's or another's) rather than a key. */
+    heard(keyId: string | null): boolean {
+      if (keyId === null || !keyId.startsWith("probe:")) return false;
+      if (keyId === awaited && listening) {
+        awaited = null;
+        trust(true);
+      }
+      return true;
+    },
+    stop: () => clearInterval(timer),
+  };
 }
 
 /** `[schema, key id]` from a key-change payload; `undefined` when it is not one. */

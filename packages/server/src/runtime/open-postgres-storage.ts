@@ -1,8 +1,7 @@
-import { randomBytes } from "node:crypto";
 import {
-  API_KEYS_CHANNEL,
   analyzeNewTables,
   DEFAULT_SCHEMA,
+  keyNoticeHeartbeat,
   listenForDeliveries,
   listenForKeyChanges,
   migrate,
@@ -52,54 +51,6 @@ export function splitOptions(url: string): {
 }
 
 /**
- * Trusts the API key change notices only while they are seen to arrive: every `everyMs` this
- * process sends a notice of its own through the pool, and trusts its memory of keys once that
- * notice came back on the listening connection. One not back when the next is due ends the
- * trust until one is: a listener cut off without an error (a dropped idle connection), or a
- * pooler in transaction mode that takes LISTEN and never delivers.
- */
-export function noticeHeartbeat(
-  pool: Pick<pg.Pool, "query">,
-  schema: string,
-  trust: (trusted: boolean) => void,
-  everyMs = 1_000,
-) {
-  const prefix = `probe:${randomBytes(6).toString("hex")}:`;
-  let listening = false;
-  let awaited: string | null = null;
-  let sent = 0;
-  const beat = () => {
-    if (awaited !== null) trust(false);
-    if (!listening) return;
-    sent += 1;
-    awaited = `${prefix}${sent}`;
-    pool
-      .query("SELECT pg_notify($1, $2)", [API_KEYS_CHANNEL, JSON.stringify([schema, awaited])])
-      .catch(() => trust(false));
-  };
-  const timer = setInterval(beat, everyMs);
-  timer.unref();
-  return {
-    listening(value: boolean) {
-      listening = value;
-      awaited = null;
-      if (value) beat();
-      else trust(false);
-    },
-    /** Whether `keyId` is a probe (this process's or another's) rather than a key. */
-    heard(keyId: string | null): boolean {
-      if (keyId === null || !keyId.startsWith("probe:")) return false;
-      if (keyId === awaited && listening) {
-        awaited = null;
-        trust(true);
-      }
-      return true;
-    },
-    stop: () => clearInterval(timer),
-  };
-}
-
-/**
  * Opens PostgreSQL through a `pg.Pool`, applies pending migrations (under the adapter's
  * advisory lock, so processes starting together migrate once) and offers LISTEN/NOTIFY
  * wake-ups for the delivery engine.
@@ -130,7 +81,7 @@ export async function openPostgresStorage(url: string): Promise<OpenedStorage> {
     let stopKeyNotices = async (): Promise<void> => undefined;
     try {
       if (keys !== null) {
-        const heartbeat = noticeHeartbeat(pool, schema ?? DEFAULT_SCHEMA, keys.trust);
+        const heartbeat = keyNoticeHeartbeat(pool, schema ?? DEFAULT_SCHEMA, keys.trust);
         const stopListening = await listenForKeyChanges(
           pool,
           (keyId) => {
