@@ -312,6 +312,19 @@ describe("parseDatabaseUrl", () => {
     ).toBe("has prepared_statements=off; it takes true (the default) or false.");
   });
 
+  it("takes key_memory_ms as a whole number of milliseconds on a PostgreSQL URL", () => {
+    for (const value of ["0", "5000", "60000"]) {
+      expect(parseDatabaseUrl(`postgres://u@h/d?key_memory_ms=${value}`, "/srv").isOk()).toBe(true);
+    }
+    for (const value of ["", "-1", "1.5", "5s", "1e3"]) {
+      expect(
+        parseDatabaseUrl(`postgres://u@h/d?key_memory_ms=${value}`, "/srv")._unsafeUnwrapErr(),
+      ).toBe(
+        `has key_memory_ms=${value}; it takes a whole number of milliseconds (5000 by default, 0 for none).`,
+      );
+    }
+  });
+
   it("explains what it expects for anything else", () => {
     expect(parseDatabaseUrl("tidings.db", "/srv")._unsafeUnwrapErr()).toMatch(
       /sqlite:PATH or postgres/,

@@ -271,6 +271,12 @@ export function parseDatabaseUrl(url: string, cwd: string): Result<DatabaseConfi
     if (prepared !== null && prepared !== "true" && prepared !== "false") {
       return err(`has prepared_statements=${prepared}; it takes true (the default) or false.`);
     }
+    const keyMemory = parsed.searchParams.get("key_memory_ms");
+    if (keyMemory !== null && !/^\d{1,9}$/.test(keyMemory)) {
+      return err(
+        `has key_memory_ms=${keyMemory}; it takes a whole number of milliseconds (5000 by default, 0 for none).`,
+      );
+    }
     return ok({ kind: "postgres", url });
   }
   if (url.startsWith("sqlite:")) {

@@ -1,36 +1,39 @@
 import { describe, expect, it } from "vitest";
-import type { ApiKeyRecord, Storage } from "../ports.js";
+import type { ApiKeyRecord, ApiKeyRepository, Storage } from "../ports.js";
 import { manualClock } from "../support/clock.js";
 import { anApiKey } from "../testing/contract/fixtures.js";
+import { memoryStorage } from "../testing/memory/index.js";
 import { cachingApiKeys } from "./api-key-cache.js";
 
 const ORG = "org_00000000000000000000000001";
 
-/** Storage with only API keys, counting the reads that reach it; `hold` parks the next read. */
+/**
+ * The memory storage with API keys of its own, counting the reads that reach them; `hold` parks
+ * the next read.
+ */
 function keyStore(...keys: ApiKeyRecord[]) {
   const rows = new Map(keys.map((key) => [key.id, key]));
   const reads: string[] = [];
   let held: (() => void) | null = null;
-  const storage = {
-    apiKeys: {
-      insert: async (key: ApiKeyRecord) => {
-        rows.set(key.id, key);
-      },
-      get: async (id: string) => {
-        reads.push(id);
-        const row = rows.get(id) ?? null;
-        if (held !== null) await new Promise<void>((resolve) => (held = resolve));
-        return row;
-      },
-      list: async () => [...rows.values()],
-      revoke: async (id: string, at: string) => {
-        const row = rows.get(id);
-        if (row === undefined || row.revokedAt !== null) return false;
-        rows.set(id, { ...row, revokedAt: at });
-        return true;
-      },
+  const apiKeys: ApiKeyRepository = {
+    insert: async (key) => {
+      rows.set(key.id, key);
     },
-  } as unknown as Storage;
+    get: async (id) => {
+      reads.push(id);
+      const row = rows.get(id) ?? null;
+      if (held !== null) await new Promise<void>((resolve) => (held = resolve));
+      return row;
+    },
+    list: async () => [...rows.values()],
+    revoke: async (id, at) => {
+      const row = rows.get(id);
+      if (row === undefined || row.revokedAt !== null) return false;
+      rows.set(id, { ...row, revokedAt: at });
+      return true;
+    },
+  };
+  const storage: Storage = { ...memoryStorage(), apiKeys };
   return {
     storage,
     reads,

@@ -24,16 +24,11 @@ describe("Tidings' own parameters of a PostgreSQL URL", () => {
     expect(splitOptions("postgres://u@db/app?prepared_statements=true").prepared).toBe(true);
   });
 
-  it("keeps API keys in memory as long as key_memory_ms says, and refuses anything else", () => {
+  it("keeps API keys in memory as long as key_memory_ms says", () => {
     expect(splitOptions("postgres://u@db/app?key_memory_ms=60000")).toMatchObject({
       connectionString: "postgres://u@db/app",
       keyMemoryMs: 60_000,
     });
     expect(splitOptions("postgres://u@db/app?key_memory_ms=0").keyMemoryMs).toBe(0);
-    for (const bad of ["", "-1", "1.5", "5s", "1e3"]) {
-      expect(() => splitOptions(`postgres://u@db/app?key_memory_ms=${bad}`)).toThrow(
-        /key_memory_ms must be a whole number of milliseconds/,
-      );
-    }
   });
 });

@@ -9,7 +9,7 @@ import {
   preparedStatements,
   webhookBacklog,
 } from "@tidings/adapter-postgres";
-import { cachingApiKeys } from "@tidings/core";
+import { type ApiKeyCache, cachingApiKeys } from "@tidings/core";
 import pg from "pg";
 import type { OpenedStorage } from "./opened-storage.js";
 
@@ -33,12 +33,8 @@ export function splitOptions(url: string): {
   const parsed = new URL(url);
   const schema = parsed.searchParams.get("schema") ?? undefined;
   const prepared = parsed.searchParams.get("prepared_statements") !== "false";
+  // Checked with the rest of the configuration (`parseDatabaseUrl`).
   const memory = parsed.searchParams.get("key_memory_ms");
-  if (memory !== null && !/^\d{1,9}$/.test(memory)) {
-    throw new RangeError(
-      `The database URL's key_memory_ms must be a whole number of milliseconds, not "${memory}".`,
-    );
-  }
   parsed.searchParams.delete("schema");
   parsed.searchParams.delete("prepared_statements");
   parsed.searchParams.delete("key_memory_ms");
@@ -48,6 +44,34 @@ export function splitOptions(url: string): {
     prepared,
     keyMemoryMs: !prepared ? 0 : memory === null ? KEY_MEMORY_MS : Number(memory),
   };
+}
+
+/**
+ * Keeps `keys` true: forgets each key whose change is announced, and trusts the memory only
+ * while the heartbeat's own notices come back. Resolves to what stops both.
+ */
+async function listenForKeys(
+  pool: pg.Pool,
+  schema: string | undefined,
+  keys: ApiKeyCache,
+): Promise<() => Promise<void>> {
+  const heartbeat = keyNoticeHeartbeat(pool, schema ?? DEFAULT_SCHEMA, keys.trust);
+  try {
+    const stopListening = await listenForKeyChanges(
+      pool,
+      (keyId) => {
+        if (!heartbeat.heard(keyId)) keys.forget(keyId);
+      },
+      { schema, onListening: heartbeat.listening },
+    );
+    return async () => {
+      heartbeat.stop();
+      await stopListening();
+    };
+  } catch (error) {
+    heartbeat.stop();
+    throw error;
+  }
 }
 
 /**
@@ -79,28 +103,14 @@ export async function openPostgresStorage(url: string): Promise<OpenedStorage> {
           ]
         : [];
     let stopKeyNotices = async (): Promise<void> => undefined;
-    try {
-      if (keys !== null) {
-        const heartbeat = keyNoticeHeartbeat(pool, schema ?? DEFAULT_SCHEMA, keys.trust);
-        const stopListening = await listenForKeyChanges(
-          pool,
-          (keyId) => {
-            if (!heartbeat.heard(keyId)) keys.forget(keyId);
-          },
-          { schema, onListening: heartbeat.listening },
-        ).catch((error: unknown) => {
-          heartbeat.stop();
-          throw error;
-        });
-        stopKeyNotices = async () => {
-          heartbeat.stop();
-          await stopListening();
-        };
+    if (keys !== null) {
+      try {
+        stopKeyNotices = await listenForKeys(pool, schema, keys);
+      } catch (error) {
+        warnings.push(
+          `Listening for API key changes failed (${String(error)}): every request reads its key from the database.`,
+        );
       }
-    } catch (error) {
-      warnings.push(
-        `Listening for API key changes failed (${String(error)}): every request reads its key from the database.`,
-      );
     }
     // Each table at most once per process; autovacuum keeps the statistics from then on.
     const analyzed = new Set<string>();
