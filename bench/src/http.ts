@@ -9,7 +9,13 @@ import { type BareReply, startBareServer } from "./harness/bare-server.js";
 import { type Context, type Endpoint, endpointsNamed, SEEDED } from "./harness/endpoints.js";
 import { createFixture, type Database, OTP_TEMPLATE } from "./harness/fixture.js";
 import { durationS, type LoadRequest, type LoadResult, runLoad } from "./harness/load.js";
-import { cpuMs, describeMachine, machineLine } from "./harness/machine.js";
+import {
+  cpuMs,
+  describeMachine,
+  machineLine,
+  postgresCpuMs,
+  postgresCpuSince,
+} from "./harness/machine.js";
 import { fixed, int, percent, table, verdict } from "./harness/markdown.js";
 import { type PeerServer, startPeerServer } from "./harness/peer-server.js";
 import { writeSection } from "./harness/results.js";
@@ -38,6 +44,8 @@ interface Row {
   database: Database;
   connections: number;
   tidings: Measured;
+  /** PostgreSQL's own CPU time per request in the same run (`null` on SQLite or off Linux). */
+  databaseCpuUsPerRequest: number | null;
   bare: LoadResult;
   /** The straightforward server on the same request, same run (SQLite only). */
   peer: Measured | null;
@@ -151,6 +159,7 @@ async function benchDatabase(database: Database): Promise<void> {
         // Let the warm-up's sandbox reports land, so the CPU measured below is this run's.
         await settle(endpoint);
         const cpuBefore = cpuMs(server.pid);
+        const databaseBefore = database === "postgres" ? postgresCpuMs() : null;
         const tidings = await runLoad({
           url: server.url,
           connections,
@@ -161,6 +170,9 @@ async function benchDatabase(database: Database): Promise<void> {
         // The sandbox's delivered/seen reports of the sends are part of what a send costs.
         await settle(endpoint);
         const tidingsCpu = cpuPerRequest(server.pid, cpuBefore, tidings);
+        const databaseMs = postgresCpuSince(databaseBefore);
+        const databaseCpu =
+          databaseMs === null || tidings.total === 0 ? null : (databaseMs * 1000) / tidings.total;
         const bare = bareResults.get(`${endpoint.name}@${connections}`)!;
         const peerResult =
           peer !== null && PEER_ENDPOINTS.includes(endpoint.name)
@@ -171,11 +183,12 @@ async function benchDatabase(database: Database): Promise<void> {
           database,
           connections,
           tidings: { ...tidings, cpuUsPerRequest: tidingsCpu },
+          databaseCpuUsPerRequest: databaseCpu,
           bare,
           peer: peerResult,
         });
         console.log(
-          `${database} ${endpoint.name} c=${connections}: ${int(tidings.requestsPerS)} req/s (peer ${peerResult === null ? "–" : int(peerResult.requestsPerS)}, bare ${int(bare.requestsPerS)}), p50 ${tidings.p50Ms} ms, p99 ${tidings.p99Ms} ms, CPU ${cpuText(tidingsCpu)} µs/req (peer ${cpuText(peerResult?.cpuUsPerRequest ?? null)}), failures ${tidings.failures} ${JSON.stringify(tidings.statusCodes)}`,
+          `${database} ${endpoint.name} c=${connections}: ${int(tidings.requestsPerS)} req/s (peer ${peerResult === null ? "–" : int(peerResult.requestsPerS)}, bare ${int(bare.requestsPerS)}), p50 ${tidings.p50Ms} ms, p99 ${tidings.p99Ms} ms, CPU ${cpuText(tidingsCpu)} µs/req (peer ${cpuText(peerResult?.cpuUsPerRequest ?? null)}${databaseCpu === null ? "" : `, PostgreSQL ${cpuText(databaseCpu)}`}), failures ${tidings.failures} ${JSON.stringify(tidings.statusCodes)}`,
         );
       }
     }
@@ -201,6 +214,7 @@ function report(): string {
       "p50 ms",
       "p99 ms",
       "CPU µs/req",
+      "PostgreSQL CPU µs/req",
       "peer CPU µs/req",
       "bare p50/p99 ms",
       "non-2xx+errors",
@@ -217,6 +231,7 @@ function report(): string {
       r.tidings.p50Ms,
       r.tidings.p99Ms,
       cpuText(r.tidings.cpuUsPerRequest),
+      r.database === "sqlite" ? "" : cpuText(r.databaseCpuUsPerRequest),
       r.peer === null ? "" : cpuText(r.peer.cpuUsPerRequest),
       `${r.bare.p50Ms} / ${r.bare.p99Ms}`,
       r.tidings.failures,
@@ -291,7 +306,7 @@ function report(): string {
     "",
     machineLine(describeMachine(), "pnpm --filter @tidings/bench http"),
     "",
-    `autocannon in the bench process, ${DURATION_S} s per run after a ${WARMUP_S} s warm-up, against \`tidings serve\` (built \`dist/bin.js\`, its own process, \`TIDINGS_LOG_LEVEL=warn\`, \`NODE_ENV=production\`, send limit lifted to \`9999999/1s\`) and, in the same run, a bare node:http server in its own process answering Tidings' own JSON for that request, and (SQLite, three endpoints) the straightforward server of \`bench/src/harness/peer-server-main.ts\`: what a competent engineer writes in an afternoon on the same libraries (one node:http handler per route, better-sqlite3 in WAL with synchronous NORMAL and one statement or transaction per request, libphonenumber-js/max, valibot, a SHA-256 key lookup per request, a message and an event row per send, the rate limit counted from a hits table), in its own process with its own 1000 seeded profiles. ${SEEDED} profiles seeded through the API first; lookups rotate over them; every \`POST /v1/profiles\` carries a new phone number; sends are Viber OTP (\`${"{{brand}}"}\`, \`${"{{pin}}"}\`) to the seeded numbers through the sandbox provider. PostgreSQL runs in its own schema of the local server. "CPU µs/req" is the server process's CPU time (user plus system, from \`/proc/PID/stat\`) over the measured run divided by the requests it answered; for sends Tidings' figure also takes in the 2.5 s after the run in which the sandbox's delivered and seen reports of those sends land (two more writes each, which the peer does not have), and the warm-up's reports land before the run starts. It holds up on a busy machine far better than req/s. It is the Node process's alone: on PostgreSQL the database's own CPU (its backends) is not in it, so a PostgreSQL row's figure is not comparable with a SQLite row's, where the database runs inside the process.`,
+    `autocannon in the bench process, ${DURATION_S} s per run after a ${WARMUP_S} s warm-up, against \`tidings serve\` (built \`dist/bin.js\`, its own process, \`TIDINGS_LOG_LEVEL=warn\`, \`NODE_ENV=production\`, send limit lifted to \`9999999/1s\`) and, in the same run, a bare node:http server in its own process answering Tidings' own JSON for that request, and (SQLite, three endpoints) the straightforward server of \`bench/src/harness/peer-server-main.ts\`: what a competent engineer writes in an afternoon on the same libraries (one node:http handler per route, better-sqlite3 in WAL with synchronous NORMAL and one statement or transaction per request, libphonenumber-js/max, valibot, a SHA-256 key lookup per request, a message and an event row per send, the rate limit counted from a hits table), in its own process with its own 1000 seeded profiles. ${SEEDED} profiles seeded through the API first; lookups rotate over them; every \`POST /v1/profiles\` carries a new phone number; sends are Viber OTP (\`${"{{brand}}"}\`, \`${"{{pin}}"}\`) to the seeded numbers through the sandbox provider. PostgreSQL runs in its own schema of the local server. "CPU µs/req" is the server process's CPU time (user plus system, from \`/proc/PID/stat\`) over the measured run divided by the requests it answered; for sends Tidings' figure also takes in the 2.5 s after the run in which the sandbox's delivered and seen reports of those sends land (two more writes each, which the peer does not have), and the warm-up's reports land before the run starts. It holds up on a busy machine far better than req/s. It is the Node process's alone. On PostgreSQL the database's own CPU is the next column: every local process named \`postgres\` (its backends, WAL writer and the rest, from \`/proc\`) over the same span, per request. A PostgreSQL row's two figures together compare with a SQLite row's one, where the database runs inside the process.`,
     "",
     body,
     "",
