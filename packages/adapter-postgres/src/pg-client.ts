@@ -13,6 +13,12 @@ export interface PgQueryable {
 export interface PgPoolConnection extends PgQueryable {
   /** Returns the connection; with an error (or `true`) the pool destroys it instead. */
   release(error?: Error | boolean): void;
+  /**
+   * Optional: `BEGIN` and then `text`, sent together and answered together (one round trip
+   * instead of two). `text` runs only if `BEGIN` succeeded, so it is never outside the
+   * transaction. Connections of `preparedStatements` offer it.
+   */
+  beginWith?(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
 }
 
 /**
@@ -73,7 +79,11 @@ async function inTransaction<T>(
   return result;
 }
 
-/** Runs `fn` in one transaction on one connection of `client`; rolls back when it rejects. */
+/**
+ * Runs `fn` in one transaction on one connection of `client`; rolls back when it rejects. On
+ * a connection that offers `beginWith`, `BEGIN` goes out with the transaction's first
+ * statement, and a transaction that sends no statement sends no `BEGIN` and no `COMMIT`.
+ */
 export async function runTransaction<T>(
   client: PgClient,
   fn: (tx: PgQueryable) => Promise<T>,
@@ -90,16 +100,32 @@ export async function runTransaction<T>(
       throw error;
     }
   };
+  const { beginWith } = connection;
+  // Whether BEGIN has been sent (it may have failed: ROLLBACK then finds out).
+  let begun = false;
+  const tx: PgQueryable =
+    beginWith === undefined
+      ? connection
+      : {
+          query: (text, values) => {
+            if (begun) return connection.query(text, values);
+            begun = true;
+            return beginWith.call(connection, text, values);
+          },
+        };
   try {
-    await control("BEGIN");
+    if (beginWith === undefined) {
+      await control("BEGIN");
+      begun = true;
+    }
     let result: T;
     try {
-      result = await fn(connection);
+      result = await fn(tx);
     } catch (error) {
-      await control("ROLLBACK").catch(() => undefined);
+      if (begun) await control("ROLLBACK").catch(() => undefined);
       throw error;
     }
-    await control("COMMIT");
+    if (begun) await control("COMMIT");
     return result;
   } finally {
     connection.release(!reusable);

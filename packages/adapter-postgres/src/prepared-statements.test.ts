@@ -1,6 +1,7 @@
 import { runCorruptRowContract, runStorageContract } from "@tidings/core/testing";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
+import { runTransaction } from "./pg-client.js";
 import { preparedStatements } from "./prepared-statements.js";
 import { freshStorageHarness, serverUrl, testDatabaseOfFile } from "./testing/test-database.js";
 
@@ -42,9 +43,19 @@ describe.skipIf(!onServer)("prepared statements", () => {
       }
       // No values: run as it is, so a script of several statements still works.
       await pool.query("SELECT 1; SELECT 2");
-      // Every call is planned for its values; only the parse is kept.
-      const { rows } = await pool.query("SELECT current_setting('plan_cache_mode') AS mode");
-      expect(rows).toEqual([{ mode: "force_custom_plan" }]);
+      // Lists and aggregates stay unnamed, planned for their values on every call.
+      const list = "SELECT g FROM generate_series(1, 10) g WHERE g > $1 ORDER BY g DESC LIMIT $2";
+      for (let call = 0; call < 7; call++) {
+        expect((await pool.query(list, [7, 2])).rows).toEqual([{ g: 10 }, { g: 9 }]);
+        const { rows } = await pool.query(
+          "SELECT g % 2 AS odd, count(*)::int AS n FROM generate_series(1, $1::int) g GROUP BY 1 ORDER BY 1",
+          [3],
+        );
+        expect(rows).toEqual([
+          { odd: 0, n: 1 },
+          { odd: 1, n: 2 },
+        ]);
+      }
     });
     expect(names).toHaveLength(2);
     for (const name of names) expect(name).toMatch(/^tidings_[0-9a-f]{24}$/);
@@ -82,6 +93,91 @@ describe.skipIf(!onServer)("prepared statements", () => {
       }
     }, 3);
     expect(names).toHaveLength(3);
+  });
+
+  describe("a transaction's BEGIN goes with its first statement", () => {
+    /**
+     * A table of its own in a new schema, a one-connection pool through `preparedStatements`,
+     * and how many round trips (ReadyForQuery answers) that connection has had so far.
+     */
+    async function withTable(
+      run: (
+        pool: ReturnType<typeof preparedStatements>,
+        table: string,
+        trips: () => number,
+      ) => Promise<void>,
+    ): Promise<void> {
+      const schema = db.newSchemaName();
+      const table = `"${schema}".t`;
+      const inner = new pg.Pool({ connectionString: serverUrl, max: 1 });
+      let trips = 0;
+      inner.on("connect", (client) => {
+        (client as unknown as { connection: pg.Connection }).connection.on("readyForQuery", () => {
+          trips += 1;
+        });
+      });
+      try {
+        await inner.query(`CREATE SCHEMA "${schema}"`);
+        await inner.query(`CREATE TABLE ${table} (id int PRIMARY KEY)`);
+        const pool = preparedStatements(inner);
+        await pool.query(`SELECT count(*)::int AS n FROM ${table} WHERE id > $1`, [0]);
+        await run(pool, table, () => trips);
+      } finally {
+        await inner.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+        await inner.end();
+      }
+    }
+
+    const count = async (pool: ReturnType<typeof preparedStatements>, table: string) =>
+      (await pool.query(`SELECT count(*)::int AS n FROM ${table} WHERE id > $1`, [0])).rows[0];
+
+    it("in one round trip, and the statement is inside the transaction", async () => {
+      await withTable(async (pool, table, trips) => {
+        const before = trips();
+        await runTransaction(pool, async (tx) => {
+          await tx.query(`INSERT INTO ${table} (id) VALUES ($1)`, [1]);
+          await tx.query(`INSERT INTO ${table} (id) VALUES ($1)`, [2]);
+        });
+        // BEGIN with the first insert, the second insert, COMMIT.
+        expect(trips() - before).toBe(3);
+        expect(await count(pool, table)).toEqual({ n: 2 });
+        // Rolled back: the first statement, sent with BEGIN, goes too.
+        const failure = new Error("changed my mind");
+        await expect(
+          runTransaction(pool, async (tx) => {
+            await tx.query(`INSERT INTO ${table} (id) VALUES ($1)`, [3]);
+            throw failure;
+          }),
+        ).rejects.toBe(failure);
+        expect(await count(pool, table)).toEqual({ n: 2 });
+        // A transaction that sends nothing costs nothing.
+        const idle = trips();
+        expect(await runTransaction(pool, async () => "nothing")).toBe("nothing");
+        expect(trips()).toBe(idle);
+      });
+    });
+
+    it("a first statement that fails is refused with its own error and the connection stays fit", async () => {
+      await withTable(async (pool, table) => {
+        await pool.query(`INSERT INTO ${table} (id) VALUES ($1)`, [1]);
+        await expect(
+          runTransaction(pool, (tx) => tx.query(`INSERT INTO ${table} (id) VALUES ($1)`, [1])),
+        ).rejects.toMatchObject({ code: "23505" });
+        // A statement the server cannot parse, twice: the same error both times, so its name
+        // was not taken as prepared.
+        const broken = `SELEC id FROM ${table} WHERE id = $1`;
+        for (let attempt = 0; attempt < 2; attempt++) {
+          await expect(runTransaction(pool, (tx) => tx.query(broken, [1]))).rejects.toMatchObject({
+            code: "42601",
+          });
+        }
+        // Each failure was rolled back, and the one connection still works.
+        await runTransaction(pool, (tx) => tx.query(`INSERT INTO ${table} (id) VALUES ($1)`, [2]));
+        expect(await count(pool, table)).toEqual({ n: 2 });
+        const { rows } = await pool.query("SELECT $1::text AS state", ["fine"]);
+        expect(rows).toEqual([{ state: "fine" }]);
+      });
+    });
   });
 });
 

@@ -13,7 +13,14 @@ export interface PgNamedQuery {
 
 /** A connection that runs named statements (`pg.PoolClient`). */
 export interface PgNamingConnection extends PgPoolConnection {
+  /** A query object that writes its own protocol messages (`pg`'s `Submittable`). */
+  query<T extends PgSubmittable>(submittable: T): T;
   query(text: string | PgNamedQuery, values?: unknown[]): Promise<{ rows: unknown[] }>;
+}
+
+/** A query object that writes its own protocol messages (`pg`'s `Submittable`). */
+export interface PgSubmittable {
+  submit(connection: never): void;
 }
 
 /** A pool that runs named statements (`pg.Pool`). */
@@ -23,13 +30,17 @@ export interface PgNamingPool extends PgPool {
 }
 
 /**
- * After five calls PostgreSQL may keep one generic plan for a named statement, made without
- * its values. For the operator API's lists that plan walks the whole table by `seq` and
- * filters on the organization, which for a small organization in a large table reads almost
- * every row; with its values, the planner takes the organization's index. So each connection
- * plans every call for its values and keeps only the parse.
+ * Statements that run unnamed, so PostgreSQL plans every call for its values. After five calls
+ * it may keep one generic plan for a named statement, made without its values, when that plan
+ * looks no costlier. For a list read with `LIMIT $n` it does look cheap (walk the `seq` index
+ * backwards and stop after n rows) and is not: for a small organization in a large table it
+ * reads almost every row before it finds n of that organization's; with the values the planner
+ * takes the organization's index. A `GROUP BY` over an organization's rows has the same
+ * trouble, a scan chosen for a large organization kept for a small one. Everything else
+ * (reads by key, inserts, changes by id, the rate-limit function) has one good plan whatever
+ * its values, and planning it was a large part of what a request cost the database.
  */
-const PLAN_EACH_CALL = "SET plan_cache_mode = force_custom_plan";
+const PLANNED_PER_CALL = /\bLIMIT \$\d|\bGROUP BY\b/;
 
 /** SQLSTATE of "cached plan must not change result type". */
 const STALE_PLAN = "0A000";
@@ -44,13 +55,12 @@ export interface PreparedStatementsOptions {
 }
 
 /**
- * `pool` (a `pg.Pool`) with every statement that takes values run as a named prepared
- * statement: each connection parses a text once instead of on every call, and Node sends no
- * Parse message for it again. A name is a hash of the text, so the same text always has the
- * same name. Statements without values (transaction control, migrations' scripts of several
- * statements) run as they are. Each connection still plans every call for its values
- * (`plan_cache_mode`, set once per connection): only the parse is saved, never a plan made
- * without the values.
+ * `pool` (a `pg.Pool`) with statements that take values run as named prepared statements:
+ * each connection parses a text once instead of on every call, Node sends no Parse message for
+ * it again, and PostgreSQL may keep its plan. A name is a hash of the text, so the same text
+ * always has the same name. Statements without values (transaction control, migrations'
+ * scripts of several statements) run as they are, and so do lists and aggregates, which are
+ * planned for their values on every call (see `PLANNED_PER_CALL`).
  *
  * A named statement whose result columns change under it (a column's type altered by another
  * process's migration) fails with "cached plan must not change result type" (SQLSTATE 0A000);
@@ -64,50 +74,64 @@ export function preparedStatements(
 ): PgPool {
   const max = options.maxStatements ?? 1000;
   const names = new Map<string, string>();
+  /**
+   * `text`'s statement name; `undefined` when it is planned per call, or once every name is
+   * taken (it then runs unnamed).
+   */
+  const nameOf = (text: string): string | undefined => {
+    let name = names.get(text);
+    if (name === undefined && names.size < max) {
+      // "": planned per call, remembered so the text is looked at once.
+      name = PLANNED_PER_CALL.test(text)
+        ? ""
+        : `tidings_${createHash("sha256").update(text).digest("hex").slice(0, 24)}`;
+      names.set(text, name);
+    }
+    return name === "" ? undefined : name;
+  };
   /** Runs `text` on `inner`, named when it takes values and a name is still free. */
   const send = (inner: PgNamingConnection, text: string, values?: unknown[]) => {
     if (values === undefined || values.length === 0) return inner.query(text, values);
-    let name = names.get(text);
-    if (name === undefined) {
-      if (names.size >= max) return inner.query(text, values);
-      name = `tidings_${createHash("sha256").update(text).digest("hex").slice(0, 24)}`;
-      names.set(text, name);
-    }
-    return inner.query({ name, text, values });
-  };
-  // Connections already told to plan every call for its values (see below).
-  const planningEachCall = new WeakSet<PgNamingConnection>();
-  const borrow = async (): Promise<PgNamingConnection> => {
-    const inner = await pool.connect();
-    if (!planningEachCall.has(inner)) {
-      try {
-        await inner.query(PLAN_EACH_CALL);
-      } catch (error) {
-        inner.release(error as Error);
-        throw error;
-      }
-      planningEachCall.add(inner);
-    }
-    return inner;
+    const name = nameOf(text);
+    return name === undefined ? inner.query(text, values) : inner.query({ name, text, values });
   };
   const connection = (inner: PgNamingConnection): PgPoolConnection => {
     let stale = false;
+    const noticeStale = (error: unknown): never => {
+      if ((error as { code?: unknown } | null)?.code === STALE_PLAN) stale = true;
+      throw error;
+    };
+    const BeginThen = beginningQueryOf(inner);
     return {
-      query: async (text, values) => {
-        try {
-          return await send(inner, text, values);
-        } catch (error) {
-          if ((error as { code?: unknown } | null)?.code === STALE_PLAN) stale = true;
-          throw error;
-        }
-      },
+      query: (text, values) => send(inner, text, values).catch(noticeStale),
       release: (error) => inner.release(error ?? stale),
+      ...(BeginThen !== null && {
+        beginWith: async (text: string, values: unknown[] = []) => {
+          // A text without values may be a script of several statements, which only the
+          // simple protocol runs: BEGIN goes first on its own.
+          if (values.length === 0) {
+            await inner.query("BEGIN");
+            return inner.query(text);
+          }
+          const name = nameOf(text);
+          return new Promise<{ rows: unknown[] }>((resolve, reject) => {
+            inner.query(
+              new BeginThen({
+                name,
+                text,
+                values,
+                callback: (error, answer) => (error ? reject(error) : resolve(answer)),
+              }),
+            );
+          }).catch(noticeStale);
+        },
+      }),
     };
   };
   return {
     // As pg.Pool's own query does: borrow, run, give back (destroyed when the query failed).
     query: async (text, values) => {
-      const inner = await borrow();
+      const inner = await pool.connect();
       try {
         const answer = await send(inner, text, values);
         inner.release();
@@ -117,6 +141,80 @@ export function preparedStatements(
         throw error;
       }
     },
-    connect: async () => connection(await borrow()),
+    connect: async () => connection(await pool.connect()),
+  };
+}
+
+/** What `BeginThen` uses of `pg`'s protocol connection (`pg/lib/connection.js`). */
+interface PgProtocolConnection {
+  parse(message: { text: string; name: string; types: unknown[] }): void;
+  bind(message: { portal: string; statement: string; values: unknown[] }): void;
+  execute(message: { portal: string; rows: number }): void;
+  /** Names whose Parse is on its way, by name (`pg` keeps it so it parses a name once). */
+  submittedNamedStatements: Record<string, string>;
+}
+
+/** What `BeginThen` passes to, and overrides of, `pg`'s JavaScript `Query` class. */
+interface PgQuery extends PgSubmittable {
+  name?: string | undefined;
+  text: string;
+  types?: unknown[] | undefined;
+  hasBeenParsed(connection: PgProtocolConnection): boolean;
+  prepare(connection: PgProtocolConnection): void;
+  handleCommandComplete(message: unknown, connection: PgProtocolConnection): void;
+}
+
+interface PgQueryConfig {
+  name: string | undefined;
+  text: string;
+  values: unknown[];
+  callback: (error: Error | null, answer: { rows: unknown[] }) => void;
+}
+
+type PgQueryClass = new (config: PgQueryConfig) => PgQuery;
+
+/**
+ * A `Query` class for `inner` that sends `BEGIN` in front of its statement, under the same
+ * Sync: Parse (when the name is new), Parse/Bind/Execute of `BEGIN`, then Bind/Describe/Execute
+ * of the statement and one Sync, answered by one ReadyForQuery. When `BEGIN` fails the server
+ * skips the statement. `pg` takes a query object with a `submit` method as it is (as
+ * `pg-cursor` does); `null` when `inner` is not `pg`'s JavaScript client, whose `Query` this
+ * extends (the native client has another).
+ */
+function beginningQueryOf(inner: PgNamingConnection): PgQueryClass | null {
+  const Query = (inner.constructor as { Query?: unknown } | undefined)?.Query;
+  if (typeof Query !== "function") return null;
+  const prototype = Query.prototype as Partial<PgQuery> | undefined;
+  if (
+    typeof prototype?.prepare !== "function" ||
+    typeof prototype.hasBeenParsed !== "function" ||
+    typeof prototype.handleCommandComplete !== "function"
+  ) {
+    return null;
+  }
+  return class BeginThen extends (Query as PgQueryClass) {
+    /** Whether `BEGIN`'s CommandComplete, which is not the statement's answer, has come. */
+    #begun = false;
+
+    override prepare(connection: PgProtocolConnection): void {
+      // The statement's own Parse goes before BEGIN's: BEGIN's unnamed Parse then cannot be
+      // mistaken for it, and when the statement's Parse fails, the server skips BEGIN too.
+      if (this.name !== undefined && !this.hasBeenParsed(connection)) {
+        connection.parse({ text: this.text, name: this.name, types: this.types ?? [] });
+        connection.submittedNamedStatements[this.name] = this.text;
+      }
+      connection.parse({ text: "BEGIN", name: "", types: [] });
+      connection.bind({ portal: "", statement: "", values: [] });
+      connection.execute({ portal: "", rows: 0 });
+      super.prepare(connection);
+    }
+
+    override handleCommandComplete(message: unknown, connection: PgProtocolConnection): void {
+      if (this.#begun) {
+        super.handleCommandComplete(message, connection);
+      } else {
+        this.#begun = true;
+      }
+    }
   };
 }

@@ -41,9 +41,10 @@ const planText = (rows: unknown[]) =>
   (rows as Array<{ "QUERY PLAN": string }>).map((r) => r["QUERY PLAN"]).join("\n");
 
 /**
- * The plan a statement gets as `tidings serve` runs it: named, on a connection of
- * `preparedStatements`, after more calls than PostgreSQL makes before it may keep one generic
- * plan (made without the values) for the rest.
+ * The plan a statement gets as `tidings serve` runs it, on a connection of
+ * `preparedStatements` after more calls than PostgreSQL makes before it may keep one generic
+ * plan (made without the values) for the rest: the named statement's, or when the statement
+ * runs unnamed, the plan made for its values on every call.
  */
 async function servedPlan(pool: PgPool, statement: { text: string; values: unknown[] }) {
   const connection = await preparedStatements(pool as PgNamingPool).connect();
@@ -54,7 +55,9 @@ async function servedPlan(pool: PgPool, statement: { text: string; values: unkno
       [statement.text],
     );
     const name = (prepared[0] as { name: string } | undefined)?.name;
-    if (name === undefined) throw new Error("the statement was not prepared");
+    if (name === undefined) {
+      return planText((await connection.query(`EXPLAIN ${statement.text}`, statement.values)).rows);
+    }
     // EXECUTE takes no bound parameters: each value goes in as a quoted literal.
     const literals: string[] = [];
     for (const value of statement.values) {
