@@ -11,6 +11,7 @@ import {
 } from "@tidings/adapter-postgres";
 import { type ApiKeyCache, cachingApiKeys } from "@tidings/core";
 import pg from "pg";
+import type { Logger } from "../logger.js";
 import type { OpenedStorage } from "./opened-storage.js";
 
 /** How long a process keeps a verified API key in memory unless the URL says otherwise. */
@@ -54,15 +55,24 @@ async function listenForKeys(
   pool: pg.Pool,
   schema: string | undefined,
   keys: ApiKeyCache,
+  logger: Logger | undefined,
 ): Promise<() => Promise<void>> {
   const heartbeat = keyNoticeHeartbeat(pool, schema ?? DEFAULT_SCHEMA, keys.trust);
+  const log = listenerLog(logger, "API key changes");
   try {
     const stopListening = await listenForKeyChanges(
       pool,
       (keyId) => {
         if (!heartbeat.heard(keyId)) keys.forget(keyId);
       },
-      { schema, onListening: heartbeat.listening },
+      {
+        schema,
+        onError: log.onError,
+        onListening: (listening) => {
+          log.onListening(listening);
+          heartbeat.listening(listening);
+        },
+      },
     );
     return async () => {
       heartbeat.stop();
@@ -75,11 +85,35 @@ async function listenForKeys(
 }
 
 /**
+ * What a LISTEN connection tells the log: that it broke (once, not at every attempt while it
+ * keeps failing to reconnect) and that it listens again. Meanwhile its notices are lost: keys
+ * are read from the database, and deliveries wait for the engine's next poll.
+ */
+function listenerLog(
+  logger: Logger | undefined,
+  listener: string,
+): { onError: (error: Error) => void; onListening: (listening: boolean) => void } {
+  let broken = false;
+  return {
+    onError: (error) => {
+      if (broken) return;
+      broken = true;
+      logger?.warn("PostgreSQL listener lost; reconnecting", { listener, error: error.message });
+    },
+    onListening: (listening) => {
+      if (!listening || !broken) return;
+      broken = false;
+      logger?.info("PostgreSQL listener reconnected", { listener });
+    },
+  };
+}
+
+/**
  * Opens PostgreSQL through a `pg.Pool`, applies pending migrations (under the adapter's
  * advisory lock, so processes starting together migrate once) and offers LISTEN/NOTIFY
  * wake-ups for the delivery engine.
  */
-export async function openPostgresStorage(url: string): Promise<OpenedStorage> {
+export async function openPostgresStorage(url: string, logger?: Logger): Promise<OpenedStorage> {
   const { connectionString, schema, prepared, keyMemoryMs } = splitOptions(url);
   const pool = new pg.Pool({ connectionString });
   // An idle connection that breaks must not crash the process; the pool replaces it.
@@ -105,7 +139,7 @@ export async function openPostgresStorage(url: string): Promise<OpenedStorage> {
     let stopKeyNotices = async (): Promise<void> => undefined;
     if (keys !== null) {
       try {
-        stopKeyNotices = await listenForKeys(pool, schema, keys);
+        stopKeyNotices = await listenForKeys(pool, schema, keys, logger);
       } catch (error) {
         warnings.push(
           `Listening for API key changes failed (${String(error)}): every request reads its key from the database.`,
@@ -118,7 +152,11 @@ export async function openPostgresStorage(url: string): Promise<OpenedStorage> {
       storage,
       migrations,
       warnings,
-      listenForDeliveries: (onNotify) => listenForDeliveries(pool, onNotify, { schema }),
+      listenForDeliveries: (onNotify) =>
+        listenForDeliveries(pool, onNotify, {
+          schema,
+          ...listenerLog(logger, "deliveries due"),
+        }),
       webhookBacklog: (now) => webhookBacklog(pool, now, { schema }),
       maintain: async () => {
         const tables = await analyzeNewTables(pool, { schema, except: analyzed });

@@ -8,6 +8,7 @@ import {
 } from "@tidings/adapter-sqlite";
 import Database from "better-sqlite3";
 import type { DatabaseConfig } from "../config.js";
+import type { Logger } from "../logger.js";
 import { ConfigError } from "../secret-key.js";
 import type { OpenedStorage } from "./opened-storage.js";
 
@@ -25,10 +26,13 @@ export function assertDatabaseDirectory(database: DatabaseConfig): void {
  * Opens the database named by `TIDINGS_DATABASE_URL` and applies pending migrations first
  * (docs/decisions.md "CLI": every command does), so no command ever runs on an old schema.
  */
-export async function openStorage(database: DatabaseConfig): Promise<OpenedStorage> {
+export async function openStorage(
+  database: DatabaseConfig,
+  logger?: Logger,
+): Promise<OpenedStorage> {
   if (database.kind === "postgres") {
     const { openPostgresStorage } = await import("./open-postgres-storage.js");
-    return openPostgresStorage(database.url);
+    return openPostgresStorage(database.url, logger);
   }
   assertDatabaseDirectory(database);
   keepDatabasePrivate(database.path);

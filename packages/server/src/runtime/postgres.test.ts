@@ -77,6 +77,42 @@ describe.skipIf(PG_URL === undefined)("the server on PostgreSQL", () => {
     expect(await worker.stop()).toBe(0);
   });
 
+  it("says in the log when a listening connection breaks and when it listens again", async () => {
+    // A name of its own, so only this worker's connections are cut.
+    const name = `tidings_listener_test_${process.pid}`;
+    const worker = startInProcess(process.cwd(), ["worker"], {
+      ...env,
+      TIDINGS_DATABASE_URL: `${env.TIDINGS_DATABASE_URL}&application_name=${name}`,
+      TIDINGS_LOG_LEVEL: "info",
+    });
+    await worker.waitForLog("worker started");
+    const client = new pg.Client({ connectionString: PG_URL });
+    await client.connect();
+    try {
+      const { rowCount } = await client.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+          WHERE application_name = $1 AND query LIKE 'LISTEN %'`,
+        [name],
+      );
+      // Both listeners: deliveries due, and API key changes (kept in memory by default).
+      expect(rowCount).toBe(2);
+      for (const listener of ["deliveries due", "API key changes"]) {
+        const lost = await worker.waitForLog(
+          "PostgreSQL listener lost; reconnecting",
+          (line) => line.listener === listener,
+        );
+        expect(lost.level).toBe("warn");
+        await worker.waitForLog(
+          "PostgreSQL listener reconnected",
+          (line) => line.listener === listener,
+        );
+      }
+    } finally {
+      await client.end();
+    }
+    expect(await worker.stop()).toBe(0);
+  });
+
   it("refuses to start on PostgreSQL without TIDINGS_SECRET_KEY", async () => {
     const { TIDINGS_SECRET_KEY: _unset, ...withoutKey } = env;
     const run = await runCli(["migrate"], withoutKey);

@@ -67,7 +67,7 @@ export async function openRuntime(
   // The key is checked before the database is touched, so a bad key changes nothing.
   assertDatabaseDirectory(config.database);
   const key = loadSecretKey(config.secretKey, config.database);
-  const opened = await openStorage(config.database);
+  const opened = await openStorage(config.database, logger);
   if (opened.migrations.applied.length > 0) {
     logger.info("migrations applied", {
       applied: opened.migrations.applied,
