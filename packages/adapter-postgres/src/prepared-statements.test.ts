@@ -43,7 +43,8 @@ describe.skipIf(!onServer)("prepared statements", () => {
       }
       // No values: run as it is, so a script of several statements still works.
       await pool.query("SELECT 1; SELECT 2");
-      // Lists and aggregates stay unnamed, planned for their values on every call.
+      // Lists, aggregates and arrays of values stay unnamed, planned for their values on
+      // every call.
       const list = "SELECT g FROM generate_series(1, 10) g WHERE g > $1 ORDER BY g DESC LIMIT $2";
       for (let call = 0; call < 7; call++) {
         expect((await pool.query(list, [7, 2])).rows).toEqual([{ g: 10 }, { g: 9 }]);
@@ -55,6 +56,10 @@ describe.skipIf(!onServer)("prepared statements", () => {
           { odd: 0, n: 1 },
           { odd: 1, n: 2 },
         ]);
+        const ids = [2, 3];
+        expect((await pool.query("SELECT x FROM unnest($1::int[]) x", [ids])).rows).toHaveLength(2);
+        const within = "SELECT g FROM generate_series(1, 5) g WHERE g = ANY($1::int[])";
+        expect((await pool.query(within, [ids])).rows).toHaveLength(2);
       }
     });
     expect(names).toHaveLength(2);
