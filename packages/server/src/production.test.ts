@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { waitUntil } from "@tidings/core/testing";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -52,11 +53,6 @@ afterAll(async () => {
 
 const tidings = <T>(env: Record<string, string>, ...args: string[]): Promise<T> =>
   runChildCliJson<T>(args, env, cli);
-
-const waitFor = async (what: string, done: () => boolean) => {
-  for (let i = 0; i < 400 && !done(); i++) await new Promise((r) => setTimeout(r, 25));
-  if (!done()) throw new Error(`timed out waiting for ${what}`);
-};
 
 describe.skipIf(PG_URL === undefined)("running in production on PostgreSQL", () => {
   const database = `tidings_production_${process.pid}_${Date.now()}`;
@@ -137,7 +133,9 @@ describe.skipIf(PG_URL === undefined)("running in production on PostgreSQL", () 
       }),
     });
     expect(sent.status).toBe(200);
-    await waitFor("message.delivered", () => receiver.topics.includes("message.delivered"));
+    await waitUntil("message.delivered", 10_000, () =>
+      receiver.topics.includes("message.delivered"),
+    );
 
     expect(await stopChild(worker)).toBe(0);
     expect(await stopChild(serve)).toBe(0);

@@ -1,6 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
+import { waitUntil } from "@tidings/core/testing";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startServer } from "./testing/child-cli.js";
@@ -26,15 +27,6 @@ async function receiver(status: number): Promise<string> {
   receivers.push(server);
   await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
-}
-
-/** Polls `check` every 100 ms until it holds, at most `ms`; false when it never did. */
-async function eventually(check: () => boolean, ms: number): Promise<boolean> {
-  for (let waited = 0; waited < ms; waited += 100) {
-    if (check()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return check();
 }
 
 describe("retention through the running server", () => {
@@ -113,11 +105,19 @@ describe("retention through the running server", () => {
           id,
         );
       // Both messages went through their lifecycle and were delivered (or tried) first.
-      expect(await eventually(() => rowsOf(done).attempts >= 3, 5_000)).toBe(true);
+      await waitUntil(
+        "the delivered message's three attempts",
+        5_000,
+        () => rowsOf(done).attempts >= 3,
+      );
       expect(rowsOf(done)).toMatchObject({ messages: 1, events: 3, deliveries: 3 });
 
       // The delivered message goes, whole; the one still being retried stays, whole.
-      expect(await eventually(() => rowsOf(done).messages === 0, 8_000)).toBe(true);
+      await waitUntil(
+        "the delivered message to be deleted",
+        8_000,
+        () => rowsOf(done).messages === 0,
+      );
       expect(rowsOf(done)).toEqual({ messages: 0, events: 0, deliveries: 0, attempts: 0 });
       // Swept: the API answers 404 as for any unknown id; the message still owed reads whole.
       const swept = await api(`/v1/messages/${done}`);
@@ -129,7 +129,11 @@ describe("retention through the running server", () => {
       expect(rowsOf(owed)).toMatchObject({ messages: 1, events: 3, deliveries: 3 });
 
       // Its deliveries fail at the end of the 6 s retry window; then it goes too.
-      expect(await eventually(() => rowsOf(owed).messages === 0, 15_000)).toBe(true);
+      await waitUntil(
+        "the retried message to be deleted",
+        15_000,
+        () => rowsOf(owed).messages === 0,
+      );
       expect(rowsOf(owed)).toEqual({ messages: 0, events: 0, deliveries: 0, attempts: 0 });
       expect((await api(`/v1/messages/${owed}`)).status).toBe(404);
       expect(count("SELECT COUNT(*) AS n FROM idempotency_records WHERE key = ?", "k1")).toBe(0);
