@@ -101,31 +101,46 @@ export async function runTransaction<T>(
     }
   };
   const { beginWith } = connection;
-  // Whether BEGIN has been sent (it may have failed: ROLLBACK then finds out).
-  let begun = false;
+  // Settles once the first statement, sent with BEGIN, has: `true` when it failed.
+  let first: Promise<boolean> | undefined;
   const tx: PgQueryable =
     beginWith === undefined
       ? connection
       : {
-          query: (text, values) => {
-            if (begun) return connection.query(text, values);
-            begun = true;
-            return beginWith.call(connection, text, values);
+          query: async (text, values) => {
+            if (first === undefined) {
+              const answer = beginWith.call(connection, text, values);
+              first = answer.then(
+                () => false,
+                () => true,
+              );
+              return answer;
+            }
+            // Whatever is asked meanwhile waits, so nothing overtakes BEGIN.
+            if (!(await first)) return connection.query(text, values);
+            // The first statement failed, and BEGIN may have gone with it (when the statement
+            // could not be parsed, the server skipped both): BEGIN again, so nothing after runs
+            // outside a transaction. In the transaction the failure aborted, that BEGIN fails
+            // as any statement there would. Once: what comes after runs as it is.
+            first = Promise.resolve(false);
+            const begin = connection.query("BEGIN");
+            const answer = connection.query(text, values);
+            answer.catch(() => undefined);
+            await begin;
+            return answer;
           },
         };
+  const begun = () => beginWith === undefined || first !== undefined;
   try {
-    if (beginWith === undefined) {
-      await control("BEGIN");
-      begun = true;
-    }
+    if (beginWith === undefined) await control("BEGIN");
     let result: T;
     try {
       result = await fn(tx);
     } catch (error) {
-      if (begun) await control("ROLLBACK").catch(() => undefined);
+      if (begun()) await control("ROLLBACK").catch(() => undefined);
       throw error;
     }
-    if (begun) await control("COMMIT");
+    if (begun()) await control("COMMIT");
     return result;
   } finally {
     connection.release(!reusable);

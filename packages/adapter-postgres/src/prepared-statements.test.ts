@@ -60,6 +60,9 @@ describe.skipIf(!onServer)("prepared statements", () => {
         expect((await pool.query("SELECT x FROM unnest($1::int[]) x", [ids])).rows).toHaveLength(2);
         const within = "SELECT g FROM generate_series(1, 5) g WHERE g = ANY($1::int[])";
         expect((await pool.query(within, [ids])).rows).toHaveLength(2);
+        const joined =
+          "SELECT a.g FROM generate_series(1, 3) a(g) JOIN generate_series(2, 4) b(g) ON a.g = b.g WHERE a.g > $1";
+        expect((await pool.query(joined, [0])).rows).toHaveLength(2);
       }
     });
     expect(names).toHaveLength(2);
@@ -84,6 +87,13 @@ describe.skipIf(!onServer)("prepared statements", () => {
       connection.release();
       expect(inner.totalCount).toBe(0);
       expect((await pool.query(read, [1])).rows).toEqual([{ v: "7" }]);
+      // Inside a transaction too: the connection that saw it goes, and the next one reads.
+      await other.query(`ALTER TABLE "${schema}".t ALTER COLUMN v TYPE int USING v::int`);
+      await expect(runTransaction(pool, (tx) => tx.query(read, [1]))).rejects.toMatchObject({
+        code: "0A000",
+      });
+      expect(inner.totalCount).toBe(0);
+      expect((await runTransaction(pool, (tx) => tx.query(read, [1]))).rows).toEqual([{ v: 7 }]);
     } finally {
       await other.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
       await other.end();
@@ -175,6 +185,24 @@ describe.skipIf(!onServer)("prepared statements", () => {
           await expect(runTransaction(pool, (tx) => tx.query(broken, [1]))).rejects.toMatchObject({
             code: "42601",
           });
+        }
+        // A first statement the server cannot parse takes BEGIN down with it; what the
+        // transaction does next still runs inside one, and goes with its rollback.
+        for (const together of [false, true]) {
+          const failure = new Error("rolled back");
+          await expect(
+            runTransaction(pool, async (tx) => {
+              const insert = `INSERT INTO ${table} (id) VALUES ($1)`;
+              if (together) {
+                await Promise.allSettled([tx.query(broken, [1]), tx.query(insert, [7])]);
+              } else {
+                await tx.query(broken, [1]).catch(() => undefined);
+                await tx.query(insert, [7]).catch(() => undefined);
+              }
+              throw failure;
+            }),
+          ).rejects.toBe(failure);
+          expect(await count(pool, table)).toEqual({ n: 1 });
         }
         // Each failure was rolled back, and the one connection still works.
         await runTransaction(pool, (tx) => tx.query(`INSERT INTO ${table} (id) VALUES ($1)`, [2]));

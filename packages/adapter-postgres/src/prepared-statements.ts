@@ -39,15 +39,19 @@ export interface PgNamingPool extends PgPool {
  *   organization's index.
  * - A `GROUP BY` over an organization's rows: a scan chosen for a large organization is kept
  *   for a small one.
+ * - A join (a contact list's members with their profiles): a hash join chosen for a large list
+ *   is kept for a small one, which reads the organization's profiles instead of a few rows.
  * - An array of values (`unnest($n)`, `= ANY($n)`): without the array the planner guesses a
  *   hundred elements, and the webhook engine's record of a pass of eight joined the whole
  *   deliveries table by hash on every pass (its drain on PostgreSQL fell from about 1,300 to
  *   under 300 deliveries a second).
  * Everything else (reads and changes by key, inserts, the rate-limit function) has one good
  * plan whatever its values, and planning it again on every call was a large part of what a
- * request cost the database.
+ * request cost the database. The rate-limit function's own statements follow the same
+ * setting (PL/pgSQL keeps their plans), and its index on the key and time serves any values.
  */
-const PLANNED_PER_CALL = /\bLIMIT \$\d|\bGROUP BY\b|\bunnest\(|\bANY ?\(\$\d/;
+const PLANNED_PER_CALL =
+  /\bLIMIT\s+\$\d|\bGROUP\s+BY\b|\bunnest\s*\(|\b(?:ANY|ALL)\s*\(\s*\$\d|\bJOIN\b/i;
 
 /** SQLSTATE of "cached plan must not change result type". */
 const STALE_PLAN = "0A000";
@@ -105,20 +109,27 @@ export function preparedStatements(
   const connection = (inner: PgNamingConnection): PgPoolConnection => {
     let stale = false;
     const noticeStale = (error: unknown): never => {
-      if ((error as { code?: unknown } | null)?.code === STALE_PLAN) stale = true;
+      const code = (error as { code?: unknown } | null)?.code;
+      // A statement whose result type changed, or an error of the driver's own (a value it
+      // could not send makes pg close the statement while it still counts it as prepared):
+      // either way this connection's prepared statements are not to be trusted again.
+      if (code === STALE_PLAN || code === undefined) stale = true;
       throw error;
     };
     const BeginThen = beginningQueryOf(inner);
     return {
       query: (text, values) => send(inner, text, values).catch(noticeStale),
-      release: (error) => inner.release(error ?? stale),
+      release: (error) => inner.release(error || stale),
       ...(BeginThen !== null && {
         beginWith: async (text: string, values: unknown[] = []) => {
           // A text without values may be a script of several statements, which only the
           // simple protocol runs: BEGIN goes first on its own.
           if (values.length === 0) {
-            await inner.query("BEGIN");
-            return inner.query(text);
+            const begin = inner.query("BEGIN");
+            const answer = inner.query(text);
+            answer.catch(() => undefined);
+            await begin;
+            return answer;
           }
           const name = nameOf(text);
           return new Promise<{ rows: unknown[] }>((resolve, reject) => {
@@ -189,8 +200,13 @@ type PgQueryClass = new (config: PgQueryConfig) => PgQuery;
  * extends (the native client has another).
  */
 function beginningQueryOf(inner: PgNamingConnection): PgQueryClass | null {
+  // A pipelining client may still be waiting for an earlier Parse of the same name, which
+  // BeginThen would not send again, so the name could be counted as prepared when it is not.
+  if ((inner as { pipeline?: unknown }).pipeline === true) return null;
   const Query = (inner.constructor as { Query?: unknown } | undefined)?.Query;
   if (typeof Query !== "function") return null;
+  const known = beginningQueries.get(Query);
+  if (known !== undefined) return known;
   const prototype = Query.prototype as Partial<PgQuery> | undefined;
   if (
     typeof prototype?.prepare !== "function" ||
@@ -199,13 +215,14 @@ function beginningQueryOf(inner: PgNamingConnection): PgQueryClass | null {
   ) {
     return null;
   }
-  return class BeginThen extends (Query as PgQueryClass) {
+  const BeginThen = class extends (Query as PgQueryClass) {
     /** Whether `BEGIN`'s CommandComplete, which is not the statement's answer, has come. */
     #begun = false;
 
     override prepare(connection: PgProtocolConnection): void {
       // The statement's own Parse goes before BEGIN's: BEGIN's unnamed Parse then cannot be
-      // mistaken for it, and when the statement's Parse fails, the server skips BEGIN too.
+      // mistaken for it. When the statement's Parse fails, the server skips BEGIN too, and
+      // `runTransaction` sends BEGIN again before anything else.
       if (this.name !== undefined && !this.hasBeenParsed(connection)) {
         connection.parse({ text: this.text, name: this.name, types: this.types ?? [] });
         connection.submittedNamedStatements[this.name] = this.text;
@@ -224,4 +241,9 @@ function beginningQueryOf(inner: PgNamingConnection): PgQueryClass | null {
       }
     }
   };
+  beginningQueries.set(Query, BeginThen);
+  return BeginThen;
 }
+
+/** `BeginThen` classes by the `Query` class they extend: one each, not one per connection. */
+const beginningQueries = new WeakMap<object, PgQueryClass>();

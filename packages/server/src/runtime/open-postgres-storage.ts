@@ -87,21 +87,25 @@ async function listenForKeys(
 /**
  * What a LISTEN connection tells the log: that it broke (once, not at every attempt while it
  * keeps failing to reconnect) and that it listens again. Meanwhile its notices are lost: keys
- * are read from the database, and deliveries wait for the engine's next poll.
+ * are read from the database, and deliveries wait for the engine's next poll. A failure
+ * before it ever listened is not logged here: the caller of the listen is told instead.
  */
 function listenerLog(
   logger: Logger | undefined,
   listener: string,
 ): { onError: (error: Error) => void; onListening: (listening: boolean) => void } {
+  let listened = false;
   let broken = false;
   return {
     onError: (error) => {
-      if (broken) return;
+      if (!listened || broken) return;
       broken = true;
       logger?.warn("PostgreSQL listener lost; reconnecting", { listener, error: error.message });
     },
     onListening: (listening) => {
-      if (!listening || !broken) return;
+      if (!listening) return;
+      listened = true;
+      if (!broken) return;
       broken = false;
       logger?.info("PostgreSQL listener reconnected", { listener });
     },
