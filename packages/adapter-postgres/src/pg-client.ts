@@ -101,36 +101,39 @@ export async function runTransaction<T>(
     }
   };
   const { beginWith } = connection;
-  // Settles once the first statement, sent with BEGIN, has: `true` when it failed.
-  let first: Promise<boolean> | undefined;
+  // Settles `true` once BEGIN is known to have run: the first statement, sent with it,
+  // succeeded (or a BEGIN sent again did).
+  let opened: Promise<boolean> | undefined;
   const tx: PgQueryable =
     beginWith === undefined
       ? connection
       : {
           query: async (text, values) => {
-            if (first === undefined) {
+            if (opened === undefined) {
               const answer = beginWith.call(connection, text, values);
-              first = answer.then(
-                () => false,
+              opened = answer.then(
                 () => true,
+                () => false,
               );
               return answer;
             }
             // Whatever is asked meanwhile waits, so nothing overtakes BEGIN.
-            if (!(await first)) return connection.query(text, values);
-            // The first statement failed, and BEGIN may have gone with it (when the statement
-            // could not be parsed, the server skipped both): BEGIN again, so nothing after runs
-            // outside a transaction. In the transaction the failure aborted, that BEGIN fails
-            // as any statement there would. Once: what comes after runs as it is.
-            first = Promise.resolve(false);
-            const begin = connection.query("BEGIN");
-            const answer = connection.query(text, values);
-            answer.catch(() => undefined);
-            await begin;
-            return answer;
+            if (!(await opened)) {
+              // The first statement failed, and BEGIN may have gone with it (when the server
+              // could not parse the statement, it skipped both): BEGIN again before anything
+              // else, so nothing runs outside a transaction. In the transaction the failure
+              // aborted, this BEGIN fails too, like every statement there.
+              const begin = connection.query("BEGIN");
+              opened = begin.then(
+                () => true,
+                () => false,
+              );
+              await begin;
+            }
+            return connection.query(text, values);
           },
         };
-  const begun = () => beginWith === undefined || first !== undefined;
+  const begun = () => beginWith === undefined || opened !== undefined;
   try {
     if (beginWith === undefined) await control("BEGIN");
     let result: T;

@@ -70,8 +70,9 @@ export interface PreparedStatementsOptions {
  * each connection parses a text once instead of on every call, Node sends no Parse message for
  * it again, and PostgreSQL may keep its plan. A name is a hash of the text, so the same text
  * always has the same name. Statements without values (transaction control, migrations'
- * scripts of several statements) run as they are, and so do lists and aggregates, which are
- * planned for their values on every call (see `PLANNED_PER_CALL`).
+ * scripts of several statements) run as they are, and so do lists, aggregates, joins and
+ * statements over arrays of values, which are planned for their values on every call (see
+ * `PLANNED_PER_CALL`).
  *
  * A named statement whose result columns change under it (a column's type altered by another
  * process's migration) fails with "cached plan must not change result type" (SQLSTATE 0A000);
@@ -123,13 +124,10 @@ export function preparedStatements(
       ...(BeginThen !== null && {
         beginWith: async (text: string, values: unknown[] = []) => {
           // A text without values may be a script of several statements, which only the
-          // simple protocol runs: BEGIN goes first on its own.
+          // simple protocol runs: BEGIN goes first on its own, and the text only once it ran.
           if (values.length === 0) {
-            const begin = inner.query("BEGIN");
-            const answer = inner.query(text);
-            answer.catch(() => undefined);
-            await begin;
-            return answer;
+            await inner.query("BEGIN");
+            return inner.query(text);
           }
           const name = nameOf(text);
           return new Promise<{ rows: unknown[] }>((resolve, reject) => {

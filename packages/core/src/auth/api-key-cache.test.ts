@@ -3,7 +3,7 @@ import type { ApiKeyRecord, ApiKeyRepository, Storage } from "../ports.js";
 import { manualClock } from "../support/clock.js";
 import { anApiKey } from "../testing/contract/fixtures.js";
 import { memoryStorage } from "../testing/memory/index.js";
-import { cachingApiKeys } from "./api-key-cache.js";
+import { type ApiKeyCacheOptions, cachingApiKeys } from "./api-key-cache.js";
 
 const ORG = "org_00000000000000000000000001";
 
@@ -54,6 +54,14 @@ function keyStore(...keys: ApiKeyRecord[]) {
   };
 }
 
+/** `keys` in a `keyStore` behind a cache that trusts the change notices from the start. */
+function trustedCache(keys: ApiKeyRecord[], options?: ApiKeyCacheOptions) {
+  const store = keyStore(...keys);
+  const cache = cachingApiKeys(store.storage, options);
+  cache.trust(true);
+  return { store, cache };
+}
+
 describe("cachingApiKeys", () => {
   it("reads every time until trusted, then answers from memory until the time limit", async () => {
     const key = anApiKey({ organizationId: ORG });
@@ -78,9 +86,7 @@ describe("cachingApiKeys", () => {
 
   it("forgets a key when told it changed, or every key, and reads it afresh", async () => {
     const [a, b] = [anApiKey({ organizationId: ORG }), anApiKey({ organizationId: ORG })];
-    const store = keyStore(a, b);
-    const cache = cachingApiKeys(store.storage);
-    cache.trust(true);
+    const { store, cache } = trustedCache([a, b]);
     await cache.storage.apiKeys.get(a.id);
     await cache.storage.apiKeys.get(b.id);
     store.change(a.id, { revokedAt: "2026-01-01T00:00:01.000Z" });
@@ -95,9 +101,7 @@ describe("cachingApiKeys", () => {
 
   it("forgets a key revoked through it before the revocation answers", async () => {
     const key = anApiKey({ organizationId: ORG });
-    const store = keyStore(key);
-    const cache = cachingApiKeys(store.storage);
-    cache.trust(true);
+    const { cache } = trustedCache([key]);
     await cache.storage.apiKeys.get(key.id);
     expect(await cache.storage.apiKeys.revoke(key.id, "2026-01-01T00:00:01.000Z")).toBe(true);
     expect((await cache.storage.apiKeys.get(key.id))?.revokedAt).toBe("2026-01-01T00:00:01.000Z");
@@ -105,9 +109,7 @@ describe("cachingApiKeys", () => {
 
   it("keeps nothing while not trusted, and forgets everything when trust ends", async () => {
     const key = anApiKey({ organizationId: ORG });
-    const store = keyStore(key);
-    const cache = cachingApiKeys(store.storage);
-    cache.trust(true);
+    const { store, cache } = trustedCache([key]);
     await cache.storage.apiKeys.get(key.id);
     cache.trust(false);
     store.change(key.id, { revokedAt: "2026-01-01T00:00:01.000Z" });
@@ -118,9 +120,7 @@ describe("cachingApiKeys", () => {
 
   it("does not keep a read that was under way when a key changed", async () => {
     const key = anApiKey({ organizationId: ORG });
-    const store = keyStore(key);
-    const cache = cachingApiKeys(store.storage);
-    cache.trust(true);
+    const { store, cache } = trustedCache([key]);
     const release = store.hold();
     const reading = cache.storage.apiKeys.get(key.id);
     // The row changes and the notice arrives while the read is still on its way back.
@@ -133,9 +133,7 @@ describe("cachingApiKeys", () => {
 
   it("never keeps an unknown id, keeps at most maxKeys, and hands out frozen records", async () => {
     const keys = [1, 2, 3].map(() => anApiKey({ organizationId: ORG }));
-    const store = keyStore(...keys);
-    const cache = cachingApiKeys(store.storage, { maxKeys: 2 });
-    cache.trust(true);
+    const { store, cache } = trustedCache(keys, { maxKeys: 2 });
     await cache.storage.apiKeys.get("key_unknown");
     await cache.storage.apiKeys.get("key_unknown");
     expect(store.reads).toEqual(["key_unknown", "key_unknown"]);

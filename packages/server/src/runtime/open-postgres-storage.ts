@@ -124,7 +124,7 @@ export async function openPostgresStorage(url: string, logger?: Logger): Promise
   pool.on("error", () => undefined);
   try {
     const migrations = await migrate(pool, { schema });
-    // Named statements: each connection parses a statement once (and plans every call).
+    // Named statements: each connection parses a statement once and may keep its plan.
     const database = postgresStorage(prepared ? preparedStatements(pool) : pool, { schema });
     // Verified keys stay in memory while the schema's triggers announce every key change here:
     // one round trip fewer per authenticated request, and a revocation still takes effect at once.
