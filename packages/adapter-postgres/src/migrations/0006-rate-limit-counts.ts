@@ -6,8 +6,8 @@
  * function reads a fresh snapshot, so the count, taken after the lock, sees every hit committed
  * before it, as the separate statements did. The function runs with the schema it was created
  * in as its search path. (The version's name comes from the shared history, where SQLite keeps
- * a count per key. Here the function still counts the window's rows; a count kept per key, as
- * on SQLite, would spare that under a high limit: not done.)
+ * a count per key. Here the function counted the window's rows until version 9, which keeps a
+ * count per key here too.)
  */
 export const rateLimitCounts: readonly string[] = [
   `CREATE FUNCTION rate_limit_hit(

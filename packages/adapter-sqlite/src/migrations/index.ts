@@ -7,3 +7,4 @@ export { fairDeliverySchema } from "./0005-fair-delivery.js";
 export { rateLimitCounts } from "./0006-rate-limit-counts.js";
 export { sentMessagesExpiry } from "./0007-sent-messages-expiry.js";
 export { apiKeyChangeNotices } from "./0008-api-key-change-notices.js";
+export { rateLimitCountsKept } from "./0009-rate-limit-counts-kept.js";

@@ -28,6 +28,7 @@ export const SCHEMA_VERSIONS = {
   rateLimitCounts: "rate limit counts",
   sentMessagesExpiry: "expiry index of sent messages only",
   apiKeyChangeNotices: "api key change notices",
+  rateLimitCountsKept: "rate limit counts kept per key",
 } as const;
 
 /** One database's change for each of `SCHEMA_VERSIONS`, under the same key. */

@@ -1,0 +1,93 @@
+/**
+ * How many hits each rate-limit key holds, kept by triggers, so a hit reads one row instead of
+ * counting the window's rows: under a high limit that count walked hundreds of index entries, and
+ * as many dead ones again until vacuum, and cost the server more than the rest of a send's
+ * statements together. Every hit row still in the table is inside its key's window once the
+ * hit's own prune has run, so the kept count is the window's count. Whoever deletes hits (a
+ * hit's prune, the retention sweep, a TRUNCATE) keeps it right without knowing.
+ *
+ * The table is locked before the existing hits are counted, so no hit can land between the count
+ * and the triggers. `rate_limit_hit` keeps its signature and answers: processes of the previous
+ * version call the new one unchanged. Each statement of a volatile function reads a fresh
+ * snapshot in READ COMMITTED, so the kept count, read after the key's lock and the prune, holds
+ * every hit committed before it.
+ */
+export const rateLimitCountsKept: readonly string[] = [
+  "LOCK TABLE rate_limit_hits IN SHARE ROW EXCLUSIVE MODE",
+  `CREATE TABLE rate_limit_counts (
+     key TEXT COLLATE "C" PRIMARY KEY,
+     hits BIGINT NOT NULL CHECK (hits > 0)
+   )`,
+  `INSERT INTO rate_limit_counts (key, hits)
+     SELECT key, count(*) FROM rate_limit_hits GROUP BY key`,
+  `CREATE FUNCTION rate_limit_hit_counted() RETURNS trigger
+   LANGUAGE plpgsql
+   SET search_path FROM CURRENT
+   AS $$
+   BEGIN
+     INSERT INTO rate_limit_counts AS c (key, hits) VALUES (NEW.key, 1)
+       ON CONFLICT (key) DO UPDATE SET hits = c.hits + 1;
+     RETURN NULL;
+   END
+   $$`,
+  `CREATE TRIGGER rate_limit_hit_counted AFTER INSERT ON rate_limit_hits
+   FOR EACH ROW EXECUTE FUNCTION rate_limit_hit_counted()`,
+  `CREATE FUNCTION rate_limit_hit_uncounted() RETURNS trigger
+   LANGUAGE plpgsql
+   SET search_path FROM CURRENT
+   AS $$
+   BEGIN
+     DELETE FROM rate_limit_counts c WHERE c.key = OLD.key AND c.hits = 1;
+     IF NOT FOUND THEN
+       UPDATE rate_limit_counts c SET hits = c.hits - 1 WHERE c.key = OLD.key;
+     END IF;
+     RETURN NULL;
+   END
+   $$`,
+  `CREATE TRIGGER rate_limit_hit_uncounted AFTER DELETE ON rate_limit_hits
+   FOR EACH ROW EXECUTE FUNCTION rate_limit_hit_uncounted()`,
+  `CREATE FUNCTION rate_limit_hits_emptied() RETURNS trigger
+   LANGUAGE plpgsql
+   SET search_path FROM CURRENT
+   AS $$
+   BEGIN
+     DELETE FROM rate_limit_counts;
+     RETURN NULL;
+   END
+   $$`,
+  `CREATE TRIGGER rate_limit_hits_emptied AFTER TRUNCATE ON rate_limit_hits
+   FOR EACH STATEMENT EXECUTE FUNCTION rate_limit_hits_emptied()`,
+  `CREATE OR REPLACE FUNCTION rate_limit_hit(
+     lock_space TEXT, hit_key TEXT, window_start BIGINT, hit_at BIGINT, hit_limit BIGINT,
+     commit_async BOOLEAN)
+   RETURNS TABLE (hits BIGINT, oldest BIGINT, leaving BIGINT)
+   LANGUAGE plpgsql VOLATILE
+   SET search_path FROM CURRENT
+   AS $$
+   DECLARE
+     in_window BIGINT;
+   BEGIN
+     PERFORM pg_advisory_xact_lock(hashtext(lock_space), hashtext(hit_key));
+     IF commit_async THEN
+       PERFORM set_config('synchronous_commit', 'off', true);
+     END IF;
+     DELETE FROM rate_limit_hits h WHERE h.key = hit_key AND h.at <= window_start;
+     -- Every hit left is in the window, so the kept count is the window's. Hits after hit_at
+     -- count too: a caller that read its clock later got the lock first.
+     SELECT coalesce((SELECT c.hits FROM rate_limit_counts c WHERE c.key = hit_key), 0),
+            (SELECT min(h.at) FROM rate_limit_hits h WHERE h.key = hit_key)
+       INTO hits, oldest;
+     in_window := hits;
+     IF hits < hit_limit THEN
+       INSERT INTO rate_limit_hits (key, at) VALUES (hit_key, hit_at);
+       in_window := hits + 1;
+     END IF;
+     IF in_window > hit_limit THEN
+       SELECT h.at INTO leaving FROM rate_limit_hits h
+         WHERE h.key = hit_key AND h.at > window_start
+         ORDER BY h.at OFFSET in_window - hit_limit LIMIT 1;
+     END IF;
+     RETURN NEXT;
+   END
+   $$`,
+];
