@@ -1,3 +1,5 @@
+import { readdirSync, readlinkSync } from "node:fs";
+import { anOrganization, aProfile } from "@tidings/core/testing";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { latestSchemaVersion } from "./migrations.js";
@@ -17,6 +19,7 @@ describe("sqliteStorage setup", () => {
     expect(pragma(db, "busy_timeout")).toBe(0);
     expect(pragma(db, "foreign_keys")).toBe(1);
     expect(pragma(db, "synchronous")).toBe(1);
+    expect(pragma(db, "temp_store")).toBe(2);
     await storage.close();
     db.close();
     file.remove();
@@ -71,4 +74,38 @@ describe("sqliteStorage setup", () => {
     db.close();
     file.remove();
   });
+
+  it.runIf(process.platform === "linux")(
+    "keeps a transaction's statement journal in memory however many pages it changes",
+    async () => {
+      // SQLite names its temporary files etilqs_…, and unlinks them as it opens them.
+      const tempFilesOpen = (): number =>
+        readdirSync("/proc/self/fd").filter((fd) => {
+          try {
+            return readlinkSync(`/proc/self/fd/${fd}`).includes("etilqs_");
+          } catch {
+            return false; // closed in the meantime
+          }
+        }).length;
+      const file = tempDatabaseFile();
+      const storage = sqliteStorage(file.path);
+      const organization = anOrganization();
+      await storage.organizations.insert(organization);
+      const before = tempFilesOpen();
+      let during = -1;
+      // One unit that changes far more than the journal's 64 KiB of pages: each profile's
+      // attributes take a page or more, and each row changes several indexes.
+      await storage.transaction(async (tx) => {
+        for (let i = 0; i < 60; i += 1) {
+          await tx.profiles.insert(
+            aProfile({ organizationId: organization.id, attributes: { note: "x".repeat(5000) } }),
+          );
+        }
+        during = tempFilesOpen();
+      });
+      await storage.close();
+      file.remove();
+      expect(during).toBe(before);
+    },
+  );
 });
