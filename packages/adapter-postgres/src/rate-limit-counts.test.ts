@@ -1,9 +1,10 @@
 import fc from "fast-check";
+import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrate, migrations } from "./migrations.js";
 import { postgresStorage } from "./postgres-storage.js";
 import { quoteIdent, tablesIn } from "./tables.js";
-import { testDatabaseOfFile } from "./testing/test-database.js";
+import { serverUrl, testDatabaseOfFile } from "./testing/test-database.js";
 
 const db = testDatabaseOfFile();
 let schema: string;
@@ -83,16 +84,55 @@ describe("rate-limit counts (migration 9)", () => {
     );
   });
 
-  it("decides from the kept count: a count that disagrees with the rows is what the hit obeys", async () => {
+  it("decides from the kept count, and a refusal puts a count above the rows right", async () => {
     const storage = postgresStorage(db.client, { schema });
-    await db.client.query(`TRUNCATE ${tablesIn(schema).rateLimitHits}`);
-    expect((await storage.rateLimits.hit("send:x", 1_000, 60_000, 3)).remaining).toBe(2);
-    // Were the rows counted, one more hit would fit; the kept count says the window is full.
-    await db.client.query(
-      `UPDATE ${quoteIdent(schema)}.rate_limit_counts SET hits = 3 WHERE key = 'send:x'`,
-    );
-    expect((await storage.rateLimits.hit("send:x", 1_001, 60_000, 3)).allowed).toBe(false);
+    const hits = tablesIn(schema).rateLimitHits;
+    const kept = `${quoteIdent(schema)}.rate_limit_counts`;
+    await db.client.query(`TRUNCATE ${hits}`);
+    for (const at of [1_000, 1_001, 1_002]) await storage.rateLimits.hit("send:x", at, 60_000, 3);
+    // Counting the rows would refuse: three are in the window. The kept count says one.
+    await db.client.query(`UPDATE ${kept} SET hits = 1 WHERE key = 'send:x'`);
+    expect((await storage.rateLimits.hit("send:x", 1_003, 60_000, 3)).allowed).toBe(true);
+
+    // A count above the rows (hits deleted with triggers off) is found at the first refusal.
+    await db.client.query(`TRUNCATE ${hits}`);
+    await storage.rateLimits.hit("send:y", 2_000, 60_000, 2);
+    await db.client.query(`UPDATE ${kept} SET hits = 5 WHERE key = 'send:y'`);
+    const repaired = await storage.rateLimits.hit("send:y", 2_001, 60_000, 2);
+    expect(repaired).toMatchObject({ allowed: true, remaining: 0 });
+    expect(await counts(schema)).toEqual({
+      kept: [{ key: "send:y", hits: 2 }],
+      rows: [{ key: "send:y", hits: 2 }],
+    });
   });
+
+  // PGlite is one connection: two transactions cannot be open at once there.
+  it.runIf(serverUrl !== undefined)(
+    "stay right when two transactions delete hits of the same key at once",
+    async () => {
+      const hits = tablesIn(schema).rateLimitHits;
+      await db.client.query(`TRUNCATE ${hits}`);
+      await db.client.query(
+        `INSERT INTO ${hits} (key, at) VALUES ('send:a', 1), ('send:a', 2), ('send:b', 3), ('send:b', 4)`,
+      );
+      const other = db.anotherClient(2);
+      const first = await (other.client as pg.Pool).connect();
+      try {
+        // The first holds the counts of both keys it deleted from until it commits; the second
+        // deletes the other rows of the same keys, in the other order, and waits for it.
+        await first.query("BEGIN");
+        await first.query(`DELETE FROM ${hits} WHERE at IN (4, 1)`);
+        const second = db.client.query(`DELETE FROM ${hits} WHERE at IN (2, 3)`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        await first.query("COMMIT");
+        await second;
+      } finally {
+        first.release();
+        await other.close();
+      }
+      expect(await counts(schema)).toEqual({ kept: [], rows: [] });
+    },
+  );
 
   it("counts the hits a schema already held when it is migrated", async () => {
     const older = db.newSchemaName();

@@ -93,8 +93,8 @@ describe("sqliteStorage setup", () => {
       await storage.organizations.insert(organization);
       const before = tempFilesOpen();
       let during = -1;
-      // One unit that changes far more than the journal's 64 KiB of pages: each profile's
-      // attributes take a page or more, and each row changes several indexes.
+      // One unit of sixty inserts whose attributes take a page or more each: without the
+      // setting its statement journal outgrows 64 KiB and SQLite opens a temporary file for it.
       await storage.transaction(async (tx) => {
         for (let i = 0; i < 60; i += 1) {
           await tx.profiles.insert(

@@ -202,20 +202,6 @@ function checkpointsOffThread(db: SqliteDatabase, path: string): Checkpointer {
 }
 
 /** Connection settings; PRAGMAs that cannot change inside a transaction, so set first. */
-/**
- * Group commit runs each unit of work in a savepoint, and SQLite copies every page a savepoint
- * first changes into a statement journal, which it moves to a temporary file once it passes
- * 64 KiB. A send's unit changes more pages than that (its message alone is ten B-trees), so
- * from then on every page a group changed was also written to that file, one `write` each:
- * per-statement timing under sends put an event's insert at 9.9 µs against 4.1 µs with the
- * journal in memory. In memory it holds at most the pages of one unit and is freed at each
- * `RELEASE`. Temporary tables and sorts that outgrow the page cache stay in memory too; every
- * query here reads by index, and its few small sorts (a chart's hours) fit either way.
- */
-function keepStatementJournalsInMemory(db: SqliteDatabase): void {
-  db.exec("PRAGMA temp_store = MEMORY");
-}
-
 function configure(db: SqliteDatabase, options: SqliteStorageOptions): void {
   // WAL: readers never block the writer, and a commit is one append to the log.
   db.exec("PRAGMA journal_mode = WAL");
@@ -224,4 +210,21 @@ function configure(db: SqliteDatabase, options: SqliteStorageOptions): void {
   // SIGKILL of the process (it is in the OS's page cache), and only power loss can lose the
   // last commits. FULL closes that gap too, for callers who need it.
   db.exec(`PRAGMA synchronous = ${options.synchronous === "full" ? "FULL" : "NORMAL"}`);
+}
+
+/**
+ * Group commit runs each unit of work in a savepoint, and SQLite copies every page a savepoint
+ * first changes into a statement journal, which it moves to a temporary file once it passes
+ * 64 KiB. A send's unit changes more pages than that (its message alone is ten B-trees), so
+ * from then on every page a group changed was also written to that file, one `write` each:
+ * per-statement timing under sends put an event's insert at 9.9 µs against 4.1 µs with the
+ * journal in memory. In memory it holds at most the pages of one unit and is freed at each
+ * `RELEASE` (a transaction of many writes, such as a profile import, keeps the originals of
+ * every page it changes until it ends). Sorts and temporary tables stay in memory too: the
+ * writer's queries read by index and sort little; the reads that sort (the console's chart
+ * groups a day of messages) run on the read connection where there is one, which keeps the
+ * default.
+ */
+function keepStatementJournalsInMemory(db: SqliteDatabase): void {
+  db.exec("PRAGMA temp_store = MEMORY");
 }

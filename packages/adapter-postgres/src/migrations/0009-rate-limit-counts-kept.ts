@@ -4,7 +4,9 @@
  * as many dead ones again until vacuum, and cost the server more than the rest of a send's
  * statements together. Every hit row still in the table is inside its key's window once the
  * hit's own prune has run, so the kept count is the window's count. Whoever deletes hits (a
- * hit's prune, the retention sweep, a TRUNCATE) keeps it right without knowing.
+ * hit's prune, the retention sweep, a TRUNCATE) keeps it right without knowing, as long as the
+ * triggers run. A count above the key's rows would refuse the key for good, so a refusal counts
+ * the rows and puts the kept count right (at most `limit` rows, and only when refusing).
  *
  * The table is locked before the existing hits are counted, so no hit can land between the count
  * and the triggers. `rate_limit_hit` keeps its signature and answers: processes of the previous
@@ -32,20 +34,30 @@ export const rateLimitCountsKept: readonly string[] = [
    $$`,
   `CREATE TRIGGER rate_limit_hit_counted AFTER INSERT ON rate_limit_hits
    FOR EACH ROW EXECUTE FUNCTION rate_limit_hit_counted()`,
-  `CREATE FUNCTION rate_limit_hit_uncounted() RETURNS trigger
+  // Once per statement, not per row: a retention batch's deletes are counted in one go, and
+  // the counts it changes are locked in key order first, so two batches of different
+  // processes, which delete different rows of the same keys, wait for each other instead of
+  // deadlocking. A hit's prune holds no count while it waits for rows a batch locked.
+  `CREATE FUNCTION rate_limit_hits_uncounted() RETURNS trigger
    LANGUAGE plpgsql
    SET search_path FROM CURRENT
    AS $$
    BEGIN
-     DELETE FROM rate_limit_counts c WHERE c.key = OLD.key AND c.hits = 1;
-     IF NOT FOUND THEN
-       UPDATE rate_limit_counts c SET hits = c.hits - 1 WHERE c.key = OLD.key;
+     IF NOT EXISTS (SELECT 1 FROM gone) THEN
+       RETURN NULL;
      END IF;
+     PERFORM 1 FROM rate_limit_counts c WHERE c.key IN (SELECT g.key FROM gone g)
+       ORDER BY c.key FOR UPDATE;
+     WITH n AS (SELECT g.key, count(*) AS n FROM gone g GROUP BY g.key)
+       DELETE FROM rate_limit_counts c USING n WHERE c.key = n.key AND c.hits <= n.n;
+     WITH n AS (SELECT g.key, count(*) AS n FROM gone g GROUP BY g.key)
+       UPDATE rate_limit_counts c SET hits = c.hits - n.n FROM n WHERE c.key = n.key;
      RETURN NULL;
    END
    $$`,
-  `CREATE TRIGGER rate_limit_hit_uncounted AFTER DELETE ON rate_limit_hits
-   FOR EACH ROW EXECUTE FUNCTION rate_limit_hit_uncounted()`,
+  `CREATE TRIGGER rate_limit_hits_uncounted AFTER DELETE ON rate_limit_hits
+   REFERENCING OLD TABLE AS gone
+   FOR EACH STATEMENT EXECUTE FUNCTION rate_limit_hits_uncounted()`,
   `CREATE FUNCTION rate_limit_hits_emptied() RETURNS trigger
    LANGUAGE plpgsql
    SET search_path FROM CURRENT
@@ -66,6 +78,7 @@ export const rateLimitCountsKept: readonly string[] = [
    AS $$
    DECLARE
      in_window BIGINT;
+     stored BIGINT;
    BEGIN
      PERFORM pg_advisory_xact_lock(hashtext(lock_space), hashtext(hit_key));
      IF commit_async THEN
@@ -77,6 +90,18 @@ export const rateLimitCountsKept: readonly string[] = [
      SELECT coalesce((SELECT c.hits FROM rate_limit_counts c WHERE c.key = hit_key), 0),
             (SELECT min(h.at) FROM rate_limit_hits h WHERE h.key = hit_key)
        INTO hits, oldest;
+     -- A refusal counts the key's rows: a kept count above them (hits deleted with triggers
+     -- off, a restore of the counts over counted hits) would otherwise refuse the key for good.
+     IF hits >= hit_limit THEN
+       SELECT count(*) INTO stored FROM rate_limit_hits h WHERE h.key = hit_key;
+       IF stored <> hits THEN
+         DELETE FROM rate_limit_counts c WHERE c.key = hit_key;
+         IF stored > 0 THEN
+           INSERT INTO rate_limit_counts (key, hits) VALUES (hit_key, stored);
+         END IF;
+         hits := stored;
+       END IF;
+     END IF;
      in_window := hits;
      IF hits < hit_limit THEN
        INSERT INTO rate_limit_hits (key, at) VALUES (hit_key, hit_at);
