@@ -72,6 +72,43 @@ describe("groupCommit", () => {
     expect(committed()).toEqual([1, 4]);
   });
 
+  it("the first unit of a group runs without a savepoint; failing, it takes back only its own writes", async () => {
+    const { raw, insert, committed } = setup();
+    const watched = recordingDatabase(raw);
+    const group = groupCommit(watched.db);
+    // Alone in its group: no savepoint, so no statement journal of the pages it changes.
+    await group.run(() => insert(1), "savepoint", FAR);
+    expect(watched.execs).toEqual(["BEGIN IMMEDIATE", "COMMIT"]);
+
+    const failing = group.run(
+      async () => {
+        insert(2);
+        await sleep(1);
+        insert(3);
+        throw new Error("changed my mind");
+      },
+      "savepoint",
+      FAR,
+    );
+    // Queued while the first one runs: they go on in a transaction of their own, whose first
+    // unit needs no savepoint either.
+    await sleep(0);
+    const after = [
+      group.run(() => insert(4), "savepoint", FAR),
+      group.run(() => insert(5), "atomic", FAR),
+    ];
+    await expect(failing).rejects.toThrow("changed my mind");
+    await Promise.all(after);
+    expect(committed()).toEqual([1, 4, 5]);
+    expect(watched.execs.slice(2)).toEqual([
+      "BEGIN IMMEDIATE",
+      "ROLLBACK",
+      "BEGIN IMMEDIATE",
+      "COMMIT",
+    ]);
+    expect(raw.inTransaction).toBe(false);
+  });
+
   it("a COMMIT that fails fails every unit of its group and keeps none of their writes", async () => {
     const { db, raw, insert, committed } = setup();
     const group = groupCommit(db);

@@ -42,8 +42,9 @@ interface Unit {
  * are held until then, and a failed COMMIT fails them all.
  *
  * A `"savepoint"` unit (a `storage.transaction` callback, which may write, await, then fail)
- * runs in a savepoint of its own. An `"atomic"` unit is one synchronous repository call that
- * is already all-or-nothing (one statement, or `atomically`'s own savepoint) and needs none.
+ * runs in a savepoint of its own, unless it is the first of its group. An `"atomic"` unit is
+ * one synchronous repository call that is already all-or-nothing (one statement, or
+ * `atomically`'s own savepoint) and needs none.
  */
 export function groupCommit(db: SqliteDatabase, limits: GroupLimits = {}): GroupCommit {
   const maxUnits = limits.maxUnits ?? 128;
@@ -51,8 +52,24 @@ export function groupCommit(db: SqliteDatabase, limits: GroupLimits = {}): Group
   const queue: Unit[] = [];
   let draining: Promise<void> | null = null;
 
-  /** Runs one unit inside the open transaction; what its caller hears once the group ends. */
-  async function runUnit(unit: Unit): Promise<() => void> {
+  /**
+   * Runs one unit inside the open transaction; what its caller hears once the group ends. The
+   * group's first unit needs no savepoint: should it fail, the transaction holds its writes
+   * alone and is rolled back whole (`"rolled back"`), and the next units start a new one. That
+   * spares most groups a savepoint, and a lone transaction of many writes (a profile import)
+   * a statement journal holding the original of every page it changes.
+   */
+  async function runUnit(unit: Unit, first: boolean): Promise<(() => void) | "rolled back"> {
+    if (first && unit.isolation === "savepoint") {
+      try {
+        const value = await unit.work();
+        return () => unit.resolve(value);
+      } catch (error) {
+        if (db.inTransaction) db.exec("ROLLBACK");
+        unit.reject(error);
+        return "rolled back";
+      }
+    }
     if (unit.isolation === "atomic") {
       try {
         const value = unit.work();
@@ -93,7 +110,9 @@ export function groupCommit(db: SqliteDatabase, limits: GroupLimits = {}): Group
     while (queue.length > 0 && done.length < maxUnits) {
       if (done.length > 0 && Date.now() - started >= maxMs) break;
       const unit = queue.shift()!;
-      done.push({ unit, settle: await runUnit(unit) });
+      const settle = await runUnit(unit, done.length === 0);
+      if (settle === "rolled back") return;
+      done.push({ unit, settle });
       if (!db.inTransaction) break;
     }
     if (!db.inTransaction) {

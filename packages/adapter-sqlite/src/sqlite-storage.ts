@@ -219,8 +219,8 @@ function configure(db: SqliteDatabase, options: SqliteStorageOptions): void {
  * from then on every page a group changed was also written to that file, one `write` each:
  * per-statement timing under sends put an event's insert at 9.9 µs against 4.1 µs with the
  * journal in memory. In memory it holds at most the pages of one unit and is freed at each
- * `RELEASE` (a transaction of many writes, such as a profile import, keeps the originals of
- * every page it changes until it ends). Sorts and temporary tables stay in memory too: the
+ * `RELEASE`; a group's first unit, such as a profile import running alone, has no savepoint
+ * and no journal (see `groupCommit`). Sorts and temporary tables stay in memory too: the
  * writer's queries read by index and sort little; the reads that sort (the console's chart
  * groups a day of messages) run on the read connection where there is one, which keeps the
  * default.
