@@ -113,17 +113,25 @@ describe("rate-limit counts (migration 9)", () => {
       const hits = tablesIn(schema).rateLimitHits;
       await db.client.query(`TRUNCATE ${hits}`);
       await db.client.query(
-        `INSERT INTO ${hits} (key, at) VALUES ('send:a', 1), ('send:a', 2), ('send:b', 3), ('send:b', 4)`,
+        `INSERT INTO ${hits} (key, at) VALUES ('send:a', 1), ('send:b', 2), ('send:b', 3), ('send:a', 4)`,
       );
       const other = db.anotherClient(2);
       const first = await (other.client as pg.Pool).connect();
       try {
-        // The first holds the counts of both keys it deleted from until it commits; the second
-        // deletes the other rows of the same keys, in the other order, and waits for it.
+        // The first holds the counts of both keys until it commits; the second deletes the
+        // other row of each key, meeting them in the other order, and waits for it.
         await first.query("BEGIN");
-        await first.query(`DELETE FROM ${hits} WHERE at IN (4, 1)`);
-        const second = db.client.query(`DELETE FROM ${hits} WHERE at IN (2, 3)`);
-        await new Promise((resolve) => setTimeout(resolve, 100));
+        await first.query(`DELETE FROM ${hits} WHERE at IN (1, 3)`);
+        const second = db.client.query(`DELETE FROM ${hits} WHERE at IN (2, 4)`);
+        // Bounded: the second statement is seen waiting on a lock before the first commits.
+        for (let tries = 0; tries < 100; tries += 1) {
+          const { rows } = await first.query(
+            `SELECT count(*)::int AS waiting FROM pg_stat_activity
+             WHERE wait_event_type = 'Lock' AND query LIKE 'DELETE FROM%rate_limit_hits%'`,
+          );
+          if ((rows[0] as { waiting: number }).waiting > 0) break;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
         await first.query("COMMIT");
         await second;
       } finally {

@@ -65,8 +65,11 @@ export function groupCommit(db: SqliteDatabase, limits: GroupLimits = {}): Group
         const value = await unit.work();
         return () => unit.resolve(value);
       } catch (error) {
-        if (db.inTransaction) db.exec("ROLLBACK");
-        unit.reject(error);
+        try {
+          if (db.inTransaction) db.exec("ROLLBACK");
+        } finally {
+          unit.reject(error);
+        }
         return "rolled back";
       }
     }

@@ -88,7 +88,9 @@ describe("sqliteStorage setup", () => {
           }
         }).length;
       const file = tempDatabaseFile();
-      const storage = sqliteStorage(file.path);
+      const raw = new Database(file.path);
+      const recording = recordingDatabase(raw);
+      const storage = sqliteStorage(recording.db);
       const organization = anOrganization();
       await storage.organizations.insert(organization);
       const profiles = await Promise.all(
@@ -112,7 +114,10 @@ describe("sqliteStorage setup", () => {
       });
       await first;
       await storage.close();
+      raw.close();
       file.remove();
+      // It did run in a savepoint, the case the setting is for.
+      expect(recording.execs).toContain("SAVEPOINT tidings_unit");
       expect(during).toBe(before);
     },
   );

@@ -92,12 +92,18 @@ export const rateLimitCountsKept: readonly string[] = [
        INTO hits, oldest;
      -- A refusal counts the key's rows: a kept count above them (hits deleted with triggers
      -- off, a restore of the counts over counted hits) would otherwise refuse the key for good.
+     -- The count is locked before the rows are counted, so a retention batch's decrement is
+     -- either counted already or applied after, to the corrected row.
      IF hits >= hit_limit THEN
+       SELECT c.hits INTO hits FROM rate_limit_counts c WHERE c.key = hit_key FOR UPDATE;
+       hits := coalesce(hits, 0);
        SELECT count(*) INTO stored FROM rate_limit_hits h WHERE h.key = hit_key;
        IF stored <> hits THEN
-         DELETE FROM rate_limit_counts c WHERE c.key = hit_key;
-         IF stored > 0 THEN
-           INSERT INTO rate_limit_counts (key, hits) VALUES (hit_key, stored);
+         IF stored = 0 THEN
+           DELETE FROM rate_limit_counts c WHERE c.key = hit_key;
+         ELSE
+           INSERT INTO rate_limit_counts AS c (key, hits) VALUES (hit_key, stored)
+             ON CONFLICT (key) DO UPDATE SET hits = EXCLUDED.hits;
          END IF;
          hits := stored;
        END IF;
