@@ -36,6 +36,14 @@ function setup() {
   return { db, raw, transactions, insert, committed };
 }
 
+/** A unit that writes 2, waits, writes 3, then fails. */
+const changesItsMind = (insert: (n: number) => unknown) => async () => {
+  insert(2);
+  await sleep(1);
+  insert(3);
+  throw new Error("changed my mind");
+};
+
 describe("groupCommit", () => {
   it("work queued together shares one BEGIN and one COMMIT, and each result waits for it", async () => {
     const { db, transactions, insert, committed } = setup();
@@ -56,16 +64,7 @@ describe("groupCommit", () => {
     const { db, insert, committed } = setup();
     const group = groupCommit(db);
     const before = group.run(() => insert(1), "savepoint", FAR);
-    const failing = group.run(
-      async () => {
-        insert(2);
-        await sleep(1);
-        insert(3);
-        throw new Error("changed my mind");
-      },
-      "savepoint",
-      FAR,
-    );
+    const failing = group.run(changesItsMind(insert), "savepoint", FAR);
     const after = group.run(() => insert(4), "atomic", FAR);
     await expect(failing).rejects.toThrow("changed my mind");
     await Promise.all([before, after]);
@@ -80,16 +79,7 @@ describe("groupCommit", () => {
     await group.run(() => insert(1), "savepoint", FAR);
     expect(watched.execs).toEqual(["BEGIN IMMEDIATE", "COMMIT"]);
 
-    const failing = group.run(
-      async () => {
-        insert(2);
-        await sleep(1);
-        insert(3);
-        throw new Error("changed my mind");
-      },
-      "savepoint",
-      FAR,
-    );
+    const failing = group.run(changesItsMind(insert), "savepoint", FAR);
     // Queued while the first one runs: they go on in a transaction of their own, whose first
     // unit needs no savepoint either.
     await sleep(0);

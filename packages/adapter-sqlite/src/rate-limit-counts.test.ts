@@ -1,3 +1,4 @@
+import { applyRateLimitStep, rateLimitStepArbitrary } from "@tidings/core/testing";
 import Database from "better-sqlite3";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -12,46 +13,16 @@ const counts = (db: Database.Database) => ({
     .all(),
 });
 
-type Step =
-  | { kind: "hit"; key: string; advanceMs: number; windowMs: number; limit: number }
-  | { kind: "sweep"; backMs: number; limit: number };
-
-const step: fc.Arbitrary<Step> = fc.oneof(
-  {
-    arbitrary: fc.record({
-      kind: fc.constant("hit" as const),
-      key: fc.constantFrom("send:a", "send:b", "send:c"),
-      advanceMs: fc.integer({ min: 0, max: 400 }),
-      windowMs: fc.constantFrom(100, 1000),
-      limit: fc.integer({ min: 1, max: 6 }),
-    }),
-    weight: 5,
-  },
-  {
-    arbitrary: fc.record({
-      kind: fc.constant("sweep" as const),
-      backMs: fc.integer({ min: 0, max: 2000 }),
-      limit: fc.integer({ min: 1, max: 10 }),
-    }),
-    weight: 1,
-  },
-);
-
 describe("rate-limit counts (migration 6)", () => {
   it("stay equal to the hits each key holds, through hits, prunes and the retention sweep", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(step, { maxLength: 60 }), async (steps) => {
+      fc.asyncProperty(fc.array(rateLimitStepArbitrary, { maxLength: 60 }), async (steps) => {
         const db = new Database(":memory:");
         const storage = sqliteStorage(db, { separateReads: false });
         try {
           let now = 1_000_000;
-          for (const s of steps) {
-            if (s.kind === "hit") {
-              now += s.advanceMs;
-              await storage.rateLimits.hit(s.key, now, s.windowMs, s.limit);
-            } else {
-              await storage.retention.deleteRateLimitHitsBefore(now - s.backMs, s.limit);
-            }
+          for (const step of steps) {
+            now = await applyRateLimitStep(storage, step, now);
             const { kept, rows } = counts(db);
             expect(kept).toEqual(rows);
           }

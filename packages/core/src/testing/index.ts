@@ -12,6 +12,11 @@ export {
   proseArbitrary,
   validParamsFor,
 } from "./arbitraries/params.js";
+export {
+  applyRateLimitStep,
+  type RateLimitStep,
+  rateLimitStepArbitrary,
+} from "./arbitraries/rate-limit-steps.js";
 export type { Cleanup } from "./cleanups.js";
 export { cleanupsEach } from "./cleanups.js";
 export type { CorruptibleHarness, CorruptRow } from "./contract/corrupt-rows-contract.js";
