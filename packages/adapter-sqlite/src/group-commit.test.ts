@@ -3,6 +3,7 @@ import { cleanupsEach } from "@tidings/core/testing";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { groupCommit } from "./group-commit.js";
+import type { SqliteDatabase } from "./sqlite-database.js";
 import { recordingDatabase } from "./testing/recording-database.js";
 import { tempDatabaseFile } from "./testing/temp-database.js";
 
@@ -97,6 +98,35 @@ describe("groupCommit", () => {
       "COMMIT",
     ]);
     expect(raw.inTransaction).toBe(false);
+  });
+
+  it("when SQLite will not take back a unit's writes, its whole group fails and the queue goes on", async () => {
+    const { raw, insert, committed } = setup();
+    let refuse = true;
+    const db: SqliteDatabase = {
+      ...raw,
+      prepare: (sql) => raw.prepare(sql),
+      exec(sql) {
+        if (refuse && sql === "ROLLBACK TO tidings_unit") {
+          refuse = false;
+          throw new Error("disk I/O error");
+        }
+        raw.exec(sql);
+      },
+      get inTransaction() {
+        return raw.inTransaction;
+      },
+      close: () => raw.close(),
+    };
+    const group = groupCommit(db);
+    const before = group.run(() => insert(1), "savepoint", FAR);
+    // Second in its group, so in a savepoint, which SQLite then refuses to roll back.
+    const failing = group.run(changesItsMind(insert), "savepoint", FAR);
+    await expect(failing).rejects.toThrow("disk I/O error");
+    await expect(before).rejects.toThrow("disk I/O error");
+    // Nothing of that group was kept, and the next write is not stuck behind it.
+    await group.run(() => insert(5), "savepoint", FAR);
+    expect(committed()).toEqual([5]);
   });
 
   it("a COMMIT that fails fails every unit of its group and keeps none of their writes", async () => {

@@ -110,24 +110,41 @@ export function groupCommit(db: SqliteDatabase, limits: GroupLimits = {}): Group
     }
     const started = Date.now();
     const done: Array<{ unit: Unit; settle: () => void }> = [];
-    while (queue.length > 0 && done.length < maxUnits) {
-      if (done.length > 0 && Date.now() - started >= maxMs) break;
-      const unit = queue.shift()!;
-      const settle = await runUnit(unit, done.length === 0);
-      if (settle === "rolled back") return;
-      done.push({ unit, settle });
-      if (!db.inTransaction) break;
-    }
-    if (!db.inTransaction) {
-      const lost = new Error("The transaction was rolled back by SQLite.");
-      for (const { unit } of done) unit.reject(lost);
-      return;
-    }
+    /** The unit running now, until its outcome is in `done` or told. */
+    let current: Unit | undefined;
     try {
-      db.exec("COMMIT");
+      while (queue.length > 0 && done.length < maxUnits) {
+        if (done.length > 0 && Date.now() - started >= maxMs) break;
+        current = queue.shift()!;
+        const settle = await runUnit(current, done.length === 0);
+        if (settle === "rolled back") return;
+        done.push({ unit: current, settle });
+        current = undefined;
+        if (!db.inTransaction) break;
+      }
+      if (!db.inTransaction) {
+        const lost = new Error("The transaction was rolled back by SQLite.");
+        for (const { unit } of done) unit.reject(lost);
+        return;
+      }
+      try {
+        db.exec("COMMIT");
+      } catch (error) {
+        if (db.inTransaction) db.exec("ROLLBACK");
+        for (const { unit } of done) unit.reject(error);
+        return;
+      }
     } catch (error) {
-      if (db.inTransaction) db.exec("ROLLBACK");
+      // SQLite refused to take back a unit's writes (ROLLBACK TO, RELEASE) or the group's: the
+      // transaction may hold writes no one may keep, so none of it commits and every unit in
+      // it fails. The queue goes on with the next group.
+      try {
+        if (db.inTransaction) db.exec("ROLLBACK");
+      } catch {
+        // Then the next group's BEGIN fails as well, and its units hear so: errors, not a hang.
+      }
       for (const { unit } of done) unit.reject(error);
+      current?.reject(error);
       return;
     }
     for (const { settle } of done) settle();
