@@ -65,11 +65,9 @@ export function groupCommit(db: SqliteDatabase, limits: GroupLimits = {}): Group
         const value = await unit.work();
         return () => unit.resolve(value);
       } catch (error) {
-        try {
-          if (db.inTransaction) db.exec("ROLLBACK");
-        } finally {
-          unit.reject(error);
-        }
+        // Should ROLLBACK throw, `runGroup` fails this unit as the one running.
+        if (db.inTransaction) db.exec("ROLLBACK");
+        unit.reject(error);
         return "rolled back";
       }
     }

@@ -48,10 +48,12 @@ export const rateLimitCountsKept: readonly string[] = [
      END IF;
      PERFORM 1 FROM rate_limit_counts c WHERE c.key IN (SELECT g.key FROM gone g)
        ORDER BY c.key FOR UPDATE;
-     WITH n AS (SELECT g.key, count(*) AS n FROM gone g GROUP BY g.key)
-       DELETE FROM rate_limit_counts c USING n WHERE c.key = n.key AND c.hits <= n.n;
-     WITH n AS (SELECT g.key, count(*) AS n FROM gone g GROUP BY g.key)
-       UPDATE rate_limit_counts c SET hits = c.hits - n.n FROM n WHERE c.key = n.key;
+     -- The counts are locked, so both parts read the same values and change disjoint rows.
+     WITH n AS (SELECT g.key, count(*) AS n FROM gone g GROUP BY g.key),
+       emptied AS (
+         DELETE FROM rate_limit_counts c USING n WHERE c.key = n.key AND c.hits <= n.n)
+     UPDATE rate_limit_counts c SET hits = c.hits - n.n FROM n
+       WHERE c.key = n.key AND c.hits > n.n;
      RETURN NULL;
    END
    $$`,
