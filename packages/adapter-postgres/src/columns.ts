@@ -31,6 +31,17 @@ export const select = selectLists(postgresCodec);
 /** A BIGINT as a number: pg answers strings, PGlite numbers, a custom parser maybe bigints. */
 export const fromBigint = (value: unknown): number => Number(value);
 
+/**
+ * Whether PostgreSQL refused a statement for what its rows hold (a data exception, a broken
+ * constraint) or rolled it back (a deadlock, a serialization failure): it then wrote nothing,
+ * and the same rows one at a time may each fare differently. A lost connection is not one.
+ */
+export function isRefusedStatement(error: unknown): boolean {
+  if (typeof error !== "object" || error === null) return false;
+  const { code } = error as { code?: unknown };
+  return typeof code === "string" && /^(?:22|23|40)[0-9A-Z]{3}$/.test(code);
+}
+
 /** Whether `error` is PostgreSQL refusing a write because `constraint` (a unique index) holds. */
 export function isUniqueViolation(error: unknown, constraint: string): boolean {
   if (typeof error !== "object" || error === null) return false;

@@ -180,3 +180,116 @@ describe("transactions on PostgreSQL", () => {
     }
   });
 });
+
+describe("profile inserts outside a transaction on PostgreSQL", () => {
+  const isBatch = (statement: Recorded) =>
+    /INSERT INTO .*profiles[\s\S]*unnest/.test(statement.text);
+  const isInsert = (statement: Recorded) => /INSERT INTO .*profiles/.test(statement.text);
+
+  it("those made in one turn share one statement, and each caller gets its own row or refusal", async () => {
+    const organization = anOrganization();
+    await storage.organizations.insert(organization);
+    const recorded = recording(db.client);
+    const watched = postgresStorage(recorded.client, { schema });
+    const profiles = Array.from({ length: 20 }, () =>
+      aProfile({ organizationId: organization.id }),
+    );
+    const answers = await Promise.all(profiles.map((profile) => watched.profiles.insert(profile)));
+    expect(recorded.statements.filter(isInsert)).toHaveLength(1);
+    expect(recorded.statements.filter(isBatch)).toHaveLength(1);
+    for (const [i, answer] of answers.entries()) {
+      expect(answer).toMatchObject({ id: profiles[i]!.id, phoneNumber: profiles[i]!.phoneNumber });
+    }
+    // Two with one number in the same batch, and one with a number already taken: the first
+    // of the pair wins, as it would one statement after the other.
+    recorded.statements.length = 0;
+    const first = aProfile({ organizationId: organization.id });
+    const second = aProfile({ organizationId: organization.id, phoneNumber: first.phoneNumber });
+    const late = aProfile({
+      organizationId: organization.id,
+      phoneNumber: profiles[3]!.phoneNumber,
+    });
+    const fresh = aProfile({ organizationId: organization.id });
+    const outcome = await Promise.all(
+      [first, second, late, fresh].map((profile) => watched.profiles.insert(profile)),
+    );
+    expect(recorded.statements.filter(isInsert)).toHaveLength(1);
+    expect(outcome.map((answer) => (answer === "phone_number_taken" ? answer : answer.id))).toEqual(
+      [first.id, "phone_number_taken", "phone_number_taken", fresh.id],
+    );
+    const raw = postgresRawReaders(db.client, schema);
+    expect(await raw.profile(second.id)).toBeNull();
+    expect(await raw.profile(late.id)).toBeNull();
+    expect((await raw.profile(fresh.id))?.phoneNumber).toBe(fresh.phoneNumber);
+  });
+
+  it("a batch that fails runs each insert again alone, so only the bad one fails", async () => {
+    const organization = anOrganization();
+    await storage.organizations.insert(organization);
+    const taken = aProfile({ organizationId: organization.id });
+    await storage.profiles.insert(taken);
+    const recorded = recording(db.client);
+    const watched = postgresStorage(recorded.client, { schema });
+    const good = aProfile({ organizationId: organization.id });
+    // A new number under an id already stored: no ON CONFLICT covers that, so it fails.
+    const bad = aProfile({ organizationId: organization.id, id: taken.id });
+    const [stored, refused] = await Promise.allSettled([
+      watched.profiles.insert(good),
+      watched.profiles.insert(bad),
+    ]);
+    expect(stored).toMatchObject({ status: "fulfilled", value: { id: good.id } });
+    expect(refused.status).toBe("rejected");
+    expect(recorded.statements.filter(isBatch)).toHaveLength(1);
+    expect(recorded.statements.filter(isInsert)).toHaveLength(3);
+    const raw = postgresRawReaders(db.client, schema);
+    expect((await raw.profile(good.id))?.phoneNumber).toBe(good.phoneNumber);
+    expect((await raw.profile(taken.id))?.phoneNumber).toBe(taken.phoneNumber);
+  });
+
+  it("a batch lost with its connection fails every insert of it, none run again", async () => {
+    const organization = anOrganization();
+    await storage.organizations.insert(organization);
+    const lost = new Error("Connection terminated unexpectedly");
+    let batches = 0;
+    let singles = 0;
+    // The connection may have died before or after the COMMIT: no one can say which rows stuck.
+    const dropping = new Proxy(db.client, {
+      get(inner, property) {
+        if (property === "query") {
+          return (text: string, values?: unknown[]) => {
+            if (isBatch({ text, values })) {
+              batches += 1;
+              return Promise.reject(lost);
+            }
+            if (isInsert({ text, values })) singles += 1;
+            return inner.query(text, values);
+          };
+        }
+        const value: unknown = Reflect.get(inner, property, inner);
+        return typeof value === "function" ? value.bind(inner) : value;
+      },
+    });
+    const watched = postgresStorage(dropping, { schema });
+    const answers = await Promise.allSettled(
+      [1, 2, 3].map(() => watched.profiles.insert(aProfile({ organizationId: organization.id }))),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual(["rejected", "rejected", "rejected"]);
+    for (const answer of answers) {
+      expect(answer.status === "rejected" ? answer.reason : null).toBe(lost);
+    }
+    expect([batches, singles]).toEqual([1, 0]);
+  });
+
+  it("inside a transaction each insert stays a statement of its own", async () => {
+    const organization = anOrganization();
+    await storage.organizations.insert(organization);
+    const recorded = recording(db.client);
+    const watched = postgresStorage(recorded.client, { schema });
+    const profiles = [1, 2, 3].map(() => aProfile({ organizationId: organization.id }));
+    await watched.transaction((tx) =>
+      Promise.all(profiles.map((profile) => tx.profiles.insert(profile))),
+    );
+    expect(recorded.statements.filter(isInsert)).toHaveLength(3);
+    expect(recorded.statements.filter(isBatch)).toHaveLength(0);
+  });
+});
