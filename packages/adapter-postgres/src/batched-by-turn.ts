@@ -20,12 +20,13 @@ interface Waiting<Item, Answer> {
  * nothing, and that one item may be to blame), every item runs again through `one`, so a bad
  * item fails alone, with its own error. Any other error (a lost connection, which may have come
  * after the commit) fails every item with it: running them again could answer for writes
- * that were made.
+ * that were made. `onFlush` hears when the waiting items leave for their batched call.
  */
 export function batchedByTurn<Item, Answer>(
   one: (item: Item) => Promise<Answer>,
   many: Many<Item, Answer>,
   alone: (error: unknown) => boolean,
+  onFlush: () => void = () => undefined,
   limit = BATCH_LIMIT,
 ): (item: Item) => Promise<Answer> {
   let waiting: Array<Waiting<Item, Answer>> = [];
@@ -55,6 +56,7 @@ export function batchedByTurn<Item, Answer>(
   const flush = (): void => {
     const all = waiting;
     waiting = [];
+    onFlush();
     for (let start = 0; start < all.length; start += limit) {
       void settle(all.slice(start, start + limit));
     }

@@ -33,13 +33,14 @@ export const fromBigint = (value: unknown): number => Number(value);
 
 /**
  * Whether PostgreSQL refused a statement for what its rows hold (a data exception, a broken
- * constraint) or rolled it back (a deadlock, a serialization failure): it then wrote nothing,
- * and the same rows one at a time may each fare differently. A lost connection is not one.
+ * constraint), rolled it back (a deadlock, a serialization failure), or gave up on it (a
+ * statement or lock timeout): it then wrote nothing, and the same rows one at a time may each
+ * fare differently. A lost connection is not one, nor 40003, "statement completion unknown".
  */
 export function isRefusedStatement(error: unknown): boolean {
   if (typeof error !== "object" || error === null) return false;
   const { code } = error as { code?: unknown };
-  return typeof code === "string" && /^(?:22|23|40)[0-9A-Z]{3}$/.test(code);
+  return typeof code === "string" && /^(?:2[23][0-9A-Z]{3}|40001|40P01|57014|55P03)$/.test(code);
 }
 
 /** Whether `error` is PostgreSQL refusing a write because `constraint` (a unique index) holds. */

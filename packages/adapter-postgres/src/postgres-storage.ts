@@ -79,6 +79,7 @@ export function postgresStorage(client: PgClient, options: PostgresStorageOption
       return client.query(text, values);
     },
     begin,
+    assertUsable,
   );
 
   return {

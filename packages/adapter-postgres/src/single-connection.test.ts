@@ -1,5 +1,5 @@
 import { PGlite } from "@electric-sql/pglite";
-import { anOrganization, runStorageContract } from "@tidings/core/testing";
+import { anOrganization, aProfile, runStorageContract } from "@tidings/core/testing";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrate } from "./migrations.js";
@@ -57,6 +57,28 @@ describe("single connection", () => {
       });
       await expect(attempt).rejects.toThrow(/use the `tx` repositories/);
       expect(await storage.organizations.get(organization.id)).toBeNull();
+    } finally {
+      await dispose();
+    }
+  });
+
+  it("a profile insert through the storage inside its own transaction fails at once, even when another is queued before it", async () => {
+    const { storage, dispose } = await freshStorage();
+    try {
+      const organization = anOrganization();
+      await storage.organizations.insert(organization);
+      const outside = aProfile({ organizationId: organization.id });
+      const inside = aProfile({ organizationId: organization.id });
+      // Profile inserts outside a transaction wait a turn to go together: the one queued
+      // first must not carry the other past the check, nor the other wait for its own
+      // transaction.
+      const queued = storage.profiles.insert(outside);
+      const attempt = storage.transaction(async () => {
+        await storage.profiles.insert(inside);
+      });
+      await expect(attempt).rejects.toThrow(/use the `tx` repositories/);
+      expect(await queued).toMatchObject({ id: outside.id });
+      expect(await storage.profiles.get(organization.id, inside.id)).toBeNull();
     } finally {
       await dispose();
     }

@@ -10,6 +10,12 @@ export interface Sql {
   readonly tables: Tables;
   /** Whether a transaction is already open (`atomic` then joins it instead of opening one). */
   readonly inTransaction: boolean;
+  /**
+   * Throws if a statement may not run from here now (the storage closed, or a call through the
+   * storage from inside one of its own transactions on a single connection). Statements check
+   * for themselves when sent; a call whose statement is sent later checks when made.
+   */
+  check(): void;
   /** Runs one statement and answers its rows. */
   rows<Row>(text: string, values?: unknown[]): Promise<Row[]>;
   /** Runs `fn`'s statements as one unit: in a new transaction, or inside the one already open. */
@@ -32,10 +38,11 @@ export function autocommitSql(
   tables: Tables,
   query: (text: string, values: unknown[]) => Promise<{ rows: unknown[] }>,
   begin: <T>(fn: (sql: Sql) => Promise<T>) => Promise<T>,
+  check: () => void,
 ): Sql {
   const rows = async <Row>(text: string, values: unknown[] = []): Promise<Row[]> =>
     (await query(text, values)).rows as Row[];
-  return { tables, inTransaction: false, rows, tentative: rows, atomic: begin };
+  return { tables, inTransaction: false, check, rows, tentative: rows, atomic: begin };
 }
 
 /** A transaction's view: tracks statement failures, since PostgreSQL aborts the transaction. */
@@ -60,6 +67,9 @@ export function transactionSql(tables: Tables, tx: PgQueryable): TransactionSql 
   const sql: TransactionSql = {
     tables,
     inTransaction: true,
+    check() {
+      if (!open) throw new Error("The transaction has already ended; use the storage instead.");
+    },
     async rows<Row>(text: string, values: unknown[] = []): Promise<Row[]> {
       try {
         return (await send(text, values)) as Row[];

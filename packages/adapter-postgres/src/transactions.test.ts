@@ -246,6 +246,86 @@ describe("profile inserts outside a transaction on PostgreSQL", () => {
     expect((await raw.profile(taken.id))?.phoneNumber).toBe(taken.phoneNumber);
   });
 
+  it("the first asked for wins a number, in a batch of any size; batches split at 100 and by organization", async () => {
+    const organization = anOrganization();
+    const another = anOrganization();
+    await storage.organizations.insert(organization);
+    await storage.organizations.insert(another);
+    const recorded = recording(db.client);
+    const watched = postgresStorage(recorded.client, { schema });
+    // Twelve numbers in descending order, so the sort moves every row; the pair's second
+    // profile is asked for last but sorts first among the rows before it.
+    const profiles = Array.from({ length: 12 }, (_, i) =>
+      aProfile({
+        organizationId: organization.id,
+        phoneNumber: `+1415555${String(99 - i).padStart(4, "0")}`,
+      }),
+    );
+    const rival = aProfile({
+      organizationId: organization.id,
+      phoneNumber: profiles[2]!.phoneNumber,
+    });
+    const elsewhere = aProfile({
+      organizationId: another.id,
+      phoneNumber: profiles[2]!.phoneNumber,
+    });
+    const answers = await Promise.all(
+      [...profiles, rival, elsewhere].map((profile) => watched.profiles.insert(profile)),
+    );
+    const ids = answers.map((answer) => (answer === "phone_number_taken" ? answer : answer.id));
+    expect(ids).toEqual([...profiles.map((p) => p.id), "phone_number_taken", elsewhere.id]);
+    // One organization's batch, and the other's single insert.
+    expect(recorded.statements.filter(isBatch)).toHaveLength(1);
+    expect(recorded.statements.filter(isInsert)).toHaveLength(2);
+
+    recorded.statements.length = 0;
+    const many = Array.from({ length: 101 }, () => aProfile({ organizationId: organization.id }));
+    const stored = await Promise.all(many.map((profile) => watched.profiles.insert(profile)));
+    expect(stored.filter((answer) => answer === "phone_number_taken")).toHaveLength(0);
+    expect(recorded.statements.filter(isBatch)).toHaveLength(1);
+    expect(recorded.statements.filter(isInsert)).toHaveLength(2);
+  });
+
+  it("a batch stores every value as the single insert does", async () => {
+    const organization = anOrganization();
+    await storage.organizations.insert(organization);
+    const odd = aProfile({
+      organizationId: organization.id,
+      email: 'Zoë.O\'Brien+"x"\\@Example.COM',
+      firstName: "NULL",
+      lastName: 'Łukasz 🙂 {a,b} "q"',
+      viberMarketingConsent: true,
+      smsMarketingConsent: true,
+      attributes: { plan: "pro", seats: 3, vip: true, quote: '"\\', braces: "{a,NULL}", empty: "" },
+    });
+    const plain = aProfile({ organizationId: organization.id });
+    const [batched] = await Promise.all([
+      storage.profiles.insert(odd),
+      storage.profiles.insert(plain),
+    ]);
+    const single = aProfile({
+      ...odd,
+      id: `${odd.id}-alone`,
+      phoneNumber: aProfile({ organizationId: organization.id }).phoneNumber,
+    });
+    const alone = await storage.profiles.insert(single);
+    if (batched === "phone_number_taken" || alone === "phone_number_taken") {
+      throw new Error("expected both profiles to be stored");
+    }
+    const { seq: _a, id: _b, phoneNumber: _c, ...fromBatch } = batched;
+    const { seq: _d, id: _e, phoneNumber: _f, ...fromSingle } = alone;
+    expect(fromBatch).toEqual(fromSingle);
+    const raw = postgresRawReaders(db.client, schema);
+    expect(await raw.profile(odd.id)).toMatchObject({
+      email: odd.email,
+      firstName: "NULL",
+      lastName: odd.lastName,
+      viberMarketingConsent: true,
+      smsMarketingConsent: true,
+      attributes: odd.attributes,
+    });
+  });
+
   it("a batch lost with its connection fails every insert of it, none run again", async () => {
     const organization = anOrganization();
     await storage.organizations.insert(organization);

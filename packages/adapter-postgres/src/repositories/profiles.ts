@@ -22,6 +22,14 @@ const keyAndFields = (profile: NewProfile): unknown[] => [
   toJson(profile.attributes),
 ];
 
+/** What the insert of one profile sends, its values built when it was asked for. */
+interface Queued {
+  id: string;
+  values: unknown[];
+}
+
+type InsertAnswer = ProfileRecord | "phone_number_taken";
+
 /** The insert's values, `$1` to `$15`. */
 const insertValues = (profile: NewProfile): unknown[] => [
   ...keyAndFields(profile),
@@ -66,40 +74,58 @@ export function profileRepository({ sql, access }: PgConnection): ProfileReposit
 
   // ON CONFLICT instead of catching 23505: a refusal must not abort the caller's transaction.
   // A concurrent insert of the same number waits for the other to commit, then yields.
-  const insertOne = async (profile: NewProfile) => {
+  const insertOne = async ({ values }: Queued) => {
     const rows = await many(
       `INSERT INTO ${t.profiles} (${INSERT_COLUMNS})
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::text::jsonb, $11, $12, $13, $14, $15)
        ON CONFLICT (organization_id, phone_number) WHERE status = 'active' DO NOTHING
        RETURNING ${columns.profiles}`,
-      insertValues(profile),
+      values,
     );
     return rows[0] ?? "phone_number_taken";
   };
 
-  // The same insert for many profiles in one statement. Rows go in by organization and number,
-  // so two batches that share numbers wait for each other in the same order and never
-  // deadlock; of two profiles with one number, in one batch or two, the first in wins.
-  const insertMany = async (profiles: NewProfile[]) => {
+  // The same insert for many profiles of one organization in one statement. Rows go in by
+  // number, so two batches that share numbers wait for each other in the same order and never
+  // deadlock each other; of two profiles with one number, the one asked for first wins, as it
+  // would one statement after the other.
+  const insertMany = async (queued: Queued[]) => {
     const rows = await many(
       `INSERT INTO ${t.profiles} (${INSERT_COLUMNS})
        SELECT id, organization_id, phone_number, email, email_lower, first_name, last_name,
          viber_marketing_consent, sms_marketing_consent, attributes::jsonb, source, status,
          created_at, updated_at, deleted_at
-       FROM unnest(${INSERT_ARRAYS.join(", ")}) AS v (${INSERT_COLUMNS})
-       ORDER BY organization_id, phone_number
+       FROM unnest(${INSERT_ARRAYS.join(", ")}) WITH ORDINALITY AS v (${INSERT_COLUMNS}, n)
+       ORDER BY phone_number COLLATE "C", n
        ON CONFLICT (organization_id, phone_number) WHERE status = 'active' DO NOTHING
        RETURNING ${columns.profiles}`,
-      transpose(profiles.map(insertValues)),
+      transpose(queued.map(({ values }) => values)),
     );
     const inserted = new Map(rows.map((row) => [row.id, row]));
-    return profiles.map((profile) => inserted.get(profile.id) ?? "phone_number_taken");
+    return queued.map(({ id }) => inserted.get(id) ?? "phone_number_taken");
   };
 
   // Outside a transaction each insert commits alone, so the inserts of concurrent requests can
-  // share one statement and one commit; inside one, the caller's transaction is the unit.
-  const insert: (profile: NewProfile) => Promise<ProfileRecord | "phone_number_taken"> =
-    sql.inTransaction ? insertOne : batchedByTurn(insertOne, insertMany, isRefusedStatement);
+  // share one statement and one commit, each organization's apart: a number another
+  // transaction holds keeps waiting only that organization's batch. Inside a transaction the
+  // caller's transaction is the unit.
+  const batches = new Map<string, (queued: Queued) => Promise<InsertAnswer>>();
+  const batchOf = (organizationId: string) => {
+    let batch = batches.get(organizationId);
+    if (batch === undefined) {
+      batch = batchedByTurn(insertOne, insertMany, isRefusedStatement, () =>
+        batches.delete(organizationId),
+      );
+      batches.set(organizationId, batch);
+    }
+    return batch;
+  };
+  const insert = async (profile: NewProfile): Promise<InsertAnswer> => {
+    const queued = { id: profile.id, values: insertValues(profile) };
+    if (sql.inTransaction) return insertOne(queued);
+    sql.check();
+    return batchOf(profile.organizationId)(queued);
+  };
 
   return {
     insert,
