@@ -44,24 +44,12 @@ const INSERT_COLUMNS = `id, organization_id, phone_number, email, email_lower, f
   last_name, viber_marketing_consent, sms_marketing_consent, attributes, source, status,
   created_at, updated_at, deleted_at`;
 
-/** The array type of each of `insertValues`, for the batched insert's `unnest`. */
-const INSERT_ARRAYS = [
-  "text",
-  "text",
-  "text",
-  "text",
-  "text",
-  "text",
-  "text",
-  "boolean",
-  "boolean",
-  "text",
-  "text",
-  "text",
-  "text",
-  "text",
-  "text",
-].map((type, i) => `$${i + 1}::${type}[]`);
+/** `insertValues` as arrays, for the batched insert's `unnest`: `$8` and `$9`, the consents, are
+ * booleans, every other value text. */
+const INSERT_ARRAYS = Array.from(
+  { length: 15 },
+  (_, i) => `$${i + 1}::${i === 7 || i === 8 ? "boolean" : "text"}[]`,
+);
 
 // The partial unique index that makes a number unique among an organization's active profiles.
 const PHONE_INDEX = "profiles_active_phone";
