@@ -1,8 +1,5 @@
-/** What a batched call answers for each of its items, in their order. */
-export type Many<Item, Answer> = (items: Item[]) => Promise<Answer[]>;
-
 /** The most items one batched call carries; more waiting start another call at once. */
-export const BATCH_LIMIT = 100;
+const BATCH_LIMIT = 100;
 
 interface Waiting<Item, Answer> {
   item: Item;
@@ -10,26 +7,40 @@ interface Waiting<Item, Answer> {
   reject: (error: unknown) => void;
 }
 
+/** How `batchedByTurn` gathers and runs its items. */
+export interface Batching<Item, Answer> {
+  /** Runs one item alone. */
+  one: (item: Item) => Promise<Answer>;
+  /** Runs several items of one group together, answering for each in their order. */
+  many: (items: Item[]) => Promise<Answer[]>;
+  /** Whether a failed `many` surely wrote nothing, so each item may run again alone. */
+  alone: (error: unknown) => boolean;
+  /** The group an item belongs to: only items of one group share a batched call. */
+  groupOf: (item: Item) => string;
+  /** The most items one batched call carries (default 100). */
+  limit?: number | undefined;
+}
+
 /**
- * Gathers the calls made in one turn of the event loop into one batched call, a group commit
- * for statements that each commit alone: concurrent requests' inserts become one statement, one
- * round trip and one commit. Each caller hears only after that statement committed, and hears
- * what `one` would have told it. A batch of one goes through `one`.
+ * Gathers the calls made in one turn of the event loop into one batched call per group, a
+ * group commit for statements that each commit alone: concurrent requests' inserts become one
+ * statement, one round trip and one commit. Each caller hears only after that statement
+ * committed, and hears what `one` would have told it. A batch of one goes through `one`.
  *
  * When the batched call fails with an error `alone` accepts (one that says the batch wrote
  * nothing, and that one item may be to blame), every item runs again through `one`, so a bad
  * item fails alone, with its own error. Any other error (a lost connection, which may have come
  * after the commit) fails every item with it: running them again could answer for writes
- * that were made. `onFlush` hears when the waiting items leave for their batched call.
+ * that were made.
  */
-export function batchedByTurn<Item, Answer>(
-  one: (item: Item) => Promise<Answer>,
-  many: Many<Item, Answer>,
-  alone: (error: unknown) => boolean,
-  onFlush: () => void = () => undefined,
+export function batchedByTurn<Item, Answer>({
+  one,
+  many,
+  alone,
+  groupOf,
   limit = BATCH_LIMIT,
-): (item: Item) => Promise<Answer> {
-  let waiting: Array<Waiting<Item, Answer>> = [];
+}: Batching<Item, Answer>): (item: Item) => Promise<Answer> {
+  let waiting = new Map<string, Array<Waiting<Item, Answer>>>();
 
   const settle = async (batch: Array<Waiting<Item, Answer>>): Promise<void> => {
     if (batch.length === 1) {
@@ -54,17 +65,21 @@ export function batchedByTurn<Item, Answer>(
   };
 
   const flush = (): void => {
-    const all = waiting;
-    waiting = [];
-    onFlush();
-    for (let start = 0; start < all.length; start += limit) {
-      void settle(all.slice(start, start + limit));
+    const groups = waiting;
+    waiting = new Map();
+    for (const group of groups.values()) {
+      for (let start = 0; start < group.length; start += limit) {
+        void settle(group.slice(start, start + limit));
+      }
     }
   };
 
   return (item) =>
     new Promise<Answer>((resolve, reject) => {
-      waiting.push({ item, resolve, reject });
-      if (waiting.length === 1) setImmediate(flush);
+      if (waiting.size === 0) setImmediate(flush);
+      const key = groupOf(item);
+      const group = waiting.get(key);
+      if (group === undefined) waiting.set(key, [{ item, resolve, reject }]);
+      else group.push({ item, resolve, reject });
     });
 }

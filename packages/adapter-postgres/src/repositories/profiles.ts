@@ -25,6 +25,7 @@ const keyAndFields = (profile: NewProfile): unknown[] => [
 /** What the insert of one profile sends, its values built when it was asked for. */
 interface Queued {
   id: string;
+  organizationId: string;
   values: unknown[];
 }
 
@@ -97,22 +98,21 @@ export function profileRepository({ sql, access }: PgConnection): ProfileReposit
   // share one statement and one commit, each organization's apart: a number another
   // transaction holds keeps waiting only that organization's batch. Inside a transaction the
   // caller's transaction is the unit.
-  const batches = new Map<string, (queued: Queued) => Promise<InsertAnswer>>();
-  const batchOf = (organizationId: string) => {
-    let batch = batches.get(organizationId);
-    if (batch === undefined) {
-      batch = batchedByTurn(insertOne, insertMany, isRefusedStatement, () =>
-        batches.delete(organizationId),
-      );
-      batches.set(organizationId, batch);
-    }
-    return batch;
-  };
+  const batched = batchedByTurn({
+    one: insertOne,
+    many: insertMany,
+    alone: isRefusedStatement,
+    groupOf: (queued: Queued) => queued.organizationId,
+  });
   const insert = async (profile: NewProfile): Promise<InsertAnswer> => {
-    const queued = { id: profile.id, values: insertValues(profile) };
+    const queued = {
+      id: profile.id,
+      organizationId: profile.organizationId,
+      values: insertValues(profile),
+    };
     if (sql.inTransaction) return insertOne(queued);
     sql.check();
-    return batchOf(profile.organizationId)(queued);
+    return batched(queued);
   };
 
   return {

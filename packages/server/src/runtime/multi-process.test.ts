@@ -154,6 +154,50 @@ describe.skipIf(PG_URL === undefined)("many processes on one PostgreSQL database
     }
   }, 60_000);
 
+  it("creates concurrent profiles across both servers once each: a shared number goes to one, 409 to the rest", async () => {
+    const mp = await cluster(2, 0, FAST_RETRIES);
+    const sender = await createSender(mp.env, "profiles:read,profiles:write");
+    const shared = phone(9_999);
+    // 60 numbers of their own and 20 requests for one number, 40 in flight over two servers:
+    // each server gathers what arrives together into one insert.
+    const numbers = Array.from({ length: 80 }, (_, i) => (i % 4 === 3 ? shared : phone(i)));
+    const answers = await bounded(numbers.length, 40, async (i) => {
+      const server = mp.servers[i % 2] as TidingsProcess;
+      const answer = await fetch(`${server.baseUrl}/v1/profiles`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${sender.token}`, "content-type": "application/json" },
+        body: JSON.stringify({ phone_number: numbers[i], first_name: `P${i}` }),
+      });
+      return {
+        status: answer.status,
+        body: (await answer.json()) as { public_id?: string; code?: string },
+      };
+    });
+    const own = answers.filter((_, i) => numbers[i] !== shared);
+    expect(own.map((a) => a.status)).toEqual(new Array(60).fill(201));
+    const contested = answers.filter((_, i) => numbers[i] === shared);
+    expect(contested.filter((a) => a.status === 201)).toHaveLength(1);
+    const refused = contested.filter((a) => a.status !== 201);
+    expect(refused.map((a) => [a.status, a.body.code])).toEqual(
+      new Array(19).fill([409, "phone_number_taken"]),
+    );
+    const rows = await mp.query<{ phone_number: string; n: number }>(
+      `SELECT phone_number, count(*)::int AS n FROM "${mp.schema}".profiles
+       WHERE status = 'active' GROUP BY phone_number`,
+    );
+    expect(rows).toHaveLength(61);
+    expect(rows.every((row) => row.n === 1)).toBe(true);
+    // Every 201 names a profile either server can read back.
+    for (const [i, answer] of answers.entries()) {
+      if (answer.status !== 201) continue;
+      const server = mp.servers[(i + 1) % 2] as TidingsProcess;
+      const read = await fetch(`${server.baseUrl}/v1/profiles/${answer.body.public_id}`, {
+        headers: { authorization: `Bearer ${sender.token}` },
+      });
+      expect(((await read.json()) as { phone_number: string }).phone_number).toBe(numbers[i]);
+    }
+  }, 60_000);
+
   it("leaves at most 5 active webhooks and no shared topic after 20 concurrent activations", async () => {
     const mp = await cluster(2, 0, FAST_RETRIES);
     const sender = await createSender(mp.env, "webhooks:manage");
