@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { createServer as createNetServer } from "node:net";
 import { createInterface } from "node:readline";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -36,6 +36,12 @@ export interface TidingsServer {
   pid: number;
   /** The peak resident set size so far (VmHWM), in MiB; `null` off Linux. */
   peakRssMiB(): number | null;
+  /**
+   * The peak since the last call (or the start), in MiB, then starts a new one, so each phase
+   * of a run has its own high-water mark (where the kernel refuses the reset, the peak since
+   * the start); `null` off Linux.
+   */
+  takePeakRssMiB(): number | null;
   /** SIGTERM, then waits for the exit. */
   stop(): Promise<void>;
 }
@@ -48,6 +54,18 @@ export function peakRssMiB(pid: number): number | null {
     return kb === undefined ? null : Number(kb) / 1024;
   } catch {
     return null;
+  }
+}
+
+/**
+ * Sets a process's peak RSS back to its current RSS (writing 5 to /proc/PID/clear_refs, Linux
+ * 4.0 and later); nothing where that is refused or unknown.
+ */
+function resetPeakRss(pid: number): void {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, "5");
+  } catch {
+    // The peak then runs on from the start.
   }
 }
 
@@ -130,6 +148,11 @@ export async function startTidings(env: Env, nodeArgs: string[] = []): Promise<T
     url,
     pid,
     peakRssMiB: () => peakRssMiB(pid),
+    takePeakRssMiB: () => {
+      const mib = peakRssMiB(pid);
+      resetPeakRss(pid);
+      return mib;
+    },
     async stop() {
       child.kill("SIGTERM");
       await exited(child);
