@@ -27,55 +27,76 @@ export function rowReader(table: string, source: unknown, codec: SqlCodec): RowR
   if (typeof source !== "object" || source === null) {
     throw new CorruptRowError(table, "*", source, "a row object");
   }
-  const row = source as SqlRow;
-  const corrupt = (column: string, expected: string): never => {
-    throw new CorruptRowError(table, column, row[column], expected);
-  };
-  const present = (column: string): unknown =>
-    column in row ? row[column] : corrupt(column, "a selected column");
-  const nullable =
-    <T>(read: (column: string) => T) =>
-    (column: string): T | null =>
-      present(column) === null ? null : read(column);
+  return new CheckedRow(table, source as SqlRow, codec);
+}
 
-  const text = (column: string): string => {
-    const value = present(column);
-    return typeof value === "string" ? value : corrupt(column, "text");
-  };
-  const flag = (column: string): boolean =>
-    codec.readFlag(present(column)) ?? corrupt(column, "a boolean");
-  const integer = (column: string): number =>
-    codec.readInteger(present(column)) ?? corrupt(column, "an integer");
-  const json = <T>(column: string, shape: JsonShape<T>): T => {
-    const source = text(column);
+/**
+ * `RowReader` as a class: a page of a hundred rows makes a hundred of these, where a dozen
+ * closures a row cost a page of profiles a tenth of its decoding time.
+ */
+class CheckedRow implements RowReader {
+  constructor(
+    private readonly table: string,
+    private readonly row: SqlRow,
+    private readonly codec: SqlCodec,
+  ) {}
+
+  text(column: string): string {
+    const value = this.present(column);
+    return typeof value === "string" ? value : this.corrupt(column, "text");
+  }
+
+  textOrNull(column: string): string | null {
+    return this.present(column) === null ? null : this.text(column);
+  }
+
+  oneOf<T extends string>(column: string, allowed: readonly T[]): T {
+    const value = this.present(column);
+    return (allowed as readonly unknown[]).includes(value)
+      ? (value as T)
+      : this.corrupt(column, `one of ${allowed.join(", ")}`);
+  }
+
+  oneOfOrNull<T extends string>(column: string, allowed: readonly T[]): T | null {
+    return this.present(column) === null ? null : this.oneOf(column, allowed);
+  }
+
+  flag(column: string): boolean {
+    return this.codec.readFlag(this.present(column)) ?? this.corrupt(column, "a boolean");
+  }
+
+  flagOrNull(column: string): boolean | null {
+    return this.present(column) === null ? null : this.flag(column);
+  }
+
+  integer(column: string): number {
+    return this.codec.readInteger(this.present(column)) ?? this.corrupt(column, "an integer");
+  }
+
+  integerOrNull(column: string): number | null {
+    return this.present(column) === null ? null : this.integer(column);
+  }
+
+  json<T>(column: string, shape: JsonShape<T>): T {
+    const source = this.text(column);
     let value: unknown;
     try {
       value = JSON.parse(source);
     } catch {
-      return corrupt(column, `JSON: ${shape.expected}`);
+      return this.corrupt(column, `JSON: ${shape.expected}`);
     }
-    return shape.is(value) ? value : corrupt(column, shape.expected);
-  };
+    return shape.is(value) ? value : this.corrupt(column, shape.expected);
+  }
 
-  const oneOf = <T extends string>(column: string, allowed: readonly T[]): T => {
-    const value = present(column);
-    return (allowed as readonly unknown[]).includes(value)
-      ? (value as T)
-      : corrupt(column, `one of ${allowed.join(", ")}`);
-  };
+  jsonOrNull<T>(column: string, shape: JsonShape<T>): T | null {
+    return this.present(column) === null ? null : this.json(column, shape);
+  }
 
-  return {
-    text,
-    textOrNull: nullable(text),
-    oneOf,
-    oneOfOrNull: <T extends string>(column: string, allowed: readonly T[]): T | null =>
-      present(column) === null ? null : oneOf(column, allowed),
-    flag,
-    flagOrNull: nullable(flag),
-    integer,
-    integerOrNull: nullable(integer),
-    json,
-    jsonOrNull: <T>(column: string, shape: JsonShape<T>): T | null =>
-      present(column) === null ? null : json(column, shape),
-  };
+  private present(column: string): unknown {
+    return column in this.row ? this.row[column] : this.corrupt(column, "a selected column");
+  }
+
+  private corrupt(column: string, expected: string): never {
+    throw new CorruptRowError(this.table, column, this.row[column], expected);
+  }
 }

@@ -118,6 +118,18 @@ describe("setClause", () => {
       "Table campaigns has no column colour for field colour.",
     );
   });
+
+  it("still names fields right after more odd field names than it remembers", () => {
+    for (let i = 0; i < 1_500; i++) {
+      expect(() => setClause(sqlTables.campaigns, { [`oddField${i}`]: 1 }, anonymous)).toThrow(
+        `Table campaigns has no column odd_field${i} for field oddField${i}.`,
+      );
+    }
+    expect(setClause(sqlTables.campaigns, { smsFallback: false }, anonymous)).toEqual({
+      set: "sms_fallback = ?",
+      values: ["f"],
+    });
+  });
 });
 
 describe("newestFirstPages", () => {

@@ -118,13 +118,35 @@ export const insertPlaceholders = (table: SqlTable, codec: SqlCodec, first = 1):
 export const insertStatement = (table: SqlTable, codec: SqlCodec, name = table.name): string =>
   `INSERT INTO ${name} (${insertColumns(table)}) VALUES ${insertPlaceholders(table, codec)}`;
 
+/** The most translations `remembered` keeps: far more names than the schema has. */
+const REMEMBERED_NAMES = 1000;
+
+/**
+ * Each name's translation, computed once: the names are the schema's columns and the records'
+ * fields, a few hundred at most, and every row written translates each of them. Past
+ * `REMEMBERED_NAMES` a new name is translated each time, so odd keys can't grow the memory.
+ */
+function remembered(translate: (name: string) => string): (name: string) => string {
+  const known = new Map<string, string>();
+  return (name) => {
+    let translated = known.get(name);
+    if (translated === undefined) {
+      translated = translate(name);
+      if (known.size < REMEMBERED_NAMES) known.set(name, translated);
+    }
+    return translated;
+  };
+}
+
 /** `snake_case` column to the `camelCase` record field it holds. */
-export const fieldOf = (column: string): string =>
-  column.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
+export const fieldOf = remembered((column) =>
+  column.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase()),
+);
 
 /** The `snake_case` column of a `camelCase` record field. */
-const columnOf = (field: string): string =>
-  field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+const columnOf = remembered((field) =>
+  field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`),
+);
 
 /** A field's value as `column` of `table` stores it: JSON as text, flags as `codec` says. */
 function encode(table: SqlTable, column: string, value: unknown, codec: SqlCodec): unknown {

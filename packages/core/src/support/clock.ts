@@ -23,5 +23,17 @@ export function manualClock(start = Date.UTC(2026, 0, 1)): ManualClock {
   };
 }
 
-/** ISO 8601 UTC with milliseconds and `Z`. */
-export const isoAt = (ms: number): string => new Date(ms).toISOString();
+let lastMs = Number.NaN;
+let lastIso = "";
+
+/**
+ * ISO 8601 UTC with milliseconds and `Z`. A busy server asks for the same millisecond many times
+ * (a send's rows and events share their timestamps), so the last answer is kept.
+ */
+export const isoAt = (ms: number): string => {
+  if (ms !== lastMs) {
+    lastIso = new Date(ms).toISOString();
+    lastMs = ms;
+  }
+  return lastIso;
+};
