@@ -65,12 +65,19 @@ type Measured = LoadResult & { cpuUsPerRequest: number | null };
 
 const bareResults = new Map<string, LoadResult>();
 const rows: Row[] = [];
-/** Each server's high-water mark: over the whole run, and while each endpoint's runs lasted. */
-const peakRss: Array<{
+/** A server's high-water mark: over the whole run, and while each endpoint's runs lasted. */
+interface PeakRss {
   database: Database;
   mib: number | null;
-  byEndpoint: Array<{ endpoint: string; mib: number | null }>;
-}> = [];
+  byEndpoint: Array<{ endpoint: string; mib: number | null; sinceStart: boolean }>;
+}
+const peakRss: PeakRss[] = [];
+
+/** How one endpoint's runs go on a server. */
+interface RunOptions {
+  /** The server's sandbox reports a day later, so no report lands after its sends. */
+  reportsHeldBack: boolean;
+}
 
 /** The sample answer the bare server repeats: Tidings' own answer to the same request. */
 async function sampleReply(url: string, token: string, request: LoadRequest): Promise<BareReply> {
@@ -122,7 +129,7 @@ async function measurePeer(
  * Waits for the sandbox's delivered/seen reports of a send run to land (1 s apart each); not at
  * all on a server whose sandbox holds them back.
  */
-async function settle(endpoint: Endpoint, reportsHeldBack: boolean): Promise<void> {
+async function settle(endpoint: Endpoint, { reportsHeldBack }: RunOptions): Promise<void> {
   if (endpoint.name.includes("send") && !reportsHeldBack) {
     await new Promise((r) => setTimeout(r, 2500));
   }
@@ -136,6 +143,7 @@ function cpuPerRequest(pid: number, before: number | null, result: LoadResult): 
 }
 
 const cpuText = (us: number | null): string => (us === null ? "–" : int(us));
+const mibText = (mib: number | null): string => (mib === null ? "n/a" : `${fixed(mib)} MiB`);
 
 /** One measured run of `endpoint` on Tidings, after its warm-up. */
 async function measureTidings(
@@ -145,12 +153,12 @@ async function measureTidings(
   context: Context,
   headers: Record<string, string>,
   connections: number,
-  reportsHeldBack = false,
+  options: RunOptions = { reportsHeldBack: false },
 ) {
   const next = endpoint.requests(context);
   await runLoad({ url: server.url, connections, durationS: WARMUP_S, headers, next });
   // Let the warm-up's sandbox reports land, so the CPU measured below is this run's.
-  await settle(endpoint, reportsHeldBack);
+  await settle(endpoint, options);
   const cpuBefore = cpuMs(server.pid);
   const databaseBefore = database === "postgres" ? postgresCpuMs() : null;
   const tidings = await runLoad({
@@ -161,7 +169,7 @@ async function measureTidings(
     next,
   });
   // The sandbox's delivered/seen reports of the sends are part of what a send costs.
-  await settle(endpoint, reportsHeldBack);
+  await settle(endpoint, options);
   const tidingsCpu = cpuPerRequest(server.pid, cpuBefore, tidings);
   const databaseMs = postgresCpuSince(databaseBefore);
   const databaseCpu =
@@ -194,7 +202,7 @@ async function measureSendsWithoutReports(measured: Row[]): Promise<void> {
         context,
         headers,
         row.connections,
-        true,
+        { reportsHeldBack: true },
       );
       rows.push({
         ...row,
@@ -243,8 +251,8 @@ async function benchDatabase(database: Database): Promise<void> {
             },
           };
     const headers = { authorization: `Bearer ${fixture.token}` };
-    const seeded = server.takePeakRssMiB();
-    const byEndpoint: Array<{ endpoint: string; mib: number | null }> = [];
+    const seeded = server.takePeakRssMiB().mib;
+    const byEndpoint: PeakRss["byEndpoint"] = [];
     for (const endpoint of ENDPOINTS) {
       const reply = await sampleReply(server.url, fixture.token, endpoint.requests(context)());
       for (const connections of CONNECTIONS) {
@@ -276,12 +284,10 @@ async function benchDatabase(database: Database): Promise<void> {
         );
       }
       const peak = server.takePeakRssMiB();
-      byEndpoint.push({ endpoint: endpoint.name, mib: peak });
-      console.log(
-        `${database} ${endpoint.name}: peak RSS ${peak === null ? "n/a" : fixed(peak)} MiB`,
-      );
+      byEndpoint.push({ endpoint: endpoint.name, ...peak });
+      console.log(`${database} ${endpoint.name}: peak RSS ${mibText(peak.mib)}`);
     }
-    const peaks = [seeded, ...byEndpoint.map((peak) => peak.mib)];
+    const peaks = [seeded, ...byEndpoint.map((entry) => entry.mib)];
     peakRss.push({
       database,
       mib: peaks.includes(null) ? null : Math.max(...(peaks as number[])),
@@ -301,11 +307,13 @@ async function benchDatabase(database: Database): Promise<void> {
  * numbers of connections, warm-ups included) lasted, the kernel's mark reset in between.
  */
 function peakRssLine(): string {
-  const mib = (value: number | null) => (value === null ? "n/a" : `${fixed(value)} MiB`);
   const perDatabase = peakRss.map(
     ({ database, byEndpoint }) =>
       `${database === "sqlite" ? "SQLite" : "PostgreSQL"}: ${byEndpoint
-        .map(({ endpoint, mib: peak }) => `\`${endpoint}\` ${mib(peak)}`)
+        .map(
+          ({ endpoint, mib, sinceStart }) =>
+            `\`${endpoint}\` ${mibText(mib)}${sinceStart ? " (since the server started)" : ""}`,
+        )
         .join(", ")}`,
   );
   return `Peak RSS of \`tidings serve\` while each endpoint's runs lasted (both numbers of connections and their warm-ups; the kernel's high-water mark is set back to the RSS of the moment between endpoints, through \`/proc/PID/clear_refs\`, so an endpoint's figure is at least what the endpoint before it left; the target below takes the highest, seeding included). ${perDatabase.join(". ")}.`;
@@ -420,7 +428,7 @@ function report(): string {
     "",
     machineLine(describeMachine(), "pnpm --filter @tidings/bench http"),
     "",
-    `autocannon in the bench process, ${DURATION_S} s per run after a ${WARMUP_S} s warm-up, against \`tidings serve\` (built \`dist/bin.js\`, its own process, \`TIDINGS_LOG_LEVEL=warn\`, \`NODE_ENV=production\`, send limit lifted to \`9999999/1s\`) and, in the same run, a bare node:http server in its own process answering Tidings' own JSON for that request, and (SQLite, three endpoints) the straightforward server of \`bench/src/harness/peer-server-main.ts\`: what a competent engineer writes in an afternoon on the same libraries (one node:http handler per route, better-sqlite3 in WAL with synchronous NORMAL and one statement or transaction per request, libphonenumber-js/max, valibot, a SHA-256 key lookup per request, a message and an event row per send, the rate limit counted from a hits table), in its own process with its own 1000 seeded profiles. ${SEEDED} profiles seeded through the API first; lookups rotate over them; every \`POST /v1/profiles\` carries a new phone number; sends are Viber OTP (\`${"{{brand}}"}\`, \`${"{{pin}}"}\`) to the seeded numbers through the sandbox provider. PostgreSQL runs in its own schema of the local server. "CPU µs/req" is the server process's CPU time (user plus system, from \`/proc/PID/stat\`) over the measured run divided by the requests it answered; for sends Tidings' figure also takes in the 2.5 s after the run in which the sandbox's delivered and seen reports of those sends land (two more writes each, which the peer does not have), and the warm-up's reports land before the run starts. It holds up on a busy machine far better than req/s. It is the Node process's alone. On PostgreSQL the database's own CPU is the next column: every local process named \`postgres\` (its backends, WAL writer and the rest, from \`/proc\`) over the same span, per request. A PostgreSQL row's two figures together compare with a SQLite row's one, where the database runs inside the process. The line \`${SEND_WITHOUT_REPORTS}\` makes the same sends again, at each number of connections, to a second SQLite server whose sandbox reports a day later (\`TIDINGS_SANDBOX_DELAY_MS=${REPORTS_HELD_BACK_MS}\`), so Tidings writes what the peer writes (the message, its event, the rate-limit hit) and no report; it sits beside the peer's sends of the same run and counts for no target.`,
+    `autocannon in the bench process, ${DURATION_S} s per run after a ${WARMUP_S} s warm-up, against \`tidings serve\` (built \`dist/bin.js\`, its own process, \`TIDINGS_LOG_LEVEL=warn\`, \`NODE_ENV=production\`, send limit lifted to \`9999999/1s\`) and, in the same run, a bare node:http server in its own process answering Tidings' own JSON for that request, and (SQLite, three endpoints) the straightforward server of \`bench/src/harness/peer-server-main.ts\`: what a competent engineer writes in an afternoon on the same libraries (one node:http handler per route, better-sqlite3 in WAL with synchronous NORMAL and one statement or transaction per request, libphonenumber-js/max, valibot, a SHA-256 key lookup per request, a message and an event row per send, the rate limit counted from a hits table), in its own process with its own 1000 seeded profiles. ${SEEDED} profiles seeded through the API first; lookups rotate over them; every \`POST /v1/profiles\` carries a new phone number; sends are Viber OTP (\`${"{{brand}}"}\`, \`${"{{pin}}"}\`) to the seeded numbers through the sandbox provider. PostgreSQL runs in its own schema of the local server. "CPU µs/req" is the server process's CPU time (user plus system, from \`/proc/PID/stat\`) over the measured run divided by the requests it answered; for sends Tidings' figure also takes in the 2.5 s after the run in which the sandbox's delivered and seen reports of those sends land (two more writes each, which the peer does not have), and the warm-up's reports land before the run starts (not on the line \`${SEND_WITHOUT_REPORTS}\` below: nothing is reported there, so it is measured over the run alone, as the peer is). It holds up on a busy machine far better than req/s. It is the Node process's alone. On PostgreSQL the database's own CPU is the next column: every local process named \`postgres\` (its backends, WAL writer and the rest, from \`/proc\`) over the same span, per request. A PostgreSQL row's two figures together compare with a SQLite row's one, where the database runs inside the process. The line \`${SEND_WITHOUT_REPORTS}\` makes the same sends again, at each number of connections, to a second SQLite server whose sandbox reports a day later (\`TIDINGS_SANDBOX_DELAY_MS=${REPORTS_HELD_BACK_MS}\`), so Tidings writes what the peer writes (the message, its event, the rate-limit hit) and no report; it sits beside the peer's sends of the same run and counts for no target.`,
     "",
     body,
     "",

@@ -34,14 +34,18 @@ export function tidingsCli<T>(args: string[], env: Env): Promise<T> {
 export interface TidingsServer {
   url: string;
   pid: number;
-  /** The peak resident set size so far (VmHWM), in MiB; `null` off Linux. */
+  /**
+   * The peak resident set size (VmHWM) since the start, or since the last `takePeakRssMiB`
+   * that could set it back, in MiB; `null` off Linux.
+   */
   peakRssMiB(): number | null;
   /**
-   * The peak since the last call (or the start), in MiB, then starts a new one, so each phase
-   * of a run has its own high-water mark (where the kernel refuses the reset, the peak since
-   * the start); `null` off Linux.
+   * The peak as `peakRssMiB` reads it, then sets the mark back to the RSS of the moment, so
+   * each phase of a run has its own high-water mark. `sinceStart` is true when the mark could
+   * not be set back before (the first call, or a kernel that refuses): the peak then covers
+   * every phase before too.
    */
-  takePeakRssMiB(): number | null;
+  takePeakRssMiB(): { mib: number | null; sinceStart: boolean };
   /** SIGTERM, then waits for the exit. */
   stop(): Promise<void>;
 }
@@ -59,13 +63,14 @@ export function peakRssMiB(pid: number): number | null {
 
 /**
  * Sets a process's peak RSS back to its current RSS (writing 5 to /proc/PID/clear_refs, Linux
- * 4.0 and later); nothing where that is refused or unknown.
+ * 4.0 and later); false where that is refused or unknown.
  */
-function resetPeakRss(pid: number): void {
+function resetPeakRss(pid: number): boolean {
   try {
     writeFileSync(`/proc/${pid}/clear_refs`, "5");
+    return true;
   } catch {
-    // The peak then runs on from the start.
+    return false;
   }
 }
 
@@ -144,14 +149,16 @@ export async function startTidings(env: Env, nodeArgs: string[] = []): Promise<T
   const url = `http://127.0.0.1:${port}`;
   await waitUntilUp(url, child, () => stderr);
   const pid = child.pid!;
+  // Whether the last `takePeakRssMiB` set the mark back.
+  let setBack = false;
   return {
     url,
     pid,
     peakRssMiB: () => peakRssMiB(pid),
     takePeakRssMiB: () => {
-      const mib = peakRssMiB(pid);
-      resetPeakRss(pid);
-      return mib;
+      const peak = { mib: peakRssMiB(pid), sinceStart: !setBack };
+      setBack = resetPeakRss(pid);
+      return peak;
     },
     async stop() {
       child.kill("SIGTERM");

@@ -115,6 +115,7 @@ export function sendMessage(
       if (consent.isErr()) return err(consent.error);
 
       const now = deps.clock.now();
+      const at = isoAt(now);
       const message: MessageRecord = {
         id: deps.ids.uuidv7(),
         organizationId: actor.organizationId,
@@ -132,8 +133,8 @@ export function sendMessage(
         status: "sent",
         error: null,
         expiresAt: isoAt(now + campaign.ttlSeconds * 1000),
-        createdAt: isoAt(now),
-        updatedAt: isoAt(now),
+        createdAt: at,
+        updatedAt: at,
       };
       await tx.messages.insert(message);
       await recordEvent(tx, deps, message, "message.sent", null);

@@ -119,12 +119,10 @@ describe("setClause", () => {
     );
   });
 
-  it("still names fields right after more odd field names than it remembers", () => {
-    for (let i = 0; i < 1_500; i++) {
-      expect(() => setClause(sqlTables.campaigns, { [`oddField${i}`]: 1 }, anonymous)).toThrow(
-        `Table campaigns has no column odd_field${i} for field oddField${i}.`,
-      );
-    }
+  it("translates a field the schema does not know as it translates the ones it does", () => {
+    expect(() => setClause(sqlTables.campaigns, { oddFieldName: 1 }, anonymous)).toThrow(
+      "Table campaigns has no column odd_field_name for field oddFieldName.",
+    );
     expect(setClause(sqlTables.campaigns, { smsFallback: false }, anonymous)).toEqual({
       set: "sms_fallback = ?",
       values: ["f"],

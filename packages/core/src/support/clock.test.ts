@@ -15,9 +15,12 @@ describe("isoAt", () => {
     );
   });
 
-  it("still refuses a time Date cannot write, after one it could", () => {
+  it("refuses a time Date cannot write every time it is asked, keeping nothing of it", () => {
     expect(isoAt(0)).toBe("1970-01-01T00:00:00.000Z");
-    expect(() => isoAt(Number.NaN)).toThrow(RangeError);
+    for (const time of [Number.POSITIVE_INFINITY, 8.64e15 + 1]) {
+      expect(() => isoAt(time)).toThrow(RangeError);
+      expect(() => isoAt(time)).toThrow(RangeError);
+    }
     expect(isoAt(0)).toBe("1970-01-01T00:00:00.000Z");
   });
 });

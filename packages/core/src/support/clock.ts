@@ -23,6 +23,7 @@ export function manualClock(start = Date.UTC(2026, 0, 1)): ManualClock {
   };
 }
 
+// NaN equals no number, so the first call always writes its own answer.
 let lastMs = Number.NaN;
 let lastIso = "";
 
