@@ -36,10 +36,11 @@ const SYNCHRONOUS = process.env.BENCH_SQLITE_SYNCHRONOUS === "full" ? "full" : "
 
 const ENDPOINTS = endpointsNamed(ONLY);
 
-/** The endpoints the straightforward server (the peer) has, measured beside Tidings on SQLite. */
-const PEER_ENDPOINTS = ["POST /v1/profiles", "GET /v1/profiles/{id}", "POST /v1/messages/send"];
-
 const SEND = "POST /v1/messages/send";
+
+/** The endpoints the straightforward server (the peer) has, measured beside Tidings on SQLite. */
+const PEER_ENDPOINTS = ["POST /v1/profiles", "GET /v1/profiles/{id}", SEND];
+
 /**
  * The extra SQLite line that compares sends like for like: the same sends to a server whose
  * sandbox reports a day later, so neither of a send's two reports, which the peer does not
@@ -363,7 +364,7 @@ function report(): string {
   const targets: Array<[string, string, boolean | null]> = [];
   for (const [endpoint, share] of [
     ["POST /v1/profiles", 0.4],
-    ["POST /v1/messages/send", 0.3],
+    [SEND, 0.3],
   ] as const) {
     for (const connections of CONNECTIONS) {
       const row = find(endpoint, connections);
@@ -375,7 +376,7 @@ function report(): string {
       ]);
     }
   }
-  for (const endpoint of ["POST /v1/profiles", "POST /v1/messages/send"]) {
+  for (const endpoint of ["POST /v1/profiles", SEND]) {
     const row = find(endpoint, 50);
     const ratio = row?.peer ? row.tidings.requestsPerS / row.peer.requestsPerS : null;
     targets.push([
@@ -391,7 +392,7 @@ function report(): string {
     byIdShare === null ? "not run" : percent(byIdShare),
     byIdShare === null ? null : byIdShare >= 0.5,
   ]);
-  for (const endpoint of ["POST /v1/profiles", "POST /v1/messages/send"]) {
+  for (const endpoint of ["POST /v1/profiles", SEND]) {
     const onSqlite = find(endpoint, 50);
     const onPostgres = rows.find(
       (r) => r.database === "postgres" && r.endpoint === endpoint && r.connections === 50,
