@@ -1,4 +1,4 @@
-import { authenticate, type Deps, requireScope } from "@tidings/core";
+import { authenticate, type Deps, isStorageUnavailable, requireScope } from "@tidings/core";
 import { type Answer, json, problem, render } from "./answer.js";
 import { headerValue } from "./headers.js";
 import { bodyLength } from "./json-body.js";
@@ -90,6 +90,7 @@ export function createHttpApp(deps: Deps, options: HttpAppOptions = {}): HttpApp
       path: "/readyz",
       async run() {
         try {
+          // The probe also clears the storage's health once it works again.
           await deps.storage.ping();
           return json(200, { status: "ready" });
         } catch {
@@ -184,6 +185,20 @@ export function createHttpApp(deps: Deps, options: HttpAppOptions = {}): HttpApp
     return problem(edgeProblems.routeNotFound(path));
   }
 
+  // An outage is logged once when it starts and once when it ends, not at every request it
+  // fails; without a storage that reports its health, each such request is logged, stackless.
+  const health = deps.storage.health;
+  health?.onChange((change) => {
+    if (change.available) {
+      logger.info?.("storage available again", { unavailable_for_ms: change.unavailableForMs });
+    } else {
+      logger.warn?.("storage unavailable: answering 503 until it is back", {
+        reason: change.error.reason,
+        error: change.error.message,
+      });
+    }
+  });
+
   /** The answer to one request, with its request id; unexpected failures become a logged 500. */
   async function answer(request: HttpRequest, seen: RouteSeen): Promise<HttpResponse> {
     const requestId = requestIdOf(request.headers, deps.ids);
@@ -191,6 +206,23 @@ export function createHttpApp(deps: Deps, options: HttpAppOptions = {}): HttpApp
     try {
       response = render(await dispatch(request, requestId, seen), requestId);
     } catch (error) {
+      if (isStorageUnavailable(error)) {
+        if (health === undefined) {
+          logger.warn?.("request refused: storage unavailable", {
+            request_id: requestId,
+            method: request.method,
+            path: splitTarget(request.url)?.path ?? null,
+            error: error.message,
+          });
+        }
+        const write = request.method !== "GET" && request.method !== "HEAD";
+        response = problemResponse(
+          edgeProblems.storageUnavailable(error.outcome, write),
+          requestId,
+        );
+        response.headers["cache-control"] ??= "no-store";
+        return forMethod(request.method, response);
+      }
       if (isStorageBusy(error)) {
         logger.warn?.("request refused: storage busy", {
           request_id: requestId,

@@ -1,4 +1,9 @@
-import { type DomainError, type Issue, StorageBusyError } from "@tidings/core";
+import {
+  type DomainError,
+  type Issue,
+  StorageBusyError,
+  type StorageFaultOutcome,
+} from "@tidings/core";
 import type { HttpResponse } from "./types.js";
 
 /** Where every problem `type` URI points; `<base><code>` names one kind of problem. */
@@ -162,10 +167,25 @@ export const edgeProblems = {
       "The database is locked by another process (an import, say); nothing was changed. Retry shortly.",
     headers: { "retry-after": "1" },
   }),
+  /**
+   * Storage is out of reach, full or read-only. A read changed nothing whatever happened; a
+   * write says whether it did, and when it may have, that only the same `Idempotency-Key`
+   * makes a retry safe.
+   */
+  storageUnavailable: (outcome: StorageFaultOutcome, write: boolean): ProblemSpec => ({
+    status: 503,
+    code: "storage_unavailable",
+    detail:
+      outcome === "unchanged" || !write
+        ? "The database is unavailable for now; nothing was changed. Retry shortly."
+        : "The database became unavailable while the request ran, so it may or may not have taken effect. A retry is safe only with the same Idempotency-Key.",
+    headers: { "retry-after": "1" },
+  }),
   notReady: (): ProblemSpec => ({
     status: 503,
     code: "not_ready",
     detail: "The service cannot reach its storage.",
+    headers: { "retry-after": "1" },
   }),
 };
 
