@@ -19,16 +19,25 @@ const REASONS: ReadonlyArray<readonly [string, StorageFaultReason]> = [
 /**
  * `error` as a `StorageUnavailableError` when it says the disk is full, read-only or failing;
  * `null` for anything else. Nothing was written: SQLite rolls back a transaction whose write or
- * COMMIT fails, and the storage answers no write before its COMMIT succeeded.
+ * COMMIT fails, and the storage answers no write before its COMMIT succeeded. With the
+ * database's `path`, an error that only says SQLite could not open or write a file
+ * (SQLITE_CANTOPEN, SQLITE_IOERR) is told apart by a look at its file system.
  */
-export function sqliteFault(error: unknown): StorageUnavailableError | null {
+export function sqliteFault(error: unknown, path?: string): StorageUnavailableError | null {
   if (error instanceof StorageUnavailableError) return error;
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code !== "string") return null;
   const found = REASONS.find(([prefix]) => code.startsWith(prefix));
-  return found === undefined
-    ? null
-    : new StorageUnavailableError(found[1], "unchanged", { cause: error });
+  if (found === undefined) return null;
+  let reason = found[1];
+  if (reason === "io_error" && path !== undefined) {
+    try {
+      probeWritable(path);
+    } catch (probed) {
+      if (probed instanceof StorageUnavailableError) reason = probed.reason;
+    }
+  }
+  return new StorageUnavailableError(reason, "unchanged", { cause: error });
 }
 
 /** Below this much free space on its file system, the database counts as full. */
@@ -47,7 +56,9 @@ export function probeWritable(path: string): void {
     const code = (error as NodeJS.ErrnoException).code;
     // A file that does not exist yet (an in-memory name, say) has nothing to check.
     if (code === "ENOENT") return;
-    throw sqliteFault(error) ?? error;
+    throw code === "EROFS"
+      ? new StorageUnavailableError("read_only", "unchanged", { cause: error })
+      : error;
   }
   const { bavail, bsize } = statfsSync(dirname(path));
   if (bavail * bsize < MIN_FREE_BYTES) {

@@ -105,6 +105,8 @@ export function sqliteStorage(
   const ping = db.prepare("SELECT 1");
   let closed = false;
   const health = storageHealth();
+  const file =
+    db.memory === false && db.name !== undefined && isDatabaseFile(db.name) ? db.name : undefined;
   /** Notes a write's outcome for `health`, and turns a disk fault into one error type. */
   const observed = <T>(call: Promise<T>): Promise<T> =>
     call.then(
@@ -113,7 +115,7 @@ export function sqliteStorage(
         return value;
       },
       (error: unknown) => {
-        const fault = sqliteFault(error);
+        const fault = sqliteFault(error, file);
         if (fault === null) throw error;
         health.failed(fault);
         throw fault;
@@ -191,9 +193,7 @@ export function sqliteStorage(
       if (closed) throw new Error("The SQLite storage is closed.");
       const probe = async () => {
         ping.get();
-        if (db.memory === false && db.name !== undefined && isDatabaseFile(db.name)) {
-          probeWritable(db.name);
-        }
+        if (file !== undefined) probeWritable(file);
       };
       await observed(probe());
     },

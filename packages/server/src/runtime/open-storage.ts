@@ -73,7 +73,7 @@ export async function openStorage(
 async function faultClassifier(
   database: DatabaseConfig,
 ): Promise<(error: unknown) => StorageUnavailableError | null> {
-  if (database.kind !== "postgres") return sqliteFault;
+  if (database.kind !== "postgres") return (error) => sqliteFault(error, database.path);
   const { pgFault } = await import("@tidings/adapter-postgres");
   return (error) => pgFault(error, "unchanged");
 }
