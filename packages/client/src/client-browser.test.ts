@@ -7,7 +7,7 @@ import puppeteer, { type Browser } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually } from "../../server/src/testing/eventually.js";
 import type * as Client from "./index.js";
-import type { RawRequest } from "./testing/receivers.js";
+import { HOP_BY_HOP, type RawRequest } from "./testing/receivers.js";
 import { type CreatedKey, type ServedTidings, serveTidings } from "./testing/served.js";
 
 // The client in a real browser (Debian's Chromium, never a downloaded one), bundled from its
@@ -65,7 +65,7 @@ async function startSite(upstream: string): Promise<Server> {
     } else {
       const headers = new Headers();
       for (const [name, value] of Object.entries(req.headers)) {
-        if (typeof value === "string" && !["host", "connection", "origin"].includes(name)) {
+        if (typeof value === "string" && !HOP_BY_HOP.includes(name)) {
           headers.set(name, value);
         }
       }

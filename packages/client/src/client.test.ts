@@ -1,3 +1,4 @@
+import { servedOpenApiDocument } from "@tidings/adapter-http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually } from "../../server/src/testing/eventually.js";
 import { Tidings } from "./client.js";
@@ -59,6 +60,12 @@ afterAll(async () => {
 });
 
 describe("@tidings/client against tidings serve", () => {
+  it("was generated from the document the server serves (here with the sandbox's endpoint)", async () => {
+    // `gen` builds the document in-process; this is the check that it is the served one.
+    const document = await (await fetch(`${served.baseUrl}/openapi.json`)).json();
+    expect(document).toEqual(JSON.parse(JSON.stringify(servedOpenApiDocument({ sandbox: true }))));
+  });
+
   it("runs the quickstart: a profile, a send, and its webhooks verified", async () => {
     const profile = await tidings.profiles.create({
       phone_number: "+1 415 555 0101",

@@ -46,6 +46,9 @@ export async function startRawReceiver(): Promise<{
   return { url, received, close: () => close(server) };
 }
 
+/** Request headers a proxy does not pass on: fetch sets its own. */
+export const HOP_BY_HOP = ["host", "connection", "content-length", "transfer-encoding", "origin"];
+
 /** What the dropping proxy forwarded, and the server's answer the client never got. */
 export interface Dropped {
   request: RawRequest;
@@ -74,15 +77,21 @@ export async function startDroppingProxy(
     forwarded.push(request);
     const headers = new Headers();
     for (const [name, value] of Object.entries(req.headers)) {
-      if (typeof value === "string" && name !== "host" && name !== "connection") {
+      if (typeof value === "string" && !HOP_BY_HOP.includes(name)) {
         headers.set(name, value);
       }
     }
-    const answer = await fetch(upstream + request.url, {
-      method: request.method,
-      headers,
-      ...(request.body.length > 0 ? { body: new Uint8Array(request.body) } : {}),
-    });
+    let answer: Response;
+    try {
+      answer = await fetch(upstream + request.url, {
+        method: request.method,
+        headers,
+        ...(request.body.length > 0 ? { body: new Uint8Array(request.body) } : {}),
+      });
+    } catch (error) {
+      res.writeHead(502).end(String(error));
+      return;
+    }
     const text = await answer.text();
     if (dropped.length === 0 && drop(request)) {
       dropped.push({ request, status: answer.status, body: text });
