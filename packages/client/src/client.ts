@@ -74,6 +74,23 @@ interface Call {
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_RETRIES = 2;
 
+/**
+ * A random UUID v4. `crypto.randomUUID` exists only in secure contexts in browsers (https or
+ * localhost); `getRandomValues` everywhere, so a page served over plain http can still send.
+ */
+function randomKey(): string {
+  if (typeof crypto.randomUUID === "function") return crypto.randomUUID();
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x40;
+  bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80;
+  const hex = [...bytes].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** A 404 for the record itself, not for the route. */
+const isGone = (error: TidingsError) =>
+  error.status === 404 && error.code !== "route_not_found" && error.code.endsWith("_not_found");
+
 /** A path segment from an id, encoded so an id can never reach another path. */
 const segment = (id: string) => encodeURIComponent(id);
 
@@ -261,7 +278,7 @@ export class Tidings {
       path,
       body,
       safety: "idempotent",
-      idempotencyKey: options?.idempotencyKey ?? crypto.randomUUID(),
+      idempotencyKey: options?.idempotencyKey ?? randomKey(),
       options,
     });
   }
@@ -294,6 +311,8 @@ export class Tidings {
     for (let retry = 0; ; retry++) {
       const outcome = await this.#attempt(call.method, url, headers, body, options);
       if (!(outcome instanceof TidingsError)) return outcome as T;
+      // A delete retried after its answer was lost finds the record gone: that is the answer.
+      if (retry > 0 && call.method === "DELETE" && isGone(outcome)) return undefined as T;
       if (retry >= maxRetries || !isRetryable(call.safety, outcome)) throw outcome;
       await sleep(backoffMs(retry, outcome.retryAfter), options?.signal);
     }

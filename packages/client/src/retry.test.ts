@@ -214,6 +214,39 @@ describe("which failures are retried", () => {
   });
 });
 
+describe("a retried delete", () => {
+  it("takes 404 after a lost answer as done, but a first 404 as the error it is", async () => {
+    const { fetch, seen } = scripted(
+      new TypeError("fetch failed"),
+      problem(404, "profile_not_found"),
+    );
+    await client(fetch).profiles.delete("prf_1");
+    expect(seen.map((call) => call.method)).toEqual(["DELETE", "DELETE"]);
+
+    const never = scripted(problem(404, "profile_not_found"));
+    const error = await rejection(client(never.fetch).profiles.delete("prf_missing"));
+    expect(error.code).toBe("profile_not_found");
+  });
+});
+
+describe("the generated Idempotency-Key", () => {
+  it("is a UUID v4 also where crypto.randomUUID is missing (a browser page over plain http)", async () => {
+    const original = crypto.randomUUID;
+    Object.defineProperty(crypto, "randomUUID", { value: undefined, configurable: true });
+    try {
+      expect(crypto.randomUUID).toBeUndefined();
+      const { fetch, seen } = scripted(ok({}), ok({}));
+      await client(fetch).messages.send(SEND);
+      await client(fetch).messages.send(SEND);
+      const [a, b] = seen.map((call) => call.headers["idempotency-key"]);
+      expect(a).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect(b).not.toBe(a);
+    } finally {
+      Object.defineProperty(crypto, "randomUUID", { value: original, configurable: true });
+    }
+  });
+});
+
 describe("errors", () => {
   it("carries the issues, and takes the request id from the header when the body has none", async () => {
     const body = {
