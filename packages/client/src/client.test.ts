@@ -117,6 +117,10 @@ describe("@tidings/client against tidings serve", () => {
       email: "grace@example.com",
     });
     expect(await tidings.profiles.get(created.public_id)).toEqual(created);
+    const taken = await tidings.profiles
+      .create({ phone_number: "+1 (415) 555-0102" })
+      .catch((error: unknown) => error);
+    expect(TidingsError.is(taken, "phone_number_taken") && taken.status).toBe(409);
     const updated = await tidings.profiles.update(created.public_id, {
       first_name: "Grace",
       sms_marketing_consent: true,
@@ -127,6 +131,11 @@ describe("@tidings/client against tidings serve", () => {
     await tidings.profiles.delete(created.public_id);
     const gone = await tidings.profiles.get(created.public_id).catch((error: unknown) => error);
     expect(TidingsError.is(gone, "profile_not_found") && gone.status).toBe(404);
+    // An id can name no other path, not even by climbing one.
+    for (const id of ["..", "a/b", "?x=1"]) {
+      const missing = await tidings.profiles.get(id).catch((error: unknown) => error);
+      expect(TidingsError.is(missing, "profile_not_found")).toBe(true);
+    }
 
     const refused = await tidings.profiles
       .create({ phone_number: "nope", first_name: "A" }, { requestId: "client-test-1" })
@@ -140,11 +149,6 @@ describe("@tidings/client against tidings serve", () => {
     });
     const paths = (refused as TidingsError).issues.map((issue) => issue.path).sort();
     expect(paths).toEqual(["first_name", "phone_number"]);
-
-    const taken = await tidings.profiles
-      .create({ phone_number: "+14155550101" })
-      .catch((error: unknown) => error);
-    expect(TidingsError.is(taken, "phone_number_taken") && taken.status).toBe(409);
   });
 
   it("manages campaigns: list, get, update, deactivate, activate", async () => {

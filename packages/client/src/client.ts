@@ -91,8 +91,13 @@ function randomKey(): string {
 const isGone = (error: TidingsError) =>
   error.status === 404 && error.code !== "route_not_found" && error.code.endsWith("_not_found");
 
-/** A path segment from an id, encoded so an id can never reach another path. */
-const segment = (id: string) => encodeURIComponent(id);
+/**
+ * A path segment from an id, encoded so an id can never reach another path. URLs treat `.`
+ * and `..` (even as `%2E`) as steps up the path, so those two go double-encoded: no record has
+ * such an id, and the server answers 404 for it instead of the URL climbing a level.
+ */
+const segment = (id: string) =>
+  id === "." || id === ".." ? id.replaceAll(".", "%252E") : encodeURIComponent(id);
 
 /**
  * The Tidings API: `profiles`, `messages`, `webhooks`, `deliveries` and `campaigns`, each

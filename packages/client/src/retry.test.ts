@@ -214,6 +214,20 @@ describe("which failures are retried", () => {
   });
 });
 
+describe("paths", () => {
+  it("encodes ids so none can reach another path", async () => {
+    const { fetch, seen } = scripted(ok({}), ok({}), ok({}));
+    await client(fetch).profiles.get("a/b?c#d");
+    await client(fetch).profiles.get("..");
+    await client(fetch).profiles.list({ email: "a+b@example.com", limit: 5 }).page();
+    expect(seen.map((call) => new URL(call.url).href)).toEqual([
+      "http://tidings.test/v1/profiles/a%2Fb%3Fc%23d",
+      "http://tidings.test/v1/profiles/%252E%252E",
+      "http://tidings.test/v1/profiles?email=a%2Bb%40example.com&limit=5",
+    ]);
+  });
+});
+
 describe("a retried delete", () => {
   it("takes 404 after a lost answer as done, but a first 404 as the error it is", async () => {
     const { fetch, seen } = scripted(
