@@ -34,6 +34,27 @@ export interface HttpAppOptions {
   maxBodyBytes?: number | undefined;
 }
 
+/** Every route under `/v1`; the sandbox's are apart, served only with the sandbox provider. */
+const apiRoutes: readonly Route[] = [
+  ...profileRoutes,
+  ...messageRoutes,
+  ...messageReadRoutes,
+  ...webhookRoutes,
+  ...campaignRoutes,
+  ...deliveryRoutes,
+];
+
+/**
+ * The OpenAPI document `GET /openapi.json` serves, built without a server: what clients
+ * generate their types from (`@tidings/client` commits its own, generated with no sandbox).
+ */
+export function servedOpenApiDocument(
+  options: { sandbox?: boolean | undefined; basePath?: string | undefined } = {},
+) {
+  const documented = options.sandbox ? [...apiRoutes, ...sandboxRoutes] : apiRoutes;
+  return buildOpenApiDocument(documented, { basePath: options.basePath });
+}
+
 interface PublicRoute {
   method: string;
   path: string;
@@ -72,15 +93,6 @@ export function createHttpApp(deps: Deps, options: HttpAppOptions = {}): HttpApp
   const logger: HttpLogger = options.logger ?? console;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const sandbox = options.sandbox ?? deps.provider.name === "sandbox";
-  const apiRoutes: Route[] = [
-    ...profileRoutes,
-    ...messageRoutes,
-    ...messageReadRoutes,
-    ...webhookRoutes,
-    ...campaignRoutes,
-    ...deliveryRoutes,
-  ];
-  const documented = sandbox ? [...apiRoutes, ...sandboxRoutes] : apiRoutes;
   let openApi: string | null = null;
 
   const publicRouter = createRouter<PublicRoute>([
@@ -102,9 +114,7 @@ export function createHttpApp(deps: Deps, options: HttpAppOptions = {}): HttpApp
       method: "GET",
       path: "/openapi.json",
       async run() {
-        openApi ??= JSON.stringify(
-          buildOpenApiDocument(documented, { basePath: options.basePath }),
-        );
+        openApi ??= JSON.stringify(servedOpenApiDocument({ sandbox, basePath: options.basePath }));
         return {
           kind: "stored",
           status: 200,
