@@ -192,6 +192,7 @@ describe("the HTTP edge", () => {
     expect(refused.headers["retry-after"]).toBe("1");
     expect(refused.json).toMatchObject({ code: "storage_unavailable", request_id: "down-1" });
     expect(String(refused.json.detail)).toMatch(/nothing was changed/);
+    expect(refused.json.changed).toBe(false);
 
     world.storage.failNext(
       "profiles.insert",
@@ -200,6 +201,7 @@ describe("the HTTP edge", () => {
     const cut = await world.call("POST", LIST, LIST, { body: { phone_number: "+14155552672" } });
     expect(cut.status).toBe(503);
     expect(String(cut.json.detail)).toMatch(/only with the same Idempotency-Key/);
+    expect(cut.json.changed).toBeNull();
 
     // A read changed nothing, whatever the connection did.
     world.storage.failNext("profiles.list", new StorageUnavailableError("disk_full", "unknown"));

@@ -19,6 +19,8 @@ export interface Problem {
   request_id: string;
   errors?: Array<{ path: string; message: string }> | undefined;
   conflicts?: Array<{ id: string; reason: string }> | undefined;
+  /** `storage_unavailable` only: `false` when nothing was changed, `null` when unknown. */
+  changed?: false | null | undefined;
 }
 
 /** What an answer other than the happy one is made of, before the request id is known. */
@@ -29,6 +31,7 @@ export interface ProblemSpec {
   title?: string | undefined;
   issues?: readonly Issue[] | undefined;
   conflicts?: ReadonlyArray<{ id: string; reason: string }> | undefined;
+  changed?: false | null | undefined;
   headers?: Record<string, string> | undefined;
 }
 
@@ -92,6 +95,7 @@ export function problemResponse(spec: ProblemSpec, requestId: string): HttpRespo
   if (spec.conflicts && spec.conflicts.length > 0) {
     problem.conflicts = spec.conflicts.map((c) => ({ id: c.id, reason: c.reason }));
   }
+  if (spec.changed !== undefined) problem.changed = spec.changed;
   return {
     status: spec.status,
     headers: {
@@ -175,6 +179,7 @@ export const edgeProblems = {
   storageUnavailable: (outcome: StorageFaultOutcome, write: boolean): ProblemSpec => ({
     status: 503,
     code: "storage_unavailable",
+    changed: outcome === "unchanged" || !write ? false : null,
     detail:
       outcome === "unchanged" || !write
         ? "The database is unavailable for now; nothing was changed. Retry shortly."

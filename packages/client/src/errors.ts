@@ -48,6 +48,7 @@ export type ServerErrorCode =
   | "rate_limited"
   | "internal_error"
   | "storage_busy"
+  | "storage_unavailable"
   | "not_ready";
 
 /**
@@ -67,6 +68,7 @@ interface TidingsErrorInit<C extends string> {
   conflicts?: readonly TidingsConflict[] | undefined;
   requestId?: string | null | undefined;
   retryAfter?: number | null | undefined;
+  changed?: false | null | undefined;
   cause?: unknown;
 }
 
@@ -85,6 +87,12 @@ export class TidingsError<C extends string = TidingsErrorCode | (string & {})> e
   readonly conflicts: readonly TidingsConflict[];
   readonly requestId: string | null;
   readonly retryAfter: number | null;
+  /**
+   * `storage_unavailable` only: `false` when the server says the request changed nothing,
+   * `null` when it may have taken effect (retry only with the same `Idempotency-Key`);
+   * `undefined` on every other error.
+   */
+  readonly changed: false | null | undefined;
 
   constructor(init: TidingsErrorInit<C>) {
     super(`${init.status || init.code}: ${init.detail}`, { cause: init.cause });
@@ -95,6 +103,7 @@ export class TidingsError<C extends string = TidingsErrorCode | (string & {})> e
     this.conflicts = init.conflicts ?? [];
     this.requestId = init.requestId ?? null;
     this.retryAfter = init.retryAfter ?? null;
+    this.changed = init.changed;
   }
 
   /** Whether `error` is a `TidingsError`, of one of `codes` when any are given. */
@@ -142,6 +151,7 @@ export function errorOfResponse(response: Response, text: string): TidingsError 
       conflicts: listOf<TidingsConflict>(body.conflicts, ["id", "reason"]),
       requestId: typeof body.request_id === "string" ? body.request_id : header,
       retryAfter,
+      changed: body.changed === false ? false : body.changed === null ? null : undefined,
     });
   }
   return new TidingsError({

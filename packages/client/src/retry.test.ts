@@ -39,7 +39,12 @@ function scripted(...steps: Step[]) {
   return { fetch, seen };
 }
 
-const problem = (status: number, code: string, headers: Record<string, string> = {}) =>
+const problem = (
+  status: number,
+  code: string,
+  headers: Record<string, string> = {},
+  extra: Record<string, unknown> = {},
+) =>
   new Response(
     JSON.stringify({
       type: `x/${code}`,
@@ -48,6 +53,7 @@ const problem = (status: number, code: string, headers: Record<string, string> =
       detail: `${code}!`,
       code,
       request_id: "req-1",
+      ...extra,
     }),
     { status, headers: { "content-type": "application/problem+json", ...headers } },
   );
@@ -150,6 +156,23 @@ describe("which failures are retried", () => {
     const rotated = await client(fetch, 3).webhooks.rotateSecret("whk_1");
     expect(rotated.webhook_id).toBe("whk_1");
     expect(seen).toHaveLength(4);
+  });
+
+  it("retries an unsafe write after 503 storage_unavailable only when the server says nothing changed", async () => {
+    const unchanged = scripted(
+      problem(503, "storage_unavailable", { "retry-after": "0" }, { changed: false }),
+      ok({ webhook_id: "whk_1", signing_secret: "whsec_x" }),
+    );
+    await client(unchanged.fetch, 3).webhooks.rotateSecret("whk_1");
+    expect(unchanged.seen).toHaveLength(2);
+
+    const unknown = scripted(
+      problem(503, "storage_unavailable", { "retry-after": "0" }, { changed: null }),
+      ok({ webhook_id: "whk_1", signing_secret: "whsec_x" }),
+    );
+    const error = await rejection(client(unknown.fetch, 3).webhooks.rotateSecret("whk_1"));
+    expect(unknown.seen).toHaveLength(1);
+    expect(error).toMatchObject({ code: "storage_unavailable", changed: null });
   });
 
   it("stops after maxRetries and throws the last error, with its request id and Retry-After", async () => {

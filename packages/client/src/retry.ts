@@ -16,13 +16,17 @@ export const MAX_RETRY_AFTER_SECONDS = 60;
 /**
  * Whether a failed attempt may be repeated. An idempotent request is retried on a network
  * failure or a timeout, 408, 409 `idempotency_in_progress`, 429 and every 5xx. An unsafe one
- * only where the server provably did not act on it: 429, 503 `storage_busy` (the server says
- * nothing changed) and a refused connection (the request never reached it).
+ * only where the server provably did not act on it: 429, 503 `storage_busy` and 503
+ * `storage_unavailable` with `changed: false` (the server says nothing changed) and a refused
+ * connection (the request never reached it).
  */
 export function isRetryable(safety: Safety, error: TidingsError): boolean {
   if (error.retryAfter !== null && error.retryAfter > MAX_RETRY_AFTER_SECONDS) return false;
   if (error.status === 429) return true;
   if (error.status === 503 && error.code === "storage_busy") return true;
+  if (error.status === 503 && error.code === "storage_unavailable" && error.changed === false) {
+    return true;
+  }
   if (error.status === 0 && isConnectionRefused(error.cause)) return true;
   if (safety === "unsafe") return false;
   return (

@@ -941,6 +941,8 @@ export interface components {
                 id: string;
                 reason: string;
             }[];
+            /** @description `storage_unavailable` only: `false` when the request changed nothing (any retry is safe), `null` when it may have taken effect (retry only with the same `Idempotency-Key`). */
+            changed?: boolean | null;
         };
     };
     responses: {
@@ -1076,12 +1078,12 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Storage does not answer (`not_ready`), or another process has held the database's write lock for too long (`storage_busy`, with `Retry-After`); nothing was changed. */
+        /** @description Storage is unavailable: out of reach, full or read-only (`storage_unavailable`; its `detail` says whether anything was changed, and when it may have been, that a retry is safe only with the same `Idempotency-Key`), does not answer a readiness probe (`not_ready`), or another process has held the database's write lock for too long (`storage_busy`; nothing was changed). Always with `Retry-After`. */
         E503: {
             headers: {
                 /** @description The request's id: the client's when sane, otherwise a UUID v7. */
                 "X-Request-Id"?: string;
-                /** @description Whole seconds to wait before retrying (`storage_busy` only). */
+                /** @description Whole seconds to wait before retrying. */
                 "Retry-After"?: number;
                 [name: string]: unknown;
             };
