@@ -21,6 +21,7 @@ const ORDER = [
   "metrics",
   "validator",
   "client-size",
+  "recovery",
 ];
 
 const start = (name: string) => `<!-- bench:${name}:start -->`;
