@@ -17,7 +17,6 @@ import {
   rmSync,
   writeSync,
 } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -26,7 +25,7 @@ import { request } from "undici";
 import { describeMachine, machineLine } from "./harness/machine.js";
 import { int, table, verdict } from "./harness/markdown.js";
 import { writeSection } from "./harness/results.js";
-import { type Env, startTidings, tidingsCli } from "./harness/tidings-process.js";
+import { type Env, freePort, startTidings, tidingsCli } from "./harness/tidings-process.js";
 
 const ROUNDS = 5;
 const TARGET_MS = 2000;
@@ -38,16 +37,6 @@ interface Sender {
   token: string;
   campaignId: string;
 }
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 
 async function sendOnce(sender: Sender, n: number): Promise<number> {
   try {

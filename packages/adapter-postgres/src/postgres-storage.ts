@@ -3,7 +3,7 @@ import {
   type Repositories,
   rollingBackErrors,
   type Storage,
-  type StorageHealthTracker,
+  type StorageFaultOutcome,
   storageHealth,
 } from "@tidings/core";
 import type { PgClient } from "./pg-client.js";
@@ -44,22 +44,9 @@ export function postgresStorage(client: PgClient, options: PostgresStorageOption
   let closed = false;
   const health = storageHealth();
   keepAliveOnIdleErrors(client);
-  /** Notes the outcome of a call for `health`, and turns a storage fault into one error type. */
-  const observed = <T>(
-    call: Promise<T>,
-    outcome: "unchanged" | "unknown" = "unknown",
-  ): Promise<T> =>
-    call.then(
-      (value) => {
-        if (!health.isAvailable()) health.succeeded();
-        return value;
-      },
-      (error: unknown) => {
-        const fault = asPgFault(error, outcome);
-        health.failed(fault);
-        throw fault;
-      },
-    );
+  /** `call`, noted for `health`, with a storage fault turned into `StorageUnavailableError`. */
+  const observed = <T>(call: Promise<T>, outcome: StorageFaultOutcome = "unknown"): Promise<T> =>
+    health.observe(call, (error) => asPgFault(error, outcome));
 
   const assertUsable = (): void => {
     if (closed) throw new Error("The PostgreSQL storage is closed.");

@@ -107,20 +107,9 @@ export function sqliteStorage(
   const health = storageHealth();
   const file =
     db.memory === false && db.name !== undefined && isDatabaseFile(db.name) ? db.name : undefined;
-  /** Notes a write's outcome for `health`, and turns a disk fault into one error type. */
+  /** A write noted for `health`, with a disk fault turned into `StorageUnavailableError`. */
   const observed = <T>(call: Promise<T>): Promise<T> =>
-    call.then(
-      (value) => {
-        if (!health.isAvailable()) health.succeeded();
-        return value;
-      },
-      (error: unknown) => {
-        const fault = sqliteFault(error, file);
-        if (fault === null) throw error;
-        health.failed(fault);
-        throw fault;
-      },
-    );
+    health.observe(call, (error) => sqliteFault(error, file) ?? error);
 
   const assertUsable = (): void => {
     if (closed) throw new Error("The SQLite storage is closed.");

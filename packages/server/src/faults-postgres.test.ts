@@ -17,6 +17,7 @@ import {
   createFaultSender,
   expectNothingLost,
   type FaultSender,
+  faultServerEnv,
   startFaultLoad,
   subscribeEveryTopic,
 } from "./testing/fault-load.js";
@@ -29,18 +30,10 @@ import {
 
 const PG_URL = process.env.TIDINGS_TEST_PG_URL;
 
-/** The server's own environment on `url`: fast sandbox reports and webhook retries, no rate limit in the way. */
+/** A server's environment on `url`, with a secret key of its own (PostgreSQL needs one). */
 const faultEnv = (url: string): Record<string, string> => ({
-  ...(process.env as Record<string, string>),
-  TIDINGS_DATABASE_URL: url,
+  ...faultServerEnv(url),
   TIDINGS_SECRET_KEY: randomBytes(32).toString("base64"),
-  TIDINGS_DEV: "1",
-  TIDINGS_SANDBOX_DELAY_MS: "50",
-  TIDINGS_WEBHOOK_BACKOFF_BASE_MS: "200",
-  TIDINGS_WEBHOOK_BACKOFF_CAP_MS: "1000",
-  TIDINGS_SEND_RATE_LIMIT: "1000000/60s",
-  TIDINGS_LOG_LEVEL: "info",
-  TIDINGS_CONSOLE: "0",
 });
 
 const withParams = (url: string, params: string) =>

@@ -16,6 +16,7 @@ import { eventually } from "./testing/eventually.js";
 import {
   createFaultSender,
   expectNothingLost,
+  faultServerEnv,
   startFaultLoad,
   subscribeEveryTopic,
 } from "./testing/fault-load.js";
@@ -75,17 +76,7 @@ function fillDisk(path: string, maxMb: number): number {
   return written;
 }
 
-const serverEnv = (dir: string): Record<string, string> => ({
-  ...(process.env as Record<string, string>),
-  TIDINGS_DATABASE_URL: `sqlite:${join(dir, "tidings.db")}`,
-  TIDINGS_DEV: "1",
-  TIDINGS_SANDBOX_DELAY_MS: "50",
-  TIDINGS_WEBHOOK_BACKOFF_BASE_MS: "200",
-  TIDINGS_WEBHOOK_BACKOFF_CAP_MS: "1000",
-  TIDINGS_SEND_RATE_LIMIT: "1000000/60s",
-  TIDINGS_LOG_LEVEL: "info",
-  TIDINGS_CONSOLE: "0",
-});
+const serverEnv = (dir: string) => faultServerEnv(`sqlite:${join(dir, "tidings.db")}`);
 
 // Skipped where this process cannot mount a tmpfs (it needs root): the disk is filled and
 // turned read-only on a small file system of the test's own, never the machine's.

@@ -72,8 +72,14 @@ export type StorageHealthChange =
 export interface StorageHealthTracker extends StorageHealth {
   /** A write or probe succeeded. */
   succeeded(): void;
-  /** `error` if it is a storage fault (after noting it), rethrown either way by the caller. */
+  /** Notes `error` when it is a `StorageUnavailableError`; anything else changes nothing. */
   failed(error: unknown): void;
+  /**
+   * `call`, its outcome noted: success makes storage available, a rejection is replaced by
+   * `asFault(error)` (the adapter's `StorageUnavailableError` for it, or the error as it was)
+   * and noted.
+   */
+  observe<T>(call: Promise<T>, asFault: (error: unknown) => unknown): Promise<T>;
 }
 
 /** A `StorageHealthTracker`; `now` is injectable for tests. */
@@ -89,6 +95,17 @@ export function storageHealth(now: () => number = Date.now): StorageHealthTracke
       }
     }
   };
+  const succeeded = () => {
+    if (since === null) return;
+    const unavailableForMs = now() - since;
+    since = null;
+    tell({ available: true, unavailableForMs });
+  };
+  const failed = (error: unknown) => {
+    if (since !== null || !isStorageUnavailable(error)) return;
+    since = now();
+    tell({ available: false, error });
+  };
   return {
     isAvailable: () => since === null,
     unavailableSince: () => since,
@@ -96,16 +113,19 @@ export function storageHealth(now: () => number = Date.now): StorageHealthTracke
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
-    succeeded() {
-      if (since === null) return;
-      const unavailableForMs = now() - since;
-      since = null;
-      tell({ available: true, unavailableForMs });
-    },
-    failed(error) {
-      if (since !== null || !isStorageUnavailable(error)) return;
-      since = now();
-      tell({ available: false, error });
-    },
+    succeeded,
+    failed,
+    observe: (call, asFault) =>
+      call.then(
+        (value) => {
+          succeeded();
+          return value;
+        },
+        (error: unknown) => {
+          const fault = asFault(error);
+          failed(fault);
+          throw fault;
+        },
+      ),
   };
 }

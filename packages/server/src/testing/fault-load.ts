@@ -4,7 +4,7 @@ import { TOPICS } from "@tidings/core";
 import { expect } from "vitest";
 import type { CliProcess } from "./child-cli.js";
 import { eventually } from "./eventually.js";
-import { runCli } from "./run-cli.js";
+import { createSender, type Sender } from "./process-cluster.js";
 import { startWebhookTally, type WebhookTally } from "./webhook-tally.js";
 
 /**
@@ -26,34 +26,27 @@ export interface FaultLoad {
 }
 
 /** An organization's key (with the scopes a fault test needs) and its active OTP campaign. */
-export interface FaultSender {
-  token: string;
-  campaignId: string;
-}
+export type FaultSender = Pick<Sender, "token" | "campaignId">;
 
 /** Creates an organization, a key and an active OTP campaign with the in-process CLI. */
-export async function createFaultSender(env: Record<string, string>): Promise<FaultSender> {
-  const cli = async <T>(...args: string[]): Promise<T> => {
-    const run = await runCli([...args, "--json"], env);
-    if (run.code !== 0) throw new Error(`tidings ${args.join(" ")}: ${run.stderr}`);
-    return run.json<T>();
-  };
-  const { org_id } = await cli<{ org_id: string }>("orgs", "create", "--name", "Faults");
-  const key = await cli<{ token: string }>(
-    ..."keys create --org".split(" "),
-    org_id,
-    "--scopes",
-    "messages:send,messages:read,webhooks:manage",
-  );
-  const campaign = await cli<{ campaign_id: string }>(
-    ..."campaigns create --org".split(" "),
-    org_id,
-    ..."--name Login --channel sms --category otp --sender Acme --active".split(" "),
-    "--template",
-    "Your code is {{pin}}",
-  );
-  return { token: key.token, campaignId: campaign.campaign_id };
-}
+export const createFaultSender = (env: Record<string, string>): Promise<FaultSender> =>
+  createSender(env, "messages:send,messages:read,webhooks:manage");
+
+/**
+ * The environment of a `tidings serve` under a fault test, on `databaseUrl`: the sandbox's
+ * reports and webhook retries fast, no rate limit in the senders' way, no console.
+ */
+export const faultServerEnv = (databaseUrl: string): Record<string, string> => ({
+  ...(process.env as Record<string, string>),
+  TIDINGS_DATABASE_URL: databaseUrl,
+  TIDINGS_DEV: "1",
+  TIDINGS_SANDBOX_DELAY_MS: "50",
+  TIDINGS_WEBHOOK_BACKOFF_BASE_MS: "200",
+  TIDINGS_WEBHOOK_BACKOFF_CAP_MS: "1000",
+  TIDINGS_SEND_RATE_LIMIT: "1000000/60s",
+  TIDINGS_LOG_LEVEL: "info",
+  TIDINGS_CONSOLE: "0",
+});
 
 /** Subscribes a verifying receiver to every topic of the sender's organization. */
 export async function subscribeEveryTopic(
