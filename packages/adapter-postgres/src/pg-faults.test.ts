@@ -1,6 +1,9 @@
 import { StorageUnavailableError } from "@tidings/core";
+import { anOrganization } from "@tidings/core/testing";
 import { describe, expect, it } from "vitest";
+import type { PgPool } from "./pg-client.js";
 import { pgFault } from "./pg-faults.js";
+import { postgresStorage } from "./postgres-storage.js";
 
 const coded = (code: string, message = "failed") => Object.assign(new Error(message), { code });
 
@@ -39,5 +42,36 @@ describe("pgFault", () => {
     expect(pgFault(unchanged, "unknown")?.outcome).toBe("unknown");
     const unknown = new StorageUnavailableError("unreachable", "unknown");
     expect(pgFault(unknown, "unchanged")?.outcome).toBe("unknown");
+  });
+});
+
+describe("a pool's transaction cut off by a broken connection", () => {
+  /** A pool whose one connection answers every statement, and breaks at `breakAt`. */
+  const breakingPool = (breakAt: (text: string) => boolean): PgPool => ({
+    query: async () => ({ rows: [] }),
+    connect: async () => ({
+      query: async (text: string) => {
+        if (breakAt(text)) throw new Error("Connection terminated unexpectedly");
+        return { rows: [] };
+      },
+      release: () => undefined,
+    }),
+  });
+
+  it("says nothing was written when it broke before COMMIT", async () => {
+    const storage = postgresStorage(breakingPool((text) => text.startsWith("INSERT")));
+    const failure = await storage
+      .transaction((tx) => tx.organizations.insert(anOrganization()))
+      .catch((error: unknown) => error);
+    expect(failure).toMatchObject({ name: "StorageUnavailableError", outcome: "unchanged" });
+    expect(storage.health?.isAvailable()).toBe(false);
+  });
+
+  it("says it may have been written when it broke during COMMIT", async () => {
+    const storage = postgresStorage(breakingPool((text) => text === "COMMIT"));
+    const failure = await storage
+      .transaction((tx) => tx.organizations.insert(anOrganization()))
+      .catch((error: unknown) => error);
+    expect(failure).toMatchObject({ name: "StorageUnavailableError", outcome: "unknown" });
   });
 });

@@ -64,8 +64,9 @@ export function postgresStorage(client: PgClient, options: PostgresStorageOption
     } catch (error) {
       return Promise.reject(error);
     }
-    // A pool's transactions say for themselves whether the fault came before COMMIT; a handle
-    // that runs its own transactions does not, so anything may have been written.
+    // A pool's transactions say for themselves whether the fault came before COMMIT (and that
+    // is kept); a handle that runs its own transactions does not, so anything may have been
+    // written.
     return observed(
       runTransaction(client, async (connection) => {
         const sql = transactionSql(tables, connection);
@@ -86,6 +87,7 @@ export function postgresStorage(client: PgClient, options: PostgresStorageOption
           sql.end();
         }
       }),
+      singleConnection ? "unknown" : "unchanged",
     );
   };
 
