@@ -645,14 +645,14 @@ function sqliteReport(): string {
   const find = (endpoint: string, connections: number) =>
     sqliteRows.find((r) => r.endpoint === endpoint && r.connections === connections);
   const targets: Array<[string, string, boolean | null]> = [];
-  for (const [endpoint, line] of [
-    ["POST /v1/profiles", "POST /v1/profiles"],
-    [`${SEND} (reports held back)`, SEND_WITHOUT_REPORTS],
+  for (const [label, line] of [
+    ["`POST /v1/profiles`", "POST /v1/profiles"],
+    [`\`${SEND}\`, reports held back on both sides`, SEND_WITHOUT_REPORTS],
   ] as const) {
     const row = find(line, 50);
     const r = row?.peer ? row.tidings.requestsPerS / row.peer.requestsPerS : null;
     targets.push([
-      `\`${endpoint}\` ≥ 1.5× the straightforward server, 50 conns`,
+      `${label} ≥ 1.5× the straightforward server, 50 conns`,
       r === null ? "not run" : `${fixed(r, 2)}×`,
       r === null ? null : r >= 1.5,
     ]);
