@@ -51,8 +51,11 @@ export const otpSend = (campaignId: string, phoneNumber: string, k: number) => (
   }),
 });
 
-/** Creates the database and its organization, key and active OTP campaign with the CLI. */
-export async function createFixture(database: Database): Promise<Fixture> {
+/**
+ * Creates the database and its organization, key and active OTP campaign with the CLI; on
+ * PostgreSQL a new schema of the database at `pgUrl`.
+ */
+export async function createFixture(database: Database, pgUrl = PG_URL): Promise<Fixture> {
   const secretKey = randomBytes(32).toString("hex");
   let env: Env;
   let sqlitePath: string | null = null;
@@ -68,7 +71,7 @@ export async function createFixture(database: Database): Promise<Fixture> {
     };
   } else {
     pgSchema = `tidings_bench_${randomBytes(4).toString("hex")}`;
-    const url = new URL(PG_URL);
+    const url = new URL(pgUrl);
     url.searchParams.set("schema", pgSchema);
     env = { ...BENCH_ENV, TIDINGS_DATABASE_URL: url.toString(), TIDINGS_SECRET_KEY: secretKey };
   }
@@ -114,14 +117,14 @@ export async function createFixture(database: Database): Promise<Fixture> {
     campaignId: campaign.campaign_id,
     async dispose() {
       if (dir !== null) rmSync(dir, { recursive: true, force: true });
-      if (pgSchema !== null) await dropSchema(pgSchema);
+      if (pgSchema !== null) await dropSchema(pgSchema, pgUrl);
     },
   };
 }
 
-/** Drops a benchmark's PostgreSQL schema. */
-export async function dropSchema(schema: string): Promise<void> {
-  const client = new pg.Client({ connectionString: PG_URL });
+/** Drops a benchmark's PostgreSQL schema (of the database at `url`). */
+export async function dropSchema(schema: string, url = PG_URL): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);

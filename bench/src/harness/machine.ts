@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 
 /** What a result was measured on, written above every section of RESULTS.md. */
@@ -63,43 +63,6 @@ function cpuMsOfStat(stat: string): number | null {
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   const ticks = Number(fields[11]) + Number(fields[12]);
   return Number.isFinite(ticks) ? ticks * (1000 / CLOCK_TICKS_PER_S) : null;
-}
-
-/**
- * CPU time used so far by the local PostgreSQL server, in ms: every process named `postgres`
- * (the postmaster, each connection's backend, the WAL writer and the rest), by PID, so a run's
- * figure is the sum over the PIDs seen at its end of what each used since its start (a backend
- * started in between counts from zero). `null` off Linux or with no such process.
- */
-export function postgresCpuMs(): Map<number, number> | null {
-  let entries: string[];
-  try {
-    entries = readdirSync("/proc");
-  } catch {
-    return null;
-  }
-  const used = new Map<number, number>();
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      if (!stat.includes("(postgres)")) continue;
-      const ms = cpuMsOfStat(stat);
-      if (ms !== null) used.set(Number(entry), ms);
-    } catch {
-      // The process ended while the list was read.
-    }
-  }
-  return used.size === 0 ? null : used;
-}
-
-/** What the local PostgreSQL server used between two `postgresCpuMs` readings, in ms. */
-export function postgresCpuSince(before: Map<number, number> | null): number | null {
-  const after = postgresCpuMs();
-  if (before === null || after === null) return null;
-  let total = 0;
-  for (const [pid, ms] of after) total += ms - (before.get(pid) ?? 0);
-  return total;
 }
 
 /** `getconf CLK_TCK`: 100 on every Linux Node runs on. */

@@ -5,11 +5,20 @@
 // libphonenumber-js/max and valibot; a SHA-256 lookup of the API key per request; a message row
 // and an event row per send; the rate limit counted from a hits table. No batching, no caches,
 // and no tricks in either direction.
-import { createHash, randomBytes, randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import Database from "better-sqlite3";
-import { parsePhoneNumberFromString } from "libphonenumber-js/max";
 import * as v from "valibot";
+import {
+  e164,
+  json,
+  ProfileBody,
+  problem,
+  readBody,
+  render,
+  SendBody,
+  sha256,
+} from "./peer-http.js";
 
 interface Start {
   path: string;
@@ -39,7 +48,6 @@ process.once("message", ({ path, template, rateLimit, rateWindowMs, synchronous 
     CREATE INDEX rate_hits_key_at ON rate_hits (api_key_id, at);
   `);
   const token = `sk_${randomBytes(24).toString("base64url")}`;
-  const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
   db.prepare("INSERT INTO api_keys VALUES (?, 'org_1', ?)").run("key_1", sha256(token));
   const campaignId = "cmp_1";
   db.prepare("INSERT INTO campaigns VALUES (?, 'org_1', ?, 'otp', 'viber', 'active', 86400)").run(
@@ -65,45 +73,6 @@ process.once("message", ({ path, template, rateLimit, rateWindowMs, synchronous 
   );
   const insertEvent = db.prepare("INSERT INTO message_events VALUES (?, ?, 'message.queued', ?)");
 
-  const ProfileBody = v.strictObject({
-    phone_number: v.string(),
-    first_name: v.optional(v.pipe(v.string(), v.trim(), v.minLength(2), v.maxLength(100))),
-    last_name: v.optional(v.pipe(v.string(), v.trim(), v.minLength(2), v.maxLength(100))),
-    email: v.optional(v.pipe(v.string(), v.email())),
-  });
-  const SendBody = v.strictObject({
-    campaign_id: v.string(),
-    recipient: v.strictObject({ type: v.literal("phone_number"), value: v.string() }),
-    params: v.record(v.string(), v.union([v.string(), v.number()])),
-    client_reference: v.optional(v.pipe(v.string(), v.maxLength(255))),
-  });
-
-  const json = (res: ServerResponse, status: number, body: unknown) => {
-    const text = JSON.stringify(body);
-    res.writeHead(status, {
-      "content-type": status >= 400 ? "application/problem+json" : "application/json",
-      "content-length": Buffer.byteLength(text),
-    });
-    res.end(text);
-  };
-  const problem = (res: ServerResponse, status: number, code: string) =>
-    json(res, status, { type: "about:blank", title: code, status, code });
-  const e164 = (text: string): string | null => {
-    const phone = parsePhoneNumberFromString(text);
-    return phone?.isValid() ? phone.number : null;
-  };
-  const readBody = (req: IncomingMessage): Promise<unknown> =>
-    new Promise((resolve) => {
-      const chunks: Buffer[] = [];
-      req.on("data", (chunk: Buffer) => chunks.push(chunk));
-      req.on("end", () => {
-        try {
-          resolve(JSON.parse(Buffer.concat(chunks).toString("utf8")));
-        } catch {
-          resolve(undefined);
-        }
-      });
-    });
   const authenticate = (req: IncomingMessage) => {
     const header = req.headers.authorization ?? "";
     if (!header.startsWith("Bearer ")) return null;
@@ -170,9 +139,7 @@ process.once("message", ({ path, template, rateLimit, rateWindowMs, synchronous 
     if (campaign === undefined || campaign.status !== "active") {
       return problem(res, 404, "campaign_not_found");
     }
-    const text = campaign.template.replace(/\{\{(\w+)\}\}/g, (_, name: string) =>
-      String(body.params[name] ?? ""),
-    );
+    const text = render(campaign.template, body.params);
     const profile = findByPhone.get(key.organization_id, phone) as { id: string } | undefined;
     const createdAt = new Date(now).toISOString();
     const message = {

@@ -14,6 +14,7 @@ run, so they carry over between machines better than the absolute numbers do.
 
 const ORDER = [
   "http",
+  "http-postgres",
   "webhooks",
   "fair",
   "scale",
