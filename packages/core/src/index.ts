@@ -79,14 +79,20 @@ export {
 export { listMessages, listMessagesQuery } from "./messages/list-messages.js";
 export type { HourlyMessageCounts } from "./messages/message-counts.js";
 export { countRecentMessages } from "./messages/message-counts.js";
+export type { MessageErrorView } from "./messages/message-error.js";
+export { toErrorView } from "./messages/message-error.js";
 export type {
   MessageEventView,
   MessageView,
   MessageWithEventsView,
 } from "./messages/message-view.js";
 export { toMessageEventView, toMessageView } from "./messages/message-view.js";
-export type { ReportOutcome } from "./messages/provider-report.js";
-export { recordProviderReport } from "./messages/provider-report.js";
+export type {
+  IgnoredLeg,
+  ReportOutcome,
+  UpstreamReportOutcome,
+} from "./messages/provider-report.js";
+export { recordProviderReport, recordUpstreamReport } from "./messages/provider-report.js";
 export type {
   SandboxProvider,
   SandboxProviderOptions,
@@ -126,6 +132,20 @@ export { createProfileInput, updateProfileInput } from "./profiles/profile-input
 export type { ProfileView } from "./profiles/profile-view.js";
 export { toProfileView } from "./profiles/profile-view.js";
 export { updateProfile } from "./profiles/update-profile.js";
+export type { ProvidersByChannel } from "./providers/channel-router.js";
+export { channelRouter } from "./providers/channel-router.js";
+export type {
+  CircuitBreaker,
+  CircuitBreakerOptions,
+  CircuitState,
+} from "./providers/circuit-breaker.js";
+export { circuitBreaker } from "./providers/circuit-breaker.js";
+export { guardedProvider } from "./providers/guarded-provider.js";
+export { retryAfterMs } from "./providers/retry-after.js";
+export type { UpstreamErrorCode } from "./providers/upstream-errors.js";
+export { upstreamError } from "./providers/upstream-errors.js";
+export type { UpstreamRetryOptions, UpstreamTry } from "./providers/upstream-retry.js";
+export { backoffMs, withUpstreamRetries } from "./providers/upstream-retry.js";
 export {
   checkSendRateLimit,
   checkWebhookTestRateLimit,

@@ -234,6 +234,10 @@ export function sqlRecords(codec: SqlCodec): SqlRecords {
       expiresAt: r.text("expires_at"),
       createdAt: r.text("created_at"),
       updatedAt: r.text("updated_at"),
+      viberProvider: r.textOrNull("viber_provider"),
+      viberProviderMessageId: r.textOrNull("viber_provider_message_id"),
+      smsProvider: r.textOrNull("sms_provider"),
+      smsProviderMessageId: r.textOrNull("sms_provider_message_id"),
     })),
     messageEvent: from(t.messageEvents, (r) => ({
       id: r.text("id"),

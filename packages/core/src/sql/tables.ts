@@ -56,7 +56,8 @@ export const sqlTables = {
     "messages",
     "id, organization_id, api_key_id, campaign_id, profile_id, phone_number, category, " +
       "channel, sms_fallback_allowed, sender, body, client_reference, webhook_url, status, " +
-      "error, expires_at, created_at, updated_at",
+      "error, expires_at, created_at, updated_at, viber_provider, viber_provider_message_id, " +
+      "sms_provider, sms_provider_message_id",
     { json: ["error"], flags: ["sms_fallback_allowed"] },
   ),
   messageEvents: table(

@@ -33,6 +33,17 @@ export function messageRows<A extends boolean>(
         `id = ? AND status IN (${from.map(() => "?").join(", ") || "NULL"})`,
         [id, ...from],
       ),
+    recordLeg: (id, channel, { provider, providerMessageId }) =>
+      access.map(
+        messages.update(
+          channel === "viber"
+            ? { viberProvider: provider, viberProviderMessageId: providerMessageId }
+            : { smsProvider: provider, smsProviderMessageId: providerMessageId },
+          "id = ?",
+          [id],
+        ),
+        (written) => written === 1,
+      ),
     listEvents: (organizationId, messageId) =>
       events.many("message_id = ? AND organization_id = ? ORDER BY created_at, id", [
         messageId,

@@ -145,6 +145,10 @@ export const aMessage = (
   expiresAt: at(86_400),
   createdAt: at(0),
   updatedAt: at(0),
+  viberProvider: null,
+  viberProviderMessageId: null,
+  smsProvider: "sandbox",
+  smsProviderMessageId: null,
   ...overrides,
 });
 

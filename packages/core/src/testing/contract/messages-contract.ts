@@ -34,6 +34,47 @@ export function messagesContract(harness: () => StorageHarness): void {
       expect(await storage.messages.getById(unknown)).toBeNull();
     });
 
+    it("recordLeg writes one leg's provider and id, leaving the rest; false for an unknown id", async () => {
+      const { storage, raw } = harness();
+      const org = await seedOrganization(storage);
+      const { message } = await seedMessage(storage, org, {
+        channel: "viber",
+        viberProvider: "infobip",
+        smsProvider: null,
+      });
+      expect(await raw.message(message.id)).toEqual(message);
+      const viber = { provider: "infobip", providerMessageId: message.id };
+      expect(await storage.messages.recordLeg(message.id, "viber", viber)).toBe(true);
+      const sms = { provider: "twilio", providerMessageId: "SM0123456789abcdef0123456789abcdef" };
+      expect(await storage.messages.recordLeg(message.id, "sms", sms)).toBe(true);
+      expect(await raw.message(message.id)).toEqual({
+        ...message,
+        viberProviderMessageId: message.id,
+        smsProvider: "twilio",
+        smsProviderMessageId: sms.providerMessageId,
+      });
+      const unknown = "01890000-0000-7000-8000-000000000000";
+      expect(await storage.messages.recordLeg(unknown, "sms", sms)).toBe(false);
+    });
+
+    it("an error keeps the provider and the provider's code it was stored with", async () => {
+      const { storage, raw } = harness();
+      const org = await seedOrganization(storage);
+      const { message } = await seedMessage(storage, org);
+      const error = {
+        code: "upstream_rejected",
+        message: "The number is not valid.",
+        provider: "twilio",
+        provider_code: "21211",
+      };
+      const changes = { status: "failed" as const, error, updatedAt: at(3) };
+      expect(await storage.messages.advance(message.id, ["sent"], changes)).toEqual({
+        ...message,
+        ...changes,
+      });
+      expect((await raw.message(message.id))?.error).toEqual(error);
+    });
+
     it("transition writes the changes while the status is still the expected one", async () => {
       const { storage, raw } = harness();
       const org = await seedOrganization(storage);

@@ -68,6 +68,22 @@ export function memoryMessages(scope: MemoryScope): MessageRepository {
         s.messages.set(id, advanced);
         return advanced;
       }),
+    recordLeg: (id, channel, leg) =>
+      scope.write("messages.recordLeg", (s) => {
+        const stored = s.messages.get(id);
+        if (stored === undefined) return false;
+        s.messages.set(
+          id,
+          channel === "viber"
+            ? {
+                ...stored,
+                viberProvider: leg.provider,
+                viberProviderMessageId: leg.providerMessageId,
+              }
+            : { ...stored, smsProvider: leg.provider, smsProviderMessageId: leg.providerMessageId },
+        );
+        return true;
+      }),
     listExpired: (now, limit) =>
       scope.read("messages.listExpired", (s) =>
         oldestFirst(

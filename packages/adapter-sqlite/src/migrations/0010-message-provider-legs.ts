@@ -1,0 +1,12 @@
+/**
+ * Each message's provider and the provider's id of it, per leg (the Viber leg, and the SMS leg
+ * a fallback adds), so a real upstream's reports can be matched to the leg they are about and
+ * operators can look a message up at the provider. No index: reports find a message by its own
+ * id, which every provider echoes back.
+ */
+export const messageProviderLegs = /* sql */ `
+ALTER TABLE messages ADD COLUMN viber_provider TEXT;
+ALTER TABLE messages ADD COLUMN viber_provider_message_id TEXT;
+ALTER TABLE messages ADD COLUMN sms_provider TEXT;
+ALTER TABLE messages ADD COLUMN sms_provider_message_id TEXT;
+`;
