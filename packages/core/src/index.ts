@@ -132,6 +132,20 @@ export { createProfileInput, updateProfileInput } from "./profiles/profile-input
 export type { ProfileView } from "./profiles/profile-view.js";
 export { toProfileView } from "./profiles/profile-view.js";
 export { updateProfile } from "./profiles/update-profile.js";
+export type {
+  CallbackApp,
+  CallbackLogger,
+  CallbackRefusal,
+  CallbackRequest,
+  CallbackResponse,
+} from "./providers/callback-app.js";
+export {
+  bodyText,
+  callbackApp,
+  emptyAnswer,
+  headerOf,
+  MAX_CALLBACK_BYTES,
+} from "./providers/callback-app.js";
 export type { ProvidersByChannel } from "./providers/channel-router.js";
 export { channelRouter } from "./providers/channel-router.js";
 export type {
