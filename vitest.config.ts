@@ -15,6 +15,10 @@ export default defineConfig({
       { find: /^@tidings\/adapter-http$/, replacement: src("adapter-http") },
       { find: /^@tidings\/adapter-sqlite$/, replacement: src("adapter-sqlite") },
       { find: /^@tidings\/adapter-postgres$/, replacement: src("adapter-postgres") },
+      {
+        find: /^@tidings\/adapter-twilio\/testing$/,
+        replacement: src("adapter-twilio", "testing/index.ts"),
+      },
       { find: /^@tidings\/adapter-twilio$/, replacement: src("adapter-twilio") },
       { find: /^@tidings\/server$/, replacement: src("server") },
       { find: /^@tidings\/console$/, replacement: src("console") },

@@ -21,7 +21,7 @@ export interface TwilioCallbackOptions {
    * `callbackBaseUrl`), e.g. `https://tidings.example.com/providers/twilio`. Signatures are
    * checked against it, never against the `Host` a proxy passed on.
    */
-  publicBaseUrl: string;
+  publicBaseUrl: string | (() => string);
   logger: CallbackLogger;
 }
 
@@ -42,7 +42,10 @@ const one = (params: TwilioParams, name: string): string | null => {
  * changes nothing (intermediate, repeated, backwards, another leg, unknown message).
  */
 export function twilioCallbacks(options: TwilioCallbackOptions): CallbackApp {
-  const base = options.publicBaseUrl.replace(/\/+$/, "");
+  const baseUrl = (): string => {
+    const base = options.publicBaseUrl;
+    return (typeof base === "string" ? base : base()).replace(/\/+$/, "");
+  };
   const { logger } = options;
   return callbackApp("twilio", logger, async (request) => {
     const path = request.url.split("?", 1)[0];
@@ -61,7 +64,7 @@ export function twilioCallbacks(options: TwilioCallbackOptions): CallbackApp {
       return emptyAnswer(403, ROUTE);
     }
     const params = formParams(bodyText(request.body));
-    if (!verifyTwilioSignature(options.authToken, signature, base + request.url, params)) {
+    if (!verifyTwilioSignature(options.authToken, signature, baseUrl() + request.url, params)) {
       logger.warn("twilio callback refused: signature does not match", { route: ROUTE });
       return emptyAnswer(403, ROUTE);
     }

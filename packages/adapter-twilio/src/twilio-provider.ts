@@ -42,8 +42,12 @@ export interface TwilioProviderOptions {
   messagingServiceSid?: string | undefined;
   /** Twilio's API origin (default `https://api.twilio.com`); tests point it at a fake. */
   apiUrl?: string | undefined;
-  /** Where Twilio posts status callbacks: the public URL of the mounted callbacks, e.g. `https://tidings.example.com/providers/twilio`. */
-  callbackBaseUrl: string;
+  /**
+   * Where Twilio posts status callbacks: the public URL of the mounted callbacks, e.g.
+   * `https://tidings.example.com/providers/twilio`; a function when it is known only once the
+   * server listens.
+   */
+  callbackBaseUrl: string | (() => string);
   /** The deadline of one send, retries included, in ms (default 10 000). */
   timeoutMs?: number | undefined;
   clock?: Clock | undefined;
@@ -69,7 +73,7 @@ export const statusCallbackUrl = (callbackBaseUrl: string, messageId: string): s
 /** The form Twilio's Create Message takes, built in one place. */
 export function messageForm(
   message: OutboundMessage,
-  options: Pick<TwilioProviderOptions, "messagingServiceSid" | "callbackBaseUrl">,
+  options: Pick<TwilioProviderOptions, "messagingServiceSid"> & { callbackBaseUrl: string },
 ): URLSearchParams {
   const form = new URLSearchParams();
   form.set("To", message.phoneNumber);
@@ -239,7 +243,11 @@ export function twilioProvider(options: TwilioProviderOptions): ChannelProvider 
           error: upstreamError("upstream_rejected", "Twilio carries SMS only.", PROVIDER),
         };
       }
-      const form = messageForm(message, options);
+      const base = options.callbackBaseUrl;
+      const form = messageForm(message, {
+        messagingServiceSid: options.messagingServiceSid,
+        callbackBaseUrl: typeof base === "string" ? base : base(),
+      });
       return withUpstreamRetries((signal) => once(form, signal), {
         deadlineMs: options.timeoutMs ?? 10_000,
         clock,

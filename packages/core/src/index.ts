@@ -87,6 +87,7 @@ export type {
   MessageWithEventsView,
 } from "./messages/message-view.js";
 export { toMessageEventView, toMessageView } from "./messages/message-view.js";
+export { legOf, providerOf } from "./messages/provider-legs.js";
 export type {
   IgnoredLeg,
   ReportOutcome,

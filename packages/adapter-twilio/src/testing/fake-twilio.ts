@@ -1,12 +1,13 @@
 // Test support: a loopback fake of Twilio's Messages API, written from Twilio's API v2010 OpenAPI
 // document and twilio-node. It checks what Twilio checks (Basic auth, the form content type,
 // To, From or MessagingServiceSid, Body, ValidityPeriod, StatusCallback), answers as Twilio
-// does, and posts status callbacks to the URL each send gave, signed by the official `twilio`
-// package, so Tidings' verification is checked against code it did not write.
+// does, and posts status callbacks to the URL each send gave, signed as Twilio signs them.
+// Tidings' own tests pass the official `twilio` package's `getExpectedTwilioSignature` as
+// `sign`, so its verification is checked against code it did not write.
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import twilio from "twilio";
+import { twilioSignature } from "../signature.js";
 
 /** What the fake answers a send with, instead of accepting it. */
 export type FakeTwilioAnswer =
@@ -34,6 +35,11 @@ export interface FakeTwilioOptions {
   apiKeySecret?: string | undefined;
   /** The `Retry-After` of a `rate_limited` answer, in seconds (default 1). */
   retryAfterSeconds?: number | undefined;
+  /**
+   * Computes `X-Twilio-Signature` (default: Tidings' own); pass twilio-node's
+   * `getExpectedTwilioSignature` to check Tidings against the official one.
+   */
+  sign?: ((authToken: string, url: string, params: Record<string, string>) => string) | undefined;
 }
 
 export interface FakeTwilio {
@@ -196,7 +202,7 @@ export async function startFakeTwilio(options: FakeTwilioOptions): Promise<FakeT
       };
       const signature =
         callbackOptions.signature === undefined
-          ? twilio.getExpectedTwilioSignature(options.authToken, url, params)
+          ? (options.sign ?? twilioSignature)(options.authToken, url, params)
           : callbackOptions.signature;
       const response = await fetch(url, {
         method: "POST",
