@@ -16,6 +16,11 @@ export default defineConfig({
       { find: /^@tidings\/adapter-sqlite$/, replacement: src("adapter-sqlite") },
       { find: /^@tidings\/adapter-postgres$/, replacement: src("adapter-postgres") },
       {
+        find: /^@tidings\/adapter-infobip\/testing$/,
+        replacement: src("adapter-infobip", "testing/index.ts"),
+      },
+      { find: /^@tidings\/adapter-infobip$/, replacement: src("adapter-infobip") },
+      {
         find: /^@tidings\/adapter-twilio\/testing$/,
         replacement: src("adapter-twilio", "testing/index.ts"),
       },

@@ -36,12 +36,13 @@ describe("provider routing (TIDINGS_PROVIDER, _VIBER, _SMS)", () => {
         messagingServiceSid: null,
         apiUrl: "https://api.twilio.com",
       },
+      infobip: null,
     });
   });
 
   it("Twilio for both channels is refused: it carries no Viber, and the message says which variable", () => {
     expect(errorsOf({ ...TWILIO, TIDINGS_PROVIDER: "twilio" })).toEqual([
-      "TIDINGS_PROVIDER is twilio, but Twilio carries sms only, not viber: set TIDINGS_PROVIDER_VIBER to a provider that carries viber (sandbox).",
+      "TIDINGS_PROVIDER is twilio, but Twilio carries sms only, not viber: set TIDINGS_PROVIDER_VIBER to a provider that carries viber (sandbox, infobip).",
     ]);
     expect(errorsOf({ ...TWILIO, TIDINGS_PROVIDER_VIBER: "twilio" })[0]).toMatch(
       /^TIDINGS_PROVIDER_VIBER is twilio, but Twilio carries sms only/,
@@ -93,6 +94,24 @@ describe("provider routing (TIDINGS_PROVIDER, _VIBER, _SMS)", () => {
     expect(errorsOf(local)[0]).toContain("TIDINGS_TWILIO_API_URL");
     const dev = read({ ...local, TIDINGS_DEV: "1" });
     expect(dev.isOk() && dev.value.providers.twilio?.apiUrl).toBe("http://127.0.0.1:9");
+  });
+
+  it("Infobip carries both channels; Viber on Infobip with SMS on Twilio", () => {
+    const result = read({
+      ...TWILIO,
+      TIDINGS_PROVIDER: "infobip",
+      TIDINGS_PROVIDER_SMS: "twilio",
+      TIDINGS_INFOBIP_BASE_URL: "https://abcde.api.infobip.com/",
+      TIDINGS_INFOBIP_API_KEY: "key",
+    });
+    expect(result.isOk() && result.value.providers).toMatchObject({
+      viber: "infobip",
+      sms: "twilio",
+      infobip: { baseUrl: "https://abcde.api.infobip.com", apiKey: "key" },
+    });
+    expect(errorsOf({ ...TWILIO, TIDINGS_PROVIDER: "infobip" })).toEqual([
+      "TIDINGS_PROVIDER is infobip, which needs TIDINGS_INFOBIP_BASE_URL, TIDINGS_INFOBIP_API_KEY: set them.",
+    ]);
   });
 
   it("the sandbox needs nothing", () => {

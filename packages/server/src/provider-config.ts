@@ -1,17 +1,22 @@
 import type { Channel } from "@tidings/core";
 
 /** The providers a server can route a channel to. */
-export const PROVIDER_NAMES = ["sandbox", "twilio"] as const;
+export const PROVIDER_NAMES = ["sandbox", "twilio", "infobip"] as const;
 export type ProviderName = (typeof PROVIDER_NAMES)[number];
 
 /** The channels each provider carries. */
 const CARRIES: Record<ProviderName, readonly Channel[]> = {
   sandbox: ["viber", "sms"],
   twilio: ["sms"],
+  infobip: ["viber", "sms"],
 };
 
 /** How a provider is named in sentences. */
-const TITLES: Record<ProviderName, string> = { sandbox: "The sandbox", twilio: "Twilio" };
+const TITLES: Record<ProviderName, string> = {
+  sandbox: "The sandbox",
+  twilio: "Twilio",
+  infobip: "Infobip",
+};
 
 /** Twilio's settings (`TIDINGS_TWILIO_*`). */
 export interface TwilioSettings {
@@ -23,6 +28,13 @@ export interface TwilioSettings {
   apiUrl: string;
 }
 
+/** Infobip's settings (`TIDINGS_INFOBIP_*`). */
+export interface InfobipSettings {
+  /** The account's base URL, `https://{xxxxx}.api.infobip.com`. */
+  baseUrl: string;
+  apiKey: string;
+}
+
 /** Which provider carries each channel, and the settings of the real ones in use. */
 export interface ProviderConfig {
   viber: ProviderName;
@@ -31,6 +43,8 @@ export interface ProviderConfig {
   timeoutMs: number;
   /** Set when a channel uses Twilio. */
   twilio: TwilioSettings | null;
+  /** Set when a channel uses Infobip. */
+  infobip: InfobipSettings | null;
 }
 
 /** Each provider's variables: the required ones, then the optional ones. */
@@ -43,6 +57,10 @@ export const PROVIDER_VARIABLES = {
       "TIDINGS_TWILIO_MESSAGING_SERVICE_SID",
       "TIDINGS_TWILIO_API_URL",
     ],
+  },
+  infobip: {
+    required: ["TIDINGS_INFOBIP_BASE_URL", "TIDINGS_INFOBIP_API_KEY"],
+    optional: [],
   },
 } as const;
 
@@ -64,7 +82,7 @@ function originOf(variable: string, text: string, dev: boolean, errors: string[]
   const url = URL.canParse(text) ? new URL(text) : null;
   if (!url || !["http:", "https:"].includes(url.protocol) || url.search || url.hash) {
     errors.push(
-      `${variable} must be an https URL such as https://api.twilio.com, not ${JSON.stringify(text)}.`,
+      `${variable} must be an https URL (an origin, without query or fragment), not ${JSON.stringify(text)}.`,
     );
     return null;
   }
@@ -129,6 +147,27 @@ function readTwilio(
   };
 }
 
+function readInfobip(
+  env: Env,
+  dev: boolean,
+  errors: string[],
+  chosenBy: string,
+): InfobipSettings | null {
+  const missing: string[] = PROVIDER_VARIABLES.infobip.required.filter(
+    (name) => setting(env, name) === null,
+  );
+  if (missing.length > 0) {
+    errors.push(
+      `${chosenBy} is infobip, which needs ${missing.join(", ")}: set ${missing.length === 1 ? "it" : "them"}.`,
+    );
+  }
+  const baseText = setting(env, "TIDINGS_INFOBIP_BASE_URL");
+  const baseUrl =
+    baseText === null ? null : originOf("TIDINGS_INFOBIP_BASE_URL", baseText, dev, errors);
+  const apiKey = setting(env, "TIDINGS_INFOBIP_API_KEY");
+  return baseUrl === null || apiKey === null ? null : { baseUrl, apiKey };
+}
+
 /**
  * Reads `TIDINGS_PROVIDER` and its per-channel overrides, and the settings of every real
  * provider chosen, pushing one sentence per problem: an unknown name, a provider that lacks
@@ -167,6 +206,11 @@ export function readProviderConfig(
   const twilioChoice = chosen.find((c) => c.name === "twilio");
   const twilio =
     twilioChoice === undefined ? null : readTwilio(env, context.dev, errors, twilioChoice.variable);
+  const infobipChoice = chosen.find((c) => c.name === "infobip");
+  const infobip =
+    infobipChoice === undefined
+      ? null
+      : readInfobip(env, context.dev, errors, infobipChoice.variable);
   const real = chosen.find((c) => c.name !== "sandbox");
   if (real !== undefined && !context.dev && !context.publicUrl?.startsWith("https://")) {
     errors.push(
@@ -185,6 +229,7 @@ export function readProviderConfig(
     sms: sms?.name ?? "sandbox",
     timeoutMs: Number.isNaN(timeoutMs) ? 10_000 : timeoutMs,
     twilio,
+    infobip,
   };
 }
 

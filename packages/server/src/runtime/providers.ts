@@ -1,3 +1,4 @@
+import { infobipCallbacks, infobipProvider } from "@tidings/adapter-infobip";
 import { twilioCallbacks, twilioProvider } from "@tidings/adapter-twilio";
 import {
   type Channel,
@@ -34,6 +35,7 @@ export function composeProviders(
   config: Pick<ServerConfig, "providers" | "sandboxDelayMs">,
   logger: Logger,
   publicUrl: () => string,
+  secretKey: Uint8Array,
 ): ComposedProviders {
   const settings = config.providers;
   const callbackBase = (name: ProviderName) => () => `${publicUrl()}${PROVIDERS_PATH}/${name}`;
@@ -53,6 +55,19 @@ export function composeProviders(
           messagingServiceSid: twilio.messagingServiceSid ?? undefined,
           apiUrl: twilio.apiUrl,
           callbackBaseUrl: callbackBase("twilio"),
+          timeoutMs: settings.timeoutMs,
+          clock: systemClock,
+          logger,
+        }),
+      );
+    } else if (name === "infobip" && settings.infobip !== null) {
+      built.set(
+        name,
+        infobipProvider({
+          baseUrl: settings.infobip.baseUrl,
+          apiKey: settings.infobip.apiKey,
+          callbackBaseUrl: callbackBase("infobip"),
+          secretKey,
           timeoutMs: settings.timeoutMs,
           clock: systemClock,
           logger,
@@ -82,6 +97,12 @@ export function composeProviders(
             publicBaseUrl: callbackBase("twilio"),
             logger,
           }),
+        });
+      }
+      if (settings.infobip !== null && built.has("infobip")) {
+        mounts.push({
+          prefix: `${PROVIDERS_PATH}/infobip`,
+          app: infobipCallbacks({ deps, secretKey, logger }),
         });
       }
       return mounts;

@@ -87,7 +87,7 @@ export async function openRuntime(
   const urlPolicy = createUrlPolicy({ dev: config.dev });
   const transport = undiciWebhookTransport({ urlPolicy });
   let listeningUrl = `http://127.0.0.1:${config.port}`;
-  const providers = composeProviders(config, logger, () => config.publicUrl ?? listeningUrl);
+  const providers = composeProviders(config, logger, () => config.publicUrl ?? listeningUrl, key);
   const provider = providers.provider;
   const queuedListeners: Array<() => void> = [];
   const deliveriesQueued = () => {
