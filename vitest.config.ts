@@ -25,6 +25,11 @@ export default defineConfig({
         replacement: src("adapter-twilio", "testing/index.ts"),
       },
       { find: /^@tidings\/adapter-twilio$/, replacement: src("adapter-twilio") },
+      {
+        find: /^@tidings\/adapter-vonage\/testing$/,
+        replacement: src("adapter-vonage", "testing/index.ts"),
+      },
+      { find: /^@tidings\/adapter-vonage$/, replacement: src("adapter-vonage") },
       { find: /^@tidings\/server$/, replacement: src("server") },
       { find: /^@tidings\/console$/, replacement: src("console") },
     ],

@@ -37,12 +37,13 @@ describe("provider routing (TIDINGS_PROVIDER, _VIBER, _SMS)", () => {
         apiUrl: "https://api.twilio.com",
       },
       infobip: null,
+      vonage: null,
     });
   });
 
   it("Twilio for both channels is refused: it carries no Viber, and the message says which variable", () => {
     expect(errorsOf({ ...TWILIO, TIDINGS_PROVIDER: "twilio" })).toEqual([
-      "TIDINGS_PROVIDER is twilio, but Twilio carries sms only, not viber: set TIDINGS_PROVIDER_VIBER to a provider that carries viber (sandbox, infobip).",
+      "TIDINGS_PROVIDER is twilio, but Twilio carries sms only, not viber: set TIDINGS_PROVIDER_VIBER to a provider that carries viber (sandbox, infobip, vonage).",
     ]);
     expect(errorsOf({ ...TWILIO, TIDINGS_PROVIDER_VIBER: "twilio" })[0]).toMatch(
       /^TIDINGS_PROVIDER_VIBER is twilio, but Twilio carries sms only/,
@@ -112,6 +113,21 @@ describe("provider routing (TIDINGS_PROVIDER, _VIBER, _SMS)", () => {
     expect(errorsOf({ ...TWILIO, TIDINGS_PROVIDER: "infobip" })).toEqual([
       "TIDINGS_PROVIDER is infobip, which needs TIDINGS_INFOBIP_BASE_URL, TIDINGS_INFOBIP_API_KEY: set them.",
     ]);
+  });
+
+  it("Vonage needs its application, a PEM private key and the signature secret", () => {
+    expect(errorsOf({ ...TWILIO, TIDINGS_PROVIDER_VIBER: "vonage" })).toEqual([
+      "TIDINGS_PROVIDER_VIBER is vonage, which needs TIDINGS_VONAGE_APPLICATION_ID, TIDINGS_VONAGE_PRIVATE_KEY, TIDINGS_VONAGE_SIGNATURE_SECRET: set them.",
+    ]);
+    const badKey = errorsOf({
+      ...TWILIO,
+      TIDINGS_PROVIDER_VIBER: "vonage",
+      TIDINGS_VONAGE_APPLICATION_ID: "app",
+      TIDINGS_VONAGE_PRIVATE_KEY: "not a key",
+      TIDINGS_VONAGE_SIGNATURE_SECRET: "secret",
+    });
+    expect(badKey).toHaveLength(1);
+    expect(badKey[0]).toContain("TIDINGS_VONAGE_PRIVATE_KEY");
   });
 
   it("the sandbox needs nothing", () => {

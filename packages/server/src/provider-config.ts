@@ -1,7 +1,8 @@
+import { createPrivateKey } from "node:crypto";
 import type { Channel } from "@tidings/core";
 
 /** The providers a server can route a channel to. */
-export const PROVIDER_NAMES = ["sandbox", "twilio", "infobip"] as const;
+export const PROVIDER_NAMES = ["sandbox", "twilio", "infobip", "vonage"] as const;
 export type ProviderName = (typeof PROVIDER_NAMES)[number];
 
 /** The channels each provider carries. */
@@ -9,6 +10,7 @@ const CARRIES: Record<ProviderName, readonly Channel[]> = {
   sandbox: ["viber", "sms"],
   twilio: ["sms"],
   infobip: ["viber", "sms"],
+  vonage: ["viber", "sms"],
 };
 
 /** How a provider is named in sentences. */
@@ -16,6 +18,7 @@ const TITLES: Record<ProviderName, string> = {
   sandbox: "The sandbox",
   twilio: "Twilio",
   infobip: "Infobip",
+  vonage: "Vonage",
 };
 
 /** Twilio's settings (`TIDINGS_TWILIO_*`). */
@@ -35,6 +38,18 @@ export interface InfobipSettings {
   apiKey: string;
 }
 
+/** Vonage's settings (`TIDINGS_VONAGE_*`). */
+export interface VonageSettings {
+  applicationId: string;
+  /** The application's private key, PEM text. */
+  privateKey: string;
+  signatureSecret: string;
+  apiKey: string | null;
+  apiSecret: string | null;
+  apiUrl: string;
+  restUrl: string;
+}
+
 /** Which provider carries each channel, and the settings of the real ones in use. */
 export interface ProviderConfig {
   viber: ProviderName;
@@ -45,6 +60,8 @@ export interface ProviderConfig {
   twilio: TwilioSettings | null;
   /** Set when a channel uses Infobip. */
   infobip: InfobipSettings | null;
+  /** Set when a channel uses Vonage. */
+  vonage: VonageSettings | null;
 }
 
 /** Each provider's variables: the required ones, then the optional ones. */
@@ -61,6 +78,19 @@ export const PROVIDER_VARIABLES = {
   infobip: {
     required: ["TIDINGS_INFOBIP_BASE_URL", "TIDINGS_INFOBIP_API_KEY"],
     optional: [],
+  },
+  vonage: {
+    required: [
+      "TIDINGS_VONAGE_APPLICATION_ID",
+      "TIDINGS_VONAGE_PRIVATE_KEY",
+      "TIDINGS_VONAGE_SIGNATURE_SECRET",
+    ],
+    optional: [
+      "TIDINGS_VONAGE_API_KEY",
+      "TIDINGS_VONAGE_API_SECRET",
+      "TIDINGS_VONAGE_API_URL",
+      "TIDINGS_VONAGE_REST_URL",
+    ],
   },
 } as const;
 
@@ -168,6 +198,65 @@ function readInfobip(
   return baseUrl === null || apiKey === null ? null : { baseUrl, apiKey };
 }
 
+function readVonage(
+  env: Env,
+  dev: boolean,
+  errors: string[],
+  chosenBy: string,
+): VonageSettings | null {
+  const missing: string[] = PROVIDER_VARIABLES.vonage.required.filter(
+    (name) => setting(env, name) === null,
+  );
+  if (missing.length > 0) {
+    errors.push(
+      `${chosenBy} is vonage, which needs ${missing.join(", ")}: set ${missing.length === 1 ? "it" : "them"}.`,
+    );
+  }
+  // A PEM pasted into one line of an env file keeps its newlines as \n.
+  const privateKey = setting(env, "TIDINGS_VONAGE_PRIVATE_KEY")?.replace(/\\n/g, "\n") ?? null;
+  if (privateKey !== null) {
+    try {
+      createPrivateKey(privateKey);
+    } catch {
+      errors.push(
+        "TIDINGS_VONAGE_PRIVATE_KEY must be the application's private key as PEM text (-----BEGIN PRIVATE KEY----- …), as Vonage's dashboard downloads it.",
+      );
+    }
+  }
+  const apiUrl = originOf(
+    "TIDINGS_VONAGE_API_URL",
+    setting(env, "TIDINGS_VONAGE_API_URL") ?? "https://api.nexmo.com",
+    dev,
+    errors,
+  );
+  const restUrl = originOf(
+    "TIDINGS_VONAGE_REST_URL",
+    setting(env, "TIDINGS_VONAGE_REST_URL") ?? "https://rest.nexmo.com",
+    dev,
+    errors,
+  );
+  const applicationId = setting(env, "TIDINGS_VONAGE_APPLICATION_ID");
+  const signatureSecret = setting(env, "TIDINGS_VONAGE_SIGNATURE_SECRET");
+  if (
+    applicationId === null ||
+    privateKey === null ||
+    signatureSecret === null ||
+    apiUrl === null ||
+    restUrl === null
+  ) {
+    return null;
+  }
+  return {
+    applicationId,
+    privateKey,
+    signatureSecret,
+    apiKey: setting(env, "TIDINGS_VONAGE_API_KEY"),
+    apiSecret: setting(env, "TIDINGS_VONAGE_API_SECRET"),
+    apiUrl,
+    restUrl,
+  };
+}
+
 /**
  * Reads `TIDINGS_PROVIDER` and its per-channel overrides, and the settings of every real
  * provider chosen, pushing one sentence per problem: an unknown name, a provider that lacks
@@ -211,6 +300,9 @@ export function readProviderConfig(
     infobipChoice === undefined
       ? null
       : readInfobip(env, context.dev, errors, infobipChoice.variable);
+  const vonageChoice = chosen.find((c) => c.name === "vonage");
+  const vonage =
+    vonageChoice === undefined ? null : readVonage(env, context.dev, errors, vonageChoice.variable);
   const real = chosen.find((c) => c.name !== "sandbox");
   if (real !== undefined && !context.dev && !context.publicUrl?.startsWith("https://")) {
     errors.push(
@@ -230,6 +322,7 @@ export function readProviderConfig(
     timeoutMs: Number.isNaN(timeoutMs) ? 10_000 : timeoutMs,
     twilio,
     infobip,
+    vonage,
   };
 }
 

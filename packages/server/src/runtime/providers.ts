@@ -1,5 +1,6 @@
 import { infobipCallbacks, infobipProvider } from "@tidings/adapter-infobip";
 import { twilioCallbacks, twilioProvider } from "@tidings/adapter-twilio";
+import { vonageCallbacks, vonageProvider } from "@tidings/adapter-vonage";
 import {
   type Channel,
   type ChannelProvider,
@@ -73,6 +74,19 @@ export function composeProviders(
           logger,
         }),
       );
+    } else if (name === "vonage" && settings.vonage !== null) {
+      built.set(
+        name,
+        vonageProvider({
+          applicationId: settings.vonage.applicationId,
+          privateKey: settings.vonage.privateKey,
+          apiUrl: settings.vonage.apiUrl,
+          callbackBaseUrl: callbackBase("vonage"),
+          timeoutMs: settings.timeoutMs,
+          clock: systemClock,
+          logger,
+        }),
+      );
     }
   }
   const of = (channel: Channel): ChannelProvider => {
@@ -103,6 +117,17 @@ export function composeProviders(
         mounts.push({
           prefix: `${PROVIDERS_PATH}/infobip`,
           app: infobipCallbacks({ deps, secretKey, logger }),
+        });
+      }
+      if (settings.vonage !== null && built.has("vonage")) {
+        mounts.push({
+          prefix: `${PROVIDERS_PATH}/vonage`,
+          app: vonageCallbacks({
+            deps,
+            signatureSecret: settings.vonage.signatureSecret,
+            apiKey: settings.vonage.apiKey ?? undefined,
+            logger,
+          }),
         });
       }
       return mounts;

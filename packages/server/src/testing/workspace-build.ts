@@ -22,7 +22,14 @@ import { REPO_ROOT } from "./child-cli.js";
 /** The workspace packages, in an order where each comes after what it imports. */
 export const PACKAGES = [
   ["core"],
-  ["adapter-http", "adapter-sqlite", "adapter-postgres", "adapter-twilio", "adapter-infobip"],
+  [
+    "adapter-http",
+    "adapter-sqlite",
+    "adapter-postgres",
+    "adapter-twilio",
+    "adapter-infobip",
+    "adapter-vonage",
+  ],
   ["console"],
   ["server"],
 ] as const;
