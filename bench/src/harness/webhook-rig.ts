@@ -139,6 +139,7 @@ export async function openWebhookRig(
     viberProviderMessageId: null,
     smsProvider: null,
     smsProviderMessageId: null,
+    fallbackDueAt: null,
   };
   const delivery = (now: string): DeliveryRecord => {
     const id = ids.uuidv7();

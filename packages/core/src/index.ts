@@ -104,6 +104,7 @@ export type { SendMessageInput } from "./messages/send-input.js";
 export { MAX_CLIENT_REFERENCE_LENGTH, sendMessageInput } from "./messages/send-input.js";
 export type { SendOptions, SendResult } from "./messages/send-message.js";
 export { recoverSendResult, sendMessage, toSendResult } from "./messages/send-message.js";
+export { DEFAULT_FALLBACK_LEASE_MS, runDueFallbacks } from "./messages/sms-fallback.js";
 export type * from "./ports.js";
 export type { ConsentChangeView } from "./profiles/consent-history.js";
 export { getConsentHistory } from "./profiles/consent-history.js";

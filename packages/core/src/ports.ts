@@ -193,6 +193,11 @@ export interface MessageRecord {
   viberProviderMessageId: string | null;
   smsProvider: string | null;
   smsProviderMessageId: string | null;
+  /**
+   * When the SMS of a fallback after the fact is due (or, once a worker took the job, when its
+   * hold on it ends); `null` when no such job is pending.
+   */
+  fallbackDueAt: string | null;
 }
 
 /** One leg of a message on one provider: who carries it, and the provider's id for it. */
@@ -522,6 +527,19 @@ export interface MessageRepository {
    * `channel`), whatever the status. `false` when the message is unknown.
    */
   recordLeg(id: string, channel: Channel, leg: ProviderLeg): Promise<boolean>;
+  /**
+   * Moves a Viber message over to SMS and makes its SMS due at `dueAt`, in one conditional
+   * write: only while it is `sent`, on `viber` and without a pending fallback (the caller checks
+   * that it may fall back). Answers the record as written, or `null` when nothing was.
+   */
+  scheduleFallback(id: string, dueAt: string, updatedAt: string): Promise<MessageRecord | null>;
+  /** Ids of messages whose fallback is due at or before `now`, the longest due first. */
+  listFallbacksDue(now: string, limit: number): Promise<string[]>;
+  /**
+   * Compare-and-set of a message's `fallbackDueAt`: writes `to` (`null` ends the job) only while
+   * it is still `from`, so of workers racing for one job exactly one takes it.
+   */
+  moveFallback(id: string, from: string, to: string | null): Promise<boolean>;
   /** Ids of messages still `sent` whose `expiresAt` is at or before `now`, oldest first. */
   listExpired(now: string, limit: number): Promise<string[]>;
   /**

@@ -142,3 +142,99 @@ it("Viber on Infobip, SMS on Twilio: each send goes to its provider; Infobip's r
   expect(logged).toContain("/providers/infobip/{leg}/delivery");
   expect(logged).not.toContain(token);
 });
+
+it("Viber on Infobip reported undeliverable → the SMS goes out on Twilio → message.delivered by SMS, no message.failed", {
+  timeout: 60_000,
+}, async () => {
+  const infobip = await startFakeInfobip({ apiKey: API_KEY });
+  cleanups.push(() => infobip.close());
+  const fakeTwilio = await startFakeTwilio({
+    accountSid: ACCOUNT,
+    authToken: TOKEN,
+    sign: twilio.getExpectedTwilioSignature,
+  });
+  cleanups.push(() => fakeTwilio.close());
+  const tidings = await serveTidings(
+    {
+      TIDINGS_PROVIDER_VIBER: "infobip",
+      TIDINGS_PROVIDER_SMS: "twilio",
+      TIDINGS_INFOBIP_BASE_URL: infobip.url,
+      TIDINGS_INFOBIP_API_KEY: API_KEY,
+      TIDINGS_TWILIO_ACCOUNT_SID: ACCOUNT,
+      TIDINGS_TWILIO_AUTH_TOKEN: TOKEN,
+      TIDINGS_TWILIO_API_URL: fakeTwilio.url,
+    },
+    { scopes: SCOPES },
+  );
+  cleanups.push(() => tidings.stop());
+  const hook = await tidings.call("POST", "/v1/webhooks", {
+    url: "http://127.0.0.1:1/placeholder",
+    topics: ["message.delivered", "message.failed"],
+  });
+  const { webhook_id, signing_secret } = (await hook.json()) as Record<string, string>;
+  const tally = await startWebhookTally(String(signing_secret));
+  cleanups.push(() => tally.close());
+  await tidings.call("PATCH", `/v1/webhooks/${webhook_id}`, { url: tally.url });
+
+  const created = await tidings.call("POST", "/v1/campaigns", {
+    name: "Codes with fallback",
+    channel: "viber",
+    category: "otp",
+    sender: "AcmeShop",
+    template: "Your code is {{pin}}",
+    sms_fallback: true,
+    ttl_seconds: 600,
+    status: "active",
+  });
+  const { campaign_id } = (await created.json()) as { campaign_id: string };
+  const sent = await tidings.call("POST", "/v1/messages/send", {
+    campaign_id,
+    recipient: { type: "phone_number", value: "+41793026729" },
+    params: { pin: "5555" },
+  });
+  const { message_id } = (await sent.json()) as Record<string, string>;
+  const id = String(message_id);
+  // The Viber leg got half the TTL, so the SMS has the rest.
+  expect(infobip.sends[0]?.body).toMatchObject({
+    messages: [{ options: { validityPeriod: { amount: 300, timeUnit: "SECONDS" } } }],
+  });
+
+  const report = await infobip.deliver([
+    {
+      messageId: id,
+      groupName: "UNDELIVERABLE",
+      error: { id: 7002, name: "EC_UNKNOWN_USER", description: "User is not a Viber user" },
+    },
+  ]);
+  expect([report.status, report.body]).toEqual([200, ""]);
+
+  const sms = await eventually("the fallback SMS at Twilio", async () => fakeTwilio.sends[0]);
+  expect(sms.form).toMatchObject({
+    To: "+41793026729",
+    Body: "Your code is 5555",
+    StatusCallback: `${tidings.url}/providers/twilio/status?m=${id}`,
+  });
+  expect(Number(sms.form.ValidityPeriod)).toBeLessThanOrEqual(600);
+  // A late report of the Viber leg is ignored.
+  expect((await infobip.deliver([{ messageId: id, groupName: "DELIVERED" }])).status).toBe(200);
+  expect((await fakeTwilio.callback(String(sms.sid), "delivered")).status).toBe(200);
+
+  const delivered = await eventually("message.delivered at the receiver", async () =>
+    tally.received.find((r) => r.topic === "message.delivered" && r.messageId === id),
+  );
+  expect(delivered.verified).toBe(true);
+  const view = (await (await tidings.call("GET", `/v1/messages/${id}`)).json()) as {
+    events: Array<{ topic: string; channel: string }>;
+  } & Record<string, unknown>;
+  expect(view).toMatchObject({
+    status: "delivered",
+    channel: "sms",
+    provider: "twilio",
+    provider_message_id: sms.sid,
+  });
+  expect(view.events.map((e) => [e.topic, e.channel])).toEqual([
+    ["message.sent", "viber"],
+    ["message.delivered", "sms"],
+  ]);
+  expect(tally.received.filter((r) => r.topic === "message.failed")).toHaveLength(0);
+});

@@ -109,6 +109,35 @@ function noFallbackError(
   };
 }
 
+/** Viber's shortest TTL: a Viber leg is never given less. */
+const VIBER_MIN_TTL_SECONDS = 30;
+
+/**
+ * The TTL of a message's first leg: a Viber message that may fall back to SMS after the fact
+ * gets half the campaign's (at least Viber's 30 s), so its SMS still has the rest.
+ */
+export const firstLegTtl = (message: MessageRecord, ttlSeconds: number): number =>
+  message.channel === "viber" && message.smsFallbackAllowed
+    ? Math.min(ttlSeconds, Math.max(VIBER_MIN_TTL_SECONDS, Math.floor(ttlSeconds / 2)))
+    : ttlSeconds;
+
+/**
+ * Hands the SMS leg of a fallback after the fact to the upstream, with what is left of the
+ * message's TTL, and records its leg, or its failure with `message.failed`. Returns the message
+ * as it stands afterwards.
+ */
+export async function sendFallbackSms(
+  deps: Pick<Deps, "storage" | "ids" | "clock" | "provider">,
+  message: MessageRecord,
+): Promise<MessageRecord> {
+  const left = Math.ceil((Date.parse(message.expiresAt) - deps.clock.now()) / 1000);
+  const answer = await dispatchOnce(deps.provider, message, Math.max(1, left));
+  const current = await keepLeg(deps, message, answer.leg);
+  if (answer.error === null) return current;
+  const outcome = await advanceMessage(deps, current.id, "failed", answer.error);
+  return outcome.kind === "not_found" ? current : outcome.message;
+}
+
 /**
  * Hands a stored message to the upstream and records what came of it. `accepted` leaves it
  * `sent`. `not_on_channel` on Viber goes out again by SMS when the message may fall back.
@@ -120,7 +149,11 @@ export async function handOff(
   message: MessageRecord,
   campaign: Pick<CampaignRecord, "smsFallback" | "ttlSeconds">,
 ): Promise<MessageRecord> {
-  let answer = await dispatchOnce(deps.provider, message, campaign.ttlSeconds);
+  let answer = await dispatchOnce(
+    deps.provider,
+    message,
+    firstLegTtl(message, campaign.ttlSeconds),
+  );
   let current = await keepLeg(deps, message, answer.leg);
   let error = answer.error;
   if (answer.result.status === "not_on_channel" && current.channel === "viber") {

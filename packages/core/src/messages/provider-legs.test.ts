@@ -149,6 +149,7 @@ describe("recordUpstreamReport: a real upstream's report applies to the current 
       applied: true,
       status: "delivered",
       ignored: null,
+      fell_back: false,
     });
     const again = await recordUpstreamReport(w.deps, { ...report, status: "delivered" });
     expect(again._unsafeUnwrap()).toMatchObject({ applied: false, ignored: null });

@@ -36,3 +36,6 @@ export const firstLeg = (
   smsProvider: channel === "sms" ? providerOf(provider, "sms") : null,
   smsProviderMessageId: null,
 });
+
+/** A new message has no fallback job. */
+export const NO_FALLBACK = { fallbackDueAt: null } as const;

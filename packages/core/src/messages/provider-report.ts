@@ -8,6 +8,7 @@ import type {
   ProviderReport,
   UpstreamReport,
 } from "../ports.js";
+import { isoAt } from "../support/clock.js";
 import { inSpan, SPAN_ATTRIBUTES } from "../support/tracing.js";
 import { advanceMessage } from "./lifecycle.js";
 import { legOf } from "./provider-legs.js";
@@ -25,7 +26,20 @@ export type IgnoredLeg = "superseded_leg" | "other_provider" | "other_provider_m
 /** What an upstream report did; `ignored` says why a report about another leg changed nothing. */
 export interface UpstreamReportOutcome extends ReportOutcome {
   ignored: IgnoredLeg | null;
+  /** Whether the report moved a Viber message to SMS, its SMS now due. */
+  fell_back: boolean;
 }
+
+/**
+ * Whether a report makes the message fall back to SMS: the Viber leg failed or expired, and the
+ * message may fall back (its campaign's `sms_fallback`, and SMS consent for Promotional).
+ */
+const fallsBack = (message: MessageRecord, report: UpstreamReport): boolean =>
+  report.channel === "viber" &&
+  message.channel === "viber" &&
+  message.smsFallbackAllowed &&
+  message.status === "sent" &&
+  (report.status === "failed" || report.status === "expired");
 
 const UPSTREAM_FAILED: MessageError = {
   code: "upstream_failed",
@@ -110,7 +124,27 @@ export async function recordUpstreamReport(
       }
       const ignored = checkLeg(message, report);
       if (ignored !== null) {
-        return ok({ message_id: message.id, applied: false, status: message.status, ignored });
+        return ok({
+          message_id: message.id,
+          applied: false,
+          status: message.status,
+          ignored,
+          fell_back: false,
+        });
+      }
+      if (fallsBack(message, report)) {
+        // The switch and the SMS job are one write: once the report is answered, the SMS is owed.
+        const at = isoAt(deps.clock.now());
+        const moved = await deps.storage.messages.scheduleFallback(message.id, at, at);
+        if (moved !== null) {
+          return ok({
+            message_id: message.id,
+            applied: true,
+            status: moved.status,
+            ignored: null,
+            fell_back: true,
+          });
+        }
       }
       const error: MessageError = {
         ...UPSTREAM_FAILED,
@@ -121,7 +155,7 @@ export async function recordUpstreamReport(
         provider_code: report.providerCode,
       };
       const applied = await applyReport(deps, message.id, report.status, error);
-      return applied.map((outcome) => ({ ...outcome, ignored: null }));
+      return applied.map((outcome) => ({ ...outcome, ignored: null, fell_back: false }));
     },
   );
 }

@@ -12,7 +12,7 @@ import { recordEvent } from "../webhooks/outbox.js";
 import { handOff } from "./hand-off.js";
 import { type MessageErrorView, toErrorView } from "./message-error.js";
 import { checkDeliveryConsent } from "./promotional-consent.js";
-import { firstLeg } from "./provider-legs.js";
+import { firstLeg, NO_FALLBACK } from "./provider-legs.js";
 import { resolveRecipient } from "./resolve-recipient.js";
 import { campaignInactive, checkSend } from "./send-checks.js";
 import { sendMessageInput } from "./send-input.js";
@@ -132,6 +132,7 @@ export function sendMessage(
         createdAt: at,
         updatedAt: at,
         ...firstLeg(deps.provider, campaign.channel),
+        ...NO_FALLBACK,
       };
       await tx.messages.insert(message);
       await recordEvent(tx, deps, message, "message.sent", null);

@@ -29,7 +29,7 @@ export const SCHEMA_VERSIONS = {
   sentMessagesExpiry: "expiry index of sent messages only",
   apiKeyChangeNotices: "api key change notices",
   rateLimitCountsKept: "rate limit counts kept per key",
-  messageProviderLegs: "provider and provider message id of each message leg",
+  messageProviderLegs: "provider legs of messages and their SMS fallback jobs",
 } as const;
 
 /** One database's change for each of `SCHEMA_VERSIONS`, under the same key. */

@@ -238,6 +238,7 @@ export function sqlRecords(codec: SqlCodec): SqlRecords {
       viberProviderMessageId: r.textOrNull("viber_provider_message_id"),
       smsProvider: r.textOrNull("sms_provider"),
       smsProviderMessageId: r.textOrNull("sms_provider_message_id"),
+      fallbackDueAt: r.textOrNull("fallback_due_at"),
     })),
     messageEvent: from(t.messageEvents, (r) => ({
       id: r.text("id"),

@@ -44,6 +44,25 @@ export function messageRows<A extends boolean>(
         ),
         (written) => written === 1,
       ),
+    scheduleFallback: (id, dueAt, updatedAt) =>
+      messages.updateOne(
+        { channel: "sms", fallbackDueAt: dueAt, updatedAt },
+        "id = ? AND status = 'sent' AND channel = 'viber' AND fallback_due_at IS NULL",
+        [id],
+      ),
+    listFallbacksDue: (now, limit) =>
+      access.map(
+        messages.many(
+          "fallback_due_at IS NOT NULL AND fallback_due_at <= ? ORDER BY fallback_due_at, id LIMIT ?",
+          [now, limit],
+        ),
+        (due) => due.map((message) => message.id),
+      ),
+    moveFallback: (id, from, to) =>
+      access.map(
+        messages.update({ fallbackDueAt: to }, "id = ? AND fallback_due_at = ?", [id, from]),
+        (moved) => moved === 1,
+      ),
     listEvents: (organizationId, messageId) =>
       events.many("message_id = ? AND organization_id = ? ORDER BY created_at, id", [
         messageId,

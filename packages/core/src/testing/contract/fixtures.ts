@@ -149,6 +149,7 @@ export const aMessage = (
   viberProviderMessageId: null,
   smsProvider: "sandbox",
   smsProviderMessageId: null,
+  fallbackDueAt: null,
   ...overrides,
 });
 

@@ -84,6 +84,40 @@ export function memoryMessages(scope: MemoryScope): MessageRepository {
         );
         return true;
       }),
+    scheduleFallback: (id, dueAt, updatedAt) =>
+      scope.write("messages.scheduleFallback", (s) => {
+        const stored = s.messages.get(id);
+        if (
+          stored === undefined ||
+          stored.status !== "sent" ||
+          stored.channel !== "viber" ||
+          stored.fallbackDueAt !== null
+        ) {
+          return null;
+        }
+        const moved = { ...stored, channel: "sms" as const, fallbackDueAt: dueAt, updatedAt };
+        s.messages.set(id, moved);
+        return moved;
+      }),
+    listFallbacksDue: (now, limit) =>
+      scope.read("messages.listFallbacksDue", (s) =>
+        oldestFirst(
+          [...s.messages.values()].filter(
+            (m) => m.fallbackDueAt !== null && ms(m.fallbackDueAt) <= ms(now),
+          ),
+          (m) => m.fallbackDueAt ?? "",
+          (m) => m.id,
+        )
+          .slice(0, limit)
+          .map((m) => m.id),
+      ),
+    moveFallback: (id, from, to) =>
+      scope.write("messages.moveFallback", (s) => {
+        const stored = s.messages.get(id);
+        if (stored === undefined || stored.fallbackDueAt !== from) return false;
+        s.messages.set(id, { ...stored, fallbackDueAt: to });
+        return true;
+      }),
     listExpired: (now, limit) =>
       scope.read("messages.listExpired", (s) =>
         oldestFirst(
