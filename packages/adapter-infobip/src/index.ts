@@ -1,6 +1,7 @@
 export type { InfobipCallbackOptions } from "./callback-handler.js";
 export { infobipCallbacks } from "./callback-handler.js";
 export { callbackKey, checkLegToken, legToken } from "./callback-token.js";
+export { checkInfobipCredentials } from "./credentials-check.js";
 export type {
   InfobipLogger,
   InfobipProviderOptions,

@@ -1,5 +1,6 @@
 export type { TwilioCallbackOptions } from "./callback-handler.js";
 export { twilioCallbacks } from "./callback-handler.js";
+export { checkTwilioCredentials } from "./credentials-check.js";
 export type { TwilioParams } from "./signature.js";
 export {
   formParams,

@@ -1,6 +1,7 @@
 export { applicationJwt } from "./application-jwt.js";
 export type { VonageCallbackOptions } from "./callback-handler.js";
 export { vonageCallbacks } from "./callback-handler.js";
+export { checkVonageCredentials } from "./credentials-check.js";
 export { clientRefOf, parseClientRef } from "./legs.js";
 export { providerCodeOf, reportOf, VONAGE_STATUSES } from "./status-map.js";
 export type {

@@ -156,6 +156,7 @@ export type {
   CircuitState,
 } from "./providers/circuit-breaker.js";
 export { circuitBreaker } from "./providers/circuit-breaker.js";
+export type { CredentialsCheck } from "./providers/credentials-check.js";
 export { guardedProvider } from "./providers/guarded-provider.js";
 export { retryAfterMs } from "./providers/retry-after.js";
 export type { UpstreamErrorCode } from "./providers/upstream-errors.js";

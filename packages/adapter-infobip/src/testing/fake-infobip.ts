@@ -163,6 +163,13 @@ export async function startFakeInfobip(options: FakeInfobipOptions): Promise<Fak
     void (async () => {
       const text = await readBody(req);
       const path = req.url ?? "";
+      if (req.method === "GET" && path === "/account/1/balance") {
+        if (req.headers.authorization !== `App ${options.apiKey}`) {
+          return apiError(res, 401, "E401", "Invalid login details");
+        }
+        res.writeHead(200, { "content-type": "application/json" });
+        return res.end(JSON.stringify({ balance: 42.5, currency: "EUR" }));
+      }
       if (req.method !== "POST" || (path !== "/viber/2/messages" && path !== "/sms/3/messages")) {
         return apiError(res, 404, "E404", "Not found.");
       }

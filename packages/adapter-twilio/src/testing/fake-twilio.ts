@@ -97,6 +97,12 @@ export async function startFakeTwilio(options: FakeTwilioOptions): Promise<FakeT
     void (async () => {
       const body = await readBody(req);
       const path = `/2010-04-01/Accounts/${options.accountSid}/Messages.json`;
+      if (req.method === "GET" && req.url === `/2010-04-01/Accounts/${options.accountSid}.json`) {
+        if (!basics.includes(req.headers.authorization ?? "")) {
+          return restError(res, 401, 20003, "Authenticate");
+        }
+        return sendJson(res, 200, { sid: options.accountSid, status: "active", type: "Full" });
+      }
       if (req.method !== "POST" || req.url !== path) {
         return restError(res, 404, 20404, "The requested resource was not found");
       }

@@ -32,6 +32,8 @@ export interface FakeVonageOptions {
   privateKey: string;
   signatureSecret: string;
   apiKey: string;
+  /** The account's API secret, for the balance read. */
+  apiSecret?: string | undefined;
   retryAfterSeconds?: number | undefined;
 }
 
@@ -115,6 +117,16 @@ export async function startFakeVonage(options: FakeVonageOptions): Promise<FakeV
   const server = createServer((req, res) => {
     void (async () => {
       const text = await readBody(req);
+      if (req.method === "GET" && req.url?.startsWith("/account/get-balance?")) {
+        const query = new URLSearchParams(req.url.slice("/account/get-balance?".length));
+        const known =
+          query.get("api_key") === options.apiKey &&
+          options.apiSecret !== undefined &&
+          query.get("api_secret") === options.apiSecret;
+        if (!known) return problem(res, 401, "1010", "Unauthorized", "Bad credentials.");
+        res.writeHead(200, { "content-type": "application/json" });
+        return res.end(JSON.stringify({ value: 10.28, autoReload: false }));
+      }
       if (req.method !== "POST" || req.url !== "/v1/messages") {
         return problem(res, 404, "1000", "Not Found", "No such resource.");
       }
