@@ -6,6 +6,8 @@ import {
   circuitBreaker,
   type DispatchResult,
   guardedProvider,
+  inProviderRequestSpan,
+  noteProviderOutcome,
   type OutboundMessage,
   retryAfterMs,
   systemClock,
@@ -130,7 +132,8 @@ export function infobipProvider(options: InfobipProviderOptions): ChannelProvide
   const key = callbackKey(options.secretKey);
   let unauthorizedLoggedAt = Number.NEGATIVE_INFINITY;
 
-  const seen = (channel: Channel, outcome: string, status: number | null, startedAt: number) =>
+  const seen = (channel: Channel, outcome: string, status: number | null, startedAt: number) => {
+    noteProviderOutcome(outcome, status);
     options.onRequest?.({
       provider: PROVIDER,
       channel,
@@ -138,6 +141,7 @@ export function infobipProvider(options: InfobipProviderOptions): ChannelProvide
       status,
       durationMs: clock.now() - startedAt,
     });
+  };
 
   const unavailable = (why: string, code: string | null = null): DispatchResult => ({
     status: "rejected",
@@ -277,7 +281,10 @@ export function infobipProvider(options: InfobipProviderOptions): ChannelProvide
       const urls = legCallbackUrls(callbackBase, key, legIdOf(message.messageId, message.channel));
       const body = JSON.stringify({ messages: [infobipMessage(message, urls)] });
       return withUpstreamRetries(
-        (signal, _remaining, tryNumber) => once(message.channel, body, signal, tryNumber),
+        (signal, _remaining, tryNumber) =>
+          inProviderRequestSpan(PROVIDER, message.channel, () =>
+            once(message.channel, body, signal, tryNumber),
+          ),
         { deadlineMs: options.timeoutMs ?? 10_000, clock, random: options.random },
       );
     },

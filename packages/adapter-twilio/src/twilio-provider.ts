@@ -5,6 +5,8 @@ import {
   circuitBreaker,
   type DispatchResult,
   guardedProvider,
+  inProviderRequestSpan,
+  noteProviderOutcome,
   type OutboundMessage,
   retryAfterMs,
   systemClock,
@@ -113,7 +115,8 @@ export function twilioProvider(options: TwilioProviderOptions): ChannelProvider 
   const authorization = `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`;
   let unauthorizedLoggedAt = Number.NEGATIVE_INFINITY;
 
-  const seen = (outcome: string, status: number | null, startedAt: number) =>
+  const seen = (outcome: string, status: number | null, startedAt: number) => {
+    noteProviderOutcome(outcome, status);
     options.onRequest?.({
       provider: PROVIDER,
       channel: "sms",
@@ -121,6 +124,7 @@ export function twilioProvider(options: TwilioProviderOptions): ChannelProvider 
       status,
       durationMs: clock.now() - startedAt,
     });
+  };
 
   const unavailable = (why: string, code: string | number | null = null): DispatchResult => ({
     status: "rejected",
@@ -248,11 +252,14 @@ export function twilioProvider(options: TwilioProviderOptions): ChannelProvider 
         messagingServiceSid: options.messagingServiceSid,
         callbackBaseUrl: typeof base === "string" ? base : base(),
       });
-      return withUpstreamRetries((signal) => once(form, signal), {
-        deadlineMs: options.timeoutMs ?? 10_000,
-        clock,
-        random: options.random,
-      });
+      return withUpstreamRetries(
+        (signal) => inProviderRequestSpan(PROVIDER, "sms", () => once(form, signal)),
+        {
+          deadlineMs: options.timeoutMs ?? 10_000,
+          clock,
+          random: options.random,
+        },
+      );
     },
   };
   return guardedProvider(inner, circuitBreaker({ clock, ...options.circuit }));

@@ -6,6 +6,8 @@ import {
   circuitBreaker,
   type DispatchResult,
   guardedProvider,
+  inProviderRequestSpan,
+  noteProviderOutcome,
   type OutboundMessage,
   retryAfterMs,
   systemClock,
@@ -109,7 +111,8 @@ export function vonageProvider(options: VonageProviderOptions): ChannelProvider 
   const token = applicationJwt(options.applicationId, options.privateKey);
   let unauthorizedLoggedAt = Number.NEGATIVE_INFINITY;
 
-  const seen = (channel: Channel, outcome: string, status: number | null, startedAt: number) =>
+  const seen = (channel: Channel, outcome: string, status: number | null, startedAt: number) => {
+    noteProviderOutcome(outcome, status);
     options.onRequest?.({
       provider: PROVIDER,
       channel,
@@ -117,6 +120,7 @@ export function vonageProvider(options: VonageProviderOptions): ChannelProvider 
       status,
       durationMs: clock.now() - startedAt,
     });
+  };
 
   const unavailable = (why: string, code: string | null = null): DispatchResult => ({
     status: "rejected",
@@ -239,11 +243,17 @@ export function vonageProvider(options: VonageProviderOptions): ChannelProvider 
           ? options.callbackBaseUrl
           : options.callbackBaseUrl();
       const body = JSON.stringify(vonageMessage(message, statusWebhookUrl(base)));
-      return withUpstreamRetries((signal) => once(message.channel, body, signal), {
-        deadlineMs: options.timeoutMs ?? 10_000,
-        clock,
-        random: options.random,
-      });
+      return withUpstreamRetries(
+        (signal) =>
+          inProviderRequestSpan(PROVIDER, message.channel, () =>
+            once(message.channel, body, signal),
+          ),
+        {
+          deadlineMs: options.timeoutMs ?? 10_000,
+          clock,
+          random: options.random,
+        },
+      );
     },
   };
   return guardedProvider(inner, circuitBreaker({ clock, ...options.circuit }));

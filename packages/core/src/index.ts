@@ -158,6 +158,11 @@ export type {
 export { circuitBreaker } from "./providers/circuit-breaker.js";
 export type { CredentialsCheck } from "./providers/credentials-check.js";
 export { guardedProvider } from "./providers/guarded-provider.js";
+export {
+  inProviderRequestSpan,
+  noteProviderOutcome,
+  PROVIDER_SPAN_ATTRIBUTES,
+} from "./providers/provider-span.js";
 export { retryAfterMs } from "./providers/retry-after.js";
 export type { UpstreamErrorCode } from "./providers/upstream-errors.js";
 export { upstreamError } from "./providers/upstream-errors.js";

@@ -3,6 +3,7 @@ import { cleanupsEach } from "@tidings/core/testing";
 import twilio from "twilio";
 import { expect, it } from "vitest";
 import { eventually } from "./testing/eventually.js";
+import { parseExposition } from "./testing/scrape.js";
 import { serveTidings } from "./testing/served-tidings.js";
 import { startWebhookTally } from "./testing/webhook-tally.js";
 
@@ -106,6 +107,28 @@ it("send → the fake Twilio gets the right request → its callback → message
   expect(events.status).toBe("delivered");
   expect(events.events.map((e) => e.topic)).toEqual(["message.sent", "message.delivered"]);
   expect(tally.received.filter((r) => r.topic === "message.delivered")).toHaveLength(1);
+
+  // The request to Twilio is counted and timed (the sandbox's Viber channel makes none).
+  const exposition = await (await fetch(`${tidings.url}/metrics`)).text();
+  const samples = parseExposition(exposition);
+  expect(exposition).toContain("tidings_provider_requests_total");
+  const sample = (name: string, labels: Record<string, string>) =>
+    samples.find(
+      (s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v),
+    )?.value;
+  expect(
+    sample("tidings_provider_requests_total", {
+      provider: "twilio",
+      channel: "sms",
+      outcome: "accepted",
+    }),
+  ).toBe(1);
+  expect(
+    sample("tidings_provider_request_duration_seconds_count", {
+      provider: "twilio",
+      channel: "sms",
+    }),
+  ).toBe(1);
 });
 
 it("a Twilio refusal at send is a failed result naming Twilio and its code", {

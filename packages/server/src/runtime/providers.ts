@@ -32,11 +32,20 @@ export interface ComposedProviders {
  * which providers reach this server (known only once it listens when `TIDINGS_PUBLIC_URL` is
  * unset); callbacks are sent to, and verified against, `{publicUrl}/providers/{name}`.
  */
+/** One request to a real provider, as the adapters report it for metrics. */
+export interface ProviderRequestSeen {
+  provider: string;
+  channel: Channel;
+  outcome: string;
+  durationMs: number;
+}
+
 export function composeProviders(
   config: Pick<ServerConfig, "providers" | "sandboxDelayMs">,
   logger: Logger,
   publicUrl: () => string,
   secretKey: Uint8Array,
+  onRequest?: ((seen: ProviderRequestSeen) => void) | undefined,
 ): ComposedProviders {
   const settings = config.providers;
   const callbackBase = (name: ProviderName) => () => `${publicUrl()}${PROVIDERS_PATH}/${name}`;
@@ -59,6 +68,7 @@ export function composeProviders(
           timeoutMs: settings.timeoutMs,
           clock: systemClock,
           logger,
+          onRequest,
         }),
       );
     } else if (name === "infobip" && settings.infobip !== null) {
@@ -72,6 +82,7 @@ export function composeProviders(
           timeoutMs: settings.timeoutMs,
           clock: systemClock,
           logger,
+          onRequest,
         }),
       );
     } else if (name === "vonage" && settings.vonage !== null) {
@@ -85,6 +96,7 @@ export function composeProviders(
           timeoutMs: settings.timeoutMs,
           clock: systemClock,
           logger,
+          onRequest,
         }),
       );
     }

@@ -86,15 +86,33 @@ export async function openRuntime(
   }
   const urlPolicy = createUrlPolicy({ dev: config.dev });
   const transport = undiciWebhookTransport({ urlPolicy });
+  const metrics =
+    options.metrics === true ? createMetrics({ webhookBacklog: opened.webhookBacklog }) : null;
   let listeningUrl = `http://127.0.0.1:${config.port}`;
-  const providers = composeProviders(config, logger, () => config.publicUrl ?? listeningUrl, key);
+  const providers = composeProviders(
+    config,
+    logger,
+    () => config.publicUrl ?? listeningUrl,
+    key,
+    metrics
+      ? (seen) => {
+          metrics.providerRequests.inc({
+            provider: seen.provider,
+            channel: seen.channel,
+            outcome: seen.outcome,
+          });
+          metrics.providerDuration.observe(
+            { provider: seen.provider, channel: seen.channel },
+            seen.durationMs / 1000,
+          );
+        }
+      : undefined,
+  );
   const provider = providers.provider;
   const queuedListeners: Array<() => void> = [];
   const deliveriesQueued = () => {
     for (const fn of queuedListeners) fn();
   };
-  const metrics =
-    options.metrics === true ? createMetrics({ webhookBacklog: opened.webhookBacklog }) : null;
   const storage = metrics ? withStorageMetrics(opened.storage, metrics) : opened.storage;
   const deps: Deps = {
     storage: withDeliveryWakeups(storage, deliveriesQueued),
