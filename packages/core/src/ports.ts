@@ -111,6 +111,8 @@ export interface CampaignRecord {
   status: "active" | "inactive";
   createdAt: string;
   updatedAt: string;
+  /** Viber campaigns only: the SMS sender of a fallback; `null`: the campaign's `sender`. */
+  smsSender: string | null;
 }
 
 export type Scope =

@@ -183,6 +183,7 @@ it("Viber on Infobip reported undeliverable → the SMS goes out on Twilio → m
     sender: "AcmeShop",
     template: "Your code is {{pin}}",
     sms_fallback: true,
+    sms_sender: "AcmeSMS",
     ttl_seconds: 600,
     status: "active",
   });
@@ -211,6 +212,7 @@ it("Viber on Infobip reported undeliverable → the SMS goes out on Twilio → m
   const sms = await eventually("the fallback SMS at Twilio", async () => fakeTwilio.sends[0]);
   expect(sms.form).toMatchObject({
     To: "+41793026729",
+    From: "AcmeSMS",
     Body: "Your code is 5555",
     StatusCallback: `${tidings.url}/providers/twilio/status?m=${id}`,
   });

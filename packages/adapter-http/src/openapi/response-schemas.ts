@@ -100,6 +100,11 @@ const campaignProperties: Record<string, JsonSchema> = {
   name: { type: "string" },
   channel: oneOf(["viber", "sms"]),
   sms_fallback: { type: "boolean" },
+  sms_sender: nullable({
+    type: "string",
+    description:
+      "Viber campaigns: the sender of the SMS a fallback sends; null: the campaign's sender.",
+  }),
   category: oneOf(["otp", "transactional", "promotional"]),
   sender: { type: "string" },
   template: { type: "string" },

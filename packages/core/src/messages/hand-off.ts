@@ -109,6 +109,12 @@ function noFallbackError(
   };
 }
 
+/** The message as its SMS leg goes out: from the campaign's `sms_sender`, when it has one. */
+const bySmsSender = (
+  message: MessageRecord,
+  campaign: Pick<CampaignRecord, "smsSender"> | null,
+): MessageRecord => ({ ...message, sender: campaign?.smsSender ?? message.sender });
+
 /** Viber's shortest TTL: a Viber leg is never given less. */
 const VIBER_MIN_TTL_SECONDS = 30;
 
@@ -129,9 +135,14 @@ export const firstLegTtl = (message: MessageRecord, ttlSeconds: number): number 
 export async function sendFallbackSms(
   deps: Pick<Deps, "storage" | "ids" | "clock" | "provider">,
   message: MessageRecord,
+  campaign: Pick<CampaignRecord, "smsSender"> | null,
 ): Promise<MessageRecord> {
   const left = Math.ceil((Date.parse(message.expiresAt) - deps.clock.now()) / 1000);
-  const answer = await dispatchOnce(deps.provider, message, Math.max(1, left));
+  const answer = await dispatchOnce(
+    deps.provider,
+    bySmsSender(message, campaign),
+    Math.max(1, left),
+  );
   const current = await keepLeg(deps, message, answer.leg);
   if (answer.error === null) return current;
   const outcome = await advanceMessage(deps, current.id, "failed", answer.error);
@@ -147,7 +158,7 @@ export async function sendFallbackSms(
 export async function handOff(
   deps: Pick<Deps, "storage" | "ids" | "clock" | "provider">,
   message: MessageRecord,
-  campaign: Pick<CampaignRecord, "smsFallback" | "ttlSeconds">,
+  campaign: Pick<CampaignRecord, "smsFallback" | "ttlSeconds" | "smsSender">,
 ): Promise<MessageRecord> {
   let answer = await dispatchOnce(
     deps.provider,
@@ -161,7 +172,11 @@ export async function handOff(
       const switched = await switchToSms(deps, current);
       // A report or the sweep got there first; it already recorded what happened.
       if (switched === null) return (await deps.storage.messages.getById(current.id)) ?? current;
-      answer = await dispatchOnce(deps.provider, switched, campaign.ttlSeconds);
+      answer = await dispatchOnce(
+        deps.provider,
+        bySmsSender(switched, campaign),
+        campaign.ttlSeconds,
+      );
       current = await keepLeg(deps, switched, answer.leg);
       error = answer.error;
     } else if (error !== null) {

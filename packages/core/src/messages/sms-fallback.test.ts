@@ -21,7 +21,9 @@ function scripted(name: string, answer: (message: OutboundMessage) => DispatchRe
 }
 
 /** Viber on "infobip", SMS on "twilio", both accepting; a campaign with a 600 s TTL. */
-async function setup(options: { smsAnswer?: DispatchResult; sms_fallback?: boolean } = {}) {
+async function setup(
+  options: { smsAnswer?: DispatchResult; sms_fallback?: boolean; sms_sender?: string } = {},
+) {
   const viber = scripted("infobip", (m) => ({
     status: "accepted",
     providerMessageId: m.messageId,
@@ -35,6 +37,7 @@ async function setup(options: { smsAnswer?: DispatchResult; sms_fallback?: boole
   const { campaign_id } = await w.campaign({
     sms_fallback: options.sms_fallback ?? true,
     ttl_seconds: 600,
+    ...(options.sms_sender === undefined ? {} : { sms_sender: options.sms_sender }),
   });
   const { message_id } = (await w.send(sendBody(campaign_id, PHONE)))._unsafeUnwrap();
   const viberReport = (status: "failed" | "expired" | "delivered") =>
@@ -130,6 +133,17 @@ describe("SMS fallback after the fact", () => {
     expect((await viberReport("failed"))._unsafeUnwrap()).toMatchObject({ fell_back: false });
     expect(await w.topics(message_id)).toEqual(["message.sent", "message.failed"]);
     expect(await runDueFallbacks(w.deps)).toBe(0);
+  });
+
+  it("the SMS goes from the campaign's sms_sender when it has one, else from its sender", async () => {
+    const own = await setup({ sms_sender: "AcmeSMS" });
+    await own.viberReport("failed");
+    await runDueFallbacks(own.w.deps);
+    expect(own.sms.dispatched[0]?.sender).toBe("AcmeSMS");
+    const plain = await setup();
+    await plain.viberReport("failed");
+    await runDueFallbacks(plain.w.deps);
+    expect(plain.sms.dispatched[0]?.sender).toBe("Tidings");
   });
 
   it("a worker that died holding the job leaves it to another once its lease ends", async () => {

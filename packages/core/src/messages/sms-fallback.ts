@@ -26,8 +26,10 @@ export async function runDueFallbacks(
     const lease = isoAt(now + (options.leaseMs ?? DEFAULT_FALLBACK_LEASE_MS));
     if (!(await deps.storage.messages.moveFallback(id, message.fallbackDueAt, lease))) continue;
     // A message that expired or failed meanwhile is not sent again.
-    if (message.status === "sent")
-      await sendFallbackSms(deps, { ...message, fallbackDueAt: lease });
+    if (message.status === "sent") {
+      const campaign = await deps.storage.campaigns.get(message.organizationId, message.campaignId);
+      await sendFallbackSms(deps, { ...message, fallbackDueAt: lease }, campaign);
+    }
     await deps.storage.messages.moveFallback(id, lease, null);
     ran += 1;
   }

@@ -203,6 +203,7 @@ export function sqlRecords(codec: SqlCodec): SqlRecords {
       status: r.oneOf("status", ACTIVITY),
       createdAt: r.text("created_at"),
       updatedAt: r.text("updated_at"),
+      smsSender: r.textOrNull("sms_sender"),
     })),
     apiKey: from(t.apiKeys, (r) => ({
       id: r.text("id"),

@@ -43,7 +43,7 @@ export const sqlTables = {
   campaigns: table(
     "campaigns",
     "id, organization_id, name, channel, sms_fallback, category, sender, template, " +
-      "ttl_seconds, status, created_at, updated_at",
+      "ttl_seconds, status, created_at, updated_at, sms_sender",
     { flags: ["sms_fallback"] },
   ),
   apiKeys: table(

@@ -111,6 +111,7 @@ export const aCampaign = (overrides: Owned<CampaignRecord>): CampaignRecord => (
   status: "active",
   createdAt: at(0),
   updatedAt: at(0),
+  smsSender: null,
   ...overrides,
 });
 
