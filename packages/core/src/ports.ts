@@ -559,6 +559,18 @@ export interface MessageRepository {
    * of `createdAt`); only non-zero counts, in no particular order.
    */
   countByHour(organizationId: string, since: string): Promise<MessageHourCount[]>;
+  /**
+   * How many of the organization's messages created at or after `since` are on each channel
+   * (their current one) in each status now; only non-zero counts, in no particular order.
+   */
+  countByChannel(organizationId: string, since: string): Promise<MessageChannelCount[]>;
+}
+
+/** One line of `MessageRepository.countByChannel`. */
+export interface MessageChannelCount {
+  channel: Channel;
+  status: MessageStatus;
+  count: number;
 }
 
 /** What `MessageRepository.advance` writes. */

@@ -7,7 +7,10 @@ import type { SqlAccess, Styled } from "../access.js";
  */
 export function messageRows<A extends boolean>(
   access: SqlAccess<A>,
-): Styled<Omit<MessageRepository, "listExpired" | "countByHour" | "insertEvent">, A> {
+): Styled<
+  Omit<MessageRepository, "listExpired" | "countByHour" | "countByChannel" | "insertEvent">,
+  A
+> {
   const messages = access.table("messages");
   const events = access.table("messageEvents");
   return {

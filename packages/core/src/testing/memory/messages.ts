@@ -1,4 +1,4 @@
-import type { MessageHourCount, MessageRepository } from "../../ports.js";
+import type { MessageChannelCount, MessageHourCount, MessageRepository } from "../../ports.js";
 import type { MemoryScope } from "./scope.js";
 import {
   appendNew,
@@ -148,6 +148,23 @@ export function memoryMessages(scope: MemoryScope): MessageRepository {
           s.events.filter((e) => e.organizationId === organizationId && e.messageId === messageId),
         ),
       ),
+    countByChannel: (organizationId, since) =>
+      scope.read("messages.countByChannel", (s) => {
+        const counts = new Map<string, MessageChannelCount>();
+        for (const message of s.messages.values()) {
+          if (message.organizationId !== organizationId) continue;
+          if (ms(message.createdAt) < ms(since)) continue;
+          const key = `${message.channel} ${message.status}`;
+          const line = counts.get(key) ?? {
+            channel: message.channel,
+            status: message.status,
+            count: 0,
+          };
+          line.count += 1;
+          counts.set(key, line);
+        }
+        return [...counts.values()];
+      }),
     countByHour: (organizationId, since) =>
       scope.read("messages.countByHour", (s) => {
         const counts = new Map<string, MessageHourCount>();
