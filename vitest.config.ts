@@ -15,6 +15,21 @@ export default defineConfig({
       { find: /^@tidings\/adapter-http$/, replacement: src("adapter-http") },
       { find: /^@tidings\/adapter-sqlite$/, replacement: src("adapter-sqlite") },
       { find: /^@tidings\/adapter-postgres$/, replacement: src("adapter-postgres") },
+      {
+        find: /^@tidings\/adapter-infobip\/testing$/,
+        replacement: src("adapter-infobip", "testing/index.ts"),
+      },
+      { find: /^@tidings\/adapter-infobip$/, replacement: src("adapter-infobip") },
+      {
+        find: /^@tidings\/adapter-twilio\/testing$/,
+        replacement: src("adapter-twilio", "testing/index.ts"),
+      },
+      { find: /^@tidings\/adapter-twilio$/, replacement: src("adapter-twilio") },
+      {
+        find: /^@tidings\/adapter-vonage\/testing$/,
+        replacement: src("adapter-vonage", "testing/index.ts"),
+      },
+      { find: /^@tidings\/adapter-vonage$/, replacement: src("adapter-vonage") },
       { find: /^@tidings\/server$/, replacement: src("server") },
       { find: /^@tidings\/console$/, replacement: src("console") },
       { find: /^@tidings\/client$/, replacement: src("client") },

@@ -135,6 +135,11 @@ export async function openWebhookRig(
     expiresAt: at,
     createdAt: at,
     updatedAt: at,
+    viberProvider: "sandbox",
+    viberProviderMessageId: null,
+    smsProvider: null,
+    smsProviderMessageId: null,
+    fallbackDueAt: null,
   };
   const delivery = (now: string): DeliveryRecord => {
     const id = ids.uuidv7();

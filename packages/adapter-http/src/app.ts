@@ -1,4 +1,10 @@
-import { authenticate, type Deps, isStorageUnavailable, requireScope } from "@tidings/core";
+import {
+  authenticate,
+  type Deps,
+  isStorageUnavailable,
+  providerOf,
+  requireScope,
+} from "@tidings/core";
 import { type Answer, json, problem, render } from "./answer.js";
 import { headerValue } from "./headers.js";
 import { bodyLength } from "./json-body.js";
@@ -22,8 +28,8 @@ export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
 export interface HttpAppOptions {
   /**
-   * Serve `POST /sandbox/messages/{message_id}/report`. Defaults to whether `deps.provider` is
-   * the bundled sandbox provider (its `name` is `"sandbox"`).
+   * Serve `POST /sandbox/messages/{message_id}/report`. Defaults to whether the sandbox carries
+   * some channel (`deps.provider`'s `name`, or its `providerFor` a channel, is `"sandbox"`).
    */
   sandbox?: boolean | undefined;
   /** Where unexpected failures are logged, with their stack (default: `console`). */
@@ -92,7 +98,9 @@ function forMethod(method: string, response: HttpResponse): HttpResponse {
 export function createHttpApp(deps: Deps, options: HttpAppOptions = {}): HttpApp {
   const logger: HttpLogger = options.logger ?? console;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const sandbox = options.sandbox ?? deps.provider.name === "sandbox";
+  const sandbox =
+    options.sandbox ??
+    (["viber", "sms"] as const).some((channel) => providerOf(deps.provider, channel) === "sandbox");
   let openApi: string | null = null;
 
   const publicRouter = createRouter<PublicRoute>([

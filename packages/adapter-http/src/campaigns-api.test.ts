@@ -26,6 +26,7 @@ describe("campaigns over HTTP", () => {
       campaign_id: expect.stringMatching(/^cmp_/),
       status: "inactive",
       sms_fallback: false,
+      sms_sender: null,
       ttl_seconds: 86_400,
     });
     const id = String(created.json.campaign_id);

@@ -77,16 +77,23 @@ export {
   messageNotFound,
 } from "./messages/get-message.js";
 export { listMessages, listMessagesQuery } from "./messages/list-messages.js";
-export type { HourlyMessageCounts } from "./messages/message-counts.js";
-export { countRecentMessages } from "./messages/message-counts.js";
+export type { ChannelActivity, HourlyMessageCounts } from "./messages/message-counts.js";
+export { channelActivity, countRecentMessages } from "./messages/message-counts.js";
+export type { MessageErrorView } from "./messages/message-error.js";
+export { toErrorView } from "./messages/message-error.js";
 export type {
   MessageEventView,
   MessageView,
   MessageWithEventsView,
 } from "./messages/message-view.js";
 export { toMessageEventView, toMessageView } from "./messages/message-view.js";
-export type { ReportOutcome } from "./messages/provider-report.js";
-export { recordProviderReport } from "./messages/provider-report.js";
+export { legOf, providerOf } from "./messages/provider-legs.js";
+export type {
+  IgnoredLeg,
+  ReportOutcome,
+  UpstreamReportOutcome,
+} from "./messages/provider-report.js";
+export { recordProviderReport, recordUpstreamReport } from "./messages/provider-report.js";
 export type {
   SandboxProvider,
   SandboxProviderOptions,
@@ -97,6 +104,7 @@ export type { SendMessageInput } from "./messages/send-input.js";
 export { MAX_CLIENT_REFERENCE_LENGTH, sendMessageInput } from "./messages/send-input.js";
 export type { SendOptions, SendResult } from "./messages/send-message.js";
 export { recoverSendResult, sendMessage, toSendResult } from "./messages/send-message.js";
+export { DEFAULT_FALLBACK_LEASE_MS, runDueFallbacks } from "./messages/sms-fallback.js";
 export type * from "./ports.js";
 export type { ConsentChangeView } from "./profiles/consent-history.js";
 export { getConsentHistory } from "./profiles/consent-history.js";
@@ -126,6 +134,40 @@ export { createProfileInput, updateProfileInput } from "./profiles/profile-input
 export type { ProfileView } from "./profiles/profile-view.js";
 export { toProfileView } from "./profiles/profile-view.js";
 export { updateProfile } from "./profiles/update-profile.js";
+export type {
+  CallbackApp,
+  CallbackLogger,
+  CallbackRefusal,
+  CallbackRequest,
+  CallbackResponse,
+} from "./providers/callback-app.js";
+export {
+  bodyText,
+  callbackApp,
+  emptyAnswer,
+  headerOf,
+  MAX_CALLBACK_BYTES,
+} from "./providers/callback-app.js";
+export type { ProvidersByChannel } from "./providers/channel-router.js";
+export { channelRouter } from "./providers/channel-router.js";
+export type {
+  CircuitBreaker,
+  CircuitBreakerOptions,
+  CircuitState,
+} from "./providers/circuit-breaker.js";
+export { circuitBreaker } from "./providers/circuit-breaker.js";
+export type { CredentialsCheck } from "./providers/credentials-check.js";
+export { guardedProvider } from "./providers/guarded-provider.js";
+export {
+  inProviderRequestSpan,
+  noteProviderOutcome,
+  PROVIDER_SPAN_ATTRIBUTES,
+} from "./providers/provider-span.js";
+export { retryAfterMs } from "./providers/retry-after.js";
+export type { UpstreamErrorCode } from "./providers/upstream-errors.js";
+export { upstreamError } from "./providers/upstream-errors.js";
+export type { UpstreamRetryOptions, UpstreamTry } from "./providers/upstream-retry.js";
+export { backoffMs, withUpstreamRetries } from "./providers/upstream-retry.js";
 export {
   checkSendRateLimit,
   checkWebhookTestRateLimit,

@@ -115,6 +115,8 @@ export interface CampaignRecord {
   status: "active" | "inactive";
   createdAt: string;
   updatedAt: string;
+  /** Viber campaigns only: the SMS sender of a fallback; `null`: the campaign's `sender`. */
+  smsSender: string | null;
 }
 
 export type Scope =
@@ -152,9 +154,17 @@ export type Topic =
   | "message.failed"
   | "message.expired";
 
+/**
+ * Why a message failed. `provider` names the provider of the leg that failed (`sandbox`,
+ * `twilio`, …) and `provider_code` is that provider's own code for it, as a string; both are
+ * absent on errors stored before they existed and on failures no provider was asked about, and
+ * every view shows them as `null` then.
+ */
 export interface MessageError {
   code: string;
   message: string;
+  provider?: string | null | undefined;
+  provider_code?: string | null | undefined;
 }
 
 export interface MessageRecord {
@@ -180,6 +190,27 @@ export interface MessageRecord {
   expiresAt: string;
   createdAt: string;
   updatedAt: string;
+  /**
+   * Each leg's provider and the provider's id of it. The leg of the campaign's channel names
+   * its provider from the start; an SMS leg of a fallback once it was handed over. The id is
+   * `null` until the provider answered one (the sandbox never does).
+   */
+  viberProvider: string | null;
+  viberProviderMessageId: string | null;
+  smsProvider: string | null;
+  smsProviderMessageId: string | null;
+  /**
+   * When the SMS of a fallback after the fact is due (or, once a worker took the job, when its
+   * hold on it ends); `null` when no such job is pending.
+   */
+  fallbackDueAt: string | null;
+}
+
+/** One leg of a message on one provider: who carries it, and the provider's id for it. */
+export interface ProviderLeg {
+  provider: string;
+  /** `null` when the provider gave none (yet). */
+  providerMessageId: string | null;
 }
 
 export interface MessageEventRecord {
@@ -497,6 +528,24 @@ export interface MessageRepository {
     from: readonly MessageStatus[],
     changes: MessageAdvance,
   ): Promise<MessageRecord | null>;
+  /**
+   * Writes one leg's provider and provider message id (the `viber…` or `sms…` fields of
+   * `channel`), whatever the status. `false` when the message is unknown.
+   */
+  recordLeg(id: string, channel: Channel, leg: ProviderLeg): Promise<boolean>;
+  /**
+   * Moves a Viber message over to SMS and makes its SMS due at `dueAt`, in one conditional
+   * write: only while it is `sent`, on `viber` and without a pending fallback (the caller checks
+   * that it may fall back). Answers the record as written, or `null` when nothing was.
+   */
+  scheduleFallback(id: string, dueAt: string, updatedAt: string): Promise<MessageRecord | null>;
+  /** Ids of messages whose fallback is due at or before `now`, the longest due first. */
+  listFallbacksDue(now: string, limit: number): Promise<string[]>;
+  /**
+   * Compare-and-set of a message's `fallbackDueAt`: writes `to` (`null` ends the job) only while
+   * it is still `from`, so of workers racing for one job exactly one takes it.
+   */
+  moveFallback(id: string, from: string, to: string | null): Promise<boolean>;
   /** Ids of messages still `sent` whose `expiresAt` is at or before `now`, oldest first. */
   listExpired(now: string, limit: number): Promise<string[]>;
   /**
@@ -514,6 +563,18 @@ export interface MessageRepository {
    * of `createdAt`); only non-zero counts, in no particular order.
    */
   countByHour(organizationId: string, since: string): Promise<MessageHourCount[]>;
+  /**
+   * How many of the organization's messages created at or after `since` are on each channel
+   * (their current one) in each status now; only non-zero counts, in no particular order.
+   */
+  countByChannel(organizationId: string, since: string): Promise<MessageChannelCount[]>;
+}
+
+/** One line of `MessageRepository.countByChannel`. */
+export interface MessageChannelCount {
+  channel: Channel;
+  status: MessageStatus;
+  count: number;
 }
 
 /** What `MessageRepository.advance` writes. */
@@ -970,18 +1031,53 @@ export interface OutboundMessage {
   ttlSeconds: number;
 }
 
-export type DispatchResult =
-  | { status: "accepted" }
+/**
+ * The upstream's answer to one dispatch. `provider` names the provider that answered when it
+ * is not the `ChannelProvider`'s own `name` (a router answers for the provider it chose).
+ */
+export type DispatchResult = (
+  | {
+      status: "accepted";
+      /** The provider's id of the message, kept to match its reports; absent when none. */
+      providerMessageId?: string | null | undefined;
+    }
   | { status: "rejected"; error: MessageError }
   /** Viber only: the recipient is not reachable on Viber (the core may fall back to SMS). */
-  | { status: "not_on_channel"; error: MessageError };
+  | { status: "not_on_channel"; error: MessageError }
+) & { provider?: string | undefined };
 
 /** A lifecycle report from the upstream, fed back through `recordProviderReport`. */
 export type ProviderReport = "delivered" | "seen" | "clicked" | "failed" | "expired";
 
+/**
+ * One report from a real upstream, with what identifies the leg it is about, fed back through
+ * `recordUpstreamReport`. It is applied only to the message's current leg: a report of a leg
+ * the message left (a Viber leg after the SMS fallback), of another provider, or naming
+ * another provider message id than the one stored, is ignored.
+ */
+export interface UpstreamReport {
+  messageId: string;
+  /** The channel of the leg reported on. */
+  channel: Channel;
+  /** The provider reporting, as `ChannelProvider.name` spells it. */
+  provider: string;
+  /** The provider's id of the leg, when the report carries one. */
+  providerMessageId: string | null;
+  status: ProviderReport;
+  /** The provider's own code of a failure (Twilio `30003`, Infobip `EC_UNKNOWN_USER`), or `null`. */
+  providerCode: string | null;
+  /** A sentence saying what the provider reported, for a failure's `error.message`. */
+  description?: string | undefined;
+}
+
 /** The seam to the Viber and SMS gateways. */
 export interface ChannelProvider {
   readonly name: string;
+  /**
+   * The name of the provider that carries `channel`, when it is not `name` (a router of one
+   * provider per channel answers per channel). Kept on each leg of a message.
+   */
+  providerFor?(channel: Channel): string;
   /** Hands one message to the upstream. Rejects only on a transport failure. */
   dispatch(message: OutboundMessage): Promise<DispatchResult>;
   /** Called once with the sink for the provider's asynchronous lifecycle reports. */

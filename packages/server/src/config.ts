@@ -4,6 +4,7 @@ import { dirname, isAbsolute, resolve } from "node:path";
 import { defaultConfig, parseSecretKey } from "@tidings/core";
 import { err, ok, type Result } from "neverthrow";
 import { formatDuration, parseDuration } from "./duration.js";
+import { type ProviderConfig, readProviderConfig } from "./provider-config.js";
 
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 
@@ -25,7 +26,8 @@ export interface ServerConfig {
   /** `TIDINGS_SECRET_KEY`, still as text; `null` when unset. */
   secretKey: string | null;
   dev: boolean;
-  provider: "sandbox";
+  /** Which provider carries each channel, and the real providers' settings. */
+  providers: ProviderConfig;
   sandboxDelayMs: number;
   sendRateLimit: number;
   sendRateWindowMs: number;
@@ -68,6 +70,9 @@ export const CONFIG_DEFAULTS = {
   TIDINGS_SECRET_KEY: "(a key file beside the SQLite database)",
   TIDINGS_DEV: "0",
   TIDINGS_PROVIDER: "sandbox",
+  TIDINGS_PROVIDER_VIBER: "(TIDINGS_PROVIDER)",
+  TIDINGS_PROVIDER_SMS: "(TIDINGS_PROVIDER)",
+  TIDINGS_PROVIDER_TIMEOUT_MS: "10000",
   TIDINGS_SANDBOX_DELAY_MS: "1000",
   TIDINGS_SEND_RATE_LIMIT: "100/60s",
   TIDINGS_WEBHOOK_TEST_RATE_LIMIT: "10/60s",
@@ -157,12 +162,6 @@ export function readConfig(env: Env, cwd = process.cwd()): Result<ServerConfig, 
   if (!["0", "1", "true", "false"].includes(dev)) {
     errors.push(`TIDINGS_DEV must be 1 or 0, not ${JSON.stringify(dev)}.`);
   }
-  const provider = get("TIDINGS_PROVIDER");
-  if (provider !== "sandbox") {
-    errors.push(
-      `TIDINGS_PROVIDER must be "sandbox" (the only bundled provider), not ${JSON.stringify(provider)}.`,
-    );
-  }
   /** A rate limit such as `100/60s`: how many per sliding window, and the window in ms. */
   const rate = (
     name: "TIDINGS_SEND_RATE_LIMIT" | "TIDINGS_WEBHOOK_TEST_RATE_LIMIT",
@@ -187,6 +186,11 @@ export function readConfig(env: Env, cwd = process.cwd()): Result<ServerConfig, 
     );
   }
   const publicUrl = publicUrlOf(env.TIDINGS_PUBLIC_URL?.trim() || null, errors);
+  const providers = readProviderConfig(
+    env,
+    { dev: dev === "1" || dev === "true", publicUrl },
+    errors,
+  );
   const consoleFlag = get("TIDINGS_CONSOLE");
   if (!["0", "1", "true", "false"].includes(consoleFlag)) {
     errors.push(`TIDINGS_CONSOLE must be 1 or 0, not ${JSON.stringify(consoleFlag)}.`);
@@ -219,7 +223,7 @@ export function readConfig(env: Env, cwd = process.cwd()): Result<ServerConfig, 
     host,
     secretKey,
     dev: dev === "1" || dev === "true",
-    provider: "sandbox",
+    providers,
     sandboxDelayMs: integer("TIDINGS_SANDBOX_DELAY_MS", 0, 86_400_000),
     sendRateLimit: sendRate.limit,
     sendRateWindowMs: sendRate.windowMs,

@@ -71,17 +71,40 @@ const webhookExample = {
   updated_at: "2026-11-23T09:30:00.000Z",
 };
 
-const messageError = nullable({
-  type: "object",
-  properties: { code: { type: "string" }, message: { type: "string" } },
-  required: ["code", "message"],
-});
+const messageError = nullable(
+  closed(
+    {
+      code: {
+        type: "string",
+        description:
+          "Stable code: upstream_rejected (refused at send), upstream_failed (reported failed " +
+          "later), upstream_unavailable (unreachable, timed out, 5xx), upstream_unauthorized " +
+          "(credentials refused), not_on_viber, and others.",
+      },
+      message: { type: "string" },
+      provider: nullable({
+        type: "string",
+        description: "The provider of the leg that failed: sandbox, twilio, infobip or vonage.",
+      }),
+      provider_code: nullable({
+        type: "string",
+        description: "The provider's own code for the failure (Twilio 21211), as a string.",
+      }),
+    },
+    "Why the message failed; null unless it did.",
+  ),
+);
 
 const campaignProperties: Record<string, JsonSchema> = {
   campaign_id: { type: "string", pattern: "^cmp_[0-9a-z]{26}$" },
   name: { type: "string" },
   channel: oneOf(["viber", "sms"]),
   sms_fallback: { type: "boolean" },
+  sms_sender: nullable({
+    type: "string",
+    description:
+      "Viber campaigns: the sender of the SMS a fallback sends; null: the campaign's sender.",
+  }),
   category: oneOf(["otp", "transactional", "promotional"]),
   sender: { type: "string" },
   template: { type: "string" },
@@ -109,6 +132,16 @@ const messageProperties: Record<string, JsonSchema> = {
     description: "The message's own webhook URL: scheme, host and path only.",
   }),
   error: messageError,
+  provider: nullable({
+    type: "string",
+    description:
+      "The provider carrying the message's current leg: sandbox, twilio, infobip or vonage.",
+  }),
+  provider_message_id: nullable({
+    type: "string",
+    description:
+      "The provider's id of the current leg (a Twilio SM… sid, the Vonage message_uuid), null until it gave one; always null on the sandbox.",
+  }),
   expires_at: timestamp,
   created_at: timestamp,
   updated_at: timestamp,
@@ -205,11 +238,7 @@ export const responseSchemas: Record<string, JsonSchema> = {
       message_id: { type: "string", format: "uuid" },
       status: oneOf(["sent", "failed"]),
       client_reference: nullable({ type: "string" }),
-      error: nullable({
-        type: "object",
-        properties: { code: { type: "string" }, message: { type: "string" } },
-        required: ["code", "message"],
-      }),
+      error: messageError,
     },
     "The message dispatch result.",
     {

@@ -17,6 +17,7 @@ const CAMPAIGN_EXAMPLE = {
   name: "Login codes",
   channel: "sms",
   sms_fallback: false,
+  sms_sender: null,
   category: "otp",
   sender: "Tidings",
   template: "Your code is {{pin}}.",

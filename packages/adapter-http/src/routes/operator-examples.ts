@@ -10,6 +10,8 @@ export const MESSAGE_EXAMPLE = {
   client_reference: "login-4711",
   webhook_url: null,
   error: null,
+  provider: "twilio",
+  provider_message_id: "SM3f1c0e4a2b8d4e6f9a7c5b3d1e0f2a4c",
   expires_at: "2026-01-15T09:05:00.000Z",
   created_at: "2026-01-15T09:00:00.000Z",
   updated_at: "2026-01-15T09:00:02.000Z",

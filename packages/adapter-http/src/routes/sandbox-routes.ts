@@ -1,8 +1,10 @@
 import {
   isUuidV7,
+  legOf,
   notFound,
   type ProviderReport,
   parseInput,
+  providerOf,
   recordProviderReport,
 } from "@tidings/core";
 import * as v from "valibot";
@@ -20,7 +22,8 @@ export const sandboxReportInput = v.strictObject({
 
 /**
  * Drives a sandbox message's lifecycle as the upstream would. Only the key that sent the
- * message may report on it; for any other key the message does not exist (404).
+ * message may report on it, and only while its current channel is on the sandbox; otherwise
+ * the message does not exist here (404).
  */
 export const sandboxRoutes: Route[] = [
   {
@@ -53,6 +56,10 @@ export const sandboxRoutes: Route[] = [
         if (!isUuidV7(messageId)) return missing;
         const message = await deps.storage.messages.get(actor.organizationId, messageId);
         if (!message || message.apiKeyId !== actor.apiKeyId) return missing;
+        // Only the sandbox's own messages: one on a real provider is that provider's to report.
+        const provider =
+          legOf(message, message.channel)?.provider ?? providerOf(deps.provider, message.channel);
+        if (provider !== "sandbox") return missing;
         return fromResult(await recordProviderReport(deps, messageId, parsed.value.status));
       }),
   },

@@ -1,4 +1,4 @@
-import type { MessageRepository, MessageStatus } from "@tidings/core";
+import type { Channel, MessageRepository, MessageStatus } from "@tidings/core";
 import {
   insertColumns,
   insertStatement,
@@ -50,6 +50,18 @@ export function messageRepository({ access, sql }: PgConnection): MessageReposit
         [now, limit],
       );
       return rows.map((row) => row.id);
+    },
+    async countByChannel(organizationId, since) {
+      const rows = await sql.rows<{ channel: Channel; status: MessageStatus; count: unknown }>(
+        `SELECT channel, status, COUNT(*) AS count FROM ${t.messages}
+         WHERE organization_id = $1 AND created_at >= $2 GROUP BY 1, 2`,
+        [organizationId, since],
+      );
+      return rows.map((row) => ({
+        channel: row.channel,
+        status: row.status,
+        count: fromBigint(row.count),
+      }));
     },
     async countByHour(organizationId, since) {
       const rows = await sql.rows<{ hour: string; status: MessageStatus; count: unknown }>(

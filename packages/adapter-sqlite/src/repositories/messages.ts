@@ -1,4 +1,4 @@
-import type { MessageHourCount, MessageRepository } from "@tidings/core";
+import type { MessageChannelCount, MessageHourCount, MessageRepository } from "@tidings/core";
 import { messageRows } from "@tidings/core/sql";
 import { atomically } from "../atomically.js";
 import type { SqliteConnection } from "../sqlite-database.js";
@@ -28,6 +28,12 @@ export function messageRepository({
          ORDER BY expires_at, id LIMIT ?`,
       ).all(now, limit) as Array<{ id: string }>;
       return rows.map((row) => row.id);
+    },
+    countByChannel(organizationId, since) {
+      return sql(
+        `SELECT channel, status, COUNT(*) AS count FROM messages
+         WHERE organization_id = ? AND created_at >= ? GROUP BY channel, status`,
+      ).all(organizationId, since) as MessageChannelCount[];
     },
     countByHour(organizationId, since) {
       return sql(

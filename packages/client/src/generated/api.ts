@@ -535,6 +535,7 @@ export interface components {
             /** @enum {string} */
             channel: "viber" | "sms";
             sms_fallback?: boolean;
+            sms_sender?: string | null;
             /** @enum {string} */
             category: "otp" | "transactional" | "promotional";
             sender: string;
@@ -553,6 +554,7 @@ export interface components {
             template?: string;
             ttl_seconds?: number;
             sms_fallback?: boolean;
+            sms_sender?: string | null;
         };
         RecoverWebhookRequest: {
             since: string;
@@ -622,8 +624,11 @@ export interface components {
             status: "sent" | "failed";
             client_reference: string | null;
             error: {
+                /** @description Stable code: upstream_rejected (refused at send), upstream_failed (reported failed later), upstream_unavailable (unreachable, timed out, 5xx), upstream_unauthorized (credentials refused), not_on_viber, and others. */
                 code: string;
                 message: string;
+                provider: string | null;
+                provider_code: string | null;
             } | null;
         };
         /**
@@ -726,6 +731,7 @@ export interface components {
             /** @enum {string} */
             channel: "viber" | "sms";
             sms_fallback: boolean;
+            sms_sender: string | null;
             /** @enum {string} */
             category: "otp" | "transactional" | "promotional";
             sender: string;
@@ -769,9 +775,14 @@ export interface components {
             client_reference: string | null;
             webhook_url: string | null;
             error: {
+                /** @description Stable code: upstream_rejected (refused at send), upstream_failed (reported failed later), upstream_unavailable (unreachable, timed out, 5xx), upstream_unauthorized (credentials refused), not_on_viber, and others. */
                 code: string;
                 message: string;
+                provider: string | null;
+                provider_code: string | null;
             } | null;
+            provider: string | null;
+            provider_message_id: string | null;
             /** Format: date-time */
             expires_at: string;
             /** Format: date-time */
@@ -801,9 +812,14 @@ export interface components {
             client_reference: string | null;
             webhook_url: string | null;
             error: {
+                /** @description Stable code: upstream_rejected (refused at send), upstream_failed (reported failed later), upstream_unavailable (unreachable, timed out, 5xx), upstream_unauthorized (credentials refused), not_on_viber, and others. */
                 code: string;
                 message: string;
+                provider: string | null;
+                provider_code: string | null;
             } | null;
+            provider: string | null;
+            provider_message_id: string | null;
             /** Format: date-time */
             expires_at: string;
             /** Format: date-time */
@@ -818,8 +834,11 @@ export interface components {
                 /** @enum {string} */
                 channel: "viber" | "sms";
                 error: {
+                    /** @description Stable code: upstream_rejected (refused at send), upstream_failed (reported failed later), upstream_unavailable (unreachable, timed out, 5xx), upstream_unauthorized (credentials refused), not_on_viber, and others. */
                     code: string;
                     message: string;
+                    provider: string | null;
+                    provider_code: string | null;
                 } | null;
                 /** Format: date-time */
                 created_at: string;
@@ -1419,6 +1438,8 @@ export interface operations {
                      *           "client_reference": "login-4711",
                      *           "webhook_url": null,
                      *           "error": null,
+                     *           "provider": "twilio",
+                     *           "provider_message_id": "SM3f1c0e4a2b8d4e6f9a7c5b3d1e0f2a4c",
                      *           "expires_at": "2026-01-15T09:05:00.000Z",
                      *           "created_at": "2026-01-15T09:00:00.000Z",
                      *           "updated_at": "2026-01-15T09:00:02.000Z"
@@ -1477,6 +1498,8 @@ export interface operations {
                      *       "client_reference": "login-4711",
                      *       "webhook_url": null,
                      *       "error": null,
+                     *       "provider": "twilio",
+                     *       "provider_message_id": "SM3f1c0e4a2b8d4e6f9a7c5b3d1e0f2a4c",
                      *       "expires_at": "2026-01-15T09:05:00.000Z",
                      *       "created_at": "2026-01-15T09:00:00.000Z",
                      *       "updated_at": "2026-01-15T09:00:02.000Z",
@@ -1814,6 +1837,7 @@ export interface operations {
                      *           "name": "Login codes",
                      *           "channel": "sms",
                      *           "sms_fallback": false,
+                     *           "sms_sender": null,
                      *           "category": "otp",
                      *           "sender": "Tidings",
                      *           "template": "Your code is {{pin}}.",
@@ -1881,6 +1905,7 @@ export interface operations {
                      *       "name": "Login codes",
                      *       "channel": "sms",
                      *       "sms_fallback": false,
+                     *       "sms_sender": null,
                      *       "category": "otp",
                      *       "sender": "Tidings",
                      *       "template": "Your code is {{pin}}.",
@@ -1930,6 +1955,7 @@ export interface operations {
                      *       "name": "Login codes",
                      *       "channel": "sms",
                      *       "sms_fallback": false,
+                     *       "sms_sender": null,
                      *       "category": "otp",
                      *       "sender": "Tidings",
                      *       "template": "Your code is {{pin}}.",
@@ -1989,6 +2015,7 @@ export interface operations {
                      *       "name": "Login codes",
                      *       "channel": "sms",
                      *       "sms_fallback": false,
+                     *       "sms_sender": null,
                      *       "category": "otp",
                      *       "sender": "Tidings",
                      *       "template": "Your code is {{pin}}.",
@@ -2040,6 +2067,7 @@ export interface operations {
                      *       "name": "Login codes",
                      *       "channel": "sms",
                      *       "sms_fallback": false,
+                     *       "sms_sender": null,
                      *       "category": "otp",
                      *       "sender": "Tidings",
                      *       "template": "Your code is {{pin}}.",
@@ -2089,6 +2117,7 @@ export interface operations {
                      *       "name": "Login codes",
                      *       "channel": "sms",
                      *       "sms_fallback": false,
+                     *       "sms_sender": null,
                      *       "category": "otp",
                      *       "sender": "Tidings",
                      *       "template": "Your code is {{pin}}.",

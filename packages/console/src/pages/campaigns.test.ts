@@ -93,6 +93,30 @@ describe("campaign pages", () => {
     expect((await world.post(browser, path, { ...edit, name: "Renamed" })).status).toBe(303);
   });
 
+  it("sets a Viber campaign's SMS fallback sender, shows it in the form, and clears it when emptied", async () => {
+    const world = await consoleWorld();
+    const browser = await world.signIn();
+    const viber = {
+      ...CAMPAIGN_FORM,
+      channel: "viber",
+      sms_fallback: "true",
+      sms_sender: "AcmeSMS",
+      status: "inactive",
+    };
+    expect((await world.post(browser, "/campaigns", viber)).status).toBe(303);
+    const [campaign] = await world.deps.storage.campaigns.list(world.org.id);
+    expect(campaign).toMatchObject({ smsFallback: true, smsSender: "AcmeSMS" });
+    const path = `/campaigns/${campaign?.id}`;
+    expect((await world.get(browser, path)).body).toContain('value="AcmeSMS"');
+    const refused = await world.post(browser, path, { ...viber, sms_sender: "Not a sender id" });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toContain('id="sms_sender-error"');
+    await world.post(browser, path, { ...viber, sms_sender: "" });
+    expect(
+      (await world.deps.storage.campaigns.get(world.org.id, campaign?.id ?? ""))?.smsSender,
+    ).toBeNull();
+  });
+
   it("lists campaigns newest first in pages, the status filter kept in every page link", async () => {
     const world = await consoleWorld();
     const browser = await world.signIn();

@@ -43,6 +43,7 @@ interface CampaignForm {
   sender: string;
   template: string;
   sms_fallback: boolean;
+  sms_sender: string;
   ttl_seconds: string;
   status: string;
 }
@@ -68,6 +69,7 @@ const EMPTY_FORM: CampaignForm = {
   sender: "",
   template: "",
   sms_fallback: false,
+  sms_sender: "",
   ttl_seconds: String(DEFAULT_TTL_SECONDS),
   status: "inactive",
 };
@@ -79,6 +81,7 @@ const formOf = (form: URLSearchParams): CampaignForm => ({
   sender: form.get("sender") ?? "",
   template: form.get("template") ?? "",
   sms_fallback: form.get("sms_fallback") === "true",
+  sms_sender: form.get("sms_sender") ?? "",
   ttl_seconds: form.get("ttl_seconds") ?? "",
   status: form.get("status") ?? "",
 });
@@ -90,6 +93,7 @@ const formOfCampaign = (campaign: CampaignView): CampaignForm => ({
   sender: campaign.sender,
   template: campaign.template,
   sms_fallback: campaign.sms_fallback,
+  sms_sender: campaign.sms_sender ?? "",
   ttl_seconds: String(campaign.ttl_seconds),
   status: campaign.status,
 });
@@ -146,6 +150,11 @@ function CampaignFields(props: { form: CampaignForm; errors: FieldErrors; active
         checked={props.form.sms_fallback}
         errors={props.errors}
         hint="Viber only: send an SMS when the recipient is not on Viber."
+      />
+      <TextField
+        {...field("sms_sender")}
+        label="SMS fallback sender"
+        hint="Viber only: the SMS sender ID or number the fallback SMS comes from; empty for the sender above."
       />
       <TextField
         {...field("ttl_seconds")}
@@ -325,6 +334,7 @@ export const campaignRoutes: PageRoute[] = [
           sender: form.sender,
           template: form.template,
           sms_fallback: form.sms_fallback,
+          sms_sender: form.sms_sender.trim() === "" ? undefined : form.sms_sender,
           ttl_seconds: ttlOf(form.ttl_seconds),
           status: form.status === "" ? undefined : form.status,
         }),
@@ -353,6 +363,7 @@ export const campaignRoutes: PageRoute[] = [
           sender: form.sender,
           template: form.template,
           sms_fallback: form.sms_fallback,
+          sms_sender: form.sms_sender.trim() === "" ? null : form.sms_sender,
           ttl_seconds: ttlOf(form.ttl_seconds),
         }),
       );

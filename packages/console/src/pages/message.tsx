@@ -37,13 +37,24 @@ export async function campaignNames(context: PageContext, ids: readonly string[]
   return names;
 }
 
-/** What went wrong, by its code and in words, after the status or event it belongs to. */
-function ErrorCode(props: { error: { code: string; message: string } | null | undefined }) {
+/**
+ * What went wrong, by its code and in words, after the status or event it belongs to; with the
+ * provider that said so and its own code, when one did.
+ */
+function ErrorCode(props: {
+  error:
+    | { code: string; message: string; provider?: string | null; provider_code?: string | null }
+    | null
+    | undefined;
+}) {
   if (!props.error) return null;
+  const { provider, provider_code: providerCode } = props.error;
+  const source = provider ? ` (${provider}${providerCode ? ` ${providerCode}` : ""})` : "";
   return (
     <span class="field-error">
       {" "}
-      {props.error.code}: {props.error.message}
+      {props.error.code}
+      {source}: {props.error.message}
     </span>
   );
 }
@@ -95,6 +106,14 @@ function MessagePage(props: {
         </Fact>
         <Fact term="Channel">
           {message.channel} ({message.category})
+        </Fact>
+        <Fact term="Provider">{message.provider ?? "—"}</Fact>
+        <Fact term="Provider message ID" wrap>
+          {message.provider_message_id === null ? (
+            "—"
+          ) : (
+            <CopyValue value={message.provider_message_id} label="Copy provider message ID" />
+          )}
         </Fact>
         <Fact term="Client reference" wrap>
           {message.client_reference ?? "—"}

@@ -24,6 +24,34 @@ describe("message pages", () => {
     expect(notFound.body).toContain(`value="${unknown}"`);
   });
 
+  it("shows the provider carrying the message and its id there, and a failure's provider code", async () => {
+    const world = await consoleWorld();
+    const browser = await world.signIn();
+    const campaign = await world.campaign();
+    const messageId = await world.send(world.org.id, campaign.campaign_id);
+    const before = await world.get(browser, `/messages/${messageId}`);
+    expect(before.body).toMatch(/Provider<\/dt>\s*<dd[^>]*>sandbox/);
+    const sid = "SM0123456789abcdef0123456789abcdef";
+    const message = await world.deps.storage.messages.getById(messageId);
+    await world.deps.storage.messages.recordLeg(messageId, message!.channel, {
+      provider: "twilio",
+      providerMessageId: sid,
+    });
+    await world.deps.storage.messages.advance(messageId, ["sent"], {
+      status: "failed",
+      error: {
+        code: "upstream_failed",
+        message: "Unreachable handset.",
+        provider: "twilio",
+        provider_code: "30003",
+      },
+      updatedAt: new Date(world.clock.now()).toISOString(),
+    });
+    const page = await world.get(browser, `/messages/${messageId}`);
+    expect(page.body).toContain(sid);
+    expect(page.body).toContain("upstream_failed (twilio 30003): Unreachable handset.");
+  });
+
   it("finds messages by phone number and by client reference, newest first, by status and campaign, in pages with the filters kept", async () => {
     const world = await consoleWorld();
     const browser = await world.signIn();

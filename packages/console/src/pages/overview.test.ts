@@ -20,6 +20,29 @@ describe("overview", () => {
     expect(page.body).toContain("Sent, not yet delivered: 1");
   });
 
+  it("shows each channel's provider with its sends and failures of the last hour", async () => {
+    const world = await consoleWorld();
+    const browser = await world.signIn();
+    const campaign = await world.campaign();
+    world.clock.advance(-2 * HOUR);
+    await world.send(world.org.id, campaign.campaign_id);
+    world.clock.advance(2 * HOUR);
+    const failed = await world.send(world.org.id, campaign.campaign_id);
+    await world.send(world.org.id, campaign.campaign_id);
+    await world.deps.storage.messages.advance(failed, ["sent"], {
+      status: "failed",
+      error: { code: "upstream_failed", message: "No.", provider: "sandbox", provider_code: null },
+      updatedAt: new Date(world.clock.now()).toISOString(),
+    });
+    const page = await world.get(browser, "/");
+    expect(page.body).toContain("Providers (last hour)");
+    const row = (name: string) =>
+      page.body.match(new RegExp(`<tr><td>${name}</td>(.*?)</tr>`))?.[1]?.replace(/<[^>]+>/g, "|");
+    expect(row("SMS")).toBe("|sandbox||2|||1||");
+    expect(page.body).toContain(`href="/console/messages?status=failed">1</a>`);
+    expect(row("Viber")).toBe("|sandbox||0||0|");
+  });
+
   it("lists the failing webhook destinations: being retried, failed in the last 24 hours, the last answer", async () => {
     const world = await consoleWorld();
     const hook = await world.webhook("https://down.example.com/hooks?token=secret");

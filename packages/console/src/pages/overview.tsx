@@ -1,4 +1,6 @@
 import {
+  type ChannelActivity,
+  channelActivity,
   countRecentMessages,
   type FailingDestinationView,
   type HourlyMessageCounts,
@@ -18,6 +20,34 @@ interface Counts {
   activeWebhooks: number;
   webhooks: number;
   activeKeys: number;
+}
+
+/** Each channel's provider, with what it carried in the last hour. */
+function Providers(props: { frame: PageFrame; channels: ChannelActivity[] }) {
+  return (
+    <RecordTable
+      id="providers"
+      heading="Providers (last hour)"
+      empty="No channel is configured."
+      columns={["Channel", "Provider", "Sends", "Failures"]}
+      count={props.channels.length}
+    >
+      {props.channels.map((channel) => (
+        <tr key={channel.channel}>
+          <td>{channel.channel === "viber" ? "Viber" : "SMS"}</td>
+          <td>{channel.provider}</td>
+          <td>{channel.sends}</td>
+          <td>
+            {channel.failures > 0 ? (
+              <a href={`${props.frame.base}/messages?status=failed`}>{channel.failures}</a>
+            ) : (
+              0
+            )}
+          </td>
+        </tr>
+      ))}
+    </RecordTable>
+  );
 }
 
 function FailingDestinations(props: { frame: PageFrame; destinations: FailingDestinationView[] }) {
@@ -90,6 +120,7 @@ function OverviewPage(props: {
   counts: Counts;
   hours: HourlyMessageCounts[];
   failing: FailingDestinationView[];
+  channels: ChannelActivity[];
 }) {
   const { frame, counts } = props;
   return (
@@ -109,6 +140,7 @@ function OverviewPage(props: {
           usable API keys
         </Tile>
       </ul>
+      <Providers frame={frame} channels={props.channels} />
       <FailingDestinations frame={frame} destinations={props.failing} />
       <section aria-labelledby="chart-heading">
         <h2 id="chart-heading">Messages in the last 24 hours</h2>
@@ -125,13 +157,14 @@ export const overviewRoutes: PageRoute[] = [
     pattern: "/",
     async handle(context) {
       const { deps, actor } = context;
-      const [campaigns, active, webhooks, keys, hours, failing] = await Promise.all([
+      const [campaigns, active, webhooks, keys, hours, failing, channels] = await Promise.all([
         listCampaigns(deps, actor, { limit: "100" }),
         listCampaigns(deps, actor, { limit: "100", status: "active" }),
         listWebhooks(deps, actor),
         listApiKeys(deps, actor.organizationId),
         countRecentMessages(deps, actor),
         listFailingDestinations(deps, actor),
+        channelActivity(deps, actor),
       ]);
       if (
         campaigns.isErr() ||
@@ -139,7 +172,8 @@ export const overviewRoutes: PageRoute[] = [
         webhooks.isErr() ||
         keys.isErr() ||
         hours.isErr() ||
-        failing.isErr()
+        failing.isErr() ||
+        channels.isErr()
       ) {
         throw new Error("overview failed");
       }
@@ -163,6 +197,7 @@ export const overviewRoutes: PageRoute[] = [
           counts={counts}
           hours={hours.value}
           failing={failing.value}
+          channels={channels.value}
         />,
       );
     },

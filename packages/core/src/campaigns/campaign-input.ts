@@ -40,12 +40,16 @@ const ttlSeconds = v.pipe(
 
 const smsFallback = v.boolean("must be true or false.");
 
+/** An SMS sender for a Viber campaign's fallback; its shape is checked with the SMS rules. */
+const smsSender = v.nullable(sender);
+
 /** A new API campaign (CMS side: the core API and the CLI, never `/v1`). */
 export const createCampaignInput = v.strictObject(
   {
     name,
     channel,
     sms_fallback: v.optional(smsFallback),
+    sms_sender: v.optional(smsSender),
     category,
     sender,
     template,
@@ -69,6 +73,7 @@ export const updateCampaignInput = v.strictObject(
     template: v.optional(template),
     ttl_seconds: v.optional(ttlSeconds),
     sms_fallback: v.optional(smsFallback),
+    sms_sender: v.optional(smsSender),
   },
   objectMessage("must be an object."),
 );

@@ -13,6 +13,8 @@ export interface CampaignFacts {
   smsFallback: boolean | undefined;
   sender: string | undefined;
   template: string | undefined;
+  /** The fallback's SMS sender when the input sets one (`null` clears it). */
+  smsSender?: string | null | undefined;
 }
 
 /**
@@ -47,9 +49,25 @@ function normalizeSmsSender(sender: string): Result<string, string> {
 export function checkCampaignRules(facts: CampaignFacts): {
   issues: Issue[];
   sender: string | undefined;
+  smsSender: string | null | undefined;
 } {
   const issues: Issue[] = [];
   let sender = facts.sender;
+  let smsSender = facts.smsSender;
+  if (typeof facts.smsSender === "string") {
+    if (facts.channel === "sms") {
+      issues.push({
+        path: "sms_sender",
+        rule: "viber_only",
+        message:
+          "An SMS sender for the fallback is only for Viber campaigns; an SMS campaign's sender is its sender.",
+      });
+    } else {
+      const normalized = normalizeSmsSender(facts.smsSender.trim());
+      if (normalized.isOk()) smsSender = normalized.value;
+      else issues.push({ path: "sms_sender", rule: "sms_sender", message: normalized.error });
+    }
+  }
   if (facts.smsFallback === true && facts.channel === "sms") {
     issues.push({
       path: "sms_fallback",
@@ -73,7 +91,7 @@ export function checkCampaignRules(facts: CampaignFacts): {
       });
     }
   }
-  return { issues, sender };
+  return { issues, sender, smsSender };
 }
 
 const field = (input: unknown, key: string): unknown =>
@@ -88,13 +106,16 @@ const text = (value: unknown): string | undefined =>
 /**
  * Parses a campaign body with `schema` and checks the cross-field rules in the same pass, so
  * the caller sees every issue at once. `fixed` supplies the channel and category of a stored
- * campaign on update. `sender` is the normalized sender when the input has one.
+ * campaign on update. `sender` and `smsSender` are normalized when the input has them.
  */
 export function parseCampaignInput<S extends v.GenericSchema>(
   schema: S,
   input: unknown,
   fixed: Partial<Pick<CampaignFacts, "channel" | "category" | "smsFallback">> = {},
-): Result<{ value: v.InferOutput<S>; sender: string | undefined }, ValidationError> {
+): Result<
+  { value: v.InferOutput<S>; sender: string | undefined; smsSender: string | null | undefined },
+  ValidationError
+> {
   const parsed = v.safeParse(schema, input, { abortEarly: false });
   const issues: Issue[] = parsed.success ? [] : toIssues(parsed.issues);
   const template = field(input, "template");
@@ -107,10 +128,14 @@ export function parseCampaignInput<S extends v.GenericSchema>(
     smsFallback: typeof fallback === "boolean" ? fallback : fixed.smsFallback,
     sender: text(field(input, "sender")),
     template: typeof template === "string" ? template : undefined,
+    smsSender:
+      typeof field(input, "sms_sender") === "string"
+        ? (field(input, "sms_sender") as string)
+        : undefined,
   });
   // A field the schema already refused is not reported twice.
   const refused = new Set(issues.map((issue) => issue.path));
   issues.push(...rules.issues.filter((issue) => !refused.has(issue.path)));
   if (!parsed.success || issues.length > 0) return err(validationError(issues));
-  return ok({ value: parsed.output, sender: rules.sender });
+  return ok({ value: parsed.output, sender: rules.sender, smsSender: rules.smsSender });
 }

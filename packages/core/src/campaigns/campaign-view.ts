@@ -6,6 +6,8 @@ export interface CampaignView {
   name: string;
   channel: Channel;
   sms_fallback: boolean;
+  /** The SMS sender of a Viber campaign's fallback; `null`: its `sender`. */
+  sms_sender: string | null;
   category: Category;
   sender: string;
   template: string;
@@ -22,6 +24,7 @@ export function toCampaignView(campaign: CampaignRecord): CampaignView {
     name: campaign.name,
     channel: campaign.channel,
     sms_fallback: campaign.smsFallback,
+    sms_sender: campaign.smsSender,
     category: campaign.category,
     sender: campaign.sender,
     template: campaign.template,

@@ -39,6 +39,7 @@ describe("API campaigns (issue 3 item 1)", () => {
       name: "Login codes",
       channel: "viber",
       sms_fallback: false,
+      sms_sender: null,
       category: "otp",
       sender: "Tidings",
       template: "Your code is {{pin}}.",

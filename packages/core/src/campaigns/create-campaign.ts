@@ -17,7 +17,7 @@ export function createCampaign(
   return useCase("createCampaign", async () => {
     const parsed = parseCampaignInput(createCampaignInput, input);
     if (parsed.isErr()) return err(parsed.error);
-    const { value: body, sender } = parsed.value;
+    const { value: body, sender, smsSender } = parsed.value;
     const now = isoAt(deps.clock.now());
     const campaign: CampaignRecord = {
       id: deps.ids.prefixed("cmp"),
@@ -32,6 +32,7 @@ export function createCampaign(
       status: body.status ?? "inactive",
       createdAt: now,
       updatedAt: now,
+      smsSender: body.channel === "viber" ? (smsSender ?? null) : null,
     };
     await deps.storage.campaigns.insert(campaign);
     return ok(toCampaignView(campaign));

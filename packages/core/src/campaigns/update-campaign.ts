@@ -20,6 +20,7 @@ const MUTABLE: ReadonlyArray<keyof CampaignRecord> = [
   "template",
   "ttlSeconds",
   "smsFallback",
+  "smsSender",
   "status",
 ];
 
@@ -54,7 +55,8 @@ function changeCampaign(
 }
 
 /**
- * Changes any of a campaign's name, sender, template, TTL and SMS fallback, and its channel
+ * Changes any of a campaign's name, sender, template, TTL, SMS fallback and its SMS sender,
+ * and its channel
  * and category while it is inactive (409 `campaign_active` otherwise). The cross-field rules
  * are checked on the campaign as it would be: a new category checks the stored template, a new
  * channel the stored sender.
@@ -86,6 +88,7 @@ export function updateCampaign(
       smsFallback,
       sender: patch.sender ?? (channel !== current.channel ? current.sender : undefined),
       template: patch.template ?? (category !== current.category ? current.template : undefined),
+      smsSender: patch.sms_sender ?? undefined,
     });
     if (rules.issues.length > 0) return validationError(rules.issues);
     return {
@@ -97,6 +100,13 @@ export function updateCampaign(
       template: patch.template ?? current.template,
       ttlSeconds: patch.ttl_seconds ?? current.ttlSeconds,
       smsFallback,
+      // A channel that leaves Viber drops the fallback's sender unless the patch sets one (a 400).
+      smsSender:
+        patch.sms_sender === undefined
+          ? channel === "viber"
+            ? current.smsSender
+            : null
+          : (rules.smsSender ?? null),
     };
   });
 }

@@ -16,7 +16,12 @@ describe("the hand-off to the upstream (docs/api.md Messages: a refused message 
       message_id: expect.any(String),
       status: "failed",
       client_reference: "c-1",
-      error: { code: "upstream_rejected", message: "The upstream refused the message." },
+      error: {
+        code: "upstream_rejected",
+        message: "The upstream refused the message.",
+        provider: "sandbox",
+        provider_code: null,
+      },
     });
     // message.sent was stored before the hand-off ("accepted for delivery"); the refusal follows.
     expect(await w.topics(result.message_id)).toEqual(["message.sent", "message.failed"]);

@@ -6,9 +6,11 @@ import type {
   MessageError,
   MessageRecord,
   OutboundMessage,
+  ProviderLeg,
 } from "../ports.js";
 import { isoAt } from "../support/clock.js";
 import { advanceMessage } from "./lifecycle.js";
+import { legOf, providerOf, withLeg } from "./provider-legs.js";
 
 const UPSTREAM_UNAVAILABLE: MessageError = {
   code: "upstream_unavailable",
@@ -25,17 +27,55 @@ const outbound = (message: MessageRecord, ttlSeconds: number): OutboundMessage =
   ttlSeconds,
 });
 
-/** The provider's answer; a transport failure (a rejection) is a refusal like any other. */
+/** An error as the provider `name` gave it, naming the provider (and its code, if any). */
+const namedError = (error: MessageError, provider: string): MessageError => ({
+  ...error,
+  provider: error.provider ?? provider,
+  provider_code: error.provider_code ?? null,
+});
+
+/**
+ * The provider's answer, its error naming the provider, and the leg it makes; a transport
+ * failure (a rejection) is a refusal like any other.
+ */
 async function dispatchOnce(
   provider: ChannelProvider,
   message: MessageRecord,
   ttlSeconds: number,
-): Promise<DispatchResult> {
+): Promise<{ error: MessageError | null; result: DispatchResult; leg: ProviderLeg }> {
+  let result: DispatchResult;
   try {
-    return await provider.dispatch(outbound(message, ttlSeconds));
+    result = await provider.dispatch(outbound(message, ttlSeconds));
   } catch {
-    return { status: "rejected", error: UPSTREAM_UNAVAILABLE };
+    result = { status: "rejected", error: UPSTREAM_UNAVAILABLE };
   }
+  const name = result.provider ?? providerOf(provider, message.channel);
+  if (result.status === "accepted") {
+    return {
+      error: null,
+      result,
+      leg: { provider: name, providerMessageId: result.providerMessageId ?? null },
+    };
+  }
+  return {
+    error: namedError(result.error, name),
+    result,
+    leg: { provider: name, providerMessageId: null },
+  };
+}
+
+/** Keeps the leg a dispatch made, unless the message already holds it as it is. */
+async function keepLeg(
+  deps: Pick<Deps, "storage">,
+  message: MessageRecord,
+  leg: ProviderLeg,
+): Promise<MessageRecord> {
+  const stored = legOf(message, message.channel);
+  if (stored?.provider === leg.provider && stored.providerMessageId === leg.providerMessageId) {
+    return message;
+  }
+  await deps.storage.messages.recordLeg(message.id, message.channel, leg);
+  return withLeg(message, message.channel, leg);
 }
 
 /**
@@ -64,9 +104,49 @@ function noFallbackError(
 ): MessageError {
   if (!campaign.smsFallback) return error;
   return {
-    code: error.code,
+    ...error,
     message: `${error.message} It was not sent by SMS instead, because promotional consent was not found for the profile on the sms channel.`,
   };
+}
+
+/** The message as its SMS leg goes out: from the campaign's `sms_sender`, when it has one. */
+const bySmsSender = (
+  message: MessageRecord,
+  campaign: Pick<CampaignRecord, "smsSender"> | null,
+): MessageRecord => ({ ...message, sender: campaign?.smsSender ?? message.sender });
+
+/** Viber's shortest TTL: a Viber leg is never given less. */
+const VIBER_MIN_TTL_SECONDS = 30;
+
+/**
+ * The TTL of a message's first leg: a Viber message that may fall back to SMS after the fact
+ * gets half the campaign's (at least Viber's 30 s), so its SMS still has the rest.
+ */
+export const firstLegTtl = (message: MessageRecord, ttlSeconds: number): number =>
+  message.channel === "viber" && message.smsFallbackAllowed
+    ? Math.min(ttlSeconds, Math.max(VIBER_MIN_TTL_SECONDS, Math.floor(ttlSeconds / 2)))
+    : ttlSeconds;
+
+/**
+ * Hands the SMS leg of a fallback after the fact to the upstream, with what is left of the
+ * message's TTL, and records its leg, or its failure with `message.failed`. Returns the message
+ * as it stands afterwards.
+ */
+export async function sendFallbackSms(
+  deps: Pick<Deps, "storage" | "ids" | "clock" | "provider">,
+  message: MessageRecord,
+  campaign: Pick<CampaignRecord, "smsSender"> | null,
+): Promise<MessageRecord> {
+  const left = Math.ceil((Date.parse(message.expiresAt) - deps.clock.now()) / 1000);
+  const answer = await dispatchOnce(
+    deps.provider,
+    bySmsSender(message, campaign),
+    Math.max(1, left),
+  );
+  const current = await keepLeg(deps, message, answer.leg);
+  if (answer.error === null) return current;
+  const outcome = await advanceMessage(deps, current.id, "failed", answer.error);
+  return outcome.kind === "not_found" ? current : outcome.message;
 }
 
 /**
@@ -78,19 +158,27 @@ function noFallbackError(
 export async function handOff(
   deps: Pick<Deps, "storage" | "ids" | "clock" | "provider">,
   message: MessageRecord,
-  campaign: Pick<CampaignRecord, "smsFallback" | "ttlSeconds">,
+  campaign: Pick<CampaignRecord, "smsFallback" | "ttlSeconds" | "smsSender">,
 ): Promise<MessageRecord> {
-  let current = message;
-  let result = await dispatchOnce(deps.provider, current, campaign.ttlSeconds);
-  let error: MessageError | null = result.status === "accepted" ? null : result.error;
-  if (result.status === "not_on_channel" && current.channel === "viber") {
+  let answer = await dispatchOnce(
+    deps.provider,
+    message,
+    firstLegTtl(message, campaign.ttlSeconds),
+  );
+  let current = await keepLeg(deps, message, answer.leg);
+  let error = answer.error;
+  if (answer.result.status === "not_on_channel" && current.channel === "viber") {
     if (current.smsFallbackAllowed) {
       const switched = await switchToSms(deps, current);
       // A report or the sweep got there first; it already recorded what happened.
       if (switched === null) return (await deps.storage.messages.getById(current.id)) ?? current;
-      current = switched;
-      result = await dispatchOnce(deps.provider, current, campaign.ttlSeconds);
-      error = result.status === "accepted" ? null : result.error;
+      answer = await dispatchOnce(
+        deps.provider,
+        bySmsSender(switched, campaign),
+        campaign.ttlSeconds,
+      );
+      current = await keepLeg(deps, switched, answer.leg);
+      error = answer.error;
     } else if (error !== null) {
       error = noFallbackError(campaign, error);
     }

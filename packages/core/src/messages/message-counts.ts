@@ -1,9 +1,10 @@
 import { ok, type ResultAsync } from "neverthrow";
 import type { Actor, Deps } from "../deps.js";
 import type { DomainError } from "../errors.js";
-import type { MessageStatus } from "../ports.js";
+import type { Channel, MessageStatus } from "../ports.js";
 import { isoAt } from "../support/clock.js";
 import { useCase } from "../support/result.js";
+import { providerOf } from "./provider-legs.js";
 
 const HOUR_MS = 60 * 60 * 1000;
 
@@ -37,5 +38,43 @@ export function countRecentMessages(
       if (bucket) bucket.counts[row.status] = (bucket.counts[row.status] ?? 0) + row.count;
     }
     return ok(buckets);
+  });
+}
+
+/** One channel's provider and what it carried in the last hour (the console's Overview). */
+export interface ChannelActivity {
+  channel: Channel;
+  /** The provider that carries the channel now (`sandbox`, `twilio`, `infobip`, `vonage`). */
+  provider: string;
+  /** Messages created in the last hour that are on this channel now. */
+  sends: number;
+  /** Of those, the ones that failed. */
+  failures: number;
+}
+
+/**
+ * Each channel's provider with the organization's sends and failures of the last hour on it.
+ * A Viber message that fell back to SMS counts on SMS, where it went.
+ */
+export function channelActivity(
+  deps: Pick<Deps, "storage" | "clock" | "provider">,
+  actor: Actor,
+): ResultAsync<ChannelActivity[], DomainError> {
+  return useCase("channelActivity", async () => {
+    const since = isoAt(deps.clock.now() - HOUR_MS);
+    const rows = await deps.storage.messages.countByChannel(actor.organizationId, since);
+    return ok(
+      (["viber", "sms"] as const).map((channel) => {
+        const lines = rows.filter((row) => row.channel === channel);
+        return {
+          channel,
+          provider: providerOf(deps.provider, channel),
+          sends: lines.reduce((sum, row) => sum + row.count, 0),
+          failures: lines
+            .filter((row) => row.status === "failed")
+            .reduce((sum, row) => sum + row.count, 0),
+        };
+      }),
+    );
   });
 }

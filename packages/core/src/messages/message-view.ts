@@ -1,13 +1,14 @@
 import type {
   Category,
   Channel,
-  MessageError,
   MessageEventRecord,
   MessageRecord,
   MessageStatus,
   Topic,
 } from "../ports.js";
 import { shownUrl } from "../support/shown-url.js";
+import { type MessageErrorView, toErrorView } from "./message-error.js";
+import { legOf } from "./provider-legs.js";
 
 /** A message as the core API shows it. */
 export interface MessageView {
@@ -21,7 +22,11 @@ export interface MessageView {
   client_reference: string | null;
   /** Scheme, host and path only: a query string may carry the receiver's token. */
   webhook_url: string | null;
-  error: MessageError | null;
+  error: MessageErrorView | null;
+  /** The provider of the message's current leg (`sandbox`, `twilio`, …), or `null`. */
+  provider: string | null;
+  /** The provider's id of the current leg, once it answered one; `null` on the sandbox. */
+  provider_message_id: string | null;
   expires_at: string;
   created_at: string;
   updated_at: string;
@@ -32,12 +37,13 @@ export interface MessageEventView {
   event_id: string;
   topic: Topic;
   channel: Channel;
-  error: MessageError | null;
+  error: MessageErrorView | null;
   created_at: string;
 }
 
 /** The view of a stored message (the rendered body stays internal). */
 export function toMessageView(message: MessageRecord): MessageView {
+  const leg = legOf(message, message.channel);
   return {
     message_id: message.id,
     campaign_id: message.campaignId,
@@ -47,7 +53,9 @@ export function toMessageView(message: MessageRecord): MessageView {
     recipient: { public_id: message.profileId, phone_number: message.phoneNumber },
     client_reference: message.clientReference,
     webhook_url: message.webhookUrl === null ? null : shownUrl(message.webhookUrl),
-    error: message.error,
+    error: toErrorView(message.error),
+    provider: leg?.provider ?? null,
+    provider_message_id: leg?.providerMessageId ?? null,
     expires_at: message.expiresAt,
     created_at: message.createdAt,
     updated_at: message.updatedAt,
@@ -59,7 +67,7 @@ export const toMessageEventView = (event: MessageEventRecord): MessageEventView 
   event_id: event.id,
   topic: event.topic,
   channel: event.channel,
-  error: event.error,
+  error: toErrorView(event.error),
   created_at: event.createdAt,
 });
 

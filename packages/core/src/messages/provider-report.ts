@@ -1,9 +1,17 @@
 import { err, ok, type Result } from "neverthrow";
 import type { Deps } from "../deps.js";
 import { type DomainError, notFound } from "../errors.js";
-import type { MessageError, MessageStatus, ProviderReport } from "../ports.js";
+import type {
+  MessageError,
+  MessageRecord,
+  MessageStatus,
+  ProviderReport,
+  UpstreamReport,
+} from "../ports.js";
+import { isoAt } from "../support/clock.js";
 import { inSpan, SPAN_ATTRIBUTES } from "../support/tracing.js";
 import { advanceMessage } from "./lifecycle.js";
+import { legOf } from "./provider-legs.js";
 
 /** What a report did: `applied` false when the lifecycle ignored it (backwards or repeated). */
 export interface ReportOutcome {
@@ -11,6 +19,27 @@ export interface ReportOutcome {
   applied: boolean;
   status: MessageStatus;
 }
+
+/** Why an upstream report was ignored before the lifecycle was asked, for the caller's log. */
+export type IgnoredLeg = "superseded_leg" | "other_provider" | "other_provider_message_id";
+
+/** What an upstream report did; `ignored` says why a report about another leg changed nothing. */
+export interface UpstreamReportOutcome extends ReportOutcome {
+  ignored: IgnoredLeg | null;
+  /** Whether the report moved a Viber message to SMS, its SMS now due. */
+  fell_back: boolean;
+}
+
+/**
+ * Whether a report makes the message fall back to SMS: the Viber leg failed or expired, and the
+ * message may fall back (its campaign's `sms_fallback`, and SMS consent for Promotional).
+ */
+const fallsBack = (message: MessageRecord, report: UpstreamReport): boolean =>
+  report.channel === "viber" &&
+  message.channel === "viber" &&
+  message.smsFallbackAllowed &&
+  message.status === "sent" &&
+  (report.status === "failed" || report.status === "expired");
 
 const UPSTREAM_FAILED: MessageError = {
   code: "upstream_failed",
@@ -55,4 +84,78 @@ async function applyReport(
     applied: outcome.kind === "applied",
     status: outcome.message.status,
   });
+}
+
+/** Whether `report` is about `message`'s current leg; why not, otherwise. */
+function checkLeg(message: MessageRecord, report: UpstreamReport): IgnoredLeg | null {
+  // After the SMS fallback the Viber leg's reports are late news of an attempt given up.
+  if (report.channel !== message.channel) return "superseded_leg";
+  const leg = legOf(message, message.channel);
+  if (leg === null) return null;
+  if (leg.provider !== report.provider) return "other_provider";
+  const stored = leg.providerMessageId;
+  // A report may overtake the answer that carries the id; it is matched once the id is stored.
+  if (stored !== null && report.providerMessageId !== null && stored !== report.providerMessageId) {
+    return "other_provider_message_id";
+  }
+  return null;
+}
+
+/**
+ * How a real upstream reports a message's progress: like `recordProviderReport`, but only for
+ * the message's current leg (see `UpstreamReport`); a failure's error names the provider and
+ * its code. Unknown message: `message_not_found`, which a callback answers with 200 all the
+ * same, so the provider stops retrying.
+ */
+export async function recordUpstreamReport(
+  deps: Pick<Deps, "storage" | "ids" | "clock">,
+  report: UpstreamReport,
+): Promise<Result<UpstreamReportOutcome, DomainError>> {
+  return inSpan(
+    "recordUpstreamReport",
+    {
+      [SPAN_ATTRIBUTES.useCase]: "recordUpstreamReport",
+      [SPAN_ATTRIBUTES.messageId]: report.messageId,
+    },
+    async () => {
+      const message = await deps.storage.messages.getById(report.messageId);
+      if (message === null) {
+        return err(notFound("message", report.messageId, "message_not_found"));
+      }
+      const ignored = checkLeg(message, report);
+      if (ignored !== null) {
+        return ok({
+          message_id: message.id,
+          applied: false,
+          status: message.status,
+          ignored,
+          fell_back: false,
+        });
+      }
+      if (fallsBack(message, report)) {
+        // The switch and the SMS job are one write: once the report is answered, the SMS is owed.
+        const at = isoAt(deps.clock.now());
+        const moved = await deps.storage.messages.scheduleFallback(message.id, at, at);
+        if (moved !== null) {
+          return ok({
+            message_id: message.id,
+            applied: true,
+            status: moved.status,
+            ignored: null,
+            fell_back: true,
+          });
+        }
+      }
+      const error: MessageError = {
+        ...UPSTREAM_FAILED,
+        ...(report.description === undefined
+          ? {}
+          : { message: `${UPSTREAM_FAILED.message} The provider said: ${report.description}` }),
+        provider: report.provider,
+        provider_code: report.providerCode,
+      };
+      const applied = await applyReport(deps, message.id, report.status, error);
+      return applied.map((outcome) => ({ ...outcome, ignored: null, fell_back: false }));
+    },
+  );
 }

@@ -3,13 +3,7 @@ import { campaignNotFound, findCampaign } from "../campaigns/get-campaign.js";
 import { renderTemplate } from "../campaigns/template.js";
 import type { Actor, Deps } from "../deps.js";
 import type { DomainError } from "../errors.js";
-import type {
-  CampaignRecord,
-  MessageError,
-  MessageRecord,
-  Repositories,
-  SendOutcome,
-} from "../ports.js";
+import type { CampaignRecord, MessageRecord, Repositories, SendOutcome } from "../ports.js";
 import { isoAt } from "../support/clock.js";
 import { parseInput } from "../support/parse.js";
 import { useCase } from "../support/result.js";
@@ -17,7 +11,9 @@ import { isStorageUnavailable } from "../support/storage-faults.js";
 import { annotateActiveSpan, SPAN_ATTRIBUTES } from "../support/tracing.js";
 import { recordEvent } from "../webhooks/outbox.js";
 import { handOff } from "./hand-off.js";
+import { type MessageErrorView, toErrorView } from "./message-error.js";
 import { checkDeliveryConsent } from "./promotional-consent.js";
+import { firstLeg, NO_FALLBACK } from "./provider-legs.js";
 import { resolveRecipient } from "./resolve-recipient.js";
 import { campaignInactive, checkSend } from "./send-checks.js";
 import { sendMessageInput } from "./send-input.js";
@@ -29,7 +25,7 @@ export interface SendResult {
   status: "sent" | "failed";
   client_reference: string | null;
   /** Why the upstream refused the message; `null` unless `status` is `failed`. */
-  error: MessageError | null;
+  error: MessageErrorView | null;
 }
 
 /** The dispatch result of a message as it stands after the hand-off. */
@@ -37,7 +33,7 @@ export const toSendResult = (message: MessageRecord): SendResult => ({
   message_id: message.id,
   status: message.status === "failed" ? "failed" : "sent",
   client_reference: message.clientReference,
-  error: message.status === "failed" ? message.error : null,
+  error: message.status === "failed" ? toErrorView(message.error) : null,
 });
 
 /** How the hand-off ended, for metrics: a Viber message now on SMS fell back. */
@@ -136,6 +132,8 @@ export function sendMessage(
         expiresAt: isoAt(now + campaign.ttlSeconds * 1000),
         createdAt: at,
         updatedAt: at,
+        ...firstLeg(deps.provider, campaign.channel),
+        ...NO_FALLBACK,
       };
       await tx.messages.insert(message);
       await recordEvent(tx, deps, message, "message.sent", null);

@@ -21,11 +21,19 @@ const listOf = <T extends string>(allowed: readonly T[], expected: string): Json
     Array.isArray(value) && value.every((item) => (allowed as readonly unknown[]).includes(item)),
 });
 
-/** `{ code, message }` of a failed message or event. */
+const isStringOrAbsent = (value: unknown): boolean =>
+  value === undefined || value === null || isString(value);
+
+/** `{ code, message, provider?, provider_code? }` of a failed message or event. */
 export const messageErrorShape: JsonShape<MessageError> = {
-  expected: "an object with string code and message",
+  expected:
+    "an object with string code and message, and optional string provider and provider_code",
   is: (value): value is MessageError =>
-    isObject(value) && isString(value.code) && isString(value.message),
+    isObject(value) &&
+    isString(value.code) &&
+    isString(value.message) &&
+    isStringOrAbsent(value.provider) &&
+    isStringOrAbsent(value.provider_code),
 };
 
 /** A profile's custom attributes: strings, numbers and booleans by name. */

@@ -29,6 +29,7 @@ export const SCHEMA_VERSIONS = {
   sentMessagesExpiry: "expiry index of sent messages only",
   apiKeyChangeNotices: "api key change notices",
   rateLimitCountsKept: "rate limit counts kept per key",
+  messageProviderLegs: "provider legs of messages, their SMS fallback jobs and sms_sender",
 } as const;
 
 /** One database's change for each of `SCHEMA_VERSIONS`, under the same key. */

@@ -203,6 +203,7 @@ export function sqlRecords(codec: SqlCodec): SqlRecords {
       status: r.oneOf("status", ACTIVITY),
       createdAt: r.text("created_at"),
       updatedAt: r.text("updated_at"),
+      smsSender: r.textOrNull("sms_sender"),
     })),
     apiKey: from(t.apiKeys, (r) => ({
       id: r.text("id"),
@@ -234,6 +235,11 @@ export function sqlRecords(codec: SqlCodec): SqlRecords {
       expiresAt: r.text("expires_at"),
       createdAt: r.text("created_at"),
       updatedAt: r.text("updated_at"),
+      viberProvider: r.textOrNull("viber_provider"),
+      viberProviderMessageId: r.textOrNull("viber_provider_message_id"),
+      smsProvider: r.textOrNull("sms_provider"),
+      smsProviderMessageId: r.textOrNull("sms_provider_message_id"),
+      fallbackDueAt: r.textOrNull("fallback_due_at"),
     })),
     messageEvent: from(t.messageEvents, (r) => ({
       id: r.text("id"),

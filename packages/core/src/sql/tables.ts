@@ -43,7 +43,7 @@ export const sqlTables = {
   campaigns: table(
     "campaigns",
     "id, organization_id, name, channel, sms_fallback, category, sender, template, " +
-      "ttl_seconds, status, created_at, updated_at",
+      "ttl_seconds, status, created_at, updated_at, sms_sender",
     { flags: ["sms_fallback"] },
   ),
   apiKeys: table(
@@ -56,7 +56,8 @@ export const sqlTables = {
     "messages",
     "id, organization_id, api_key_id, campaign_id, profile_id, phone_number, category, " +
       "channel, sms_fallback_allowed, sender, body, client_reference, webhook_url, status, " +
-      "error, expires_at, created_at, updated_at",
+      "error, expires_at, created_at, updated_at, viber_provider, viber_provider_message_id, " +
+      "sms_provider, sms_provider_message_id, fallback_due_at",
     { json: ["error"], flags: ["sms_fallback_allowed"] },
   ),
   messageEvents: table(

@@ -1,3 +1,4 @@
+import { type MessageErrorView, toErrorView } from "../messages/message-error.js";
 import type { MessageError, MessageRecord, MessageStatus, Topic } from "../ports.js";
 
 /** The JSON body of one webhook event (docs/decisions.md "Event body"). */
@@ -17,7 +18,7 @@ export interface EventData {
   channel: string;
   status: MessageStatus;
   recipient: { public_id: string; phone_number: string };
-  error: MessageError | null;
+  error: MessageErrorView | null;
 }
 
 /** What the `webhook.test` event carries. */
@@ -50,7 +51,7 @@ export function messageEventBody(
       // The topic says which step this event reports, whatever the row says by now.
       status: statusOfTopic(topic),
       recipient: { public_id: message.profileId, phone_number: message.phoneNumber },
-      error,
+      error: toErrorView(error),
     },
   };
   return JSON.stringify(body);

@@ -42,7 +42,9 @@ export interface CommandContext {
  */
 export type CommandOutcome = Result<CommandAnswer, DomainError>;
 
-export type CommandAnswer = { json: unknown; human: string } | { exitCode: number };
+export type CommandAnswer =
+  /** A one-shot answer; `exitCode` (0 unless given) says whether what it reports is healthy. */
+  { json: unknown; human: string; exitCode?: number | undefined } | { exitCode: number };
 
 export type OptionSpec = { type: "string" | "boolean"; short?: string; multiple?: boolean };
 

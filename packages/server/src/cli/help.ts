@@ -14,6 +14,7 @@ import { migrateCommand } from "./commands/migrate.js";
 import { orgsCreate } from "./commands/orgs.js";
 import { profilesImport } from "./commands/profiles-import.js";
 import { profilesListsAdd } from "./commands/profiles-lists.js";
+import { providersCheck } from "./commands/providers.js";
 import { serveCommand } from "./commands/serve.js";
 import { workerCommand } from "./commands/worker.js";
 
@@ -34,6 +35,7 @@ export const COMMANDS: readonly Command[] = [
   campaignsList,
   profilesImport,
   profilesListsAdd,
+  providersCheck,
   consoleLink,
   consoleSessionsRevoke,
 ];

@@ -161,9 +161,9 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
       return EXIT.failure;
     }
     const answer = outcome.value;
-    if ("exitCode" in answer) return answer.exitCode;
+    if (!("json" in answer)) return answer.exitCode;
     writeResult(io.stdout, json, answer.json, answer.human);
-    return EXIT.ok;
+    return answer.exitCode ?? EXIT.ok;
   } catch (error) {
     if (error instanceof UsageError) {
       writeProblem(io.stderr, json, "usage", error.message);

@@ -101,6 +101,19 @@ export function createMetrics(sources: MetricSources = {}) {
     labelNames: ["route"] as const,
     registers: [registry],
   });
+  const providerRequests = new Counter({
+    name: "tidings_provider_requests_total",
+    help: "Requests to a channel provider, by provider, channel and outcome (accepted, rejected, unauthorized, rate_limited, unavailable).",
+    labelNames: ["provider", "channel", "outcome"] as const,
+    registers: [registry],
+  });
+  const providerDuration = new Histogram({
+    name: "tidings_provider_request_duration_seconds",
+    help: "Time a request to a channel provider took, by provider and channel.",
+    labelNames: ["provider", "channel"] as const,
+    buckets: DURATION_BUCKETS,
+    registers: [registry],
+  });
   const storageBusy = new Counter({
     name: "tidings_storage_busy_total",
     help: "Storage operations given up because the database stayed locked by another process.",
@@ -180,6 +193,8 @@ export function createMetrics(sources: MetricSources = {}) {
     webhookAttemptDuration,
     rateLimited,
     idempotentReplays,
+    providerRequests,
+    providerDuration,
     storageBusy,
     storageErrors,
     webhooksDisabled,

@@ -4,6 +4,7 @@ import { createDeliveryEngine, type DeliveryLogEntry } from "@tidings/core";
 import type { Logger } from "../logger.js";
 import { countWebhookAttempt } from "../observability/webhook-attempt-metrics.js";
 import { startExpirySweep } from "./expiry-sweep.js";
+import { startFallbackSweep } from "./fallback-sweep.js";
 import { startMaintenance } from "./maintenance.js";
 import { startRetentionSweep } from "./retention-sweep.js";
 import type { Runtime } from "./runtime.js";
@@ -53,8 +54,8 @@ export interface BackgroundWork {
 }
 
 /**
- * Starts the webhook delivery engine, the expiry sweep, the retention sweep and the storage's
- * housekeeping. The engine wakes when this process queues a delivery and, on PostgreSQL, when
+ * Starts the webhook delivery engine, the expiry sweep, the SMS fallback sweep, the retention
+ * sweep and the storage's housekeeping. The engine wakes when this process queues a delivery and, on PostgreSQL, when
  * another one does (LISTEN/NOTIFY); it also polls.
  */
 export async function startBackgroundWork(
@@ -78,6 +79,7 @@ export async function startBackgroundWork(
   engine.start();
   for (const warning of runtime.storageWarnings) logger.warn(warning);
   const sweep = startExpirySweep(runtime.deps, logger);
+  const fallbacks = startFallbackSweep(runtime.deps, logger);
   const maintenance = startMaintenance(runtime.maintain, logger);
   const retention = startRetentionSweep(runtime.deps, logger);
   let unlisten: (() => Promise<void>) | null = null;
@@ -89,6 +91,7 @@ export async function startBackgroundWork(
     async stop() {
       await unlisten?.();
       await sweep.stop();
+      await fallbacks.stop();
       await maintenance.stop();
       await retention.stop();
       await engine.stop();

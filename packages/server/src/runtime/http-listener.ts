@@ -21,7 +21,8 @@ export interface HttpListener {
 export const CONSOLE_PATH = "/console";
 
 /**
- * Serves the REST API (adapter-http), the web console under `/console` unless turned off, and
+ * Serves the REST API (adapter-http), the real providers' callbacks under `/providers/{name}`,
+ * the web console under `/console` unless turned off, and
  * the Prometheus metrics at `/metrics` when the runtime has them, over node:http on
  * `host:port` (port 0 picks a free one). Every request is counted and logged, scrapes included.
  */
@@ -44,8 +45,12 @@ export async function listenHttp(
         },
       ]
     : [];
+  mounts.push(...runtime.providerCallbacks);
   const { metrics } = runtime;
-  const served = withMounts(createHttpApp(runtime.deps, { logger }), mounts);
+  const served = withMounts(
+    createHttpApp(runtime.deps, { logger, sandbox: runtime.sandbox }),
+    mounts,
+  );
   const app = withRequestLog(
     metrics
       ? withRequestMetrics(

@@ -7,7 +7,6 @@ import {
   isStorageUnavailable,
   recordProviderReport,
   StorageBusyError,
-  sandboxProvider,
   systemClock,
   type TidingsConfig,
 } from "@tidings/core";
@@ -17,8 +16,10 @@ import { createMetrics, type Metrics } from "../observability/metrics.js";
 import { withStorageMetrics } from "../observability/storage-metrics.js";
 import { loadSecretKey } from "../secret-key.js";
 import { withDeliveryWakeups } from "./delivery-wakeups.js";
+import type { Mount } from "./mount.js";
 import { assertDatabaseDirectory, openStorage } from "./open-storage.js";
 import type { OpenedStorage } from "./opened-storage.js";
+import { composeProviders } from "./providers.js";
 
 /** The composed application: storage, ports and configuration, ready for the use cases. */
 export interface Runtime {
@@ -34,6 +35,15 @@ export interface Runtime {
   metrics: Metrics | null;
   /** Calls `fn` whenever this process queued webhook deliveries (to wake the engine). */
   onDeliveriesQueued(fn: () => void): void;
+  /** Whether some channel uses the sandbox provider (so `/sandbox` is served). */
+  sandbox: boolean;
+  /** The real providers' callback endpoints, mounted by `serve` under `/providers/{name}`. */
+  providerCallbacks: Mount[];
+  /**
+   * Tells the runtime where this server listens, when `TIDINGS_PUBLIC_URL` is unset: providers
+   * are given callback URLs on it from then on.
+   */
+  listeningAt(url: string): void;
   /** Stops the provider, the transport and the storage, in that order. */
   close(): Promise<void>;
 }
@@ -57,7 +67,7 @@ export function tidingsConfig(config: ServerConfig): TidingsConfig {
 
 /**
  * Composes the application from the configuration: opens (and migrates) the storage, loads
- * the secret key, and builds the sandbox provider, the webhook transport and the URL policy.
+ * the secret key, and builds each channel's provider, the webhook transport and the URL policy.
  * The provider's lifecycle reports are recorded here, so they reach the webhooks. With
  * `metrics`, the storage and the use cases count what Prometheus is to see.
  */
@@ -80,13 +90,33 @@ export async function openRuntime(
   }
   const urlPolicy = createUrlPolicy({ dev: config.dev });
   const transport = undiciWebhookTransport({ urlPolicy });
-  const provider = sandboxProvider({ delayMs: config.sandboxDelayMs });
+  const metrics =
+    options.metrics === true ? createMetrics({ webhookBacklog: opened.webhookBacklog }) : null;
+  let listeningUrl = `http://127.0.0.1:${config.port}`;
+  const providers = composeProviders(
+    config,
+    logger,
+    () => config.publicUrl ?? listeningUrl,
+    key,
+    metrics
+      ? (seen) => {
+          metrics.providerRequests.inc({
+            provider: seen.provider,
+            channel: seen.channel,
+            outcome: seen.outcome,
+          });
+          metrics.providerDuration.observe(
+            { provider: seen.provider, channel: seen.channel },
+            seen.durationMs / 1000,
+          );
+        }
+      : undefined,
+  );
+  const provider = providers.provider;
   const queuedListeners: Array<() => void> = [];
   const deliveriesQueued = () => {
     for (const fn of queuedListeners) fn();
   };
-  const metrics =
-    options.metrics === true ? createMetrics({ webhookBacklog: opened.webhookBacklog }) : null;
   const storage = metrics ? withStorageMetrics(opened.storage, metrics) : opened.storage;
   const health = opened.storage.health;
   if (metrics && health) metrics.observeStorageAvailability(() => health.isAvailable());
@@ -123,6 +153,11 @@ export async function openRuntime(
     metrics,
     onDeliveriesQueued: (fn) => {
       queuedListeners.push(fn);
+    },
+    sandbox: providers.sandbox,
+    providerCallbacks: providers.callbacks(deps),
+    listeningAt(url) {
+      listeningUrl = url;
     },
     async close() {
       await provider.close?.();

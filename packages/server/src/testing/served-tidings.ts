@@ -25,9 +25,12 @@ export interface ServedTidings {
 /**
  * Starts the real server in-process (`serve --port 0`, SQLite, development mode so loopback
  * receivers are allowed) after creating, through the CLI, an organization, an all-scopes key
- * and an active campaign. `env` adds or overrides variables.
+ * and an active campaign. `env` adds or overrides variables; `scopes` replaces the key's.
  */
-export async function serveTidings(env: Record<string, string> = {}): Promise<ServedTidings> {
+export async function serveTidings(
+  env: Record<string, string> = {},
+  options: { scopes?: string | undefined } = {},
+): Promise<ServedTidings> {
   const workspace = tempWorkspace();
   const fullEnv: Record<string, string> = {
     ...workspace.env,
@@ -35,7 +38,7 @@ export async function serveTidings(env: Record<string, string> = {}): Promise<Se
     TIDINGS_LOG_LEVEL: "info",
     ...env,
   };
-  const scopes = "profiles:read,profiles:write,messages:send,webhooks:manage";
+  const scopes = options.scopes ?? "profiles:read,profiles:write,messages:send,webhooks:manage";
   const { token, campaignId } = await createSender(fullEnv, scopes);
   const server = startInProcess(workspace.dir, ["serve", "--port", "0"], fullEnv);
   const { port } = await server.waitForLog("listening");

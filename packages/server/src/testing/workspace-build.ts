@@ -23,7 +23,14 @@ import { REPO_ROOT } from "./child-cli.js";
 export const PACKAGES = [
   // The client imports nothing of the others, so it builds beside core.
   ["core", "client"],
-  ["adapter-http", "adapter-sqlite", "adapter-postgres"],
+  [
+    "adapter-http",
+    "adapter-sqlite",
+    "adapter-postgres",
+    "adapter-twilio",
+    "adapter-infobip",
+    "adapter-vonage",
+  ],
   ["console"],
   ["server"],
 ] as const;

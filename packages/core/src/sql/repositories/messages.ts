@@ -7,7 +7,10 @@ import type { SqlAccess, Styled } from "../access.js";
  */
 export function messageRows<A extends boolean>(
   access: SqlAccess<A>,
-): Styled<Omit<MessageRepository, "listExpired" | "countByHour" | "insertEvent">, A> {
+): Styled<
+  Omit<MessageRepository, "listExpired" | "countByHour" | "countByChannel" | "insertEvent">,
+  A
+> {
   const messages = access.table("messages");
   const events = access.table("messageEvents");
   return {
@@ -32,6 +35,36 @@ export function messageRows<A extends boolean>(
         { status, error, updatedAt },
         `id = ? AND status IN (${from.map(() => "?").join(", ") || "NULL"})`,
         [id, ...from],
+      ),
+    recordLeg: (id, channel, { provider, providerMessageId }) =>
+      access.map(
+        messages.update(
+          channel === "viber"
+            ? { viberProvider: provider, viberProviderMessageId: providerMessageId }
+            : { smsProvider: provider, smsProviderMessageId: providerMessageId },
+          "id = ?",
+          [id],
+        ),
+        (written) => written === 1,
+      ),
+    scheduleFallback: (id, dueAt, updatedAt) =>
+      messages.updateOne(
+        { channel: "sms", fallbackDueAt: dueAt, updatedAt },
+        "id = ? AND status = 'sent' AND channel = 'viber' AND fallback_due_at IS NULL",
+        [id],
+      ),
+    listFallbacksDue: (now, limit) =>
+      access.map(
+        messages.many(
+          "fallback_due_at IS NOT NULL AND fallback_due_at <= ? ORDER BY fallback_due_at, id LIMIT ?",
+          [now, limit],
+        ),
+        (due) => due.map((message) => message.id),
+      ),
+    moveFallback: (id, from, to) =>
+      access.map(
+        messages.update({ fallbackDueAt: to }, "id = ? AND fallback_due_at = ?", [id, from]),
+        (moved) => moved === 1,
       ),
     listEvents: (organizationId, messageId) =>
       events.many("message_id = ? AND organization_id = ? ORDER BY created_at, id", [

@@ -20,7 +20,12 @@ export function accountsContract(harness: () => StorageHarness): void {
   describe("campaigns", () => {
     it("insert stores a campaign; get reads it only in its organization", async () => {
       const { storage, raw, orgA, orgB } = await twoOrganizations(harness);
-      const campaign = aCampaign({ organizationId: orgA, channel: "viber", smsFallback: true });
+      const campaign = aCampaign({
+        organizationId: orgA,
+        channel: "viber",
+        smsFallback: true,
+        smsSender: "AcmeSMS",
+      });
       await storage.campaigns.insert(campaign);
       expect(await raw.campaign(campaign.id)).toEqual(campaign);
       expect(await storage.campaigns.get(orgA, campaign.id)).toEqual(campaign);

@@ -111,6 +111,7 @@ export const aCampaign = (overrides: Owned<CampaignRecord>): CampaignRecord => (
   status: "active",
   createdAt: at(0),
   updatedAt: at(0),
+  smsSender: null,
   ...overrides,
 });
 
@@ -145,6 +146,11 @@ export const aMessage = (
   expiresAt: at(86_400),
   createdAt: at(0),
   updatedAt: at(0),
+  viberProvider: null,
+  viberProviderMessageId: null,
+  smsProvider: "sandbox",
+  smsProviderMessageId: null,
+  fallbackDueAt: null,
   ...overrides,
 });
 

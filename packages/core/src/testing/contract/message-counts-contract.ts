@@ -30,5 +30,27 @@ export function messageCountsContract(harness: () => StorageHarness): void {
       );
       expect(await storage.messages.countByHour(org.organization.id, at(10 * HOUR))).toEqual([]);
     });
+
+    it("counts the organization's messages since a time by current channel and status now", async () => {
+      const { storage, org, other } = await twoSeededOrganizations(harness);
+      await seedMessage(storage, org, { createdAt: at(HOUR - 1), channel: "viber" }); // before
+      await seedMessage(storage, org, { createdAt: at(HOUR), channel: "viber" });
+      await seedMessage(storage, org, { createdAt: at(HOUR + 5), channel: "viber" });
+      await seedMessage(storage, org, {
+        createdAt: at(HOUR + 9),
+        channel: "sms",
+        status: "failed",
+      });
+      await seedMessage(storage, org, { createdAt: at(2 * HOUR), channel: "sms" });
+      await seedMessage(storage, other, { createdAt: at(HOUR), channel: "sms" });
+      const key = (line: { channel: string; status: string }) => `${line.channel}${line.status}`;
+      const lines = await storage.messages.countByChannel(org.organization.id, at(HOUR));
+      expect([...lines].sort((a, b) => key(a).localeCompare(key(b)))).toEqual([
+        { channel: "sms", status: "failed", count: 1 },
+        { channel: "sms", status: "sent", count: 1 },
+        { channel: "viber", status: "sent", count: 2 },
+      ]);
+      expect(await storage.messages.countByChannel(org.organization.id, at(10 * HOUR))).toEqual([]);
+    });
   });
 }

@@ -34,6 +34,90 @@ export function messagesContract(harness: () => StorageHarness): void {
       expect(await storage.messages.getById(unknown)).toBeNull();
     });
 
+    it("recordLeg writes one leg's provider and id, leaving the rest; false for an unknown id", async () => {
+      const { storage, raw } = harness();
+      const org = await seedOrganization(storage);
+      const { message } = await seedMessage(storage, org, {
+        channel: "viber",
+        viberProvider: "infobip",
+        smsProvider: null,
+      });
+      expect(await raw.message(message.id)).toEqual(message);
+      const viber = { provider: "infobip", providerMessageId: message.id };
+      expect(await storage.messages.recordLeg(message.id, "viber", viber)).toBe(true);
+      const sms = { provider: "twilio", providerMessageId: "SM0123456789abcdef0123456789abcdef" };
+      expect(await storage.messages.recordLeg(message.id, "sms", sms)).toBe(true);
+      expect(await raw.message(message.id)).toEqual({
+        ...message,
+        viberProviderMessageId: message.id,
+        smsProvider: "twilio",
+        smsProviderMessageId: sms.providerMessageId,
+      });
+      const unknown = "01890000-0000-7000-8000-000000000000";
+      expect(await storage.messages.recordLeg(unknown, "sms", sms)).toBe(false);
+    });
+
+    it("scheduleFallback moves a sent Viber message to SMS with its job due, once", async () => {
+      const { storage, raw } = harness();
+      const org = await seedOrganization(storage);
+      const { message } = await seedMessage(storage, org, {
+        channel: "viber",
+        smsFallbackAllowed: true,
+      });
+      const scheduled = await storage.messages.scheduleFallback(message.id, at(5), at(5));
+      const expected = { ...message, channel: "sms", fallbackDueAt: at(5), updatedAt: at(5) };
+      expect(scheduled).toEqual(expected);
+      expect(await raw.message(message.id)).toEqual(expected);
+      // Already on SMS with a job pending: nothing more is written.
+      expect(await storage.messages.scheduleFallback(message.id, at(9), at(9))).toBeNull();
+      const { message: delivered } = await seedMessage(storage, org, {
+        channel: "viber",
+        status: "delivered",
+      });
+      expect(await storage.messages.scheduleFallback(delivered.id, at(5), at(5))).toBeNull();
+      const unknown = "01890000-0000-7000-8000-000000000000";
+      expect(await storage.messages.scheduleFallback(unknown, at(5), at(5))).toBeNull();
+    });
+
+    it("listFallbacksDue answers the due jobs, longest due first; moveFallback is a compare-and-set", async () => {
+      const { storage, raw } = harness();
+      const org = await seedOrganization(storage);
+      const seeded = [];
+      for (const due of [7, 3, 20]) {
+        const { message } = await seedMessage(storage, org, { channel: "viber" });
+        await storage.messages.scheduleFallback(message.id, at(due), at(1));
+        seeded.push(message.id);
+      }
+      await seedMessage(storage, org, { channel: "viber" });
+      expect(await storage.messages.listFallbacksDue(at(10), 10)).toEqual([seeded[1], seeded[0]]);
+      expect(await storage.messages.listFallbacksDue(at(10), 1)).toEqual([seeded[1]]);
+      const id = seeded[1]!;
+      expect(await storage.messages.moveFallback(id, at(4), at(60))).toBe(false);
+      expect(await storage.messages.moveFallback(id, at(3), at(60))).toBe(true);
+      expect(await storage.messages.moveFallback(id, at(3), null)).toBe(false);
+      expect(await storage.messages.listFallbacksDue(at(10), 10)).toEqual([seeded[0]]);
+      expect(await storage.messages.moveFallback(id, at(60), null)).toBe(true);
+      expect((await raw.message(id))?.fallbackDueAt).toBeNull();
+    });
+
+    it("an error keeps the provider and the provider's code it was stored with", async () => {
+      const { storage, raw } = harness();
+      const org = await seedOrganization(storage);
+      const { message } = await seedMessage(storage, org);
+      const error = {
+        code: "upstream_rejected",
+        message: "The number is not valid.",
+        provider: "twilio",
+        provider_code: "21211",
+      };
+      const changes = { status: "failed" as const, error, updatedAt: at(3) };
+      expect(await storage.messages.advance(message.id, ["sent"], changes)).toEqual({
+        ...message,
+        ...changes,
+      });
+      expect((await raw.message(message.id))?.error).toEqual(error);
+    });
+
     it("transition writes the changes while the status is still the expected one", async () => {
       const { storage, raw } = harness();
       const org = await seedOrganization(storage);

@@ -1,4 +1,4 @@
-import type { MessageHourCount, MessageRepository } from "../../ports.js";
+import type { MessageChannelCount, MessageHourCount, MessageRepository } from "../../ports.js";
 import type { MemoryScope } from "./scope.js";
 import {
   appendNew,
@@ -68,6 +68,56 @@ export function memoryMessages(scope: MemoryScope): MessageRepository {
         s.messages.set(id, advanced);
         return advanced;
       }),
+    recordLeg: (id, channel, leg) =>
+      scope.write("messages.recordLeg", (s) => {
+        const stored = s.messages.get(id);
+        if (stored === undefined) return false;
+        s.messages.set(
+          id,
+          channel === "viber"
+            ? {
+                ...stored,
+                viberProvider: leg.provider,
+                viberProviderMessageId: leg.providerMessageId,
+              }
+            : { ...stored, smsProvider: leg.provider, smsProviderMessageId: leg.providerMessageId },
+        );
+        return true;
+      }),
+    scheduleFallback: (id, dueAt, updatedAt) =>
+      scope.write("messages.scheduleFallback", (s) => {
+        const stored = s.messages.get(id);
+        if (
+          stored === undefined ||
+          stored.status !== "sent" ||
+          stored.channel !== "viber" ||
+          stored.fallbackDueAt !== null
+        ) {
+          return null;
+        }
+        const moved = { ...stored, channel: "sms" as const, fallbackDueAt: dueAt, updatedAt };
+        s.messages.set(id, moved);
+        return moved;
+      }),
+    listFallbacksDue: (now, limit) =>
+      scope.read("messages.listFallbacksDue", (s) =>
+        oldestFirst(
+          [...s.messages.values()].filter(
+            (m) => m.fallbackDueAt !== null && ms(m.fallbackDueAt) <= ms(now),
+          ),
+          (m) => m.fallbackDueAt ?? "",
+          (m) => m.id,
+        )
+          .slice(0, limit)
+          .map((m) => m.id),
+      ),
+    moveFallback: (id, from, to) =>
+      scope.write("messages.moveFallback", (s) => {
+        const stored = s.messages.get(id);
+        if (stored === undefined || stored.fallbackDueAt !== from) return false;
+        s.messages.set(id, { ...stored, fallbackDueAt: to });
+        return true;
+      }),
     listExpired: (now, limit) =>
       scope.read("messages.listExpired", (s) =>
         oldestFirst(
@@ -98,6 +148,23 @@ export function memoryMessages(scope: MemoryScope): MessageRepository {
           s.events.filter((e) => e.organizationId === organizationId && e.messageId === messageId),
         ),
       ),
+    countByChannel: (organizationId, since) =>
+      scope.read("messages.countByChannel", (s) => {
+        const counts = new Map<string, MessageChannelCount>();
+        for (const message of s.messages.values()) {
+          if (message.organizationId !== organizationId) continue;
+          if (ms(message.createdAt) < ms(since)) continue;
+          const key = `${message.channel} ${message.status}`;
+          const line = counts.get(key) ?? {
+            channel: message.channel,
+            status: message.status,
+            count: 0,
+          };
+          line.count += 1;
+          counts.set(key, line);
+        }
+        return [...counts.values()];
+      }),
     countByHour: (organizationId, since) =>
       scope.read("messages.countByHour", (s) => {
         const counts = new Map<string, MessageHourCount>();

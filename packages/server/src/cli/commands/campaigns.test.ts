@@ -99,6 +99,22 @@ describe("campaigns", () => {
     });
   });
 
+  it("--sms-sender sets a Viber campaign's fallback sender; update changes or clears it", async () => {
+    const created = await otp("--sms-sender", "AcmeSMS");
+    expect(created.code).toBe(0);
+    const { campaign_id, sms_sender } = created.json<{ campaign_id: string; sms_sender: string }>();
+    expect(sms_sender).toBe("AcmeSMS");
+    const changed = await update(campaign_id, "--sms-sender", "+14155552671", "--json");
+    expect(changed.json()).toMatchObject({ sms_sender: "+14155552671" });
+    const cleared = await update(campaign_id, "--no-sms-sender", "--json");
+    expect(cleared.json()).toMatchObject({ sms_sender: null });
+    const both = await update(campaign_id, "--sms-sender", "X", "--no-sms-sender");
+    expect(both.code).toBe(2);
+    const bad = await otp("--sms-sender", "Not a valid sender id");
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain("sms-sender");
+  });
+
   it("answers campaign_not_found for an unknown id", async () => {
     const run = await cli("campaigns", "activate", "cmp_nope", "--org", world.org);
     expect(run.code).toBe(1);

@@ -34,12 +34,13 @@ export const campaignsCreate: Command = {
   name: ["campaigns", "create"],
   summary: "Create an API campaign (inactive unless --active).",
   usage:
-    "--org ORG --name NAME --channel viber|sms [--sms-fallback] --category otp|transactional|promotional --sender S --template T [--ttl SECONDS] [--active]",
+    "--org ORG --name NAME --channel viber|sms [--sms-fallback] [--sms-sender S] --category otp|transactional|promotional --sender S --template T [--ttl SECONDS] [--active]",
   options: {
     org: { type: "string" },
     name: { type: "string" },
     channel: { type: "string" },
     "sms-fallback": { type: "boolean" },
+    "sms-sender": { type: "string" },
     category: { type: "string" },
     sender: { type: "string" },
     template: { type: "string" },
@@ -61,6 +62,7 @@ export const campaignsCreate: Command = {
       status: flags.active === true ? "active" : "inactive",
     };
     if (flags["sms-fallback"] === true) input.sms_fallback = true;
+    if (flags["sms-sender"] !== undefined) input.sms_sender = flags["sms-sender"];
     const ttl = ttlValue(flags.ttl as string | undefined);
     if (ttl !== undefined) input.ttl_seconds = ttl;
     const actor = { organizationId: org.value, apiKeyId: null };
@@ -179,7 +181,7 @@ export const campaignsUpdate: Command = {
   summary:
     "Change a campaign; channel and category only while it is inactive. The next send uses it.",
   usage:
-    "CAMPAIGN_ID --org ORG [--name NAME] [--channel viber|sms] [--category otp|transactional|promotional] [--sender S] [--template T] [--ttl SECONDS] [--sms-fallback|--no-sms-fallback]",
+    "CAMPAIGN_ID --org ORG [--name NAME] [--channel viber|sms] [--category otp|transactional|promotional] [--sender S] [--template T] [--ttl SECONDS] [--sms-fallback|--no-sms-fallback] [--sms-sender S|--no-sms-sender]",
   options: {
     org: { type: "string" },
     name: { type: "string" },
@@ -190,6 +192,8 @@ export const campaignsUpdate: Command = {
     ttl: { type: "string" },
     "sms-fallback": { type: "boolean" },
     "no-sms-fallback": { type: "boolean" },
+    "sms-sender": { type: "string" },
+    "no-sms-sender": { type: "boolean" },
   },
   required: ["org"],
   positionals: { min: 1, max: 1 },
@@ -197,11 +201,15 @@ export const campaignsUpdate: Command = {
     if (flags["sms-fallback"] === true && flags["no-sms-fallback"] === true) {
       throw new UsageError("--sms-fallback and --no-sms-fallback contradict each other.");
     }
-    const changes = ["name", "channel", "category", "sender", "template", "ttl"];
+    if (flags["sms-sender"] !== undefined && flags["no-sms-sender"] === true) {
+      throw new UsageError("--sms-sender and --no-sms-sender contradict each other.");
+    }
+    const changes = ["name", "channel", "category", "sender", "template", "ttl", "sms-sender"];
     if (
       !changes.some((name) => flags[name] !== undefined) &&
       flags["sms-fallback"] === undefined &&
-      flags["no-sms-fallback"] === undefined
+      flags["no-sms-fallback"] === undefined &&
+      flags["no-sms-sender"] === undefined
     ) {
       throw new UsageError("Nothing to change: give at least one of the options.");
     }
@@ -218,6 +226,8 @@ export const campaignsUpdate: Command = {
     if (ttl !== undefined) input.ttl_seconds = ttl;
     if (flags["sms-fallback"] === true) input.sms_fallback = true;
     if (flags["no-sms-fallback"] === true) input.sms_fallback = false;
+    if (flags["sms-sender"] !== undefined) input.sms_sender = flags["sms-sender"];
+    if (flags["no-sms-sender"] === true) input.sms_sender = null;
     const actor = { organizationId: org.value, apiKeyId: null };
     const updated = await updateCampaign(
       context.runtime.deps,

@@ -95,6 +95,7 @@ export const serveCommand: Command = {
         typeof flags.port === "string" ? "--port" : "PORT",
       );
     }
+    runtime.listeningAt(http.url);
     logger.info("listening", {
       port: http.port,
       host: http.host,
@@ -102,6 +103,7 @@ export const serveCommand: Command = {
       database: config.database.kind,
       ...runtime.storageSettings,
       dev: config.dev,
+      providers: { viber: config.providers.viber, sms: config.providers.sms },
       engine: background.owner,
       console: config.console ? `${config.publicUrl ?? http.url}/console` : null,
       metrics: runtime.metrics ? `${http.url}${METRICS_PATH}` : null,

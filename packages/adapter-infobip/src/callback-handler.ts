@@ -1,0 +1,87 @@
+import {
+  bodyText,
+  type CallbackApp,
+  type CallbackLogger,
+  callbackApp,
+  type Deps,
+  emptyAnswer,
+  isUuidV7,
+  type ProviderReport,
+  recordUpstreamReport,
+} from "@tidings/core";
+import { callbackKey, checkLegToken, splitLegSegment } from "./callback-token.js";
+import { parseLegId } from "./legs.js";
+import { descriptionOf, providerCodeOf, reportOf } from "./status-map.js";
+import type { InfobipDeliveryReport, InfobipSeenReport } from "./wire.js";
+
+export interface InfobipCallbackOptions {
+  deps: Pick<Deps, "storage" | "ids" | "clock">;
+  /** The server's secret key, as given to `infobipProvider`. */
+  secretKey: Uint8Array;
+  logger: CallbackLogger;
+}
+
+/** The route label of a callback: its kind, never the leg's token. */
+const route = (kind: string) => `/providers/infobip/{leg}/${kind}`;
+
+function resultsOf(text: string): unknown[] | null {
+  try {
+    const body = JSON.parse(text) as { results?: unknown };
+    return Array.isArray(body.results) ? body.results : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Infobip's delivery and seen reports, mounted at `/providers/infobip`:
+ * `POST /{legId}.{token}/delivery` and `/seen`. Infobip does not sign these, so the URL of each
+ * leg carries a token only Tidings can make; a wrong or missing one answers 404 and changes
+ * nothing (and is never logged). A body's reports apply one by one, and only those about the
+ * leg the URL names (others are ignored and logged). Answers 200 with an empty body once stored.
+ */
+export function infobipCallbacks(options: InfobipCallbackOptions): CallbackApp {
+  const key = callbackKey(options.secretKey);
+  const { logger } = options;
+  return callbackApp("infobip", logger, async (request) => {
+    const [, segment = "", kind = "", ...rest] = request.url.split("?", 1)[0]!.split("/");
+    const leg = splitLegSegment(segment);
+    if (leg === null || rest.length > 0 || (kind !== "delivery" && kind !== "seen")) {
+      return emptyAnswer(404, "/providers/infobip");
+    }
+    if (!checkLegToken(key, leg.legId, leg.token)) return emptyAnswer(404, "/providers/infobip");
+    if (request.method !== "POST") return emptyAnswer(405, route(kind), { allow: "POST" });
+    const { messageId, channel } = parseLegId(leg.legId);
+    const results = resultsOf(bodyText(request.body));
+    if (results === null || !isUuidV7(messageId)) {
+      logger.warn("infobip callback without reports", { route: route(kind) });
+      return emptyAnswer(400, route(kind));
+    }
+    for (const result of results) {
+      const report = result as InfobipDeliveryReport & InfobipSeenReport;
+      if (report.messageId !== leg.legId) {
+        logger.warn("infobip report for another leg ignored", { route: route(kind), messageId });
+        continue;
+      }
+      const status: ProviderReport | null = kind === "seen" ? "seen" : reportOf(report);
+      if (status === null) continue;
+      const providerCode = kind === "seen" ? null : providerCodeOf(report);
+      const description = kind === "seen" ? undefined : descriptionOf(report);
+      const recorded = await recordUpstreamReport(options.deps, {
+        messageId,
+        channel,
+        provider: "infobip",
+        providerMessageId: leg.legId,
+        status,
+        providerCode,
+        ...(description === undefined ? {} : { description }),
+      });
+      if (recorded.isErr()) {
+        logger.info("infobip report for an unknown message", { messageId, status });
+      } else if (recorded.value.ignored !== null) {
+        logger.info("infobip report ignored", { messageId, status, why: recorded.value.ignored });
+      }
+    }
+    return emptyAnswer(200, route(kind));
+  });
+}

@@ -1,0 +1,22 @@
+export type { InfobipCallbackOptions } from "./callback-handler.js";
+export { infobipCallbacks } from "./callback-handler.js";
+export { callbackKey, checkLegToken, legToken } from "./callback-token.js";
+export { checkInfobipCredentials } from "./credentials-check.js";
+export type {
+  InfobipLogger,
+  InfobipProviderOptions,
+  InfobipRequestSeen,
+} from "./infobip-provider.js";
+export { infobipMessage, infobipProvider, legCallbackUrls } from "./infobip-provider.js";
+export { legIdOf, parseLegId } from "./legs.js";
+export { descriptionOf, INFOBIP_GROUPS, providerCodeOf, reportOf } from "./status-map.js";
+export type {
+  InfobipApiError,
+  InfobipDeliveryReport,
+  InfobipMessage,
+  InfobipSeenReport,
+  InfobipSendRequest,
+  InfobipSendResponse,
+  InfobipStatus,
+  ValidityPeriod,
+} from "./wire.js";

@@ -1,0 +1,160 @@
+import { type ChannelProvider, manualClock, type OutboundMessage } from "@tidings/core";
+import { afterEach, describe, expect, it } from "vitest";
+import { callbackKey, legToken } from "./callback-token.js";
+import { type InfobipProviderOptions, infobipProvider } from "./infobip-provider.js";
+import { type FakeInfobip, startFakeInfobip } from "./testing/fake-infobip.js";
+
+const API_KEY = "test-infobip-key";
+const SECRET = new Uint8Array(32).fill(7);
+const CALLBACKS = "https://tidings.example.com/providers/infobip";
+const ID = "0194f2a1-7c3e-7d10-9a2b-3c4d5e6f7a8b";
+
+const viber: OutboundMessage = {
+  messageId: ID,
+  channel: "viber",
+  sender: "AcmeShop",
+  phoneNumber: "+41793026727",
+  body: "Your order has shipped",
+  category: "transactional",
+  ttlSeconds: 600,
+};
+const sms: OutboundMessage = { ...viber, channel: "sms", sender: "Acme", category: "otp" };
+
+let fake: FakeInfobip;
+const logged: string[] = [];
+afterEach(async () => {
+  await fake?.close();
+  logged.length = 0;
+});
+
+async function setup(extra: Partial<InfobipProviderOptions> = {}): Promise<ChannelProvider> {
+  fake = await startFakeInfobip({ apiKey: API_KEY, retryAfterSeconds: 0 });
+  return infobipProvider({
+    baseUrl: fake.url,
+    apiKey: API_KEY,
+    callbackBaseUrl: CALLBACKS,
+    secretKey: SECRET,
+    timeoutMs: 2000,
+    random: () => 0,
+    logger: { error: (msg) => logged.push(msg) },
+    ...extra,
+  });
+}
+
+const token = (legId: string) => legToken(callbackKey(SECRET), legId);
+
+describe("infobipProvider against a fake Infobip", () => {
+  it("sends a Viber message as Infobip's ViberRequest, with the leg's tokened callback URLs", async () => {
+    const provider = await setup();
+    expect(await provider.dispatch(viber)).toEqual({ status: "accepted", providerMessageId: ID });
+    const [sent] = fake.sends;
+    expect(sent?.path).toBe("/viber/2/messages");
+    expect(sent?.authorization).toBe(`App ${API_KEY}`);
+    expect(sent?.contentType).toBe("application/json");
+    expect(sent?.body).toEqual({
+      messages: [
+        {
+          sender: "AcmeShop",
+          destinations: [{ to: "41793026727", messageId: ID }],
+          content: { type: "TEXT", text: "Your order has shipped" },
+          options: {
+            validityPeriod: { amount: 600, timeUnit: "SECONDS" },
+            label: "TRANSACTIONAL",
+          },
+          webhooks: {
+            delivery: { url: `${CALLBACKS}/${ID}.${token(ID)}/delivery` },
+            seen: { url: `${CALLBACKS}/${ID}.${token(ID)}/seen` },
+            contentType: "application/json",
+          },
+        },
+      ],
+    });
+  });
+
+  it("labels Promotional Viber messages PROMOTIONAL", async () => {
+    const provider = await setup();
+    await provider.dispatch({ ...viber, category: "promotional" });
+    expect(fake.sends[0]?.body).toMatchObject({
+      messages: [{ options: { label: "PROMOTIONAL" } }],
+    });
+  });
+
+  it("sends an SMS as SMS v3, under the leg id {id}.sms, with no seen URL", async () => {
+    const provider = await setup();
+    expect(await provider.dispatch(sms)).toEqual({
+      status: "accepted",
+      providerMessageId: `${ID}.sms`,
+    });
+    const leg = `${ID}.sms`;
+    expect(fake.sends[0]?.path).toBe("/sms/3/messages");
+    expect(fake.sends[0]?.body).toEqual({
+      messages: [
+        {
+          sender: "Acme",
+          destinations: [{ to: "41793026727", messageId: leg }],
+          content: { text: "Your order has shipped" },
+          options: { validityPeriod: { amount: 600, timeUnit: "SECONDS" } },
+          webhooks: {
+            delivery: { url: `${CALLBACKS}/${leg}.${token(leg)}/delivery` },
+            contentType: "application/json",
+          },
+        },
+      ],
+    });
+  });
+
+  it.each([
+    ["rejected_destination", "upstream_rejected", "REJECTED_DESTINATION"],
+    ["invalid_request", "upstream_rejected", "E400"],
+    ["unauthorized", "upstream_unauthorized", "E401"],
+  ] as const)("%s is %s with Infobip's code %s", async (answer, code, providerCode) => {
+    const provider = await setup();
+    fake.answerNext(answer);
+    expect(await provider.dispatch(viber)).toMatchObject({
+      status: "rejected",
+      error: { code, provider: "infobip", provider_code: providerCode },
+    });
+    expect(fake.sends).toHaveLength(1);
+  });
+
+  it("refused API keys are logged at error level, once a minute at most", async () => {
+    const clock = manualClock();
+    const provider = await setup({ clock });
+    fake.answerNext("unauthorized", "unauthorized");
+    await provider.dispatch(viber);
+    await provider.dispatch(viber);
+    expect(logged).toHaveLength(1);
+  });
+
+  it("429 is retried after its Retry-After", async () => {
+    const provider = await setup();
+    fake.answerNext("rate_limited");
+    expect(await provider.dispatch(viber)).toMatchObject({ status: "accepted" });
+    expect(fake.sends).toHaveLength(2);
+  });
+
+  it("a 5xx is retried, since Infobip refuses a messageId twice", async () => {
+    const provider = await setup();
+    fake.answerNext("server_error");
+    expect(await provider.dispatch(viber)).toMatchObject({ status: "accepted" });
+    expect(fake.sends).toHaveLength(2);
+  });
+
+  it("a retry that meets the first try's message (duplicate id) counts as accepted, never sent twice", async () => {
+    const provider = await setup();
+    await provider.dispatch(viber);
+    // The first try reached Infobip but its answer was lost: a retry finds the id taken.
+    fake.answerNext("server_error");
+    expect(await provider.dispatch(viber)).toMatchObject({ status: "accepted" });
+    expect(fake.sends.filter((s) => s.accepted)).toHaveLength(1);
+  });
+
+  it("a hang past the deadline is upstream_unavailable", async () => {
+    const provider = await setup({ timeoutMs: 300 });
+    fake.answerNext("hang");
+    expect(await provider.dispatch(viber)).toMatchObject({
+      status: "rejected",
+      error: { code: "upstream_unavailable", provider: "infobip" },
+    });
+  });
+});

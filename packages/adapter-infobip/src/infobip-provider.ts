@@ -1,0 +1,293 @@
+import {
+  type Channel,
+  type ChannelProvider,
+  type CircuitBreakerOptions,
+  type Clock,
+  circuitBreaker,
+  type DispatchResult,
+  guardedProvider,
+  inProviderRequestSpan,
+  noteProviderOutcome,
+  type OutboundMessage,
+  retryAfterMs,
+  systemClock,
+  type UpstreamTry,
+  upstreamError,
+  withUpstreamRetries,
+} from "@tidings/core";
+import { request } from "undici";
+import { callbackKey, legSegment } from "./callback-token.js";
+import { legIdOf } from "./legs.js";
+import type { InfobipApiError, InfobipMessage, InfobipSendResponse } from "./wire.js";
+
+/** What the provider logs: refused credentials, loudly. */
+export interface InfobipLogger {
+  error(msg: string, fields?: Record<string, unknown>): void;
+}
+
+/** One request to Infobip as the host's metrics and traces see it: no secret, no text. */
+export interface InfobipRequestSeen {
+  provider: "infobip";
+  channel: Channel;
+  outcome: string;
+  status: number | null;
+  durationMs: number;
+}
+
+export interface InfobipProviderOptions {
+  /** The account's base URL, `https://{xxxxx}.api.infobip.com`. */
+  baseUrl: string;
+  /** Sent as `Authorization: App <apiKey>`. */
+  apiKey: string;
+  /**
+   * The public URL of the mounted callbacks, e.g. `https://tidings.example.com/providers/infobip`;
+   * a function when it is known only once the server listens.
+   */
+  callbackBaseUrl: string | (() => string);
+  /** The server's secret key, from which the callback tokens' key is derived. */
+  secretKey: Uint8Array;
+  /** The deadline of one send, retries included, in ms (default 10 000). */
+  timeoutMs?: number | undefined;
+  clock?: Clock | undefined;
+  logger?: InfobipLogger | undefined;
+  circuit?: Omit<CircuitBreakerOptions, "clock"> | undefined;
+  onRequest?: ((seen: InfobipRequestSeen) => void) | undefined;
+  random?: (() => number) | undefined;
+}
+
+const PROVIDER = "infobip";
+const UNAUTHORIZED_LOG_EVERY_MS = 60_000;
+
+/** The two callback URLs of a leg, each carrying the leg's token. */
+export function legCallbackUrls(
+  callbackBaseUrl: string,
+  key: Uint8Array,
+  legId: string,
+): { delivery: string; seen: string } {
+  const leg = `${callbackBaseUrl.replace(/\/+$/, "")}/${legSegment(key, legId)}`;
+  return { delivery: `${leg}/delivery`, seen: `${leg}/seen` };
+}
+
+/** The message Infobip's send takes, built in one place (Viber and SMS differ a little). */
+export function infobipMessage(
+  message: OutboundMessage,
+  urls: { delivery: string; seen: string },
+): InfobipMessage {
+  const destination = {
+    to: message.phoneNumber.replace(/^\+/, ""),
+    messageId: legIdOf(message.messageId, message.channel),
+  };
+  const validityPeriod = {
+    amount: Math.max(1, Math.trunc(message.ttlSeconds)),
+    timeUnit: "SECONDS",
+  } as const;
+  if (message.channel === "viber") {
+    return {
+      sender: message.sender,
+      destinations: [destination],
+      content: { type: "TEXT", text: message.body },
+      options: {
+        validityPeriod,
+        label: message.category === "promotional" ? "PROMOTIONAL" : "TRANSACTIONAL",
+      },
+      webhooks: {
+        delivery: { url: urls.delivery },
+        seen: { url: urls.seen },
+        contentType: "application/json",
+      },
+    };
+  }
+  return {
+    sender: message.sender,
+    destinations: [destination],
+    content: { text: message.body },
+    options: { validityPeriod },
+    webhooks: { delivery: { url: urls.delivery }, contentType: "application/json" },
+  };
+}
+
+const headerText = (value: string | string[] | undefined): string | null =>
+  value === undefined ? null : Array.isArray(value) ? (value[0] ?? null) : value;
+
+async function readJson(body: { json(): Promise<unknown> }): Promise<Record<string, unknown>> {
+  try {
+    return (await body.json()) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * Infobip as a `ChannelProvider` for Viber Business Messages (`POST /viber/2/messages`) and
+ * SMS (`POST /sms/3/messages`), one message per request, each leg under a `messageId` of
+ * Tidings' own (`legIdOf`), which is also its provider message id. Infobip refuses a
+ * `messageId` it has seen (`REJECTED_DUPLICATE_MESSAGE_ID`), so besides 429 and a refused
+ * connection a timeout or 5xx is retried too within the deadline, and a duplicate answer to a
+ * retry means the first try got through. No `smsFailover` and no URL tracking: Tidings falls
+ * back and tracks clicks itself. Behind a circuit breaker.
+ */
+export function infobipProvider(options: InfobipProviderOptions): ChannelProvider {
+  const clock = options.clock ?? systemClock;
+  const base = options.baseUrl.replace(/\/+$/, "");
+  const key = callbackKey(options.secretKey);
+  let unauthorizedLoggedAt = Number.NEGATIVE_INFINITY;
+
+  const seen = (channel: Channel, outcome: string, status: number | null, startedAt: number) => {
+    noteProviderOutcome(outcome, status);
+    options.onRequest?.({
+      provider: PROVIDER,
+      channel,
+      outcome,
+      status,
+      durationMs: clock.now() - startedAt,
+    });
+  };
+
+  const unavailable = (why: string, code: string | null = null): DispatchResult => ({
+    status: "rejected",
+    error: upstreamError("upstream_unavailable", why, PROVIDER, code),
+  });
+
+  async function once(
+    channel: Channel,
+    body: string,
+    signal: AbortSignal,
+    tryNumber: number,
+  ): Promise<UpstreamTry<DispatchResult>> {
+    const startedAt = clock.now();
+    const path = channel === "viber" ? "/viber/2/messages" : "/sms/3/messages";
+    let response: Awaited<ReturnType<typeof request>>;
+    try {
+      response = await request(`${base}${path}`, {
+        method: "POST",
+        headers: {
+          authorization: `App ${options.apiKey}`,
+          "content-type": "application/json",
+          accept: "application/json",
+        },
+        body,
+        signal,
+      });
+    } catch {
+      seen(channel, "unavailable", null, startedAt);
+      const why = signal.aborted
+        ? "Infobip did not answer in time."
+        : "Infobip could not be reached.";
+      // Infobip refuses a messageId it already has, so trying again cannot send twice.
+      return { retry: true, value: unavailable(why), retryAfterMs: null };
+    }
+    const status = response.statusCode;
+    const json = await readJson(response.body);
+    if (status === 200) {
+      const answer = (json as InfobipSendResponse).messages?.[0];
+      const group = answer?.status?.groupName;
+      const name = answer?.status?.name ?? null;
+      // A duplicate on a retry: the earlier try reached Infobip, which kept the message.
+      if (group === "REJECTED" && !(name === "REJECTED_DUPLICATE_MESSAGE_ID" && tryNumber > 1)) {
+        seen(channel, "rejected", status, startedAt);
+        return {
+          retry: false,
+          value: {
+            status: "rejected",
+            error: upstreamError(
+              "upstream_rejected",
+              `Infobip refused the message: ${answer?.status?.description ?? name ?? "rejected"}`,
+              PROVIDER,
+              name,
+            ),
+          },
+        };
+      }
+      seen(channel, "accepted", status, startedAt);
+      return {
+        retry: false,
+        value: { status: "accepted", providerMessageId: answer?.messageId ?? null },
+      };
+    }
+    const error = json as InfobipApiError;
+    const said = error.description ?? `HTTP ${status}`;
+    const code = error.errorCode ?? null;
+    if (status === 429) {
+      seen(channel, "rate_limited", status, startedAt);
+      return {
+        retry: true,
+        value: unavailable(
+          `Infobip is rate limiting requests: ${said}`,
+          code ?? "TOO_MANY_REQUESTS",
+        ),
+        retryAfterMs: retryAfterMs(headerText(response.headers["retry-after"]), clock.now()),
+      };
+    }
+    if (status === 401 || status === 403) {
+      seen(channel, "unauthorized", status, startedAt);
+      if (clock.now() - unauthorizedLoggedAt >= UNAUTHORIZED_LOG_EVERY_MS) {
+        unauthorizedLoggedAt = clock.now();
+        options.logger?.error(
+          "Infobip refused the API key: every message will fail until it is fixed",
+          {
+            provider: PROVIDER,
+            status,
+            code,
+          },
+        );
+      }
+      return {
+        retry: false,
+        value: {
+          status: "rejected",
+          error: upstreamError(
+            "upstream_unauthorized",
+            `Infobip refused Tidings' API key: ${said}`,
+            PROVIDER,
+            code,
+          ),
+        },
+      };
+    }
+    if (status >= 500) {
+      seen(channel, "unavailable", status, startedAt);
+      return {
+        retry: true,
+        value: unavailable(`Infobip answered ${status}: ${said}`, code),
+        retryAfterMs: null,
+      };
+    }
+    seen(channel, "rejected", status, startedAt);
+    const violation = error.violations?.[0];
+    const detail = violation?.violation
+      ? ` (${violation.property ?? "request"}: ${violation.violation})`
+      : "";
+    return {
+      retry: false,
+      value: {
+        status: "rejected",
+        error: upstreamError(
+          "upstream_rejected",
+          `Infobip refused the message: ${said}${detail}`,
+          PROVIDER,
+          code,
+        ),
+      },
+    };
+  }
+
+  const inner: ChannelProvider = {
+    name: PROVIDER,
+    async dispatch(message) {
+      const callbackBase =
+        typeof options.callbackBaseUrl === "string"
+          ? options.callbackBaseUrl
+          : options.callbackBaseUrl();
+      const urls = legCallbackUrls(callbackBase, key, legIdOf(message.messageId, message.channel));
+      const body = JSON.stringify({ messages: [infobipMessage(message, urls)] });
+      return withUpstreamRetries(
+        (signal, _remaining, tryNumber) =>
+          inProviderRequestSpan(PROVIDER, message.channel, () =>
+            once(message.channel, body, signal, tryNumber),
+          ),
+        { deadlineMs: options.timeoutMs ?? 10_000, clock, random: options.random },
+      );
+    },
+  };
+  return guardedProvider(inner, circuitBreaker({ clock, ...options.circuit }));
+}

@@ -1,0 +1,97 @@
+import {
+  bodyText,
+  type CallbackApp,
+  type CallbackLogger,
+  callbackApp,
+  type Deps,
+  emptyAnswer,
+  headerOf,
+  isUuidV7,
+  recordUpstreamReport,
+} from "@tidings/core";
+import { formParams, type TwilioParams, verifyTwilioSignature } from "./signature.js";
+import { reportOf } from "./status-map.js";
+
+export interface TwilioCallbackOptions {
+  deps: Pick<Deps, "storage" | "ids" | "clock">;
+  /** The account's auth token: the key of `X-Twilio-Signature`. */
+  authToken: string;
+  /**
+   * The public URL these callbacks are mounted at, as Twilio calls it (the send's
+   * `callbackBaseUrl`), e.g. `https://tidings.example.com/providers/twilio`. Signatures are
+   * checked against it, never against the `Host` a proxy passed on.
+   */
+  publicBaseUrl: string | (() => string);
+  logger: CallbackLogger;
+}
+
+const ROUTE = "/providers/twilio/status";
+
+/** A parameter's single value (the first, if it was repeated). */
+const one = (params: TwilioParams, name: string): string | null => {
+  const value = params[name];
+  return value === undefined ? null : Array.isArray(value) ? (value[0] ?? null) : value;
+};
+
+/**
+ * Twilio's status callbacks, mounted at `/providers/twilio`: `POST /status?m={message_id}`,
+ * form encoded, signed with `X-Twilio-Signature` over the public URL and every parameter.
+ * A missing or wrong signature is 403 and changes nothing; so is a request signed with the
+ * newer HMAC-SHA256 webhook signing (`X-Twilio-Webhooks-Signature-Settings`), which Tidings
+ * does not verify. A verified report answers 200 with an empty body once stored, also when it
+ * changes nothing (intermediate, repeated, backwards, another leg, unknown message).
+ */
+export function twilioCallbacks(options: TwilioCallbackOptions): CallbackApp {
+  const baseUrl = (): string => {
+    const base = options.publicBaseUrl;
+    return (typeof base === "string" ? base : base()).replace(/\/+$/, "");
+  };
+  const { logger } = options;
+  return callbackApp("twilio", logger, async (request) => {
+    const path = request.url.split("?", 1)[0];
+    if (path !== "/status") return emptyAnswer(404, "/providers/twilio");
+    if (request.method !== "POST") return emptyAnswer(405, ROUTE, { allow: "POST" });
+    const signature = headerOf(request, "x-twilio-signature");
+    if (signature === null) {
+      logger.warn("twilio callback refused: no signature", { route: ROUTE });
+      return emptyAnswer(403, ROUTE);
+    }
+    if (headerOf(request, "x-twilio-webhooks-signature-settings") !== null) {
+      logger.warn(
+        "twilio callback refused: signed with webhook signing settings, which Tidings does not verify; keep the auth token signature",
+        { route: ROUTE },
+      );
+      return emptyAnswer(403, ROUTE);
+    }
+    const params = formParams(bodyText(request.body));
+    if (!verifyTwilioSignature(options.authToken, signature, baseUrl() + request.url, params)) {
+      logger.warn("twilio callback refused: signature does not match", { route: ROUTE });
+      return emptyAnswer(403, ROUTE);
+    }
+    const messageId = new URLSearchParams(request.url.slice(path.length + 1)).get("m") ?? "";
+    const status = one(params, "MessageStatus") ?? one(params, "SmsStatus") ?? "";
+    const report = reportOf(status, one(params, "ErrorCode") || null);
+    if (report === null) return emptyAnswer(200, ROUTE);
+    if (!isUuidV7(messageId)) {
+      logger.warn("twilio callback for no Tidings message", { route: ROUTE, status });
+      return emptyAnswer(200, ROUTE);
+    }
+    const providerCode = one(params, "ErrorCode") || null;
+    const recorded = await recordUpstreamReport(options.deps, {
+      messageId,
+      channel: "sms",
+      provider: "twilio",
+      providerMessageId: one(params, "MessageSid") ?? one(params, "SmsSid"),
+      status: report,
+      providerCode,
+      ...(providerCode === null ? {} : { description: `Twilio error ${providerCode}.` }),
+    });
+    if (recorded.isErr()) {
+      // Answered 200 all the same, so Twilio stops retrying a report nobody can use.
+      logger.info("twilio report for an unknown message", { messageId, status });
+    } else if (recorded.value.ignored !== null) {
+      logger.info("twilio report ignored", { messageId, status, why: recorded.value.ignored });
+    }
+    return emptyAnswer(200, ROUTE);
+  });
+}

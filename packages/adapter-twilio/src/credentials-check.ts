@@ -1,0 +1,50 @@
+import type { CredentialsCheck } from "@tidings/core";
+import { request } from "undici";
+
+/**
+ * Reads the Twilio account (`GET /2010-04-01/Accounts/{sid}.json`) with the credentials sends
+ * use: Twilio's cheapest authenticated read.
+ */
+export async function checkTwilioCredentials(options: {
+  accountSid: string;
+  authToken: string;
+  apiKeySid?: string | undefined;
+  apiKeySecret?: string | undefined;
+  apiUrl?: string | undefined;
+  timeoutMs?: number | undefined;
+}): Promise<CredentialsCheck> {
+  const apiUrl = (options.apiUrl ?? "https://api.twilio.com").replace(/\/+$/, "");
+  const user = options.apiKeySid ?? options.accountSid;
+  const password = options.apiKeySid ? (options.apiKeySecret ?? "") : options.authToken;
+  try {
+    const response = await request(
+      `${apiUrl}/2010-04-01/Accounts/${encodeURIComponent(options.accountSid)}.json`,
+      {
+        headers: {
+          authorization: `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`,
+          accept: "application/json",
+        },
+        signal: AbortSignal.timeout(options.timeoutMs ?? 10_000),
+      },
+    );
+    const body = (await response.body.json().catch(() => ({}))) as Record<string, unknown>;
+    if (response.statusCode === 200) {
+      return {
+        outcome: "ok",
+        detail: `Twilio account ${options.accountSid} is ${String(body.status ?? "readable")}.`,
+      };
+    }
+    if (response.statusCode === 401 || response.statusCode === 403) {
+      return {
+        outcome: "refused",
+        detail: `Twilio refused the credentials (HTTP ${response.statusCode}, code ${String(body.code ?? "none")}).`,
+      };
+    }
+    return { outcome: "unreachable", detail: `Twilio answered HTTP ${response.statusCode}.` };
+  } catch (error) {
+    return {
+      outcome: "unreachable",
+      detail: `Twilio could not be reached: ${(error as Error).message}.`,
+    };
+  }
+}

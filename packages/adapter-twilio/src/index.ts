@@ -1,0 +1,18 @@
+export type { TwilioCallbackOptions } from "./callback-handler.js";
+export { twilioCallbacks } from "./callback-handler.js";
+export { checkTwilioCredentials } from "./credentials-check.js";
+export type { TwilioParams } from "./signature.js";
+export {
+  formParams,
+  signedUrlVariants,
+  twilioSignature,
+  verifyTwilioSignature,
+} from "./signature.js";
+export { reportOf, TWILIO_STATUSES, VALIDITY_EXPIRED } from "./status-map.js";
+export type {
+  TwilioLogger,
+  TwilioProviderOptions,
+  TwilioRequestSeen,
+} from "./twilio-provider.js";
+export { messageForm, statusCallbackUrl, twilioProvider } from "./twilio-provider.js";
+export type { TwilioMessage, TwilioRestError, TwilioStatusCallback } from "./wire.js";

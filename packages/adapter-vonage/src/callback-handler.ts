@@ -1,0 +1,94 @@
+import {
+  bodyText,
+  type CallbackApp,
+  type CallbackLogger,
+  type Clock,
+  callbackApp,
+  type Deps,
+  emptyAnswer,
+  headerOf,
+  isUuidV7,
+  recordUpstreamReport,
+} from "@tidings/core";
+import { parseClientRef } from "./legs.js";
+import { providerCodeOf, reportOf } from "./status-map.js";
+import { verifyVonageWebhook } from "./webhook-signature.js";
+import type { VonageStatus } from "./wire.js";
+
+export interface VonageCallbackOptions {
+  deps: Pick<Deps, "storage" | "ids" | "clock">;
+  /** The account's signature secret: the HS256 key of signed webhooks. */
+  signatureSecret: string;
+  /** The account's API key, when known: the `api_key` claim must equal it. */
+  apiKey?: string | undefined;
+  logger: CallbackLogger;
+  /** The clock `iat` is checked against (default: `deps.clock`). */
+  clock?: Clock | undefined;
+}
+
+const ROUTE = "/providers/vonage/status";
+
+/**
+ * Vonage's status webhooks, mounted at `/providers/vonage`: `POST /status`, JSON, signed with an
+ * HS256 JWT over the body's hash. One without any `Authorization` (Vonage sometimes sends one
+ * unsigned) answers 503 with `Retry-After`, so Vonage sends it again, signed; a bad signature,
+ * a stale one or one over another body answers 403. Nothing changes either way. A verified
+ * report answers 200 with an empty body once stored.
+ */
+export function vonageCallbacks(options: VonageCallbackOptions): CallbackApp {
+  const { logger } = options;
+  const clock = options.clock ?? options.deps.clock;
+  return callbackApp("vonage", logger, async (request) => {
+    if (request.url.split("?", 1)[0] !== "/status") return emptyAnswer(404, "/providers/vonage");
+    if (request.method !== "POST") return emptyAnswer(405, ROUTE, { allow: "POST" });
+    const verdict = await verifyVonageWebhook(
+      headerOf(request, "authorization"),
+      request.body ?? "",
+      {
+        signatureSecret: options.signatureSecret,
+        apiKey: options.apiKey,
+        nowMs: clock.now(),
+      },
+    );
+    if (!verdict.valid) {
+      logger.warn("vonage webhook refused", { route: ROUTE, reason: verdict.reason });
+      return verdict.reason === "unsigned"
+        ? emptyAnswer(503, ROUTE, { "retry-after": "5" })
+        : emptyAnswer(403, ROUTE);
+    }
+    let status: VonageStatus;
+    try {
+      status = JSON.parse(bodyText(request.body)) as VonageStatus;
+    } catch {
+      return emptyAnswer(400, ROUTE);
+    }
+    const report = reportOf(status);
+    if (report === null) return emptyAnswer(200, ROUTE);
+    const { messageId, channel } = parseClientRef(status.client_ref ?? "");
+    if (!isUuidV7(messageId)) {
+      logger.info("vonage status for no Tidings message", { route: ROUTE, status: status.status });
+      return emptyAnswer(200, ROUTE);
+    }
+    const providerCode = providerCodeOf(status.error);
+    const description = status.error?.detail ?? status.error?.title;
+    const recorded = await recordUpstreamReport(options.deps, {
+      messageId,
+      channel,
+      provider: "vonage",
+      providerMessageId: status.message_uuid ?? null,
+      status: report,
+      providerCode,
+      ...(description === undefined ? {} : { description }),
+    });
+    if (recorded.isErr()) {
+      logger.info("vonage status for an unknown message", { messageId, status: status.status });
+    } else if (recorded.value.ignored !== null) {
+      logger.info("vonage status ignored", {
+        messageId,
+        status: status.status,
+        why: recorded.value.ignored,
+      });
+    }
+    return emptyAnswer(200, ROUTE);
+  });
+}

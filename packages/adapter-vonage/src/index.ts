@@ -1,0 +1,20 @@
+export { applicationJwt } from "./application-jwt.js";
+export type { VonageCallbackOptions } from "./callback-handler.js";
+export { vonageCallbacks } from "./callback-handler.js";
+export { checkVonageCredentials } from "./credentials-check.js";
+export { clientRefOf, parseClientRef } from "./legs.js";
+export { providerCodeOf, reportOf, VONAGE_STATUSES } from "./status-map.js";
+export type {
+  VonageLogger,
+  VonageProviderOptions,
+  VonageRequestSeen,
+} from "./vonage-provider.js";
+export { statusWebhookUrl, vonageMessage, vonageProvider } from "./vonage-provider.js";
+export type { VonageSignatureOptions, VonageSignatureVerdict } from "./webhook-signature.js";
+export { verifyVonageWebhook } from "./webhook-signature.js";
+export type {
+  VonageError,
+  VonageMessageAccepted,
+  VonageMessageRequest,
+  VonageStatus,
+} from "./wire.js";

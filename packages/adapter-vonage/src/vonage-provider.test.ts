@@ -1,0 +1,113 @@
+import { generateKeyPairSync } from "node:crypto";
+import type { ChannelProvider, OutboundMessage } from "@tidings/core";
+import { afterEach, describe, expect, it } from "vitest";
+import { type FakeVonage, startFakeVonage } from "./testing/fake-vonage.js";
+import { type VonageProviderOptions, vonageProvider } from "./vonage-provider.js";
+
+const { privateKey } = generateKeyPairSync("rsa", {
+  modulusLength: 2048,
+  privateKeyEncoding: { type: "pkcs8", format: "pem" },
+  publicKeyEncoding: { type: "spki", format: "pem" },
+});
+const APP = "aaaaaaaa-bbbb-cccc-dddd-0123456789ab";
+const CALLBACKS = "https://tidings.example.com/providers/vonage";
+const ID = "0194f2a1-7c3e-7d10-9a2b-3c4d5e6f7a8b";
+
+const viber: OutboundMessage = {
+  messageId: ID,
+  channel: "viber",
+  sender: "16273",
+  phoneNumber: "+447700900000",
+  body: "Your code is 123456",
+  category: "otp",
+  ttlSeconds: 600,
+};
+
+let fake: FakeVonage;
+afterEach(async () => {
+  await fake?.close();
+});
+
+async function setup(extra: Partial<VonageProviderOptions> = {}): Promise<ChannelProvider> {
+  fake = await startFakeVonage({
+    applicationId: APP,
+    privateKey,
+    signatureSecret: "sig-secret",
+    apiKey: "abcd1234",
+    retryAfterSeconds: 0,
+  });
+  return vonageProvider({
+    applicationId: APP,
+    privateKey,
+    apiUrl: fake.url,
+    callbackBaseUrl: CALLBACKS,
+    timeoutMs: 2000,
+    random: () => 0,
+    ...extra,
+  });
+}
+
+describe("vonageProvider against a fake Vonage", () => {
+  it("sends Viber with an RS256 application JWT; the message_uuid is the provider id", async () => {
+    const provider = await setup();
+    const result = await provider.dispatch(viber);
+    const [sent] = fake.sends;
+    expect(result).toEqual({ status: "accepted", providerMessageId: sent?.messageUuid });
+    expect(sent?.claims).toMatchObject({ application_id: APP });
+    expect(typeof sent?.claims?.jti).toBe("string");
+    expect(sent?.body).toEqual({
+      channel: "viber_service",
+      message_type: "text",
+      to: "447700900000",
+      from: "16273",
+      text: "Your code is 123456",
+      client_ref: ID,
+      webhook_url: `${CALLBACKS}/status`,
+      viber_service: { category: "transaction", ttl: 600 },
+    });
+  });
+
+  it("sends SMS under the client_ref {id}.sms; Promotional Viber is category promotion", async () => {
+    const provider = await setup();
+    await provider.dispatch({ ...viber, channel: "sms", sender: "Acme" });
+    await provider.dispatch({ ...viber, category: "promotional" });
+    expect(fake.sends[0]?.body).toMatchObject({
+      channel: "sms",
+      client_ref: `${ID}.sms`,
+      from: "Acme",
+    });
+    expect(fake.sends[0]?.body.viber_service).toBeUndefined();
+    expect(fake.sends[1]?.body).toMatchObject({ viber_service: { category: "promotion" } });
+  });
+
+  it.each([
+    ["invalid_number", "upstream_rejected", "1150"],
+    ["unauthorized", "upstream_unauthorized", "1010"],
+    ["server_error", "upstream_unavailable", "1050"],
+  ] as const)("%s is %s with Vonage's code %s, sent once", async (answer, code, providerCode) => {
+    const provider = await setup();
+    fake.answerNext(answer);
+    expect(await provider.dispatch(viber)).toMatchObject({
+      status: "rejected",
+      error: { code, provider: "vonage", provider_code: providerCode },
+    });
+    expect(fake.sends).toHaveLength(1);
+  });
+
+  it("429 is retried after its Retry-After", async () => {
+    const provider = await setup();
+    fake.answerNext("rate_limited");
+    expect(await provider.dispatch(viber)).toMatchObject({ status: "accepted" });
+    expect(fake.sends).toHaveLength(2);
+  });
+
+  it("a hang past the deadline is upstream_unavailable and is not sent again", async () => {
+    const provider = await setup({ timeoutMs: 300 });
+    fake.answerNext("hang");
+    expect(await provider.dispatch(viber)).toMatchObject({
+      status: "rejected",
+      error: { code: "upstream_unavailable" },
+    });
+    expect(fake.sends).toHaveLength(1);
+  });
+});

@@ -1,0 +1,260 @@
+import {
+  type Channel,
+  type ChannelProvider,
+  type CircuitBreakerOptions,
+  type Clock,
+  circuitBreaker,
+  type DispatchResult,
+  guardedProvider,
+  inProviderRequestSpan,
+  noteProviderOutcome,
+  type OutboundMessage,
+  retryAfterMs,
+  systemClock,
+  type UpstreamTry,
+  upstreamError,
+  withUpstreamRetries,
+} from "@tidings/core";
+import { request } from "undici";
+import { applicationJwt } from "./application-jwt.js";
+import { clientRefOf } from "./legs.js";
+import { providerCodeOf } from "./status-map.js";
+import type { VonageError, VonageMessageAccepted, VonageMessageRequest } from "./wire.js";
+
+/** What the provider logs: refused credentials, loudly. */
+export interface VonageLogger {
+  error(msg: string, fields?: Record<string, unknown>): void;
+}
+
+/** One request to Vonage as the host's metrics and traces see it: no secret, no text. */
+export interface VonageRequestSeen {
+  provider: "vonage";
+  channel: Channel;
+  outcome: string;
+  status: number | null;
+  durationMs: number;
+}
+
+export interface VonageProviderOptions {
+  /** The Vonage application's id: the `application_id` of the JWT. */
+  applicationId: string;
+  /** The application's private key, as PEM text (PKCS #8). */
+  privateKey: string;
+  /** The Messages API origin (default `https://api.nexmo.com`); tests point it at a fake. */
+  apiUrl?: string | undefined;
+  /**
+   * The public URL of the mounted callbacks, e.g. `https://tidings.example.com/providers/vonage`;
+   * a function when it is known only once the server listens.
+   */
+  callbackBaseUrl: string | (() => string);
+  timeoutMs?: number | undefined;
+  clock?: Clock | undefined;
+  logger?: VonageLogger | undefined;
+  circuit?: Omit<CircuitBreakerOptions, "clock"> | undefined;
+  onRequest?: ((seen: VonageRequestSeen) => void) | undefined;
+  random?: (() => number) | undefined;
+}
+
+const PROVIDER = "vonage";
+const UNAUTHORIZED_LOG_EVERY_MS = 60_000;
+
+/** The status webhook URL every message gives. */
+export const statusWebhookUrl = (callbackBaseUrl: string): string =>
+  `${callbackBaseUrl.replace(/\/+$/, "")}/status`;
+
+/**
+ * The request of one message, built in one place. A Viber `from` on Vonage is the numeric
+ * service id, the campaign's sender; numbers go without `+`.
+ */
+export function vonageMessage(message: OutboundMessage, webhookUrl: string): VonageMessageRequest {
+  const common = {
+    message_type: "text" as const,
+    to: message.phoneNumber.replace(/^\+/, ""),
+    from: message.sender,
+    text: message.body,
+    client_ref: clientRefOf(message.messageId, message.channel),
+    webhook_url: webhookUrl,
+  };
+  if (message.channel === "viber") {
+    return {
+      channel: "viber_service",
+      ...common,
+      viber_service: {
+        category: message.category === "promotional" ? "promotion" : "transaction",
+        ttl: Math.max(30, Math.trunc(message.ttlSeconds)),
+      },
+    };
+  }
+  return { channel: "sms", ...common };
+}
+
+const headerText = (value: string | string[] | undefined): string | null =>
+  value === undefined ? null : Array.isArray(value) ? (value[0] ?? null) : value;
+
+async function readJson(body: { json(): Promise<unknown> }): Promise<Record<string, unknown>> {
+  try {
+    return (await body.json()) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * The Vonage Messages API as a `ChannelProvider` for Viber (`viber_service`) and SMS: one
+ * `POST /v1/messages` per message with an application JWT, its `message_uuid` kept as the
+ * provider message id. 429 and a refused connection are retried within the deadline; a timeout
+ * or 5xx is not, since Vonage does not deduplicate by `client_ref`. Behind a circuit breaker.
+ */
+export function vonageProvider(options: VonageProviderOptions): ChannelProvider {
+  const clock = options.clock ?? systemClock;
+  const endpoint = `${(options.apiUrl ?? "https://api.nexmo.com").replace(/\/+$/, "")}/v1/messages`;
+  const token = applicationJwt(options.applicationId, options.privateKey);
+  let unauthorizedLoggedAt = Number.NEGATIVE_INFINITY;
+
+  const seen = (channel: Channel, outcome: string, status: number | null, startedAt: number) => {
+    noteProviderOutcome(outcome, status);
+    options.onRequest?.({
+      provider: PROVIDER,
+      channel,
+      outcome,
+      status,
+      durationMs: clock.now() - startedAt,
+    });
+  };
+
+  const unavailable = (why: string, code: string | null = null): DispatchResult => ({
+    status: "rejected",
+    error: upstreamError("upstream_unavailable", why, PROVIDER, code),
+  });
+
+  async function once(
+    channel: Channel,
+    body: string,
+    signal: AbortSignal,
+  ): Promise<UpstreamTry<DispatchResult>> {
+    const startedAt = clock.now();
+    let response: Awaited<ReturnType<typeof request>>;
+    try {
+      response = await request(endpoint, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${await token(clock.now())}`,
+          "content-type": "application/json",
+          accept: "application/json",
+        },
+        body,
+        signal,
+      });
+    } catch (error) {
+      seen(channel, "unavailable", null, startedAt);
+      if ((error as { code?: unknown } | null)?.code === "ECONNREFUSED") {
+        return {
+          retry: true,
+          value: unavailable("Vonage refused the connection."),
+          retryAfterMs: null,
+        };
+      }
+      return {
+        retry: false,
+        value: unavailable(
+          signal.aborted
+            ? "Vonage did not answer in time; the message was not sent again, as Vonage might have taken it."
+            : "The request to Vonage failed; the message was not sent again, as Vonage might have taken it.",
+        ),
+      };
+    }
+    const status = response.statusCode;
+    const json = await readJson(response.body);
+    if (status === 202 || status === 200) {
+      seen(channel, "accepted", status, startedAt);
+      const uuid = (json as VonageMessageAccepted).message_uuid;
+      return {
+        retry: false,
+        value: { status: "accepted", providerMessageId: typeof uuid === "string" ? uuid : null },
+      };
+    }
+    const error = json as VonageError;
+    const said = error.detail ?? error.title ?? `HTTP ${status}`;
+    const code = providerCodeOf(error);
+    if (status === 429) {
+      seen(channel, "rate_limited", status, startedAt);
+      return {
+        retry: true,
+        value: unavailable(`Vonage is rate limiting requests: ${said}`, code),
+        retryAfterMs: retryAfterMs(headerText(response.headers["retry-after"]), clock.now()),
+      };
+    }
+    if (status === 401 || status === 403) {
+      seen(channel, "unauthorized", status, startedAt);
+      if (clock.now() - unauthorizedLoggedAt >= UNAUTHORIZED_LOG_EVERY_MS) {
+        unauthorizedLoggedAt = clock.now();
+        options.logger?.error(
+          "Vonage refused the application's credentials: every message will fail until they are fixed",
+          {
+            provider: PROVIDER,
+            status,
+            code,
+          },
+        );
+      }
+      return {
+        retry: false,
+        value: {
+          status: "rejected",
+          error: upstreamError(
+            "upstream_unauthorized",
+            `Vonage refused Tidings' credentials: ${said}`,
+            PROVIDER,
+            code,
+          ),
+        },
+      };
+    }
+    if (status >= 500) {
+      seen(channel, "unavailable", status, startedAt);
+      return {
+        retry: false,
+        value: unavailable(
+          `Vonage answered ${status}; the message was not sent again, as Vonage might have taken it.`,
+          code,
+        ),
+      };
+    }
+    seen(channel, "rejected", status, startedAt);
+    return {
+      retry: false,
+      value: {
+        status: "rejected",
+        error: upstreamError(
+          "upstream_rejected",
+          `Vonage refused the message: ${said}`,
+          PROVIDER,
+          code,
+        ),
+      },
+    };
+  }
+
+  const inner: ChannelProvider = {
+    name: PROVIDER,
+    async dispatch(message) {
+      const base =
+        typeof options.callbackBaseUrl === "string"
+          ? options.callbackBaseUrl
+          : options.callbackBaseUrl();
+      const body = JSON.stringify(vonageMessage(message, statusWebhookUrl(base)));
+      return withUpstreamRetries(
+        (signal) =>
+          inProviderRequestSpan(PROVIDER, message.channel, () =>
+            once(message.channel, body, signal),
+          ),
+        {
+          deadlineMs: options.timeoutMs ?? 10_000,
+          clock,
+          random: options.random,
+        },
+      );
+    },
+  };
+  return guardedProvider(inner, circuitBreaker({ clock, ...options.circuit }));
+}

@@ -1,0 +1,41 @@
+// The Vonage Messages API's bodies, as the Vonage Node SDK (`packages/messages`) names them;
+// only the fields Tidings writes or reads.
+
+/** A text message of `POST /v1/messages` on Viber (`viber_service`) or SMS. */
+export interface VonageMessageRequest {
+  channel: "viber_service" | "sms";
+  message_type: "text";
+  to: string;
+  from: string;
+  text: string;
+  client_ref: string;
+  webhook_url: string;
+  viber_service?: { category: "transaction" | "promotion"; ttl: number };
+  sms?: { ttl?: number };
+}
+
+/** The 202 answer: the message's id. */
+export interface VonageMessageAccepted {
+  message_uuid?: string | undefined;
+}
+
+/** An error answer (RFC 7807-like). */
+export interface VonageError {
+  type?: string | undefined;
+  title?: string | undefined;
+  detail?: string | undefined;
+  instance?: string | undefined;
+  invalid_parameters?: Array<{ name?: string; reason?: string }> | undefined;
+}
+
+/** A status webhook's JSON body. */
+export interface VonageStatus {
+  message_uuid?: string | undefined;
+  to?: string | undefined;
+  from?: string | undefined;
+  timestamp?: string | undefined;
+  status?: string | undefined;
+  channel?: string | undefined;
+  client_ref?: string | undefined;
+  error?: VonageError | undefined;
+}

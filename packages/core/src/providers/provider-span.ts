@@ -1,0 +1,32 @@
+import type { Channel } from "../ports.js";
+import { annotateActiveSpan, inSpan } from "../support/tracing.js";
+
+/** Span attribute names of a provider request: names and outcomes only, never a number or text. */
+export const PROVIDER_SPAN_ATTRIBUTES = {
+  provider: "tidings.provider",
+  channel: "tidings.channel",
+  outcome: "tidings.provider.outcome",
+  status: "http.response.status_code",
+} as const;
+
+/**
+ * Runs one request to a provider inside a span `providerRequest` carrying the provider and
+ * channel (a no-op until the host turns tracing on). The adapter notes the outcome with
+ * `noteProviderOutcome` from inside `fn`.
+ */
+export const inProviderRequestSpan = <T>(
+  provider: string,
+  channel: Channel,
+  fn: () => Promise<T>,
+): Promise<T> =>
+  inSpan(
+    "providerRequest",
+    { [PROVIDER_SPAN_ATTRIBUTES.provider]: provider, [PROVIDER_SPAN_ATTRIBUTES.channel]: channel },
+    () => fn(),
+  );
+
+/** Notes on the current provider request's span how it went: an outcome word and the HTTP status. */
+export function noteProviderOutcome(outcome: string, status: number | null): void {
+  annotateActiveSpan(PROVIDER_SPAN_ATTRIBUTES.outcome, outcome);
+  if (status !== null) annotateActiveSpan(PROVIDER_SPAN_ATTRIBUTES.status, status);
+}

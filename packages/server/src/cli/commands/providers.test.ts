@@ -1,0 +1,103 @@
+import { generateKeyPairSync } from "node:crypto";
+import { startFakeInfobip } from "@tidings/adapter-infobip/testing";
+import { startFakeTwilio } from "@tidings/adapter-twilio/testing";
+import { startFakeVonage } from "@tidings/adapter-vonage/testing";
+import { cleanupsEach } from "@tidings/core/testing";
+import { expect, it } from "vitest";
+import { runCli, tempWorkspace } from "../../testing/run-cli.js";
+
+// `tidings providers check` against loopback fakes of each provider: what works, what is
+// refused, and the exit code a script can test.
+
+const cleanups = cleanupsEach();
+const ACCOUNT = `AC${"3".repeat(32)}`;
+
+async function workspace(env: Record<string, string>) {
+  const w = tempWorkspace();
+  cleanups.push(() => w.cleanup());
+  return { ...w.env, TIDINGS_DEV: "1", ...env };
+}
+
+it("checks Viber on Infobip and SMS on Twilio: both work, exit 0", async () => {
+  const infobip = await startFakeInfobip({ apiKey: "ib-key" });
+  const twilio = await startFakeTwilio({ accountSid: ACCOUNT, authToken: "token" });
+  cleanups.push(() => infobip.close());
+  cleanups.push(() => twilio.close());
+  const env = await workspace({
+    TIDINGS_PROVIDER_VIBER: "infobip",
+    TIDINGS_PROVIDER_SMS: "twilio",
+    TIDINGS_INFOBIP_BASE_URL: infobip.url,
+    TIDINGS_INFOBIP_API_KEY: "ib-key",
+    TIDINGS_TWILIO_ACCOUNT_SID: ACCOUNT,
+    TIDINGS_TWILIO_AUTH_TOKEN: "token",
+    TIDINGS_TWILIO_API_URL: twilio.url,
+  });
+  const run = await runCli(["providers", "check", "--json"], env);
+  expect(run.code).toBe(0);
+  expect(run.json()).toEqual({
+    channels: {
+      viber: { provider: "infobip", outcome: "ok", detail: "Infobip balance 42.5 EUR." },
+      sms: { provider: "twilio", outcome: "ok", detail: `Twilio account ${ACCOUNT} is active.` },
+    },
+  });
+  const text = await runCli(["providers", "check"], env);
+  expect(text.stdout).toMatch(/^viber +infobip +ok +Infobip balance/m);
+});
+
+it("a refused key is reported per channel and exits 1; the sandbox needs nothing", async () => {
+  const twilio = await startFakeTwilio({ accountSid: ACCOUNT, authToken: "token" });
+  cleanups.push(() => twilio.close());
+  const env = await workspace({
+    TIDINGS_PROVIDER_SMS: "twilio",
+    TIDINGS_TWILIO_ACCOUNT_SID: ACCOUNT,
+    TIDINGS_TWILIO_AUTH_TOKEN: "wrong",
+    TIDINGS_TWILIO_API_URL: twilio.url,
+  });
+  const run = await runCli(["providers", "check", "--json"], env);
+  expect(run.code).toBe(1);
+  expect(run.json()).toMatchObject({
+    channels: {
+      viber: { provider: "sandbox", outcome: "ok" },
+      sms: { provider: "twilio", outcome: "refused" },
+    },
+  });
+  expect(run.stdout).not.toContain("wrong");
+});
+
+it("Vonage: the balance read with the API key and secret, skipped without them", async () => {
+  const { privateKey } = generateKeyPairSync("rsa", {
+    modulusLength: 2048,
+    privateKeyEncoding: { type: "pkcs8", format: "pem" },
+    publicKeyEncoding: { type: "spki", format: "pem" },
+  });
+  const vonage = await startFakeVonage({
+    applicationId: "app",
+    privateKey,
+    signatureSecret: "s",
+    apiKey: "key",
+    apiSecret: "secret",
+  });
+  cleanups.push(() => vonage.close());
+  const base = {
+    TIDINGS_PROVIDER: "vonage",
+    TIDINGS_VONAGE_APPLICATION_ID: "app",
+    TIDINGS_VONAGE_PRIVATE_KEY: privateKey,
+    TIDINGS_VONAGE_SIGNATURE_SECRET: "s",
+    TIDINGS_VONAGE_API_URL: vonage.url,
+    TIDINGS_VONAGE_REST_URL: vonage.url,
+  };
+  const skipped = await runCli(["providers", "check", "--json"], await workspace(base));
+  expect(skipped.code).toBe(0);
+  expect(skipped.json()).toMatchObject({ channels: { sms: { outcome: "skipped" } } });
+  const checked = await runCli(
+    ["providers", "check", "--json"],
+    await workspace({
+      ...base,
+      TIDINGS_VONAGE_API_KEY: "key",
+      TIDINGS_VONAGE_API_SECRET: "secret",
+    }),
+  );
+  expect(checked.json()).toMatchObject({
+    channels: { viber: { outcome: "ok", detail: "Vonage balance 10.28." }, sms: { outcome: "ok" } },
+  });
+});

@@ -1,0 +1,74 @@
+import { checkInfobipCredentials } from "@tidings/adapter-infobip";
+import { checkTwilioCredentials } from "@tidings/adapter-twilio";
+import { checkVonageCredentials } from "@tidings/adapter-vonage";
+import type { Channel, CredentialsCheck } from "@tidings/core";
+import { ok } from "neverthrow";
+import type { ProviderConfig, ProviderName } from "../../provider-config.js";
+import type { Command } from "../command.js";
+
+/** One provider's cheapest authenticated read, with the configured settings. */
+function check(name: ProviderName, config: ProviderConfig): Promise<CredentialsCheck> {
+  const timeoutMs = config.timeoutMs;
+  if (name === "twilio" && config.twilio) {
+    const t = config.twilio;
+    return checkTwilioCredentials({
+      accountSid: t.accountSid,
+      authToken: t.authToken,
+      apiKeySid: t.apiKeySid ?? undefined,
+      apiKeySecret: t.apiKeySecret ?? undefined,
+      apiUrl: t.apiUrl,
+      timeoutMs,
+    });
+  }
+  if (name === "infobip" && config.infobip) {
+    return checkInfobipCredentials({ ...config.infobip, timeoutMs });
+  }
+  if (name === "vonage" && config.vonage) {
+    const v = config.vonage;
+    return checkVonageCredentials({
+      apiKey: v.apiKey ?? undefined,
+      apiSecret: v.apiSecret ?? undefined,
+      restUrl: v.restUrl,
+      timeoutMs,
+    });
+  }
+  return Promise.resolve({ outcome: "ok", detail: "The sandbox needs no credentials." });
+}
+
+/**
+ * `providers check`: calls each configured provider's cheapest authenticated read once (Twilio
+ * the account, Infobip the balance, Vonage the balance when its API key and secret are set) and
+ * says per channel whether its credentials work. Exits 1 when one is refused or unreachable.
+ */
+export const providersCheck: Command = {
+  name: ["providers", "check"],
+  summary: "Check each channel's provider credentials with its cheapest authenticated read.",
+  usage: "",
+  options: {},
+  async run({ config }) {
+    const providers = config.providers;
+    const names = [...new Set([providers.viber, providers.sms])];
+    const checked = new Map<ProviderName, CredentialsCheck>();
+    await Promise.all(
+      names.map(async (name) => {
+        checked.set(name, await check(name, providers));
+      }),
+    );
+    const channels = Object.fromEntries(
+      (["viber", "sms"] as const).map((channel: Channel) => {
+        const provider = providers[channel];
+        return [channel, { provider, ...checked.get(provider)! }];
+      }),
+    ) as Record<Channel, { provider: ProviderName } & CredentialsCheck>;
+    const failed = Object.values(channels).some(
+      (c) => c.outcome === "refused" || c.outcome === "unreachable",
+    );
+    const human = (["viber", "sms"] as const)
+      .map((channel) => {
+        const c = channels[channel];
+        return `${channel.padEnd(6)}${c.provider.padEnd(9)}${c.outcome.padEnd(12)}${c.detail}`;
+      })
+      .join("\n");
+    return ok({ json: { channels }, human, exitCode: failed ? 1 : 0 });
+  },
+};

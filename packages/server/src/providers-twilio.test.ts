@@ -1,0 +1,161 @@
+import { startFakeTwilio } from "@tidings/adapter-twilio/testing";
+import { cleanupsEach } from "@tidings/core/testing";
+import twilio from "twilio";
+import { expect, it } from "vitest";
+import { eventually } from "./testing/eventually.js";
+import { parseExposition } from "./testing/scrape.js";
+import { serveTidings } from "./testing/served-tidings.js";
+import { startWebhookTally } from "./testing/webhook-tally.js";
+
+// Issue 34 through the real server: `tidings serve` with SMS on Twilio (a loopback fake of it)
+// and Viber left on the sandbox. A send reaches the fake as Twilio's form, the fake's signed
+// status callback comes back through /providers/twilio, and message.delivered reaches a
+// signed webhook receiver; a forged callback changes nothing.
+
+const cleanups = cleanupsEach();
+const ACCOUNT = `AC${"1".repeat(32)}`;
+const TOKEN = "serve-test-auth-token";
+
+it("send → the fake Twilio gets the right request → its callback → message.delivered, signed", {
+  timeout: 60_000,
+}, async () => {
+  const fake = await startFakeTwilio({
+    accountSid: ACCOUNT,
+    authToken: TOKEN,
+    sign: twilio.getExpectedTwilioSignature,
+  });
+  cleanups.push(() => fake.close());
+  const tidings = await serveTidings(
+    {
+      TIDINGS_PROVIDER_SMS: "twilio",
+      TIDINGS_TWILIO_ACCOUNT_SID: ACCOUNT,
+      TIDINGS_TWILIO_AUTH_TOKEN: TOKEN,
+      TIDINGS_TWILIO_API_URL: fake.url,
+    },
+    { scopes: "profiles:read,profiles:write,messages:send,messages:read,webhooks:manage" },
+  );
+  cleanups.push(() => tidings.stop());
+  const listening = await tidings.waitForLog("listening");
+  expect(listening.providers).toEqual({ viber: "sandbox", sms: "twilio" });
+
+  const hook = await tidings.call("POST", "/v1/webhooks", {
+    url: "http://127.0.0.1:1/placeholder",
+    topics: ["message.delivered", "message.failed"],
+  });
+  const { webhook_id, signing_secret } = (await hook.json()) as Record<string, string>;
+  const tally = await startWebhookTally(String(signing_secret));
+  cleanups.push(() => tally.close());
+  await tidings.call("PATCH", `/v1/webhooks/${webhook_id}`, { url: tally.url });
+
+  const sent = await tidings.call("POST", "/v1/messages/send", {
+    campaign_id: tidings.campaignId,
+    recipient: { type: "phone_number", value: "+14155550123" },
+    params: { pin: "424242" },
+  });
+  expect(sent.status).toBe(200);
+  const { message_id, status } = (await sent.json()) as Record<string, string>;
+  expect(status).toBe("sent");
+
+  // What Twilio received: its form, with the callback URL on this server.
+  expect(fake.sends).toHaveLength(1);
+  const [request] = fake.sends;
+  expect(request?.form).toEqual({
+    To: "+14155550123",
+    From: "Acme",
+    Body: "Your code is 424242",
+    ValidityPeriod: expect.stringMatching(/^\d+$/),
+    StatusCallback: `${tidings.url}/providers/twilio/status?m=${message_id}`,
+  });
+  const sid = String(request?.sid);
+
+  // The operator view shows Twilio's sid.
+  const view = (await (await tidings.call("GET", `/v1/messages/${message_id}`)).json()) as Record<
+    string,
+    unknown
+  >;
+  expect(view).toMatchObject({ provider: "twilio", provider_message_id: sid, status: "sent" });
+
+  // A forged callback is refused and changes nothing; the sandbox does not report this message.
+  const forged = await fake.callback(
+    sid,
+    "delivered",
+    {},
+    { signature: "AAAAAAAAAAAAAAAAAAAAAAAAAAA=" },
+  );
+  expect(forged.status).toBe(403);
+  const unsigned = await fake.callback(sid, "delivered", {}, { signature: null });
+  expect(unsigned.status).toBe(403);
+  const sandbox = await tidings.call("POST", `/sandbox/messages/${message_id}/report`, {
+    status: "delivered",
+  });
+  expect(sandbox.status).toBe(404);
+
+  // Twilio's own sequence of callbacks, signed by the official package.
+  expect((await fake.callback(sid, "sent")).status).toBe(200);
+  const delivered = await fake.callback(sid, "delivered");
+  expect([delivered.status, delivered.body]).toEqual([200, ""]);
+  expect((await fake.callback(sid, "delivered")).status).toBe(200);
+
+  const webhook = await eventually("message.delivered at the receiver", async () =>
+    tally.received.find((r) => r.topic === "message.delivered" && r.messageId === message_id),
+  );
+  expect(webhook.verified).toBe(true);
+  const events = (await (await tidings.call("GET", `/v1/messages/${message_id}`)).json()) as {
+    events: Array<{ topic: string }>;
+    status: string;
+  };
+  expect(events.status).toBe("delivered");
+  expect(events.events.map((e) => e.topic)).toEqual(["message.sent", "message.delivered"]);
+  expect(tally.received.filter((r) => r.topic === "message.delivered")).toHaveLength(1);
+
+  // The request to Twilio is counted and timed (the sandbox's Viber channel makes none).
+  const exposition = await (await fetch(`${tidings.url}/metrics`)).text();
+  const samples = parseExposition(exposition);
+  expect(exposition).toContain("tidings_provider_requests_total");
+  const sample = (name: string, labels: Record<string, string>) =>
+    samples.find(
+      (s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v),
+    )?.value;
+  expect(
+    sample("tidings_provider_requests_total", {
+      provider: "twilio",
+      channel: "sms",
+      outcome: "accepted",
+    }),
+  ).toBe(1);
+  expect(
+    sample("tidings_provider_request_duration_seconds_count", {
+      provider: "twilio",
+      channel: "sms",
+    }),
+  ).toBe(1);
+});
+
+it("a Twilio refusal at send is a failed result naming Twilio and its code", {
+  timeout: 60_000,
+}, async () => {
+  const fake = await startFakeTwilio({
+    accountSid: ACCOUNT,
+    authToken: TOKEN,
+    sign: twilio.getExpectedTwilioSignature,
+  });
+  cleanups.push(() => fake.close());
+  const tidings = await serveTidings({
+    TIDINGS_PROVIDER_SMS: "twilio",
+    TIDINGS_TWILIO_ACCOUNT_SID: ACCOUNT,
+    TIDINGS_TWILIO_AUTH_TOKEN: TOKEN,
+    TIDINGS_TWILIO_API_URL: fake.url,
+  });
+  cleanups.push(() => tidings.stop());
+  fake.answerNext("opted_out");
+  const sent = await tidings.call("POST", "/v1/messages/send", {
+    campaign_id: tidings.campaignId,
+    recipient: { type: "phone_number", value: "+14155550124" },
+    params: { pin: "111111" },
+  });
+  expect(sent.status).toBe(200);
+  expect(await sent.json()).toMatchObject({
+    status: "failed",
+    error: { code: "upstream_rejected", provider: "twilio", provider_code: "21610" },
+  });
+});
