@@ -84,6 +84,9 @@ export function sqliteStorage(
     if (options.migrate !== false) migrate(db);
     // Only now, so a migration that builds an index over a large table sorts in files.
     keepStatementJournalsInMemory(db);
+    // A first read in WAL mode makes the -wal and -shm files now, with the database's own
+    // mode, rather than whenever the first request or background round happens to read.
+    db.prepare("SELECT count(*) FROM sqlite_master").get();
     db.exec("PRAGMA busy_timeout = 0");
   } catch (error) {
     if (ownsDatabase) db.close();
