@@ -32,6 +32,7 @@ const campaign = {
   status: "active",
   createdAt: "2026-01-01T00:00:00.000Z",
   updatedAt: "2026-01-02T00:00:00.000Z",
+  smsSender: null,
 };
 
 const key = {
@@ -61,6 +62,7 @@ describe("rowValues and insertStatement", () => {
       "active",
       "2026-01-01T00:00:00.000Z",
       "2026-01-02T00:00:00.000Z",
+      null,
     ]);
     expect(rowValues(sqlTables.apiKeys, key, numbered)[4]).toBe('["messages:send"]');
     expect(insertStatement(sqlTables.apiKeys, numbered, '"s"."api_keys"')).toBe(
