@@ -615,6 +615,11 @@ export interface CompletedAttempt extends AttemptOutcome {
 export interface DeliveryListQuery {
   organizationId: string;
   status?: DeliveryStatus | undefined;
+  /**
+   * Only failing deliveries when true: pending, attempted, and the last attempt did not answer
+   * 2xx (`isFailingDelivery`), the ones being retried.
+   */
+  failing?: boolean | undefined;
   /** Deliveries to this subscription only. */
   webhookId?: string | undefined;
   /** Deliveries of this message's events only. */

@@ -176,8 +176,12 @@ interface WebhookExtras {
 /** A subscription's deliveries as its page shows them: one filtered page of the log. */
 type DeliveryLog = ListPage<DeliveryWithAttemptsView>;
 
+/** "failing" is the API's `failing=true`: pending, with the last attempt failed. */
+const FAILING = "failing";
+
 const DELIVERY_STATUS_OPTIONS = [
   { value: "", label: "Any" },
+  { value: FAILING, label: "failing (pending, last attempt failed)" },
   ...DELIVERY_STATUSES.map((status) => ({ value: status, label: status })),
 ];
 
@@ -348,8 +352,16 @@ async function webhookPage(
 
 /** One page of a subscription's deliveries with their attempts, filtered as the URL says. */
 async function deliveryLog(context: PageContext, webhookId: string): Promise<DeliveryLog> {
-  const list = await readList(context, `/webhooks/${webhookId}`, ["status"], (query) =>
-    listWebhookDeliveries(context.deps, context.actor, webhookId, query),
+  const list = await readList(
+    context,
+    `/webhooks/${webhookId}`,
+    ["status"],
+    (query) => {
+      const { status, ...rest } = query;
+      const asked = status === FAILING ? { ...rest, failing: "true" } : query;
+      return listWebhookDeliveries(context.deps, context.actor, webhookId, asked);
+    },
+    (parameter) => (parameter === "failing" ? "status" : parameter),
   );
   return { ...list, rows: await withAttempts(context, list.rows) };
 }

@@ -74,7 +74,7 @@ export async function openRuntime(
       version: opened.migrations.version,
     });
   }
-  const urlPolicy = createUrlPolicy({ dev: config.dev });
+  const urlPolicy = createUrlPolicy({ dev: config.dev, devModeHint: "TIDINGS_DEV=1" });
   const transport = undiciWebhookTransport({ urlPolicy });
   const provider = sandboxProvider({ delayMs: config.sandboxDelayMs });
   const queuedListeners: Array<() => void> = [];

@@ -12,6 +12,7 @@ import {
   newestFirst,
   oldestFirst,
 } from "./state.js";
+import { isFailingDelivery } from "../../webhooks/failing-delivery.js";
 
 const leaseFree = (d: DeliveryRecord, now: number): boolean =>
   d.leaseOwner === null || d.leaseExpiresAt === null || ms(d.leaseExpiresAt) <= now;
@@ -96,6 +97,7 @@ export function memoryDeliveries(scope: MemoryScope): DeliveryRepository {
             (d) =>
               d.organizationId === q.organizationId &&
               (q.status === undefined || d.status === q.status) &&
+              (q.failing !== true || isFailingDelivery(d)) &&
               (q.webhookId === undefined || webhookIdOf(d) === q.webhookId) &&
               (q.messageId === undefined || d.messageId === q.messageId) &&
               createdWithin(d.createdAt, q.createdAfter, q.createdBefore),
