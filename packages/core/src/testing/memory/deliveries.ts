@@ -2,6 +2,7 @@ import type { DeliveryRecord, DeliveryRepository, FailingDestination } from "../
 import { byDue } from "../../sql/delivery-order.js";
 import { fairOrder } from "../../sql/fair-order.js";
 import { isoAt } from "../../support/clock.js";
+import { isFailingDelivery } from "../../webhooks/failing-delivery.js";
 import type { MemoryScope } from "./scope.js";
 import {
   assertNew,
@@ -12,7 +13,6 @@ import {
   newestFirst,
   oldestFirst,
 } from "./state.js";
-import { isFailingDelivery } from "../../webhooks/failing-delivery.js";
 
 const leaseFree = (d: DeliveryRecord, now: number): boolean =>
   d.leaseOwner === null || d.leaseExpiresAt === null || ms(d.leaseExpiresAt) <= now;
