@@ -342,6 +342,8 @@ export interface OrganizationRepository {
   insert(org: OrganizationRecord): Promise<void>;
   /** `null` when unknown. */
   get(id: string): Promise<OrganizationRecord | null>;
+  /** Every organization, oldest first (ties by id). */
+  list(): Promise<OrganizationRecord[]>;
 }
 
 export interface ProfileListQuery {

@@ -11,7 +11,7 @@ import {
 import { consoleLink, consoleSessionsRevoke } from "./commands/console.js";
 import { keysCreate, keysList, keysRevoke } from "./commands/keys.js";
 import { migrateCommand } from "./commands/migrate.js";
-import { orgsCreate } from "./commands/orgs.js";
+import { orgsCreate, orgsGet, orgsList } from "./commands/orgs.js";
 import { profilesImport } from "./commands/profiles-import.js";
 import { profilesListsAdd } from "./commands/profiles-lists.js";
 import { serveCommand } from "./commands/serve.js";
@@ -23,6 +23,8 @@ export const COMMANDS: readonly Command[] = [
   workerCommand,
   migrateCommand,
   orgsCreate,
+  orgsList,
+  orgsGet,
   keysCreate,
   keysList,
   keysRevoke,
