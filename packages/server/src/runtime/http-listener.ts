@@ -4,6 +4,7 @@ import type { ServerConfig } from "../config.js";
 import type { Logger } from "../logger.js";
 import { withMetricsEndpoint } from "../observability/metrics-endpoint.js";
 import { withRequestMetrics } from "../observability/request-metrics.js";
+import { withFrontPage } from "./front-page.js";
 import { type Mount, withMounts } from "./mount.js";
 import { withRequestLog } from "./request-log.js";
 import type { Runtime } from "./runtime.js";
@@ -45,7 +46,9 @@ export async function listenHttp(
       ]
     : [];
   const { metrics } = runtime;
-  const served = withMounts(createHttpApp(runtime.deps, { logger }), mounts);
+  const served = withFrontPage(withMounts(createHttpApp(runtime.deps, { logger }), mounts), {
+    console: config.console ? CONSOLE_PATH : null,
+  });
   const app = withRequestLog(
     metrics
       ? withRequestMetrics(

@@ -1,0 +1,76 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { type ServedTidings, serveTidings } from "./testing/served-tidings.js";
+
+// What a newcomer meets first, through the real server: the page at `/`, and a refusal that
+// says how to allow a local webhook receiver.
+
+let served: ServedTidings | null = null;
+afterEach(async () => {
+  await served?.stop();
+  served = null;
+});
+
+describe("the server's address opened in a browser", () => {
+  it("answers a small page pointing at the console, the OpenAPI document and the docs", async () => {
+    served = await serveTidings();
+    const page = await fetch(`${served.url}/`, { headers: { accept: "text/html,*/*;q=0.8" } });
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    expect(page.headers.get("content-security-policy")).toBe("default-src 'none'");
+    const html = await page.text();
+    for (const href of ["/console", "/openapi.json", "/healthz", "https://github.com/"]) {
+      expect(html).toContain(`href="${href}`);
+    }
+    // Each link leads somewhere.
+    // The console asks a visitor without a session to sign in (the page says how).
+    const consolePage = await fetch(`${served.url}/console`, { redirect: "manual" });
+    expect(consolePage.status).not.toBe(404);
+    expect(consolePage.headers.get("content-type")).toContain("text/html");
+    expect(html).toContain("tidings console link");
+    expect((await fetch(`${served.url}/openapi.json`)).status).toBe(200);
+
+    const json = await fetch(`${served.url}/?from=probe`);
+    expect(json.status).toBe(200);
+    expect(await json.json()).toMatchObject({
+      name: "tidings",
+      console: "/console",
+      openapi: "/openapi.json",
+      docs: expect.stringMatching(/^https:\/\//),
+    });
+    const head = await fetch(`${served.url}/`, { method: "HEAD" });
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe("");
+    // Only GET and HEAD: anything else at / is the API's usual answer.
+    expect((await fetch(`${served.url}/`, { method: "POST" })).status).toBeGreaterThanOrEqual(400);
+  });
+
+  it("leaves the console out when it is turned off", async () => {
+    served = await serveTidings({ TIDINGS_CONSOLE: "0" });
+    const html = await (await fetch(`${served.url}/`, { headers: { accept: "text/html" } })).text();
+    expect(html).not.toContain('href="/console"');
+    expect(html).toContain("TIDINGS_CONSOLE=0");
+    expect((await (await fetch(`${served.url}/`)).json()).console).toBeNull();
+  });
+});
+
+it("a webhook URL refused outside development mode says that TIDINGS_DEV=1 allows it", async () => {
+  served = await serveTidings({ TIDINGS_DEV: "0" });
+  const send = (webhook_url: string) =>
+    served?.call("POST", "/v1/messages/send", {
+      campaign_id: served.campaignId,
+      recipient: { type: "phone_number", value: "+14155550101" },
+      params: { pin: "123456" },
+      webhook_url,
+    });
+  for (const url of ["http://127.0.0.1:4000/webhooks", "https://127.0.0.1:4000/webhooks"]) {
+    const answer = await send(url);
+    expect(answer?.status, url).toBe(400);
+    const problem = (await answer?.json()) as { errors: Array<{ path: string; message: string }> };
+    expect(problem.errors).toEqual([
+      {
+        path: "webhook_url",
+        message: expect.stringContaining("allowed when the server runs with TIDINGS_DEV=1"),
+      },
+    ]);
+  }
+});
