@@ -44,7 +44,22 @@ export type CommandOutcome = Result<CommandAnswer, DomainError>;
 
 export type CommandAnswer = { json: unknown; human: string } | { exitCode: number };
 
-export type OptionSpec = { type: "string" | "boolean"; short?: string; multiple?: boolean };
+/** One option: how `parseArgs` reads it, and what `--help` says of it. */
+export type OptionSpec = {
+  type: "string" | "boolean";
+  short?: string;
+  multiple?: boolean;
+  /** What it sets, in a sentence, for the command's `--help`. */
+  help: string;
+  /** The value's name in `--help` (`SECONDS`), for a string option; its own name upper-cased otherwise. */
+  value?: string;
+};
+
+/** `--org ORG`, which most commands take. */
+export const ORG_OPTION: OptionSpec = {
+  type: "string",
+  help: "The organization's id (org_…); `tidings orgs list` shows them.",
+};
 
 /** One command of the `tidings` CLI. */
 export interface Command {

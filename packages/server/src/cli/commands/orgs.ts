@@ -15,7 +15,7 @@ export const orgsCreate: Command = {
   name: ["orgs", "create"],
   summary: "Create an organization.",
   usage: "--name NAME",
-  options: { name: { type: "string" } },
+  options: { name: { type: "string", help: "The organization's name." } },
   required: ["name"],
   async run({ runtime, flags }) {
     const created = await createOrganization(runtime.deps, { name: flags.name });
@@ -36,7 +36,9 @@ export const orgsList: Command = {
   name: ["orgs", "list"],
   summary: "List the organizations, oldest first, with the id every --org takes.",
   usage: "[--name NAME]",
-  options: { name: { type: "string" } },
+  options: {
+    name: { type: "string", help: "Only the organizations of this name (ignoring case)." },
+  },
   async run({ runtime, flags, io }) {
     const wanted = typeof flags.name === "string" ? flags.name.trim().toLowerCase() : null;
     const orgs = (await runtime.deps.storage.organizations.list())
