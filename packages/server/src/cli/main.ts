@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { closestName, editDistance } from "@tidings/core";
 import serverPackage from "../../package.json" with { type: "json" };
 import { readConfig } from "../config.js";
 import { createLogger } from "../logger.js";
@@ -6,7 +7,7 @@ import { startTracing, type Tracing } from "../observability/tracing.js";
 import { openRuntime, type Runtime } from "../runtime/runtime.js";
 import { ConfigError } from "../secret-key.js";
 import type { CliIo, Command, Flags } from "./command.js";
-import { closestFlag, closestName, distance, withFlagNames } from "./flag-names.js";
+import { closestFlag, withFlagNames } from "./flag-names.js";
 import { COMMANDS, commandHelp, commandsOf, overallHelp, writeHelp } from "./help.js";
 import { writeError, writeProblem, writeResult } from "./output.js";
 import { UsageError } from "./usage-error.js";
@@ -58,7 +59,10 @@ function unknownCommand(argv: string[]): string {
     .map((command) => {
       const rest = command.name.slice(1).join(" ");
       const typed = words.slice(1, command.name.length).join(" ");
-      return { command, edits: closestName(typed, [rest]) === null ? null : distance(typed, rest) };
+      return {
+        command,
+        edits: closestName(typed, [rest]) === null ? null : editDistance(typed, rest),
+      };
     })
     .filter((candidate) => candidate.edits !== null)
     .sort((a, b) => (a.edits ?? 0) - (b.edits ?? 0));
