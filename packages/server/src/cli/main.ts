@@ -1,6 +1,5 @@
 import { parseArgs } from "node:util";
 import { closestName, editDistance } from "@tidings/core";
-import serverPackage from "../../package.json" with { type: "json" };
 import { readConfig } from "../config.js";
 import { createLogger } from "../logger.js";
 import { startTracing, type Tracing } from "../observability/tracing.js";
@@ -11,6 +10,7 @@ import { closestFlag, withFlagNames } from "./flag-names.js";
 import { COMMANDS, commandHelp, commandsOf, overallHelp, writeHelp } from "./help.js";
 import { writeError, writeProblem, writeResult } from "./output.js";
 import { UsageError } from "./usage-error.js";
+import { answerVersion } from "./version.js";
 
 /** Exit codes: 0 done, 1 the command failed, 2 the command line is wrong. */
 export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
@@ -158,10 +158,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     if (!json) io.stderr.write(`\n${overallHelp().text}\n`);
     return EXIT.usage;
   }
-  if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) {
-    writeResult(io.stdout, json, { version: serverPackage.version }, serverPackage.version);
-    return EXIT.ok;
-  }
+  if (answerVersion(argv, io.stdout)) return EXIT.ok;
   if (args[0] === "help") return help(io, json, args.slice(1));
   if (args.every(isHelpFlag)) return help(io, json, []);
   const found = findCommand(args);
