@@ -1,8 +1,11 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
+import { eventually } from "./testing/eventually.js";
 import { type ServedTidings, serveTidings } from "./testing/served-tidings.js";
 
-// What a newcomer meets first, through the real server: the page at `/`, and a refusal that
-// says how to allow a local webhook receiver.
+// What a newcomer meets first, through the real server: the page at `/`, a refusal that says
+// how to allow a local webhook receiver, and log lines of one style.
 
 let served: ServedTidings | null = null;
 afterEach(async () => {
@@ -72,5 +75,54 @@ it("a webhook URL refused outside development mode says that TIDINGS_DEV=1 allow
         message: expect.stringContaining("allowed when the server runs with TIDINGS_DEV=1"),
       },
     ]);
+  }
+});
+
+it("logs every request with a request id and every field in snake_case, webhook attempts too", async () => {
+  const receiver = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => res.writeHead(204).end());
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+  try {
+    served = await serveTidings();
+    const { port } = receiver.address() as AddressInfo;
+    const sent = await served.call("POST", "/v1/messages/send", {
+      campaign_id: served.campaignId,
+      recipient: { type: "phone_number", value: "+14155550101" },
+      params: { pin: "123456" },
+      webhook_url: `http://127.0.0.1:${port}/hooks`,
+    });
+    expect(sent.status).toBe(200);
+    const attempt = await served.waitForLog("webhook attempt");
+    expect(attempt).toMatchObject({
+      delivery_id: expect.any(String),
+      status_code: 204,
+      duration_ms: expect.any(Number),
+      outcome: "delivered",
+    });
+
+    // The console's pages and `/` carry a request id too, in the answer and in the log line.
+    const page = await fetch(`${served.url}/console`, {
+      headers: { "x-request-id": "trace-me-1" },
+    });
+    expect(page.headers.get("x-request-id")).toBe("trace-me-1");
+    const front = await fetch(`${served.url}/`);
+    const frontId = front.headers.get("x-request-id");
+    expect(frontId).toMatch(/^[0-9a-f-]{36}$/);
+    const logged = await eventually("the front page's request line", async () =>
+      served?.logs().find((line) => line.msg === "request" && line.path === "/"),
+    );
+    expect(logged.request_id).toBe(frontId);
+    const requests = served.logs().filter((line) => line.msg === "request");
+    expect(requests.find((line) => line.path === "/console")?.request_id).toBe("trace-me-1");
+    expect(requests.filter((line) => line.request_id === null)).toEqual([]);
+
+    for (const line of served.logs()) {
+      for (const key of Object.keys(line))
+        expect(key, JSON.stringify(line)).toMatch(/^[a-z0-9_]+$/);
+    }
+  } finally {
+    await new Promise<void>((resolve) => receiver.close(() => resolve()));
   }
 });

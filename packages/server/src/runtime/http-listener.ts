@@ -57,6 +57,7 @@ export async function listenHttp(
         )
       : served,
     logger,
+    runtime.deps.ids,
   );
   const server = createServer(app);
   const where = await server.listen(port, host);
