@@ -43,6 +43,13 @@ describe("the server's address opened in a browser", () => {
     const head = await fetch(`${served.url}/`, { method: "HEAD" });
     expect(head.status).toBe(200);
     expect(await head.text()).toBe("");
+    // The icon browsers ask for: the console's.
+    const favicon = await fetch(`${served.url}/favicon.ico`, { redirect: "manual" });
+    expect(favicon.status).toBe(301);
+    expect(favicon.headers.get("location")).toBe("/console/assets/icon.svg");
+    const icon = await fetch(`${served.url}/favicon.ico`);
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get("content-type")).toContain("image/svg+xml");
     // Only GET and HEAD: anything else at / is the API's usual answer.
     expect((await fetch(`${served.url}/`, { method: "POST" })).status).toBeGreaterThanOrEqual(400);
   });
@@ -53,6 +60,7 @@ describe("the server's address opened in a browser", () => {
     expect(html).not.toContain('href="/console"');
     expect(html).toContain("TIDINGS_CONSOLE=0");
     expect((await (await fetch(`${served.url}/`)).json()).console).toBeNull();
+    expect((await fetch(`${served.url}/favicon.ico`)).status).toBe(204);
   });
 });
 

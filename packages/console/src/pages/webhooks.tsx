@@ -83,7 +83,7 @@ const statusBadge = (webhook: Pick<WebhookView, "status" | "disabled_reason">) =
     <Badge tone="bad">Inactive</Badge>
   );
 
-function WebhookFields(props: { form: WebhookForm; errors: FieldErrors }) {
+function WebhookFields(props: { form: WebhookForm; errors: FieldErrors; devMode: boolean }) {
   const { form, errors } = props;
   const field = fieldsOf(form, errors);
   return (
@@ -93,7 +93,11 @@ function WebhookFields(props: { form: WebhookForm; errors: FieldErrors }) {
         label="URL"
         type="url"
         required
-        hint="An https address that receives signed POSTs."
+        hint={
+          props.devMode
+            ? "An https or http address that receives signed POSTs (http and this machine's addresses only in development mode)."
+            : "An https address that receives signed POSTs."
+        }
       />
       <CheckboxGroup
         name="topics"
@@ -162,7 +166,7 @@ function WebhooksPage(props: {
         errors={props.errors}
         button="Create webhook"
       >
-        <WebhookFields form={props.form} errors={props.errors} />
+        <WebhookFields form={props.form} errors={props.errors} devMode={frame.devMode} />
       </FormCard>
     </Layout>
   );
@@ -290,7 +294,7 @@ function WebhookPage(props: {
       </div>
       <WebhookDeliveries frame={frame} path={path} log={props.log} />
       <EditCard frame={frame} action={path} label="Edit webhook" errors={props.errors}>
-        <WebhookFields form={props.form} errors={props.errors} />
+        <WebhookFields form={props.form} errors={props.errors} devMode={frame.devMode} />
       </EditCard>
     </Layout>
   );

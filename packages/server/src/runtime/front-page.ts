@@ -61,9 +61,23 @@ export function withFrontPage(app: HttpApp, links: FrontPageLinks): HttpApp {
     ...app,
     async handle(request) {
       const method = request.method.toUpperCase();
-      if (request.url.split("?", 1)[0] !== "/" || (method !== "GET" && method !== "HEAD")) {
-        return app.handle(request);
+      const path = request.url.split("?", 1)[0];
+      if (method !== "GET" && method !== "HEAD") return app.handle(request);
+      // Browsers ask for it on every page: the console's icon, or nothing, rather than a 404.
+      if (path === "/favicon.ico") {
+        return links.console === null
+          ? { status: 204, headers: { "cache-control": "max-age=86400" }, body: "", route: path }
+          : {
+              status: 301,
+              headers: {
+                location: `${links.console}/assets/icon.svg`,
+                "cache-control": "max-age=86400",
+              },
+              body: "",
+              route: path,
+            };
       }
+      if (path !== "/") return app.handle(request);
       const html = header(request, "accept").includes("text/html");
       const body = html
         ? page(links)

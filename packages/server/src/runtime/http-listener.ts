@@ -31,7 +31,7 @@ export async function listenHttp(
   logger: Logger,
   host: string,
   port: number,
-  config: Pick<ServerConfig, "console" | "publicUrl" | "metricsToken">,
+  config: Pick<ServerConfig, "console" | "publicUrl" | "metricsToken" | "dev">,
 ): Promise<HttpListener> {
   const mounts: Mount[] = config.console
     ? [
@@ -41,6 +41,7 @@ export async function listenHttp(
             basePath: CONSOLE_PATH,
             publicUrl: config.publicUrl ?? undefined,
             logger,
+            devMode: config.dev,
           }),
         },
       ]
