@@ -4,6 +4,7 @@ import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { skippedUnless } from "@tidings/core/testing";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT, type ServerProcess, startServer } from "./testing/child-cli.js";
@@ -16,11 +17,8 @@ import { cliOrganization, runCli, tempWorkspace } from "./testing/run-cli.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium) {
-  if (process.env.CI === "true") {
-    throw new Error(`${CHROMIUM} is missing; .ci/run installs it (apt-get install chromium).`);
-  }
-  console.warn(`console browser tests skipped: ${CHROMIUM} is missing (apt-get install chromium).`);
+if (!haveChromium && process.env.CI === "true") {
+  throw new Error(`${CHROMIUM} is missing; .ci/run installs it (apt-get install chromium).`);
 }
 
 /** `pnpm screenshots` sets this to docs/console; otherwise screenshots go to a temp directory. */
@@ -59,7 +57,12 @@ async function flakyReceiver() {
   };
 }
 
-describe.skipIf(!haveChromium)("the console in Chromium", () => {
+describe.skipIf(
+  skippedUnless(
+    haveChromium,
+    `the console's browser test needs Chromium at ${CHROMIUM} (apt-get install chromium)`,
+  ),
+)("the console in Chromium", () => {
   const workspace = tempWorkspace();
   let server: ServerProcess;
   let browser: Browser;
