@@ -17,6 +17,7 @@ export default defineConfig({
       { find: /^@tidings\/adapter-postgres$/, replacement: src("adapter-postgres") },
       { find: /^@tidings\/server$/, replacement: src("server") },
       { find: /^@tidings\/console$/, replacement: src("console") },
+      { find: /^@tidings\/client$/, replacement: src("client") },
     ],
   },
   test: {

@@ -12,7 +12,17 @@ built packages (\`packages/*/dist\`), on loopback only. Ratios compare figures t
 run, so they carry over between machines better than the absolute numbers do.
 `;
 
-const ORDER = ["http", "webhooks", "fair", "scale", "messages", "metrics", "validator"];
+const ORDER = [
+  "http",
+  "webhooks",
+  "fair",
+  "scale",
+  "messages",
+  "metrics",
+  "validator",
+  "client-size",
+  "recovery",
+];
 
 const start = (name: string) => `<!-- bench:${name}:start -->`;
 const end = (name: string) => `<!-- bench:${name}:end -->`;

@@ -81,7 +81,7 @@ const exited = (child: ChildProcess): Promise<void> =>
   });
 
 /** A port that was free a moment ago (the server logs its port only at `info`). */
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createNetServer();
     probe.once("error", reject);

@@ -1,4 +1,4 @@
-import { authenticate, type Deps, requireScope } from "@tidings/core";
+import { authenticate, type Deps, isStorageUnavailable, requireScope } from "@tidings/core";
 import { type Answer, json, problem, render } from "./answer.js";
 import { headerValue } from "./headers.js";
 import { bodyLength } from "./json-body.js";
@@ -32,6 +32,27 @@ export interface HttpAppOptions {
   basePath?: string | undefined;
   /** The largest request body, in bytes (1 MiB). */
   maxBodyBytes?: number | undefined;
+}
+
+/** Every route under `/v1`; the sandbox's are apart, served only with the sandbox provider. */
+const apiRoutes: readonly Route[] = [
+  ...profileRoutes,
+  ...messageRoutes,
+  ...messageReadRoutes,
+  ...webhookRoutes,
+  ...campaignRoutes,
+  ...deliveryRoutes,
+];
+
+/**
+ * The OpenAPI document `GET /openapi.json` serves, built without a server: what clients
+ * generate their types from (`@tidings/client` commits its own, generated with no sandbox).
+ */
+export function servedOpenApiDocument(
+  options: { sandbox?: boolean | undefined; basePath?: string | undefined } = {},
+) {
+  const documented = options.sandbox ? [...apiRoutes, ...sandboxRoutes] : apiRoutes;
+  return buildOpenApiDocument(documented, { basePath: options.basePath });
 }
 
 interface PublicRoute {
@@ -72,15 +93,6 @@ export function createHttpApp(deps: Deps, options: HttpAppOptions = {}): HttpApp
   const logger: HttpLogger = options.logger ?? console;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const sandbox = options.sandbox ?? deps.provider.name === "sandbox";
-  const apiRoutes: Route[] = [
-    ...profileRoutes,
-    ...messageRoutes,
-    ...messageReadRoutes,
-    ...webhookRoutes,
-    ...campaignRoutes,
-    ...deliveryRoutes,
-  ];
-  const documented = sandbox ? [...apiRoutes, ...sandboxRoutes] : apiRoutes;
   let openApi: string | null = null;
 
   const publicRouter = createRouter<PublicRoute>([
@@ -90,6 +102,7 @@ export function createHttpApp(deps: Deps, options: HttpAppOptions = {}): HttpApp
       path: "/readyz",
       async run() {
         try {
+          // The probe also clears the storage's health once it works again.
           await deps.storage.ping();
           return json(200, { status: "ready" });
         } catch {
@@ -101,9 +114,7 @@ export function createHttpApp(deps: Deps, options: HttpAppOptions = {}): HttpApp
       method: "GET",
       path: "/openapi.json",
       async run() {
-        openApi ??= JSON.stringify(
-          buildOpenApiDocument(documented, { basePath: options.basePath }),
-        );
+        openApi ??= JSON.stringify(servedOpenApiDocument({ sandbox, basePath: options.basePath }));
         return {
           kind: "stored",
           status: 200,
@@ -184,6 +195,20 @@ export function createHttpApp(deps: Deps, options: HttpAppOptions = {}): HttpApp
     return problem(edgeProblems.routeNotFound(path));
   }
 
+  // An outage is logged once when it starts and once when it ends, not at every request it
+  // fails; without a storage that reports its health, each such request is logged, stackless.
+  const health = deps.storage.health;
+  health?.onChange((change) => {
+    if (change.available) {
+      logger.info?.("storage available again", { unavailable_for_ms: change.unavailableForMs });
+    } else {
+      logger.warn?.("storage unavailable: answering 503 until it is back", {
+        reason: change.error.reason,
+        error: change.error.message,
+      });
+    }
+  });
+
   /** The answer to one request, with its request id; unexpected failures become a logged 500. */
   async function answer(request: HttpRequest, seen: RouteSeen): Promise<HttpResponse> {
     const requestId = requestIdOf(request.headers, deps.ids);
@@ -191,6 +216,23 @@ export function createHttpApp(deps: Deps, options: HttpAppOptions = {}): HttpApp
     try {
       response = render(await dispatch(request, requestId, seen), requestId);
     } catch (error) {
+      if (isStorageUnavailable(error)) {
+        if (health === undefined) {
+          logger.warn?.("request refused: storage unavailable", {
+            request_id: requestId,
+            method: request.method,
+            path: splitTarget(request.url)?.path ?? null,
+            error: error.message,
+          });
+        }
+        const write = request.method !== "GET" && request.method !== "HEAD";
+        response = problemResponse(
+          edgeProblems.storageUnavailable(error.outcome, write),
+          requestId,
+        );
+        response.headers["cache-control"] ??= "no-store";
+        return forMethod(request.method, response);
+      }
       if (isStorageBusy(error)) {
         logger.warn?.("request refused: storage busy", {
           request_id: requestId,

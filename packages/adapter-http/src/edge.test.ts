@@ -1,4 +1,9 @@
-import { createApiKey, revokeApiKey, StorageBusyError } from "@tidings/core";
+import {
+  createApiKey,
+  revokeApiKey,
+  StorageBusyError,
+  StorageUnavailableError,
+} from "@tidings/core";
 import { describe, expect, it } from "vitest";
 import { otpBody } from "./testing/http-world.js";
 import { specWorld } from "./testing/world-with-spec.js";
@@ -171,6 +176,38 @@ describe("the HTTP edge", () => {
     // Nothing was written: the same request succeeds once the lock is free.
     const again = await world.call("POST", LIST, LIST, { body: { phone_number: "+14155552671" } });
     expect(again.status).toBe(201);
+  });
+
+  it("storage out of reach is 503 storage_unavailable with Retry-After, saying whether a retry is safe", async () => {
+    const world = await specWorld();
+    world.storage.failNext(
+      "profiles.insert",
+      new StorageUnavailableError("unreachable", "unchanged"),
+    );
+    const refused = await world.call("POST", LIST, LIST, {
+      body: { phone_number: "+14155552671" },
+      headers: { "x-request-id": "down-1" },
+    });
+    expect(refused.status).toBe(503);
+    expect(refused.headers["retry-after"]).toBe("1");
+    expect(refused.json).toMatchObject({ code: "storage_unavailable", request_id: "down-1" });
+    expect(String(refused.json.detail)).toMatch(/nothing was changed/);
+    expect(refused.json.changed).toBe(false);
+
+    world.storage.failNext(
+      "profiles.insert",
+      new StorageUnavailableError("unreachable", "unknown"),
+    );
+    const cut = await world.call("POST", LIST, LIST, { body: { phone_number: "+14155552672" } });
+    expect(cut.status).toBe(503);
+    expect(String(cut.json.detail)).toMatch(/only with the same Idempotency-Key/);
+    expect(cut.json.changed).toBeNull();
+
+    // A read changed nothing, whatever the connection did.
+    world.storage.failNext("profiles.list", new StorageUnavailableError("disk_full", "unknown"));
+    const read = await world.call("GET", LIST, LIST);
+    expect(read.status).toBe(503);
+    expect(String(read.json.detail)).toMatch(/nothing was changed/);
   });
 
   it("X-Request-Id is echoed when sane, else a UUID v7 is made", async () => {

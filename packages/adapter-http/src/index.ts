@@ -2,7 +2,7 @@
 // Each line re-exports one module's names.
 
 export type { HttpAppOptions } from "./app.js";
-export { createHttpApp, DEFAULT_MAX_BODY_BYTES } from "./app.js";
+export { createHttpApp, DEFAULT_MAX_BODY_BYTES, servedOpenApiDocument } from "./app.js";
 export type { FetchHandler, FetchHandlerOptions } from "./fetch-handler.js";
 export { createFetchHandler } from "./fetch-handler.js";
 export type { OpenApiOptions } from "./openapi/document.js";

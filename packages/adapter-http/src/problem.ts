@@ -1,4 +1,9 @@
-import { type DomainError, type Issue, StorageBusyError } from "@tidings/core";
+import {
+  type DomainError,
+  type Issue,
+  StorageBusyError,
+  type StorageFaultOutcome,
+} from "@tidings/core";
 import type { HttpResponse } from "./types.js";
 
 /** Where every problem `type` URI points; `<base><code>` names one kind of problem. */
@@ -14,6 +19,8 @@ export interface Problem {
   request_id: string;
   errors?: Array<{ path: string; message: string }> | undefined;
   conflicts?: Array<{ id: string; reason: string }> | undefined;
+  /** `storage_unavailable` only: `false` when nothing was changed, `null` when unknown. */
+  changed?: false | null | undefined;
 }
 
 /** What an answer other than the happy one is made of, before the request id is known. */
@@ -24,6 +31,7 @@ export interface ProblemSpec {
   title?: string | undefined;
   issues?: readonly Issue[] | undefined;
   conflicts?: ReadonlyArray<{ id: string; reason: string }> | undefined;
+  changed?: false | null | undefined;
   headers?: Record<string, string> | undefined;
 }
 
@@ -87,6 +95,7 @@ export function problemResponse(spec: ProblemSpec, requestId: string): HttpRespo
   if (spec.conflicts && spec.conflicts.length > 0) {
     problem.conflicts = spec.conflicts.map((c) => ({ id: c.id, reason: c.reason }));
   }
+  if (spec.changed !== undefined) problem.changed = spec.changed;
   return {
     status: spec.status,
     headers: {
@@ -162,10 +171,26 @@ export const edgeProblems = {
       "The database is locked by another process (an import, say); nothing was changed. Retry shortly.",
     headers: { "retry-after": "1" },
   }),
+  /**
+   * Storage is out of reach, full or read-only. A read changed nothing whatever happened; a
+   * write says whether it did, and when it may have, that only the same `Idempotency-Key`
+   * makes a retry safe.
+   */
+  storageUnavailable: (outcome: StorageFaultOutcome, write: boolean): ProblemSpec => ({
+    status: 503,
+    code: "storage_unavailable",
+    changed: outcome === "unchanged" || !write ? false : null,
+    detail:
+      outcome === "unchanged" || !write
+        ? "The database is unavailable for now; nothing was changed. Retry shortly."
+        : "The database became unavailable while the request ran, so it may or may not have taken effect. A retry is safe only with the same Idempotency-Key.",
+    headers: { "retry-after": "1" },
+  }),
   notReady: (): ProblemSpec => ({
     status: 503,
     code: "not_ready",
     detail: "The service cannot reach its storage.",
+    headers: { "retry-after": "1" },
   }),
 };
 

@@ -32,6 +32,7 @@ export type {
   PgTransactor,
 } from "./pg-client.js";
 export { singleConnection } from "./pg-client.js";
+export { pgFault } from "./pg-faults.js";
 export type { PostgresStorageOptions } from "./postgres-storage.js";
 export { postgresStorage } from "./postgres-storage.js";
 export type {

@@ -1,4 +1,5 @@
 import { createAsyncMutex } from "@tidings/core/sql";
+import { asPgFault } from "./pg-faults.js";
 
 /**
  * The subset of a PostgreSQL driver this adapter uses, declared here so the public API never
@@ -19,6 +20,41 @@ export interface PgPoolConnection extends PgQueryable {
    * transaction. Connections of `preparedStatements` offer it.
    */
   beginWith?(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
+  /**
+   * Optional (`pg.PoolClient` has it): listens for the connection's `error` event, which a
+   * driver emits when the connection breaks; with no listener Node ends the process.
+   */
+  on?(event: "error", listener: (error: Error) => void): unknown;
+  removeListener?(event: "error", listener: (error: Error) => void): unknown;
+}
+
+/** What `watchErrors` tells of a borrowed connection. */
+export interface ConnectionWatch {
+  /** Whether the connection emitted `error` since it was borrowed. */
+  broken(): boolean;
+  /** Stops listening; call it when the connection is given back. */
+  stop(): void;
+}
+
+/**
+ * Listens for `error` on a borrowed connection for as long as it is borrowed. `pg.Pool` listens
+ * only while a connection is idle, so a connection that breaks (the server restarts, an
+ * administrator terminates the backend) while a query runs on it would otherwise emit an
+ * `error` nobody handles, and Node would end the process. The query in flight fails on its own;
+ * the connection, marked broken, is destroyed when given back.
+ */
+export function watchErrors(connection: PgPoolConnection): ConnectionWatch {
+  let broken = false;
+  const listener = () => {
+    broken = true;
+  };
+  connection.on?.("error", listener);
+  return {
+    broken: () => broken,
+    stop: () => {
+      connection.removeListener?.("error", listener);
+    },
+  };
 }
 
 /**
@@ -89,7 +125,10 @@ export async function runTransaction<T>(
   fn: (tx: PgQueryable) => Promise<T>,
 ): Promise<T> {
   if (isTransactor(client)) return client.transaction(fn);
-  const connection = await client.connect();
+  const connection = await client.connect().catch((error: unknown) => {
+    throw asPgFault(error, "unchanged");
+  });
+  const watch = watchErrors(connection);
   // A connection whose BEGIN, COMMIT or ROLLBACK failed is not fit for the next borrower.
   let reusable = true;
   const control = async (text: string): Promise<void> => {
@@ -141,11 +180,19 @@ export async function runTransaction<T>(
       result = await fn(tx);
     } catch (error) {
       if (begun()) await control("ROLLBACK").catch(() => undefined);
-      throw error;
+      // A transaction that never reached COMMIT wrote nothing: PostgreSQL rolls back the
+      // transaction of a connection that breaks.
+      throw asPgFault(error, "unchanged");
     }
-    if (begun()) await control("COMMIT");
+    if (begun()) {
+      // Broken during COMMIT, the transaction may or may not have committed.
+      await control("COMMIT").catch((error: unknown) => {
+        throw asPgFault(error, "unknown");
+      });
+    }
     return result;
   } finally {
-    connection.release(!reusable);
+    watch.stop();
+    connection.release(!reusable || watch.broken());
   }
 }

@@ -1,7 +1,14 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import { type Repositories, rollingBackErrors, type Storage } from "@tidings/core";
+import {
+  type Repositories,
+  rollingBackErrors,
+  type Storage,
+  type StorageFaultOutcome,
+  storageHealth,
+} from "@tidings/core";
 import type { PgClient } from "./pg-client.js";
 import { isSingleConnection, runTransaction } from "./pg-client.js";
+import { asPgFault } from "./pg-faults.js";
 import { repositoriesOver } from "./repositories.js";
 import type { Sql } from "./sql.js";
 import { autocommitSql, transactionSql } from "./sql.js";
@@ -21,6 +28,11 @@ export interface PostgresStorageOptions {
  * or a `pg.Client` wrapped by `singleConnection`). The schema must be migrated first
  * (`await migrate(client, { schema })`). `close()` only makes the storage unusable: the
  * client is the caller's, who ends the pool (or closes PGlite) after it.
+ *
+ * When PostgreSQL is out of reach, full or read-only, calls reject with
+ * `StorageUnavailableError` (saying whether anything may have been written) and `health` turns
+ * unavailable until a statement succeeds again. A `pg.Pool` passed in gets an `error` listener,
+ * so a connection that breaks while idle never ends the process; the pool replaces it.
  */
 export function postgresStorage(client: PgClient, options: PostgresStorageOptions = {}): Storage {
   const tables = tablesIn(options.schema ?? DEFAULT_SCHEMA);
@@ -30,6 +42,11 @@ export function postgresStorage(client: PgClient, options: PostgresStorageOption
   // no such trap, and goes without: on Node 20 `AsyncLocalStorage` slows every promise.
   const insideTransaction = singleConnection ? new AsyncLocalStorage<true>() : null;
   let closed = false;
+  const health = storageHealth();
+  keepAliveOnIdleErrors(client);
+  /** `call`, noted for `health`, with a storage fault turned into `StorageUnavailableError`. */
+  const observed = <T>(call: Promise<T>, outcome: StorageFaultOutcome = "unknown"): Promise<T> =>
+    health.observe(call, (error) => asPgFault(error, outcome));
 
   const assertUsable = (): void => {
     if (closed) throw new Error("The PostgreSQL storage is closed.");
@@ -47,25 +64,31 @@ export function postgresStorage(client: PgClient, options: PostgresStorageOption
     } catch (error) {
       return Promise.reject(error);
     }
-    return runTransaction(client, async (connection) => {
-      const sql = transactionSql(tables, connection);
-      try {
-        const result = await (insideTransaction === null
-          ? fn(sql)
-          : insideTransaction.run(true, () => fn(sql)));
-        // PostgreSQL turns the COMMIT of a transaction with a failed statement into a silent
-        // ROLLBACK; a callback that swallowed the error must not be told its writes stuck.
-        const failure = sql.failure();
-        if (failure !== undefined) {
-          throw new Error("A statement of the transaction failed, so nothing was written.", {
-            cause: failure,
-          });
+    // A pool's transactions say for themselves whether the fault came before COMMIT (and that
+    // is kept); a handle that runs its own transactions does not, so anything may have been
+    // written.
+    return observed(
+      runTransaction(client, async (connection) => {
+        const sql = transactionSql(tables, connection);
+        try {
+          const result = await (insideTransaction === null
+            ? fn(sql)
+            : insideTransaction.run(true, () => fn(sql)));
+          // PostgreSQL turns the COMMIT of a transaction with a failed statement into a silent
+          // ROLLBACK; a callback that swallowed the error must not be told its writes stuck.
+          const failure = sql.failure();
+          if (failure !== undefined) {
+            throw new Error("A statement of the transaction failed, so nothing was written.", {
+              cause: failure,
+            });
+          }
+          return result;
+        } finally {
+          sql.end();
         }
-        return result;
-      } finally {
-        sql.end();
-      }
-    });
+      }),
+      singleConnection ? "unknown" : "unchanged",
+    );
   };
 
   const autocommit = autocommitSql(
@@ -76,7 +99,7 @@ export function postgresStorage(client: PgClient, options: PostgresStorageOption
       } catch (error) {
         return Promise.reject(error);
       }
-      return client.query(text, values);
+      return observed(client.query(text, values));
     },
     begin,
     assertUsable,
@@ -89,10 +112,26 @@ export function postgresStorage(client: PgClient, options: PostgresStorageOption
     ),
     async ping() {
       assertUsable();
-      await client.query("SELECT 1");
+      await observed(client.query("SELECT 1"), "unchanged");
     },
+    health,
     async close() {
       closed = true;
     },
   };
+}
+
+/** Pools already given an `error` listener, so each gets one however many storages use it. */
+const listenedPools = new WeakSet<object>();
+
+/**
+ * Gives a pool (anything with `on`, as `pg.Pool`) a listener for the errors of its idle
+ * connections: without one, Node ends the process when the server drops an idle connection.
+ * The pool has already discarded the connection and makes a new one when asked.
+ */
+function keepAliveOnIdleErrors(client: PgClient): void {
+  const on = (client as { on?: unknown }).on;
+  if (typeof on !== "function" || listenedPools.has(client)) return;
+  listenedPools.add(client);
+  on.call(client, "error", () => undefined);
 }

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { PgPool, PgPoolConnection } from "./pg-client.js";
+import { type PgPool, type PgPoolConnection, watchErrors } from "./pg-client.js";
 
 /**
  * A query as `pg` takes it with a statement name: the server parses the text once per
@@ -118,9 +118,13 @@ export function preparedStatements(
       throw error;
     };
     const BeginThen = beginningQueryOf(inner);
+    const watch = watchErrors(inner);
     return {
       query: (text, values) => send(inner, text, values).catch(noticeStale),
-      release: (error) => inner.release(error || stale),
+      release: (error) => {
+        watch.stop();
+        inner.release(error || stale || watch.broken());
+      },
       ...(BeginThen !== null && {
         beginWith: async (text: string, values: unknown[] = []) => {
           // A text without values may be a script of several statements, which only the
@@ -148,11 +152,14 @@ export function preparedStatements(
     // As pg.Pool's own query does: borrow, run, give back (destroyed when the query failed).
     query: async (text, values) => {
       const inner = await pool.connect();
+      const watch = watchErrors(inner);
       try {
         const answer = await send(inner, text, values);
-        inner.release();
+        watch.stop();
+        inner.release(watch.broken());
         return answer;
       } catch (error) {
+        watch.stop();
         inner.release(error as Error);
         throw error;
       }

@@ -354,8 +354,11 @@ describe("profile inserts outside a transaction on PostgreSQL", () => {
       [1, 2, 3].map(() => watched.profiles.insert(aProfile({ organizationId: organization.id }))),
     );
     expect(answers.map((answer) => answer.status)).toEqual(["rejected", "rejected", "rejected"]);
+    // Each says the connection was lost, and that the insert may or may not have committed.
     for (const answer of answers) {
-      expect(answer.status === "rejected" ? answer.reason : null).toBe(lost);
+      const reason = answer.status === "rejected" ? answer.reason : null;
+      expect(reason).toMatchObject({ name: "StorageUnavailableError", outcome: "unknown" });
+      expect((reason as Error).cause).toBe(lost);
     }
     expect([batches, singles]).toEqual([1, 0]);
   });

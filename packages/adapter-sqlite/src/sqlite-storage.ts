@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import { type Repositories, rollingBackErrors, type Storage } from "@tidings/core";
+import { type Repositories, rollingBackErrors, type Storage, storageHealth } from "@tidings/core";
 import Database from "better-sqlite3";
 import {
   type Checkpointer,
@@ -12,6 +12,7 @@ import { migrate } from "./migrations.js";
 import { batchedReads, withSeparateReads } from "./read-connection.js";
 import { asyncRepositories, syncRepositories } from "./repositories.js";
 import type { SqliteDatabase } from "./sqlite-database.js";
+import { probeWritable, sqliteFault } from "./sqlite-faults.js";
 import type { CallRunner } from "./sync-repository.js";
 import { whileBusy } from "./while-busy.js";
 
@@ -62,6 +63,10 @@ export interface SqliteStorageOptions {
  * engines alike): a second connection in the same process would block the event loop on
  * SQLite's write lock while the first holds it across an `await`. Separate processes are fine.
  * A database file this function creates is readable by its owner only (0600).
+ *
+ * When the disk is full, read-only or failing, calls reject with `StorageUnavailableError`
+ * (nothing was written) and `health` turns unavailable until a write succeeds again or `ping`
+ * finds the file writable with space to spare.
  */
 export function sqliteStorage(
   dbOrPath: SqliteDatabase | string,
@@ -99,6 +104,12 @@ export function sqliteStorage(
   const insideTransaction = detectSelfCalls ? new AsyncLocalStorage<{ open: boolean }>() : null;
   const ping = db.prepare("SELECT 1");
   let closed = false;
+  const health = storageHealth();
+  const file =
+    db.memory === false && db.name !== undefined && isDatabaseFile(db.name) ? db.name : undefined;
+  /** A write noted for `health`, with a disk fault turned into `StorageUnavailableError`. */
+  const observed = <T>(call: Promise<T>): Promise<T> =>
+    health.observe(call, (error) => sqliteFault(error, file) ?? error);
 
   const assertUsable = (): void => {
     if (closed) throw new Error("The SQLite storage is closed.");
@@ -122,7 +133,7 @@ export function sqliteStorage(
   // Every write waits its turn on the one connection; the ones that queue up together share
   // one transaction and one COMMIT (`groupCommit`), each answered only once it is committed.
   const queued: CallRunner = (call) =>
-    whenUsable(() => group.run(call, "atomic", Date.now() + patienceMs));
+    observed(whenUsable(() => group.run(call, "atomic", Date.now() + patienceMs)));
 
   const transaction = <T>(fn: (tx: Repositories) => Promise<T>): Promise<T> => {
     const work = async (): Promise<T> => {
@@ -149,10 +160,13 @@ export function sqliteStorage(
         scope.open = false;
       }
     };
-    return whenUsable(() => group.run(work, "savepoint", Date.now() + patienceMs));
+    return observed(whenUsable(() => group.run(work, "savepoint", Date.now() + patienceMs)));
   };
 
   // A read on the reader waits for nothing but (rarely) SQLite's own WAL bookkeeping.
+  // Reads are not observed: a full or read-only disk still answers them, and the read
+  // connection's refusal of a write (SQLITE_READONLY) is how `withSeparateReads` learns which
+  // calls write; they run on the writer from then on, which is observed.
   const readNow: CallRunner = (call) => whenUsable(() => whileBusy(call, Date.now() + patienceMs));
   const batches = reader === null ? null : batchedReads(reader, readNow);
   const repositories = asyncRepositories(sync, queued);
@@ -166,8 +180,13 @@ export function sqliteStorage(
     transaction: rollingBackErrors(transaction),
     async ping() {
       if (closed) throw new Error("The SQLite storage is closed.");
-      ping.get();
+      const probe = async () => {
+        ping.get();
+        if (file !== undefined) probeWritable(file);
+      };
+      await observed(probe());
     },
+    health,
     async close() {
       if (closed) return;
       closed = true;

@@ -4,7 +4,9 @@ import {
   type Deps,
   isCsrfToken,
   isSignInTokenValid,
+  isStorageUnavailable,
   resumeSession,
+  StorageBusyError,
   signIn,
   signOut,
 } from "@tidings/core";
@@ -257,6 +259,12 @@ export function createConsole(deps: Deps, options: ConsoleOptions = {}): HttpApp
       try {
         return finish(request.method, await route(request));
       } catch (error) {
+        if (isStorageUnavailable(error) || error instanceof StorageBusyError) {
+          // The API's app logs the outage once; a page only says to come back shortly.
+          const page =
+            "<!doctype html><title>Unavailable</title><p>The database is unavailable for now; nothing was changed. Try again in a moment.</p>";
+          return finish(request.method, htmlResponse(503, page, { "retry-after": "1" }));
+        }
         logger.error("console request failed", { method: raw.method, path: request.path, error });
         return finish(
           request.method,

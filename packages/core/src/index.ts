@@ -150,6 +150,18 @@ export { closestName, editDistance } from "./support/closest-name.js";
 export { createIds, isPrefixedId, isUuidV7 } from "./support/ids.js";
 export { parseInput, toIssues } from "./support/parse.js";
 export { StorageBusyError } from "./support/storage-busy.js";
+export type {
+  StorageFaultOutcome,
+  StorageFaultReason,
+  StorageHealth,
+  StorageHealthChange,
+  StorageHealthTracker,
+} from "./support/storage-faults.js";
+export {
+  isStorageUnavailable,
+  StorageUnavailableError,
+  storageHealth,
+} from "./support/storage-faults.js";
 export { tracingEnabled } from "./support/tracing.js";
 export type { Transact } from "./support/transaction.js";
 export { isErrResult, rollingBackErrors } from "./support/transaction.js";

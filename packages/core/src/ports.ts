@@ -9,8 +9,12 @@
  * - Timestamps are ISO 8601 UTC strings with milliseconds and `Z`, supplied by the core's
  *   `Clock`; storage never reads the time itself unless a method says so.
  * - "Not found" is `null` for single reads and `false` for writes, never an exception.
- *   Exceptions mean the storage itself failed (I/O, corruption) and become 500s.
+ *   Exceptions mean the storage itself failed (I/O, corruption) and become 500s, except
+ *   `StorageBusyError` (locked by another process) and `StorageUnavailableError` (out of
+ *   reach, full, read-only), which the HTTP adapter answers with 503 and `Retry-After`.
  */
+
+import type { StorageHealth } from "./support/storage-faults.js";
 
 // ---------------------------------------------------------------------------------------------
 // Time and ids
@@ -944,8 +948,16 @@ export interface Storage extends Repositories {
    * connection they run one after another.
    */
   transaction<T>(fn: (tx: Repositories) => Promise<T>): Promise<T>;
-  /** Cheap liveness check for `/readyz`; rejects when storage is unusable. */
+  /**
+   * Cheap check for `/readyz`: rejects when storage is unusable, with `StorageUnavailableError`
+   * when it is out of reach, full or read-only (a probe that succeeds clears `health`).
+   */
   ping(): Promise<void>;
+  /**
+   * Optional: whether storage currently works, as the adapter last saw it (a fault makes it
+   * unavailable; the next write or probe that succeeds, available). Wrappers pass it on as is.
+   */
+  readonly health?: StorageHealth | undefined;
   /** Releases connections; the storage is unusable afterwards. */
   close(): Promise<void>;
 }

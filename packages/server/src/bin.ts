@@ -19,6 +19,29 @@ const waitForShutdown = (): Promise<string> =>
     process.on("SIGINT", onSignal);
   });
 
+/**
+ * A failure nothing else caught is written as one JSON line, like every other line of `serve`
+ * and `worker` (on stdout for them, stderr for the rest), and the process exits 1: its state
+ * is unknown, and a supervisor restarts it.
+ */
+const logsToStdout = ["serve", "worker"].includes(process.argv[2] ?? "");
+const crash = (error: unknown): void => {
+  const line = {
+    time: new Date().toISOString(),
+    level: "error",
+    msg: "crashed",
+    error:
+      error instanceof Error
+        ? { name: error.name, message: error.message, stack: error.stack }
+        : String(error),
+  };
+  (logsToStdout ? process.stdout : process.stderr).write(`${JSON.stringify(line)}
+`);
+  process.exit(1);
+};
+process.on("uncaughtException", crash);
+process.on("unhandledRejection", crash);
+
 const argv = process.argv.slice(2);
 // `--version` is answered before the rest of the CLI (storage, the API, the console) is loaded.
 if (!answerVersion(argv, process.stdout)) {

@@ -47,6 +47,7 @@ describe("readConfig", () => {
         metrics: true,
         metricsToken: null,
         metricsPort: null,
+        startupTimeoutMs: 30_000,
       }),
     );
   });
@@ -75,6 +76,7 @@ describe("readConfig", () => {
       TIDINGS_METRICS: "0",
       TIDINGS_METRICS_TOKEN: "scrape-token",
       TIDINGS_METRICS_PORT: "9464",
+      TIDINGS_STARTUP_TIMEOUT_MS: "5000",
     });
     expect(result).toEqual(
       ok({
@@ -102,6 +104,7 @@ describe("readConfig", () => {
         metrics: false,
         metricsToken: "scrape-token",
         metricsPort: 9464,
+        startupTimeoutMs: 5000,
       }),
     );
   });
@@ -235,6 +238,7 @@ describe("readConfig", () => {
       "TIDINGS_WEBHOOK_RETRY_WINDOW_MS",
       "TIDINGS_WEBHOOK_DISABLE_AFTER_MS",
       "TIDINGS_WEBHOOK_LEASE_MS",
+      "TIDINGS_STARTUP_TIMEOUT_MS",
       "TIDINGS_RETENTION",
       "TIDINGS_IDEMPOTENCY_TTL",
       "TIDINGS_LOG_LEVEL",

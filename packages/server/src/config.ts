@@ -53,6 +53,8 @@ export interface ServerConfig {
   metricsToken: string | null;
   /** `TIDINGS_METRICS_PORT`: where `worker` serves `/metrics` (0 picks a port); `null`: it does not. */
   metricsPort: number | null;
+  /** `TIDINGS_STARTUP_TIMEOUT_MS`: how long start-up retries a database it cannot reach. */
+  startupTimeoutMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -74,6 +76,7 @@ export const CONFIG_DEFAULTS = {
   TIDINGS_WEBHOOK_RETRY_WINDOW_MS: "259200000",
   TIDINGS_WEBHOOK_DISABLE_AFTER_MS: "432000000",
   TIDINGS_WEBHOOK_LEASE_MS: "60000",
+  TIDINGS_STARTUP_TIMEOUT_MS: "30000",
   TIDINGS_RETENTION: "90d",
   TIDINGS_IDEMPOTENCY_TTL: "24h",
   TIDINGS_LOG_LEVEL: "info",
@@ -235,6 +238,7 @@ export function readConfig(env: Env, cwd = process.cwd()): Result<ServerConfig, 
     metrics: metricsFlag === "1" || metricsFlag === "true",
     metricsToken,
     metricsPort,
+    startupTimeoutMs: integer("TIDINGS_STARTUP_TIMEOUT_MS", 0, 3_600_000),
   };
   const backoffRead = !errors.some((e) => e.startsWith("TIDINGS_WEBHOOK_BACKOFF_"));
   if (backoffRead && config.webhookBackoffCapMs < config.webhookBackoffBaseMs) {

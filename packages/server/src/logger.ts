@@ -41,3 +41,14 @@ export function createLogger(level: LogLevel, out: Writable): Logger {
     error: (msg, fields) => write("error", msg, fields),
   };
 }
+
+/**
+ * Logs a background round that failed: an error at `error` level with its stack, but a storage
+ * fault (the database away, full or read-only) only at `debug`, without a stack: the outage
+ * itself is logged once when it starts and once when it ends, and the round tries again.
+ */
+export function logRoundFailure(logger: Logger, msg: string, error: unknown): void {
+  const isFault = error instanceof Error && error.name === "StorageUnavailableError";
+  if (isFault) logger.debug(msg, { error: error.message });
+  else logger.error(msg, { error });
+}

@@ -100,12 +100,14 @@ export const errorResponses: Record<string, unknown> = {
   ),
   E500: problemResponse("An unexpected failure (`internal_error`); quote the request id."),
   E503: problemResponse(
-    "Storage does not answer (`not_ready`), or another process has held the database's write " +
-      "lock for too long (`storage_busy`, with `Retry-After`); nothing was changed.",
+    "Storage is unavailable: out of reach, full or read-only (`storage_unavailable`; its " +
+      "`detail` says whether anything was changed, and when it may have been, that a retry is " +
+      "safe only with the same `Idempotency-Key`), does not answer a readiness probe " +
+      "(`not_ready`), or another process has held the database's write lock for too long " +
+      "(`storage_busy`; nothing was changed). Always with `Retry-After`.",
     {
       "Retry-After": {
-        description: "Whole seconds to wait before retrying (`storage_busy` only).",
-        required: false,
+        description: "Whole seconds to wait before retrying.",
         schema: { type: "integer", minimum: 1 },
       },
     },

@@ -297,6 +297,11 @@ export const responseSchemas: Record<string, JsonSchema> = {
         description: "The records the request clashes with, e.g. other webhooks.",
         items: closed({ id: { type: "string" }, reason: { type: "string" } }, "One conflict."),
       },
+      changed: {
+        type: ["boolean", "null"],
+        description:
+          "`storage_unavailable` only: `false` when the request changed nothing (any retry is safe), `null` when it may have taken effect (retry only with the same `Idempotency-Key`).",
+      },
     },
     required: ["type", "title", "status", "detail", "code", "request_id"],
     additionalProperties: false,

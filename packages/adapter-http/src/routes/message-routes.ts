@@ -1,5 +1,6 @@
 import {
   checkSendRateLimit,
+  isStorageUnavailable,
   recoverSendResult,
   sendMessage,
   sendMessageInput,
@@ -58,12 +59,18 @@ export const messageRoutes: Route[] = [
   },
 ];
 
-/** The answer, or 503 `storage_busy` when the database stayed locked by another process. */
+/**
+ * The answer, or 503 when the database stayed locked by another process (`storage_busy`) or is
+ * unavailable (`storage_unavailable`, saying whether the message may have been stored).
+ */
 async function orStorageBusy(answer: () => Promise<Answer>): Promise<Answer> {
   try {
     return await answer();
   } catch (error) {
     if (isStorageBusy(error)) return problem(edgeProblems.storageBusy());
+    if (isStorageUnavailable(error)) {
+      return problem(edgeProblems.storageUnavailable(error.outcome, true));
+    }
     throw error;
   }
 }

@@ -1,4 +1,6 @@
 import type { ChannelProvider, DispatchResult, OutboundMessage, ProviderReport } from "../ports.js";
+import { StorageBusyError } from "../support/storage-busy.js";
+import { isStorageUnavailable } from "../support/storage-faults.js";
 
 /** The sandbox's magic numbers: each drives one path of the lifecycle. */
 export const SANDBOX_NUMBERS = {
@@ -20,8 +22,14 @@ export interface SandboxProviderOptions {
   delayMs?: number | undefined;
   /** Timers; the default uses `setTimeout`, unref'ed so it never keeps the process alive. */
   scheduler?: SandboxScheduler | undefined;
-  /** Told when the report sink rejects; the sandbox itself has nowhere to log. */
+  /**
+   * Told when the report sink rejects for any reason but storage (the sandbox itself has
+   * nowhere to log). A report the sink could not store because storage was unavailable or busy
+   * is kept and offered again every `retryMs`, until it is stored or the sandbox closes.
+   */
   onError?: ((error: unknown) => void) | undefined;
+  /** How long a report that could not be stored waits before it is offered again (1000 ms). */
+  retryMs?: number | undefined;
   /**
    * How many of the latest dispatched messages `dispatched` keeps (default 1,000), so a server
    * left running on the sandbox does not keep every message it ever sent.
@@ -38,6 +46,12 @@ export interface SandboxProvider extends ChannelProvider {
   readonly dispatched: readonly OutboundMessage[];
   close(): Promise<void>;
 }
+
+/** A failure to store a report that says nothing of the report itself: it will store later. */
+const isStorageFault = (error: unknown): boolean =>
+  isStorageUnavailable(error) ||
+  error instanceof StorageBusyError ||
+  (error instanceof Error && error.name === "StorageBusyError");
 
 const realScheduler: SandboxScheduler = {
   schedule(run, delayMs) {
@@ -63,6 +77,7 @@ const REJECTED: DispatchResult = {
  */
 export function sandboxProvider(options: SandboxProviderOptions = {}): SandboxProvider {
   const delayMs = options.delayMs ?? 1000;
+  const retryMs = options.retryMs ?? 1000;
   const scheduler = options.scheduler ?? realScheduler;
   const onError = options.onError ?? (() => {});
   const keep = Number.isFinite(options.keepDispatched)
@@ -79,16 +94,19 @@ export function sandboxProvider(options: SandboxProviderOptions = {}): SandboxPr
   };
 
   // Each report is scheduled only after the previous one was recorded, so they arrive in order.
-  const later = (messageId: string, steps: ProviderReport[]): void => {
+  const later = (messageId: string, steps: ProviderReport[], afterMs = delayMs): void => {
     const [next, ...rest] = steps;
     if (next === undefined || closed) return;
     const timer = scheduler.schedule(() => {
       pending.delete(timer);
       report(messageId, next).then(
         () => later(messageId, rest),
-        (error: unknown) => onError(error),
+        (error: unknown) => {
+          if (isStorageFault(error)) later(messageId, steps, retryMs);
+          else onError(error);
+        },
       );
-    }, delayMs);
+    }, afterMs);
     pending.add(timer);
   };
 

@@ -13,6 +13,7 @@ import type {
 import { isoAt } from "../support/clock.js";
 import { parseInput } from "../support/parse.js";
 import { useCase } from "../support/result.js";
+import { isStorageUnavailable } from "../support/storage-faults.js";
 import { annotateActiveSpan, SPAN_ATTRIBUTES } from "../support/tracing.js";
 import { recordEvent } from "../webhooks/outbox.js";
 import { handOff } from "./hand-off.js";
@@ -148,7 +149,9 @@ export function sendMessage(
     try {
       handedOff = await handOff(deps, stored.value, campaign);
     } catch (cause) {
-      // Not a storage-busy "nothing changed": the message is stored and may be on its way.
+      // Not a storage-busy "nothing changed": the message is stored and may be on its way, so
+      // only a retry with the same Idempotency-Key (which answers from the stored message) is safe.
+      if (isStorageUnavailable(cause)) throw cause.withOutcome("unknown");
       throw new Error(
         `Message ${stored.value.id} was stored, but recording its hand-off to the provider failed.`,
         { cause },

@@ -215,6 +215,11 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
       writeProblem(io.stderr, json, "configuration", error.message);
       return EXIT.failure;
     }
+    if (command.logsToStdout) {
+      // `serve` and `worker` write nothing but JSON lines, their last one included.
+      logger.error("failed", { error: error instanceof Error ? error.message : String(error) });
+      return EXIT.failure;
+    }
     writeProblem(io.stderr, json, "failed", error instanceof Error ? error.message : String(error));
     logger.debug("command failed", { error });
     return EXIT.failure;

@@ -19,6 +19,15 @@ export const ATTEMPT_OUTCOMES = [
 
 export type AttemptOutcomeLabel = (typeof ATTEMPT_OUTCOMES)[number];
 
+/** The kinds of `tidings_storage_errors_total`: busy, and each `StorageFaultReason`. */
+export const STORAGE_ERROR_KINDS = [
+  "busy",
+  "unreachable",
+  "disk_full",
+  "read_only",
+  "io_error",
+] as const;
+
 /** The reads a scrape makes, each optional: a gauge whose source is missing is not exported. */
 export interface MetricSources {
   /** Pending webhook deliveries due at `now`, and the earliest due time among them. */
@@ -97,6 +106,12 @@ export function createMetrics(sources: MetricSources = {}) {
     help: "Storage operations given up because the database stayed locked by another process.",
     registers: [registry],
   });
+  const storageErrors = new Counter({
+    name: "tidings_storage_errors_total",
+    help: "Storage operations that failed because the database was locked by another process (busy), out of reach (unreachable), full (disk_full), read-only (read_only) or failing (io_error), by kind.",
+    labelNames: ["kind"] as const,
+    registers: [registry],
+  });
   const webhooksDisabled = new Counter({
     name: "tidings_webhook_subscriptions_disabled_total",
     help: "Webhook subscriptions turned off because every attempt failed for the configured time.",
@@ -112,6 +127,7 @@ export function createMetrics(sources: MetricSources = {}) {
     }
   }
   for (const topic of TOPICS) lifecycleEvents.inc({ topic }, 0);
+  for (const kind of STORAGE_ERROR_KINDS) storageErrors.inc({ kind }, 0);
   for (const outcome of ATTEMPT_OUTCOMES) webhookAttempts.inc({ outcome }, 0);
 
   const { webhookBacklog } = sources;
@@ -165,7 +181,22 @@ export function createMetrics(sources: MetricSources = {}) {
     rateLimited,
     idempotentReplays,
     storageBusy,
+    storageErrors,
     webhooksDisabled,
+    /**
+     * Exports `tidings_storage_available`, read from `available` at each scrape: 1 while
+     * storage works, 0 while the last write or probe failed because it was unavailable.
+     */
+    observeStorageAvailability(available: () => boolean): void {
+      new Gauge({
+        name: "tidings_storage_available",
+        help: "1 while storage works; 0 while the last write or probe found it out of reach, full or read-only.",
+        registers: [registry],
+        collect() {
+          this.set(available() ? 1 : 0);
+        },
+      });
+    },
     /**
      * Exports `tidings_webhook_open_circuits`, read from `count` at each scrape: the number of
      * webhook destinations whose circuit breaker is open. The delivery engine that keeps the

@@ -1,4 +1,10 @@
-import { isErrResult, type Repositories, type Storage, StorageBusyError } from "@tidings/core";
+import {
+  isErrResult,
+  isStorageUnavailable,
+  type Repositories,
+  type Storage,
+  StorageBusyError,
+} from "@tidings/core";
 import type { Metrics } from "./metrics.js";
 
 type Topic = Parameters<Repositories["messages"]["insertEvent"]>[0]["topic"];
@@ -7,7 +13,20 @@ const isStorageBusy = (error: unknown): boolean =>
   error instanceof StorageBusyError ||
   (error instanceof Error && error.name === "StorageBusyError");
 
-/** `fn`, counting a rejection with `StorageBusyError` in `tidings_storage_busy_total`. */
+/**
+ * Counts a failure that is the storage's, not the request's: `StorageBusyError` in
+ * `tidings_storage_busy_total` and both kinds in `tidings_storage_errors_total{kind}`.
+ */
+function countStorageError(metrics: Metrics, error: unknown): void {
+  if (isStorageBusy(error)) {
+    metrics.storageBusy.inc();
+    metrics.storageErrors.inc({ kind: "busy" });
+  } else if (isStorageUnavailable(error)) {
+    metrics.storageErrors.inc({ kind: error.reason });
+  }
+}
+
+/** `fn`, counting a rejection that is the storage's (`countStorageError`). */
 function countingBusy<A extends unknown[], R>(
   metrics: Metrics,
   fn: (...args: A) => Promise<R>,
@@ -16,7 +35,7 @@ function countingBusy<A extends unknown[], R>(
     try {
       return await fn(...args);
     } catch (error) {
-      if (isStorageBusy(error)) metrics.storageBusy.inc();
+      countStorageError(metrics, error);
       throw error;
     }
   };
@@ -26,7 +45,7 @@ function countingBusy<A extends unknown[], R>(
 function busyCounted<R extends Repositories>(repositories: R, metrics: Metrics): R {
   const wrapped = { ...repositories } as Record<string, unknown>;
   for (const [name, repository] of Object.entries(repositories)) {
-    if (typeof repository !== "object" || repository === null) continue;
+    if (typeof repository !== "object" || repository === null || name === "health") continue;
     const methods: Record<string, unknown> = {};
     for (const [method, fn] of Object.entries(repository)) {
       methods[method] = typeof fn === "function" ? countingBusy(metrics, fn.bind(repository)) : fn;
@@ -68,7 +87,7 @@ export function withStorageMetrics(storage: Storage, metrics: Metrics): Storage 
           fn(withEventTap(tx, (topic) => topics.push(topic))),
         );
       } catch (error) {
-        if (isStorageBusy(error)) metrics.storageBusy.inc();
+        countStorageError(metrics, error);
         throw error;
       }
       if (!isErrResult(result)) for (const topic of topics) count(topic);
@@ -76,5 +95,6 @@ export function withStorageMetrics(storage: Storage, metrics: Metrics): Storage 
     },
     ping: () => storage.ping(),
     close: () => storage.close(),
+    health: storage.health,
   };
 }

@@ -12,7 +12,7 @@ import type { Runtime } from "./runtime.js";
  * Every webhook attempt is logged: status, duration, error (docs/decisions.md "Retries"); so is
  * each circuit that opens or closes and each subscription turned off for failing.
  */
-function logDelivery(logger: Logger, entry: DeliveryLogEntry): void {
+function logDelivery(logger: Logger, entry: DeliveryLogEntry, storageDown: () => boolean): void {
   switch (entry.event) {
     case "attempt": {
       const { event: _event, ...fields } = entry;
@@ -34,7 +34,9 @@ function logDelivery(logger: Logger, entry: DeliveryLogEntry): void {
       return;
     }
     case "error":
-      logger.error("webhook engine error", {
+      // While storage is away the engine's rounds fail and are tried again; the outage itself
+      // is logged once, so its rounds are only debug lines.
+      logger[storageDown() ? "debug" : "error"]("webhook engine error", {
         stage: entry.stage,
         deliveryId: entry.deliveryId,
         error: entry.error,
@@ -62,11 +64,12 @@ export async function startBackgroundWork(
 ): Promise<BackgroundWork> {
   // The owner names the process, so a lease left by a crashed one can be traced to it.
   const owner = `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
+  const storageDown = () => runtime.deps.storage.health?.isAvailable() === false;
   const engine = createDeliveryEngine(runtime.deps, {
     owner,
     leaseMs: options.leaseMs,
     logger: (entry) => {
-      logDelivery(logger, entry);
+      logDelivery(logger, entry, storageDown);
       if (runtime.metrics) countWebhookAttempt(runtime.metrics, entry);
     },
   });

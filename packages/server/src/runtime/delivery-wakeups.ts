@@ -44,5 +44,6 @@ export function withDeliveryWakeups(storage: Storage, onQueued: () => void): Sto
     },
     ping: () => storage.ping(),
     close: () => storage.close(),
+    health: storage.health,
   };
 }

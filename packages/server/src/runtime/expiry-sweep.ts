@@ -1,5 +1,5 @@
 import { type Deps, expireMessages } from "@tidings/core";
-import type { Logger } from "../logger.js";
+import { type Logger, logRoundFailure } from "../logger.js";
 
 const BATCH = 100;
 
@@ -28,7 +28,7 @@ export function startExpirySweep(
         if (expired > 0) logger.info("messages expired", { count: expired });
       }
     } catch (error) {
-      logger.error("expiry sweep failed", { error });
+      logRoundFailure(logger, "expiry sweep failed", error);
     }
   };
   const timer = setInterval(() => {

@@ -1,4 +1,4 @@
-import type { Logger } from "../logger.js";
+import { type Logger, logRoundFailure } from "../logger.js";
 import { everyInterval } from "./rounds.js";
 
 /** Running storage housekeeping. */
@@ -22,7 +22,7 @@ export function startMaintenance(
       const done = await maintain();
       if (done.length > 0) logger.info("storage maintained", { done });
     } catch (error) {
-      logger.error("storage maintenance failed", { error });
+      logRoundFailure(logger, "storage maintenance failed", error);
     }
   };
   return everyInterval(round, intervalMs);

@@ -1,11 +1,14 @@
 import { existsSync } from "node:fs";
 import { dirname } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import {
   keepDatabasePrivate,
   migrate as migrateSqlite,
+  sqliteFault,
   sqliteStorage,
   webhookBacklog,
 } from "@tidings/adapter-sqlite";
+import type { StorageUnavailableError } from "@tidings/core";
 import Database from "better-sqlite3";
 import type { DatabaseConfig } from "../config.js";
 import type { Logger } from "../logger.js";
@@ -22,14 +25,60 @@ export function assertDatabaseDirectory(database: DatabaseConfig): void {
   }
 }
 
+/** The longest pause between two tries at start-up. */
+const MAX_STARTUP_PAUSE_MS = 2000;
+
 /**
  * Opens the database named by `TIDINGS_DATABASE_URL` and applies pending migrations first
  * (docs/decisions.md "CLI": every command does), so no command ever runs on an old schema.
+ * While the database cannot be reached (PostgreSQL down or starting, SQLite's disk full or
+ * read-only), it tries again with growing pauses for up to `timeoutMs`, logging each try, then
+ * fails with the last reason.
  */
 export async function openStorage(
   database: DatabaseConfig,
   logger?: Logger,
+  options: { timeoutMs?: number | undefined } = {},
 ): Promise<OpenedStorage> {
+  const deadline = Date.now() + (options.timeoutMs ?? 0);
+  const faultOf = await faultClassifier(database);
+  let pause = 250;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await openOnce(database, logger);
+    } catch (error) {
+      const fault = faultOf(error);
+      if (fault === null) throw error;
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        throw new Error(
+          `The database is unavailable (${fault.reason}) and did not come back within ${options.timeoutMs ?? 0} ms (TIDINGS_STARTUP_TIMEOUT_MS): ${fault.cause instanceof Error ? fault.cause.message : fault.message}`,
+          { cause: error },
+        );
+      }
+      const wait = Math.min(pause, left);
+      logger?.warn("storage unavailable at start-up; trying again", {
+        attempt,
+        reason: fault.reason,
+        error: fault.cause instanceof Error ? fault.cause.message : fault.message,
+        retry_in_ms: wait,
+      });
+      await sleep(wait);
+      pause = Math.min(pause * 2, MAX_STARTUP_PAUSE_MS);
+    }
+  }
+}
+
+/** How the database's adapter tells a storage fault from any other failure. */
+async function faultClassifier(
+  database: DatabaseConfig,
+): Promise<(error: unknown) => StorageUnavailableError | null> {
+  if (database.kind !== "postgres") return (error) => sqliteFault(error, database.path);
+  const { pgFault } = await import("@tidings/adapter-postgres");
+  return (error) => pgFault(error, "unchanged");
+}
+
+async function openOnce(database: DatabaseConfig, logger?: Logger): Promise<OpenedStorage> {
   if (database.kind === "postgres") {
     const { openPostgresStorage } = await import("./open-postgres-storage.js");
     return openPostgresStorage(database.url, logger);

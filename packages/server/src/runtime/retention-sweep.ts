@@ -1,7 +1,7 @@
 import { performance } from "node:perf_hooks";
 import { createRetentionSweeper, type Deps } from "@tidings/core";
 import { formatDuration } from "../duration.js";
-import type { Logger } from "../logger.js";
+import { type Logger, logRoundFailure } from "../logger.js";
 import { everyInterval } from "./rounds.js";
 
 /** A wall-clock jump this large (ms) is logged; smaller drift is timer noise. */
@@ -72,7 +72,7 @@ export function startRetentionSweep(
       const { clockJumpMs: _jump, ...deleted } = done;
       if (Object.values(deleted).some((n) => n > 0)) logger.info("retention swept", deleted);
     } catch (error) {
-      if (!(error instanceof Stopped)) logger.error("retention sweep failed", { error });
+      if (!(error instanceof Stopped)) logRoundFailure(logger, "retention sweep failed", error);
     }
   };
   const rounds = everyInterval(round, intervalMs);

@@ -4,7 +4,9 @@ import {
   createIds,
   type Deps,
   defaultConfig,
+  isStorageUnavailable,
   recordProviderReport,
+  StorageBusyError,
   sandboxProvider,
   systemClock,
   type TidingsConfig,
@@ -67,7 +69,9 @@ export async function openRuntime(
   // The key is checked before the database is touched, so a bad key changes nothing.
   assertDatabaseDirectory(config.database);
   const key = loadSecretKey(config.secretKey, config.database);
-  const opened = await openStorage(config.database, logger);
+  const opened = await openStorage(config.database, logger, {
+    timeoutMs: config.startupTimeoutMs,
+  });
   if (opened.migrations.applied.length > 0) {
     logger.info("migrations applied", {
       applied: opened.migrations.applied,
@@ -84,6 +88,8 @@ export async function openRuntime(
   const metrics =
     options.metrics === true ? createMetrics({ webhookBacklog: opened.webhookBacklog }) : null;
   const storage = metrics ? withStorageMetrics(opened.storage, metrics) : opened.storage;
+  const health = opened.storage.health;
+  if (metrics && health) metrics.observeStorageAvailability(() => health.isAvailable());
   const deps: Deps = {
     storage: withDeliveryWakeups(storage, deliveriesQueued),
     clock: systemClock,
@@ -102,6 +108,8 @@ export async function openRuntime(
         logger.warn("provider report not recorded", { messageId, report, error: recorded.error });
       }
     } catch (error) {
+      // Storage is unavailable or busy: the provider keeps the report and offers it again.
+      if (isStorageUnavailable(error) || error instanceof StorageBusyError) throw error;
       logger.error("provider report failed", { messageId, report, error });
     }
   });

@@ -30,12 +30,13 @@ export interface WebhookTally {
 }
 
 /**
- * Starts a receiver on 127.0.0.1:0 that verifies each request's signature with `secret` and
+ * Starts a receiver on 127.0.0.1:0 that verifies each request's signature with `secret` (or
+ * the secret it answers when a request arrives, for one known only later) and
  * answers 200. With `hold`, it answers nothing until `release()`, so senders keep their
  * requests (and their leases) in flight for as long as a test needs.
  */
 export async function startWebhookTally(
-  secret: string,
+  secret: string | (() => string),
   options: { hold?: boolean } = {},
 ): Promise<WebhookTally> {
   const received: ReceivedWebhook[] = [];
@@ -67,7 +68,9 @@ export async function startWebhookTally(
         deliveryId,
         topic: String(body.topic),
         messageId: String(body.data?.message_id),
-        verified: verifyWebhook(raw, req.headers, secret).isOk() && body.id === deliveryId,
+        verified:
+          verifyWebhook(raw, req.headers, typeof secret === "string" ? secret : secret()).isOk() &&
+          body.id === deliveryId,
         arrivedAt: Date.now(),
         outcome: "open",
         endedAt: null,

@@ -21,7 +21,8 @@ import { REPO_ROOT } from "./child-cli.js";
 
 /** The workspace packages, in an order where each comes after what it imports. */
 export const PACKAGES = [
-  ["core"],
+  // The client imports nothing of the others, so it builds beside core.
+  ["core", "client"],
   ["adapter-http", "adapter-sqlite", "adapter-postgres"],
   ["console"],
   ["server"],

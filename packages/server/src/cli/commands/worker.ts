@@ -21,6 +21,17 @@ export const workerCommand: Command = {
     const background = await startBackgroundWork(runtime, logger, {
       leaseMs: config.webhookLeaseMs,
     });
+    // `serve` logs an outage through its HTTP app; a worker has none, so it says so itself.
+    runtime.deps.storage.health?.onChange((change) => {
+      if (change.available) {
+        logger.info("storage available again", { unavailable_for_ms: change.unavailableForMs });
+      } else {
+        logger.warn("storage unavailable: retrying each round until it is back", {
+          reason: change.error.reason,
+          error: change.error.message,
+        });
+      }
+    });
     let metrics: Awaited<ReturnType<typeof listenMetrics>> = null;
     try {
       metrics = await listenMetrics(runtime, logger, config);

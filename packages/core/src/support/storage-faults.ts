@@ -1,0 +1,131 @@
+/**
+ * What a request that failed for want of storage left behind: `unchanged` when nothing was
+ * written (the transaction never reached COMMIT, or the connection was never made), so any
+ * retry is safe; `unknown` when it may have been written (the connection broke during COMMIT,
+ * or a send's message was stored and handed to the provider before the fault), so a retry is
+ * safe only with the same `Idempotency-Key`.
+ */
+export type StorageFaultOutcome = "unchanged" | "unknown";
+
+/** Why storage is unavailable, as far as the adapter can tell. */
+export type StorageFaultReason =
+  /** The database server cannot be reached, or dropped the connection. */
+  | "unreachable"
+  /** The disk (or the database server's disk) is full. */
+  | "disk_full"
+  /** The database or its file system accepts no writes. */
+  | "read_only"
+  /** The operating system reported an I/O error. */
+  | "io_error";
+
+/**
+ * Thrown by a storage adapter when the database cannot be used at all for now: PostgreSQL
+ * restarting or dropping connections, SQLite's disk full or read-only. The HTTP adapter answers
+ * 503 `storage_unavailable` with `Retry-After`; the error says whether anything was written.
+ */
+export class StorageUnavailableError extends Error {
+  override readonly name = "StorageUnavailableError";
+  readonly reason: StorageFaultReason;
+  readonly outcome: StorageFaultOutcome;
+  constructor(
+    reason: StorageFaultReason,
+    outcome: StorageFaultOutcome,
+    options?: { cause?: unknown },
+  ) {
+    const cause = options?.cause instanceof Error ? `: ${options.cause.message}` : "";
+    super(`Storage is unavailable (${reason})${cause}`, options);
+    this.reason = reason;
+    this.outcome = outcome;
+  }
+
+  /** The same fault, with an outcome no better than `outcome` (`unknown` wins). */
+  withOutcome(outcome: StorageFaultOutcome): StorageUnavailableError {
+    if (this.outcome === "unknown" || outcome === "unchanged") return this;
+    return new StorageUnavailableError(this.reason, "unknown", { cause: this.cause });
+  }
+}
+
+/** A `StorageUnavailableError`, also one thrown by another copy of @tidings/core. */
+export const isStorageUnavailable = (error: unknown): error is StorageUnavailableError =>
+  error instanceof StorageUnavailableError ||
+  (error instanceof Error && error.name === "StorageUnavailableError");
+
+/**
+ * Whether storage works, as its adapter last saw it: a fault makes it unavailable, and the next
+ * write or probe that succeeds makes it available again. Listeners hear each change once, so
+ * an outage is reported once however many requests it fails.
+ */
+export interface StorageHealth {
+  /** `true` unless the last write or probe failed with `StorageUnavailableError`. */
+  isAvailable(): boolean;
+  /** When storage became unavailable (epoch ms), or `null` while it is available. */
+  unavailableSince(): number | null;
+  /** Calls `listener` at each change; returns what removes it. */
+  onChange(listener: (change: StorageHealthChange) => void): () => void;
+}
+
+export type StorageHealthChange =
+  | { available: false; error: StorageUnavailableError }
+  | { available: true; unavailableForMs: number };
+
+/** The adapters' side of `StorageHealth`: what they tell it. */
+export interface StorageHealthTracker extends StorageHealth {
+  /** A write or probe succeeded. */
+  succeeded(): void;
+  /** Notes `error` when it is a `StorageUnavailableError`; anything else changes nothing. */
+  failed(error: unknown): void;
+  /**
+   * `call`, its outcome noted: success makes storage available, a rejection is replaced by
+   * `asFault(error)` (the adapter's `StorageUnavailableError` for it, or the error as it was)
+   * and noted.
+   */
+  observe<T>(call: Promise<T>, asFault: (error: unknown) => unknown): Promise<T>;
+}
+
+/** A `StorageHealthTracker`; `now` is injectable for tests. */
+export function storageHealth(now: () => number = Date.now): StorageHealthTracker {
+  let since: number | null = null;
+  const listeners = new Set<(change: StorageHealthChange) => void>();
+  const tell = (change: StorageHealthChange) => {
+    for (const listener of listeners) {
+      try {
+        listener(change);
+      } catch {
+        // A listener's failure is its own; the others still hear of the change.
+      }
+    }
+  };
+  const succeeded = () => {
+    if (since === null) return;
+    const unavailableForMs = now() - since;
+    since = null;
+    tell({ available: true, unavailableForMs });
+  };
+  const failed = (error: unknown) => {
+    if (since !== null || !isStorageUnavailable(error)) return;
+    since = now();
+    tell({ available: false, error });
+  };
+  return {
+    isAvailable: () => since === null,
+    unavailableSince: () => since,
+    onChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    succeeded,
+    failed,
+    observe: (call, asFault) =>
+      call.then(
+        (value) => {
+          succeeded();
+          return value;
+        },
+        (error: unknown) => {
+          const fault = asFault(error);
+          failed(fault);
+          throw fault;
+        },
+      ),
+  };
+}
