@@ -176,7 +176,7 @@ describe("a subscription whose deliveries keep failing is turned off (through ti
     const line = await tidings.waitForLog(
       "webhook subscription disabled: its deliveries kept failing",
     );
-    expect(line).toMatchObject({ webhookId });
+    expect(line).toMatchObject({ webhook_id: webhookId });
 
     const listed = await api("GET", "/v1/webhooks");
     expect(listed.json.data).toEqual([
