@@ -175,6 +175,57 @@ describe("the delivery log and redelivery over HTTP", () => {
     expect(bad.json.errors).toEqual([expect.objectContaining({ path: "since" })]);
   });
 
+  it("failing=true: the pending deliveries whose last attempt failed, in every delivery list", async () => {
+    const { world, deliveryId, webhookId, messageId, pass, answer } = await deliveryWorld();
+    const failing = async (path: string) => {
+      const listed = await world.call("GET", path.split("?")[0] ?? "", path);
+      expect(listed.status, path).toBe(200);
+      return (listed.json.data as Array<{ delivery_id: string }>).map((d) => d.delivery_id);
+    };
+    const lists = [
+      "/v1/deliveries?failing=true",
+      `/v1/webhooks/${webhookId}/deliveries?failing=true`,
+      `/v1/messages/${messageId}/deliveries?failing=true`,
+    ];
+    const templates = [
+      "/v1/deliveries",
+      "/v1/webhooks/{webhook_id}/deliveries",
+      "/v1/messages/{message_id}/deliveries",
+    ];
+    const all = async () => {
+      const found: string[][] = [];
+      for (const [i, path] of lists.entries()) {
+        const listed = await world.call("GET", templates[i] ?? "", path);
+        expect(listed.status, path).toBe(200);
+        found.push((listed.json.data as Array<{ delivery_id: string }>).map((d) => d.delivery_id));
+      }
+      return found;
+    };
+    // Pending but not attempted yet: not failing.
+    expect(await all()).toEqual([[], [], []]);
+    await pass();
+    expect(await all()).toEqual([[deliveryId], [deliveryId], [deliveryId]]);
+    expect(await failing("/v1/deliveries?failing=true&status=pending")).toEqual([deliveryId]);
+    expect(await failing("/v1/deliveries?failing=false")).toEqual([deliveryId]);
+    // The receiver is back: delivered, no longer failing.
+    answer(204);
+    await pass(60 * 60_000);
+    expect((await get(world, deliveryId)).json.status).toBe("succeeded");
+    expect(await all()).toEqual([[], [], []]);
+
+    const contradiction = await world.request("GET", "/v1/deliveries?failing=true&status=failed");
+    expect(contradiction.status).toBe(400);
+    expect(contradiction.json.errors).toEqual([
+      {
+        path: "failing",
+        message: "cannot be combined with status=failed; failing deliveries are pending.",
+      },
+    ]);
+    const word = await world.request("GET", "/v1/deliveries?failing=yes");
+    expect(word.status).toBe(400);
+    expect(word.json.errors).toEqual([{ path: "failing", message: "must be true or false." }]);
+  });
+
   it("bad queries are 400 naming the parameter; unknown and other organizations' ids are 404", async () => {
     const { world, deliveryId, webhookId, messageId } = await deliveryWorld();
     for (const url of [

@@ -91,9 +91,79 @@ describe("the OpenAPI document", () => {
     const shared = Object.keys(
       (document as { components: { responses: object } }).components.responses,
     );
-    for (const status of [400, 401, 403, 404, 405, 409, 413, 415, 422, 429, 500, 503]) {
+    for (const status of [400, 401, 403, 404, 405, 413, 415, 422, 429, 500, 503]) {
       expect(shared).toContain(`E${status}`);
     }
+    // Every shared answer is some operation's (a linter flags one that none refers to).
+    const referenced = JSON.stringify(document.paths);
+    for (const name of shared)
+      expect(referenced, name).toContain(`#/components/responses/${name}"`);
+  });
+
+  it("answers 405 on every path, for the methods it does not take", async () => {
+    const { operations } = await served();
+    for (const { key, operation } of operations) {
+      expect(operation.responses["405"], key).toEqual({ $ref: "#/components/responses/E405" });
+    }
+  });
+
+  it("lists every 409 code each operation can answer, and only on operations that answer 409", async () => {
+    const { operations } = await served();
+    const conflicts = Object.fromEntries(
+      operations
+        .filter(({ operation }) => "409" in operation.responses)
+        .map(({ key, operation }) => {
+          const response = operation.responses["409"] as {
+            content: Record<
+              string,
+              { schema: { allOf: Array<{ properties?: { code?: { enum: string[] } } }> } }
+            >;
+          };
+          const schema = response.content["application/problem+json"]?.schema;
+          return [key, schema?.allOf[1]?.properties?.code?.enum];
+        }),
+    );
+    expect(conflicts).toEqual({
+      "post /v1/profiles": ["phone_number_taken", "idempotency_in_progress"],
+      "patch /v1/profiles/{public_id}": ["phone_number_taken", "profile_protected"],
+      "delete /v1/profiles/{public_id}": ["profile_protected"],
+      "post /v1/messages/send": ["idempotency_in_progress"],
+      "post /v1/webhooks": [
+        "webhook_limit_reached",
+        "webhook_topic_overlap",
+        "webhook_subscription_limit",
+      ],
+      "patch /v1/webhooks/{webhook_id}": ["webhook_limit_reached", "webhook_topic_overlap"],
+      "patch /v1/campaigns/{campaign_id}": ["campaign_active"],
+      "post /v1/deliveries/{delivery_id}/redeliver": [
+        "delivery_pending",
+        "webhook_deleted",
+        "webhook_inactive",
+      ],
+      "post /v1/webhooks/{webhook_id}/recover": ["webhook_inactive"],
+    });
+  });
+
+  it("declares the rate-limit and replay headers on the error answers that carry them", async () => {
+    const { operations } = await served();
+    const send = operations.find(({ key }) => key === "post /v1/messages/send")?.operation;
+    const headersOf = (status: string) =>
+      Object.keys((send?.responses[status] as { headers?: object } | undefined)?.headers ?? {});
+    for (const status of ["400", "403", "404", "409", "422"]) {
+      expect(headersOf(status), status).toEqual(
+        expect.arrayContaining(["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"]),
+      );
+    }
+    for (const status of ["400", "404", "409"]) {
+      expect(headersOf(status), status).toContain("Idempotent-Replayed");
+    }
+    expect(send?.responses["429"]).toEqual({ $ref: "#/components/responses/E429" });
+    expect(headersOf("401")).not.toContain("RateLimit-Limit");
+    // As the server answers: a refused send carries them.
+    const world = await specWorld();
+    const refused = await world.request("POST", "/v1/messages/send", { body: { campaign: "x" } });
+    expect(refused.status).toBe(400);
+    expect(refused.headers["ratelimit-remaining"]).toMatch(/^\d+$/);
   });
 
   it("request bodies are named component schemas: the valibot schemas that validate them", async () => {

@@ -1,4 +1,11 @@
-import { type Actor, type Deps, type Principal, type Scope, validationError } from "@tidings/core";
+import {
+  type Actor,
+  type ConflictError,
+  type Deps,
+  type Principal,
+  type Scope,
+  validationError,
+} from "@tidings/core";
 import type { GenericSchema } from "valibot";
 import { type Answer, problem } from "./answer.js";
 import { isJsonObject, readJsonBody } from "./json-body.js";
@@ -65,6 +72,11 @@ export interface RouteDoc {
   };
   /** Every error status the route can answer, beyond the ones every authenticated route has. */
   errors: readonly number[];
+  /**
+   * The 409 codes the route can answer, when `errors` has 409; `idempotency_in_progress` is
+   * added for an idempotent route.
+   */
+  conflicts?: readonly ConflictError["code"][] | undefined;
   /** Accepts `Idempotency-Key`. */
   idempotent?: boolean | undefined;
   /**

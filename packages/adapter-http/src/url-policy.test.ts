@@ -186,6 +186,24 @@ describe("createUrlPolicy (docs/decisions.md: Webhook URL)", () => {
     );
   });
 
+  it("names the development-mode switch in the refusals it would lift, and only in those", async () => {
+    const hinted = createUrlPolicy({ dev: false, resolve, devModeHint: "TIDINGS_DEV=1" });
+    expect(await refusalOf(hinted, "http://hooks.example.com/")).toBe(
+      "The URL must use https (http is allowed when the server runs with TIDINGS_DEV=1).",
+    );
+    expect(await refusalOf(hinted, "https://localhost.example/in")).toBe(
+      "The URL is refused: address 127.0.0.1 is loopback (the host localhost.example resolves to it); webhooks may only go to public addresses (loopback is allowed when the server runs with TIDINGS_DEV=1).",
+    );
+    // Development mode lifts neither of these, so the switch is not offered.
+    expect(await refusalOf(hinted, "ftp://hooks.example.com/")).toBe("The URL must use https.");
+    expect(await refusalOf(hinted, "https://mixed.example/")).toBe(
+      "The URL is refused: address 10.0.0.7 is private (the host mixed.example resolves to it); webhooks may only go to public addresses.",
+    );
+    expect(await refusalOf(hinted, "https://169.254.169.254/")).not.toMatch(/TIDINGS_DEV/);
+    const hintedDev = createUrlPolicy({ dev: true, resolve, devModeHint: "TIDINGS_DEV=1" });
+    expect(await refusalOf(hintedDev, "https://mixed.example/")).not.toMatch(/TIDINGS_DEV/);
+  });
+
   it("needs https, or http in development mode", async () => {
     expect(await refusalOf(strict, "http://hooks.example.com/")).toBe("The URL must use https.");
     expect(await refusalOf(dev, "http://hooks.example.com/")).toBeNull();

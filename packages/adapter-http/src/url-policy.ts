@@ -20,6 +20,11 @@ export interface UrlPolicyOptions {
   dev: boolean;
   /** Resolves host names; `dns.lookup` with `all: true` by default (injectable for tests). */
   resolve?: Resolve | undefined;
+  /**
+   * How a person turns development mode on (the server passes `TIDINGS_DEV=1`), named in a
+   * refusal that development mode would lift: an http URL, a loopback address.
+   */
+  devModeHint?: string | undefined;
 }
 
 /** A `UrlPolicy` plus the same rule as a `lookup` for the HTTP client's connect step. */
@@ -138,6 +143,11 @@ const refuse = (reason: string): UrlVerdict => ({ allowed: false, reason });
 export function createUrlPolicy(options: UrlPolicyOptions): WebhookUrlPolicy {
   const resolve = options.resolve ?? resolveWithDns;
   const { dev } = options;
+  // Only outside development mode, and only for what it would allow.
+  const liftedBy = (what: string): string =>
+    !dev && options.devModeHint !== undefined
+      ? ` (${what} is allowed when the server runs with ${options.devModeHint})`
+      : "";
 
   const check = async (text: string): Promise<UrlVerdict> => {
     let url: URL;
@@ -148,7 +158,12 @@ export function createUrlPolicy(options: UrlPolicyOptions): WebhookUrlPolicy {
     }
     const allowed = dev ? ["https:", "http:"] : ["https:"];
     if (!allowed.includes(url.protocol)) {
-      return refuse(dev ? "The URL must use https or http." : "The URL must use https.");
+      if (dev) return refuse("The URL must use https or http.");
+      return refuse(
+        url.protocol === "http:"
+          ? `The URL must use https${liftedBy("http")}.`
+          : "The URL must use https.",
+      );
     }
     if (url.username !== "" || url.password !== "") {
       return refuse("The URL must not contain a user name or password.");
@@ -165,8 +180,9 @@ export function createUrlPolicy(options: UrlPolicyOptions): WebhookUrlPolicy {
       const usable = checkAddress(address, dev);
       if (usable.isOk()) continue;
       const via = address === host ? "" : ` (the host ${host} resolves to it)`;
+      const lifted = addressRange(address) === "loopback" ? liftedBy("loopback") : "";
       return refuse(
-        `The URL is refused: ${usable.error}${via}; webhooks may only go to public addresses.`,
+        `The URL is refused: ${usable.error}${via}; webhooks may only go to public addresses${lifted}.`,
       );
     }
     return { allowed: true };

@@ -1,4 +1,10 @@
-import { anApiKey, seedDelivery, seedOrganization, waitUntil } from "@tidings/core/testing";
+import {
+  anApiKey,
+  seedDelivery,
+  seedOrganization,
+  skippedUnless,
+  waitUntil,
+} from "@tidings/core/testing";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { listenForKeyChanges } from "./notifications.js";
@@ -10,7 +16,12 @@ const db = testDatabaseOfFile();
 
 describe("listenForDeliveries", () => {
   // Server only: PGlite runs in this process and has no connection that could break.
-  it.skipIf(serverUrl === undefined)(
+  it.skipIf(
+    skippedUnless(
+      serverUrl !== undefined,
+      "LISTEN/NOTIFY reconnection needs a PostgreSQL server; set TIDINGS_TEST_PG_URL to run them",
+    ),
+  )(
     "listens again after its connection is killed, and wakes for work inserted afterwards",
     async () => {
       const { schema, drop } = await db.freshSchema();

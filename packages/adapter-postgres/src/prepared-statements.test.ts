@@ -1,4 +1,4 @@
-import { runCorruptRowContract, runStorageContract } from "@tidings/core/testing";
+import { runCorruptRowContract, runStorageContract, skippedUnless } from "@tidings/core/testing";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { runTransaction } from "./pg-client.js";
@@ -10,7 +10,12 @@ import { freshStorageHarness, serverUrl, testDatabaseOfFile } from "./testing/te
 const onServer = serverUrl !== undefined;
 const db = testDatabaseOfFile();
 
-describe.skipIf(!onServer)("prepared statements", () => {
+describe.skipIf(
+  skippedUnless(
+    onServer,
+    "prepared statements are checked on a PostgreSQL server; set TIDINGS_TEST_PG_URL to run them",
+  ),
+)("prepared statements", () => {
   /** The names of the statements prepared on one connection of `pool`, after `run`. */
   async function preparedAfter(
     run: (pool: ReturnType<typeof preparedStatements>) => Promise<unknown>,

@@ -1,4 +1,4 @@
-import { applyRateLimitStep, rateLimitStepArbitrary } from "@tidings/core/testing";
+import { applyRateLimitStep, rateLimitStepArbitrary, skippedUnless } from "@tidings/core/testing";
 import fc from "fast-check";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -78,40 +78,42 @@ describe("rate-limit counts (migration 9)", () => {
   });
 
   // PGlite is one connection: two transactions cannot be open at once there.
-  it.runIf(serverUrl !== undefined)(
-    "stay right when two transactions delete hits of the same key at once",
-    async () => {
-      const hits = tablesIn(schema).rateLimitHits;
-      await db.client.query(`TRUNCATE ${hits}`);
-      await db.client.query(
-        `INSERT INTO ${hits} (key, at) VALUES ('send:a', 1), ('send:b', 2), ('send:b', 3), ('send:a', 4)`,
-      );
-      const other = db.anotherClient(2);
-      const first = await (other.client as pg.Pool).connect();
-      try {
-        // The first holds the counts of both keys until it commits; the second deletes the
-        // other row of each key, meeting them in the other order, and waits for it.
-        await first.query("BEGIN");
-        await first.query(`DELETE FROM ${hits} WHERE at IN (1, 3)`);
-        const second = db.client.query(`DELETE FROM ${hits} WHERE at IN (2, 4)`);
-        // Bounded: the second statement is seen waiting on a lock before the first commits.
-        for (let tries = 0; tries < 100; tries += 1) {
-          const { rows } = await first.query(
-            `SELECT count(*)::int AS waiting FROM pg_stat_activity
+  it.skipIf(
+    skippedUnless(
+      serverUrl !== undefined,
+      "rate-limit counts across connections need a PostgreSQL server; set TIDINGS_TEST_PG_URL to run them",
+    ),
+  )("stay right when two transactions delete hits of the same key at once", async () => {
+    const hits = tablesIn(schema).rateLimitHits;
+    await db.client.query(`TRUNCATE ${hits}`);
+    await db.client.query(
+      `INSERT INTO ${hits} (key, at) VALUES ('send:a', 1), ('send:b', 2), ('send:b', 3), ('send:a', 4)`,
+    );
+    const other = db.anotherClient(2);
+    const first = await (other.client as pg.Pool).connect();
+    try {
+      // The first holds the counts of both keys until it commits; the second deletes the
+      // other row of each key, meeting them in the other order, and waits for it.
+      await first.query("BEGIN");
+      await first.query(`DELETE FROM ${hits} WHERE at IN (1, 3)`);
+      const second = db.client.query(`DELETE FROM ${hits} WHERE at IN (2, 4)`);
+      // Bounded: the second statement is seen waiting on a lock before the first commits.
+      for (let tries = 0; tries < 100; tries += 1) {
+        const { rows } = await first.query(
+          `SELECT count(*)::int AS waiting FROM pg_stat_activity
              WHERE wait_event_type = 'Lock' AND query LIKE 'DELETE FROM%rate_limit_hits%'`,
-          );
-          if ((rows[0] as { waiting: number }).waiting > 0) break;
-          await new Promise((resolve) => setTimeout(resolve, 20));
-        }
-        await first.query("COMMIT");
-        await second;
-      } finally {
-        first.release();
-        await other.close();
+        );
+        if ((rows[0] as { waiting: number }).waiting > 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
       }
-      expect(await counts(schema)).toEqual({ kept: [], rows: [] });
-    },
-  );
+      await first.query("COMMIT");
+      await second;
+    } finally {
+      first.release();
+      await other.close();
+    }
+    expect(await counts(schema)).toEqual({ kept: [], rows: [] });
+  });
 
   it("counts the hits a schema already held when it is migrated", async () => {
     const older = db.newSchemaName();

@@ -1,5 +1,5 @@
 import { readdirSync, readlinkSync } from "node:fs";
-import { anOrganization, aProfile } from "@tidings/core/testing";
+import { anOrganization, aProfile, skippedUnless } from "@tidings/core/testing";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { latestSchemaVersion } from "./migrations.js";
@@ -75,50 +75,52 @@ describe("sqliteStorage setup", () => {
     file.remove();
   });
 
-  it.runIf(process.platform === "linux")(
-    "keeps a transaction's statement journal in memory however many pages it changes",
-    async () => {
-      // SQLite names its temporary files etilqs_…, and unlinks them as it opens them.
-      const tempFilesOpen = (): number =>
-        readdirSync("/proc/self/fd").filter((fd) => {
-          try {
-            return readlinkSync(`/proc/self/fd/${fd}`).includes("etilqs_");
-          } catch {
-            return false; // closed in the meantime
-          }
-        }).length;
-      const file = tempDatabaseFile();
-      const raw = new Database(file.path);
-      const recording = recordingDatabase(raw);
-      const storage = sqliteStorage(recording.db);
-      const organization = anOrganization();
-      await storage.organizations.insert(organization);
-      const profiles = await Promise.all(
-        Array.from({ length: 300 }, () =>
-          storage.profiles.insert(aProfile({ organizationId: organization.id })),
-        ),
-      );
-      const before = tempFilesOpen();
-      let during = -1;
-      // Queued first, so the transaction below is the second unit of its group and runs in a
-      // savepoint (the first needs none).
-      const first = storage.profiles.insert(aProfile({ organizationId: organization.id }));
-      // The savepoint journals each page that held a profile before it, well over 64 KiB:
-      // without the setting SQLite opens a temporary file for the journal.
-      await storage.transaction(async (tx) => {
-        for (const profile of profiles) {
-          if (profile === "phone_number_taken") throw new Error("phone numbers are fresh");
-          await tx.profiles.update({ ...profile, attributes: { note: "x".repeat(100) } });
+  it.skipIf(
+    skippedUnless(
+      process.platform === "linux",
+      "the statement journal check reads /proc/self/fd, which only Linux has",
+    ),
+  )("keeps a transaction's statement journal in memory however many pages it changes", async () => {
+    // SQLite names its temporary files etilqs_…, and unlinks them as it opens them.
+    const tempFilesOpen = (): number =>
+      readdirSync("/proc/self/fd").filter((fd) => {
+        try {
+          return readlinkSync(`/proc/self/fd/${fd}`).includes("etilqs_");
+        } catch {
+          return false; // closed in the meantime
         }
-        during = tempFilesOpen();
-      });
-      await first;
-      await storage.close();
-      raw.close();
-      file.remove();
-      // It did run in a savepoint, the case the setting is for.
-      expect(recording.execs).toContain("SAVEPOINT tidings_unit");
-      expect(during).toBe(before);
-    },
-  );
+      }).length;
+    const file = tempDatabaseFile();
+    const raw = new Database(file.path);
+    const recording = recordingDatabase(raw);
+    const storage = sqliteStorage(recording.db);
+    const organization = anOrganization();
+    await storage.organizations.insert(organization);
+    const profiles = await Promise.all(
+      Array.from({ length: 300 }, () =>
+        storage.profiles.insert(aProfile({ organizationId: organization.id })),
+      ),
+    );
+    const before = tempFilesOpen();
+    let during = -1;
+    // Queued first, so the transaction below is the second unit of its group and runs in a
+    // savepoint (the first needs none).
+    const first = storage.profiles.insert(aProfile({ organizationId: organization.id }));
+    // The savepoint journals each page that held a profile before it, well over 64 KiB:
+    // without the setting SQLite opens a temporary file for the journal.
+    await storage.transaction(async (tx) => {
+      for (const profile of profiles) {
+        if (profile === "phone_number_taken") throw new Error("phone numbers are fresh");
+        await tx.profiles.update({ ...profile, attributes: { note: "x".repeat(100) } });
+      }
+      during = tempFilesOpen();
+    });
+    await first;
+    await storage.close();
+    raw.close();
+    file.remove();
+    // It did run in a savepoint, the case the setting is for.
+    expect(recording.execs).toContain("SAVEPOINT tidings_unit");
+    expect(during).toBe(before);
+  });
 });

@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 const TYPES: Record<string, string> = {
   css: "text/css; charset=utf-8",
   js: "text/javascript; charset=utf-8",
+  svg: "image/svg+xml; charset=utf-8",
 };
 
 const cache = new Map<string, { contentType: string; body: string } | null>();

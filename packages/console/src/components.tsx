@@ -11,6 +11,8 @@ export interface PageFrame {
   organization: { id: string; name: string };
   /** What a redirect asked this page to confirm (`?notice=`, one of the console's own). */
   notice: string | null;
+  /** Whether webhooks may go to http and loopback addresses (the server's development mode). */
+  devMode: boolean;
 }
 
 export type Section = "overview" | "campaigns" | "messages" | "webhooks" | "keys" | "profiles";
@@ -33,6 +35,7 @@ export function Document(props: { base: string; title: string; children: Compone
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="referrer" content="no-referrer" />
         <title>{`${props.title} · Tidings console`}</title>
+        <link rel="icon" type="image/svg+xml" href={`${props.base}/assets/icon.svg`} />
         <link rel="stylesheet" href={`${props.base}/assets/console.css`} />
         <script src={`${props.base}/assets/console.js`} defer />
       </head>
@@ -44,7 +47,8 @@ export function Document(props: { base: string; title: string; children: Compone
 /** A signed-in page: the navigation, the organization, Sign out, and the page's content. */
 export function Layout(props: {
   frame: PageFrame;
-  section: Section;
+  /** The navigation item to mark current; `null` on a page of no section (not found). */
+  section: Section | null;
   title: string;
   children: ComponentChildren;
 }) {

@@ -42,6 +42,11 @@ export interface ConsoleOptions {
   logger?: HttpLogger | undefined;
   /** The largest form accepted, in bytes (64 KiB). */
   maxBodyBytes?: number | undefined;
+  /**
+   * Whether the URL policy allows http and loopback webhook addresses (development mode), so
+   * the forms say what they accept. Off by default.
+   */
+  devMode?: boolean | undefined;
 }
 
 /** The cookie that carries the session id. */
@@ -91,7 +96,8 @@ function match(
   return allow.length > 0 ? { allow } : null;
 }
 
-const sectionOf = (path: string): Section => {
+/** The section of the console a path belongs to; `null` for a path in none (an unknown page). */
+const sectionOf = (path: string): Section | null => {
   const first = path.split("/")[1] ?? "";
   const sections: Record<string, Section> = {
     campaigns: "campaigns",
@@ -101,7 +107,8 @@ const sectionOf = (path: string): Section => {
     keys: "keys",
     profiles: "profiles",
   };
-  return sections[first] ?? "overview";
+  if (first === "") return "overview";
+  return sections[first] ?? null;
 };
 
 /**
@@ -171,6 +178,7 @@ export function createConsole(deps: Deps, options: ConsoleOptions = {}): HttpApp
         name: organization?.name ?? session.organizationId,
       },
       notice: noticeOf(request),
+      devMode: options.devMode === true,
     };
     const section = sectionOf(request.path);
     const notFound = () => renderPage(404, <NotFoundPage frame={frame} section={section} />);
@@ -220,7 +228,7 @@ export function createConsole(deps: Deps, options: ConsoleOptions = {}): HttpApp
 
   async function route(request: ConsoleRequest): Promise<HttpResponse> {
     if (request.method === "GET" || request.method === "HEAD") {
-      const asset = /^\/assets\/([a-z-]+\.(?:css|js))$/.exec(request.path);
+      const asset = /^\/assets\/([a-z-]+\.(?:css|js|svg))$/.exec(request.path);
       if (asset) {
         const found = readAsset(asset[1] ?? "");
         if (found) return assetResponse(found.contentType, found.body);

@@ -188,6 +188,7 @@ export { createRetentionSweeper, RATE_LIMIT_HIT_HORIZON_MS } from "./retention/r
 export { aesGcmSecretBox, generateSecretKey, parseSecretKey } from "./secrets/secret-box.js";
 export type { ManualClock } from "./support/clock.js";
 export { isoAt, manualClock, systemClock } from "./support/clock.js";
+export { closestName, editDistance } from "./support/closest-name.js";
 export { createIds, isPrefixedId, isUuidV7 } from "./support/ids.js";
 export { parseInput, toIssues } from "./support/parse.js";
 export { StorageBusyError } from "./support/storage-busy.js";

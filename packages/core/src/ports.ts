@@ -377,6 +377,8 @@ export interface OrganizationRepository {
   insert(org: OrganizationRecord): Promise<void>;
   /** `null` when unknown. */
   get(id: string): Promise<OrganizationRecord | null>;
+  /** Every organization, oldest first (ties by id). */
+  list(): Promise<OrganizationRecord[]>;
 }
 
 export interface ProfileListQuery {
@@ -680,6 +682,11 @@ export interface CompletedAttempt extends AttemptOutcome {
 export interface DeliveryListQuery {
   organizationId: string;
   status?: DeliveryStatus | undefined;
+  /**
+   * Only failing deliveries when true: pending, attempted, and the last attempt did not answer
+   * 2xx (`isFailingDelivery`), the ones being retried.
+   */
+  failing?: boolean | undefined;
   /** Deliveries to this subscription only. */
   webhookId?: string | undefined;
   /** Deliveries of this message's events only. */

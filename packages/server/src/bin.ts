@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { main } from "./cli/main.js";
+import { answerVersion } from "./cli/version.js";
 
 /**
  * The first SIGTERM or SIGINT asks `serve` and `worker` to drain and stop; a second one ends
@@ -35,17 +35,22 @@ const crash = (error: unknown): void => {
         ? { name: error.name, message: error.message, stack: error.stack }
         : String(error),
   };
-  (logsToStdout ? process.stdout : process.stderr).write(`${JSON.stringify(line)}\n`);
+  (logsToStdout ? process.stdout : process.stderr).write(`${JSON.stringify(line)}
+`);
   process.exit(1);
 };
 process.on("uncaughtException", crash);
 process.on("unhandledRejection", crash);
 
-const code = await main(process.argv.slice(2), {
-  env: process.env,
-  cwd: process.cwd(),
-  stdout: process.stdout,
-  stderr: process.stderr,
-  waitForShutdown,
-});
-process.exitCode = code;
+const argv = process.argv.slice(2);
+// `--version` is answered before the rest of the CLI (storage, the API, the console) is loaded.
+if (!answerVersion(argv, process.stdout)) {
+  const { main } = await import("./cli/main.js");
+  process.exitCode = await main(argv, {
+    env: process.env,
+    cwd: process.cwd(),
+    stdout: process.stdout,
+    stderr: process.stderr,
+    waitForShutdown,
+  });
+}

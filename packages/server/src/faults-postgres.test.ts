@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync } from "node:fs";
 import { createServer } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
+import { skippedUnless } from "@tidings/core/testing";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -41,7 +42,12 @@ const withParams = (url: string, params: string) =>
 
 // Skipped without TIDINGS_TEST_PG_URL: the server takes a URL, so PGlite cannot stand in here.
 // `.ci/run` always sets it.
-describe.skipIf(PG_URL === undefined)("PostgreSQL dropping the server's connections", () => {
+describe.skipIf(
+  skippedUnless(
+    PG_URL !== undefined,
+    "dropped PostgreSQL connections need a PostgreSQL server; set TIDINGS_TEST_PG_URL to run them",
+  ),
+)("PostgreSQL dropping the server's connections", () => {
   const schema = `faults_${randomBytes(6).toString("hex")}`;
   const app = `tidings_${schema}`;
   let env: Record<string, string>;
@@ -106,89 +112,91 @@ const VERSION = clusterVersion();
 
 // A cluster of its own (created with pg_createcluster on a free port, dropped afterwards), so
 // stopping it disturbs no other test. That needs root and Debian's postgresql-common tools.
-describe.skipIf(PG_URL === undefined || VERSION === null)(
-  "a PostgreSQL cluster of its own, stopped and started under load",
-  () => {
-    const name = `tidings_faults_${randomBytes(4).toString("hex")}`;
-    let port: number;
-    let url: string;
-    const ctl = (action: "start" | "stop") =>
-      execFileSync("pg_ctlcluster", ["--skip-systemctl-redirect", VERSION ?? "", name, action], {
-        stdio: "ignore",
-      });
-    const running: CliProcess[] = [];
-
-    beforeAll(async () => {
-      port = await freePort();
-      execFileSync(
-        "pg_createcluster",
-        [
-          VERSION ?? "",
-          name,
-          "-p",
-          String(port),
-          "--pgoption",
-          "fsync=off",
-          "--",
-          "--auth-local=trust",
-          "--auth-host=trust",
-        ],
-        { stdio: "ignore" },
-      );
-      url = `postgres://postgres@127.0.0.1:${port}/postgres`;
-    }, 120_000);
-
-    afterAll(() => {
-      for (const proc of running) proc.child.kill("SIGKILL");
-      execFileSync("pg_dropcluster", ["--stop", VERSION ?? "", name], { stdio: "ignore" });
+describe.skipIf(
+  skippedUnless(
+    PG_URL !== undefined && VERSION !== null,
+    "stopping a PostgreSQL cluster of its own needs TIDINGS_TEST_PG_URL, root and Debian's pg_createcluster",
+  ),
+)("a PostgreSQL cluster of its own, stopped and started under load", () => {
+  const name = `tidings_faults_${randomBytes(4).toString("hex")}`;
+  let port: number;
+  let url: string;
+  const ctl = (action: "start" | "stop") =>
+    execFileSync("pg_ctlcluster", ["--skip-systemctl-redirect", VERSION ?? "", name, action], {
+      stdio: "ignore",
     });
+  const running: CliProcess[] = [];
 
-    it("starts while the database is down, waiting for it, then serves", async () => {
-      const env = faultEnv(url);
-      const proc = await startCliProcess(
-        ["serve", "--port", "0"],
-        { ...env, TIDINGS_STARTUP_TIMEOUT_MS: "60000" },
-        (line) => line.msg === "storage unavailable at start-up; trying again",
+  beforeAll(async () => {
+    port = await freePort();
+    execFileSync(
+      "pg_createcluster",
+      [
+        VERSION ?? "",
+        name,
+        "-p",
+        String(port),
+        "--pgoption",
+        "fsync=off",
+        "--",
+        "--auth-local=trust",
+        "--auth-host=trust",
+      ],
+      { stdio: "ignore" },
+    );
+    url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  }, 120_000);
+
+  afterAll(() => {
+    for (const proc of running) proc.child.kill("SIGKILL");
+    execFileSync("pg_dropcluster", ["--stop", VERSION ?? "", name], { stdio: "ignore" });
+  });
+
+  it("starts while the database is down, waiting for it, then serves", async () => {
+    const env = faultEnv(url);
+    const proc = await startCliProcess(
+      ["serve", "--port", "0"],
+      { ...env, TIDINGS_STARTUP_TIMEOUT_MS: "60000" },
+      (line) => line.msg === "storage unavailable at start-up; trying again",
+    );
+    running.push(proc);
+    ctl("start");
+    const listening = await eventually("the server to listen once the cluster is up", async () =>
+      proc.logs.find((line) => line.msg === "listening"),
+    );
+    const server = { ...proc, port: Number(listening.port) };
+    expect(server.logs.filter((line) => "not_json" in line)).toEqual([]);
+
+    const sender = await createFaultSender(env);
+    const baseUrl = `http://127.0.0.1:${server.port}`;
+    const tally = await subscribeEveryTopic(baseUrl, sender);
+    const load = startFaultLoad(() => baseUrl, sender);
+    try {
+      await load.acknowledgedMore(10, "sends before the stop");
+      ctl("stop");
+      await eventually(
+        "/readyz to say not ready",
+        async () => ((await fetch(`${baseUrl}/readyz`)).status === 503 ? true : undefined),
+        10_000,
       );
-      running.push(proc);
+      await sleep(5000);
+      expect(load.statuses.get(503) ?? 0).toBeGreaterThan(0);
       ctl("start");
-      const listening = await eventually("the server to listen once the cluster is up", async () =>
-        proc.logs.find((line) => line.msg === "listening"),
-      );
-      const server = { ...proc, port: Number(listening.port) };
-      expect(server.logs.filter((line) => "not_json" in line)).toEqual([]);
-
-      const sender = await createFaultSender(env);
-      const baseUrl = `http://127.0.0.1:${server.port}`;
-      const tally = await subscribeEveryTopic(baseUrl, sender);
-      const load = startFaultLoad(() => baseUrl, sender);
-      try {
-        await load.acknowledgedMore(10, "sends before the stop");
-        ctl("stop");
-        await eventually(
-          "/readyz to say not ready",
-          async () => ((await fetch(`${baseUrl}/readyz`)).status === 503 ? true : undefined),
-          10_000,
-        );
-        await sleep(5000);
-        expect(load.statuses.get(503) ?? 0).toBeGreaterThan(0);
-        ctl("start");
-        await load.acknowledgedMore(10, "sends once the cluster is back", 30_000);
-        expect((await fetch(`${baseUrl}/readyz`)).status).toBe(200);
-      } finally {
-        await load.stop();
-      }
-      await expectNothingLost(server, baseUrl, sender, load, tally);
-      expect(
-        server.logs.some(
-          (line) => line.msg === "storage unavailable: answering 503 until it is back",
-        ),
-      ).toBe(true);
-      expect(server.logs.some((line) => line.msg === "storage available again")).toBe(true);
-      await tally.close();
-    }, 180_000);
-  },
-);
+      await load.acknowledgedMore(10, "sends once the cluster is back", 30_000);
+      expect((await fetch(`${baseUrl}/readyz`)).status).toBe(200);
+    } finally {
+      await load.stop();
+    }
+    await expectNothingLost(server, baseUrl, sender, load, tally);
+    expect(
+      server.logs.some(
+        (line) => line.msg === "storage unavailable: answering 503 until it is back",
+      ),
+    ).toBe(true);
+    expect(server.logs.some((line) => line.msg === "storage available again")).toBe(true);
+    await tally.close();
+  }, 180_000);
+});
 
 describe("start-up while PostgreSQL cannot be reached", () => {
   it("tries again, each try a JSON line, then gives up with a JSON line and exit 1", async () => {

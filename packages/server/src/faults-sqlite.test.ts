@@ -3,6 +3,7 @@ import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { skippedUnless } from "@tidings/core/testing";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import {
@@ -80,7 +81,9 @@ const serverEnv = (dir: string) => faultServerEnv(`sqlite:${join(dir, "tidings.d
 
 // Skipped where this process cannot mount a tmpfs (it needs root): the disk is filled and
 // turned read-only on a small file system of the test's own, never the machine's.
-describe.skipIf(!MOUNTABLE)("SQLite on a disk that fills up or turns read-only", () => {
+describe.skipIf(
+  skippedUnless(MOUNTABLE, "a full or read-only disk needs root to mount a small tmpfs"),
+)("SQLite on a disk that fills up or turns read-only", () => {
   const mounted: string[] = [];
   const running: CliProcess[] = [];
 

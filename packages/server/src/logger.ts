@@ -5,7 +5,15 @@ const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 4
 
 export type LogFields = Record<string, unknown>;
 
-/** A JSON-lines logger: one object per line with `time`, `level` and `msg`. */
+/** `deliveryId` → `delivery_id`; a name already in snake_case is kept. */
+export const snakeCase = (name: string): string =>
+  name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+
+/**
+ * A JSON-lines logger: one object per line with `time`, `level` and `msg`. Every field name is
+ * snake_case, as in the API's JSON: a field given in camelCase (`deliveryId`, from the core's
+ * records) is written `delivery_id`.
+ */
 export interface Logger {
   debug(msg: string, fields?: LogFields): void;
   info(msg: string, fields?: LogFields): void;
@@ -17,10 +25,12 @@ export interface Logger {
 export function createLogger(level: LogLevel, out: Writable): Logger {
   const write = (at: Exclude<LogLevel, "silent">, msg: string, fields?: LogFields) => {
     if (RANK[at] < RANK[level]) return;
-    const line: LogFields = { time: new Date().toISOString(), level: at, msg, ...fields };
-    for (const [key, value] of Object.entries(line)) {
-      if (value instanceof Error)
-        line[key] = { name: value.name, message: value.message, stack: value.stack };
+    const line: LogFields = { time: new Date().toISOString(), level: at, msg };
+    for (const [key, value] of Object.entries(fields ?? {})) {
+      line[snakeCase(key)] =
+        value instanceof Error
+          ? { name: value.name, message: value.message, stack: value.stack }
+          : value;
     }
     out.write(`${JSON.stringify(line)}\n`);
   };

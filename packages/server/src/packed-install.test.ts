@@ -2,7 +2,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, it } from "vitest";
 import { REPO_ROOT } from "./testing/child-cli.js";
 import { typeCheckAsUser } from "./testing/type-check.js";
 import { builtWorkspace, packWorkspace, run } from "./testing/workspace-build.js";
@@ -174,8 +174,12 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe("the packages, packed and installed with npm into a fresh project", () => {
-  it("embed core, SQLite and HTTP: a send through the sandbox, signed webhooks to the end, and the console with its assets", async () => {
+// The three checks read the installed project and write nothing in it but their own files, so
+// they run at once: the type-check (the longest) beside the program and the command.
+describe.concurrent("the packages, packed and installed with npm into a fresh project", () => {
+  it("embed core, SQLite and HTTP: a send through the sandbox, signed webhooks to the end, and the console with its assets", async ({
+    expect,
+  }) => {
     const output: string[] = [];
     const code = await new Promise<number | null>((resolve, reject) => {
       const child = spawn(process.execPath, ["main.mjs", join(dir, "app.db")], { cwd: app });
@@ -195,14 +199,14 @@ describe("the packages, packed and installed with npm into a fresh project", () 
     expect(result.topics).toEqual(["message.sent", "message.delivered", "message.seen"]);
   });
 
-  it("type-check for a TypeScript user, core/memory included", async () => {
+  it("type-check for a TypeScript user, core/memory included", async ({ expect }) => {
     await expect(
       // Node's own types from the workspace: a TypeScript user of these packages has them.
       typeCheckAsUser(app, "typed.ts", { typeRoots: [join(REPO_ROOT, "node_modules", "@types")] }),
     ).resolves.toBeUndefined();
   }, 180_000);
 
-  it("install the tidings command, which migrates a fresh SQLite database", async () => {
+  it("install the tidings command, which migrates a fresh SQLite database", async ({ expect }) => {
     const bin = join(app, "node_modules", ".bin", "tidings");
     const env = { ...process.env, TIDINGS_DATABASE_URL: `sqlite:${join(dir, "cli.db")}` };
     const migrated = spawnSync(bin, ["migrate", "--json"], { cwd: app, env, encoding: "utf8" });

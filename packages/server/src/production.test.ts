@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { waitUntil } from "@tidings/core/testing";
+import { skippedUnless, waitUntil } from "@tidings/core/testing";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -26,11 +26,6 @@ import { builtCli } from "./testing/workspace-build.js";
  */
 
 const PG_URL = process.env.TIDINGS_TEST_PG_URL;
-if (PG_URL === undefined) {
-  console.warn(
-    "production.test.ts: the PostgreSQL steps are skipped; set TIDINGS_TEST_PG_URL to run them.",
-  );
-}
 const BUILD_TIMEOUT_MS = 600_000;
 
 let dir: string;
@@ -54,7 +49,12 @@ afterAll(async () => {
 const tidings = <T>(env: Record<string, string>, ...args: string[]): Promise<T> =>
   runChildCliJson<T>(args, env, cli);
 
-describe.skipIf(PG_URL === undefined)("running in production on PostgreSQL", () => {
+describe.skipIf(
+  skippedUnless(
+    PG_URL !== undefined,
+    "the production steps run on a PostgreSQL server; set TIDINGS_TEST_PG_URL to run them",
+  ),
+)("running in production on PostgreSQL", () => {
   const database = `tidings_production_${process.pid}_${Date.now()}`;
   let env: Record<string, string>;
 

@@ -1,7 +1,7 @@
 import { toJsonSchema } from "@valibot/to-json-schema";
 import type { GenericSchema } from "valibot";
 import type { Route } from "../route.js";
-import { errorResponses, standardHeaders } from "./error-responses.js";
+import { conflictResponse, errorResponses, standardHeaders } from "./error-responses.js";
 import { responseSchemas } from "./response-schemas.js";
 
 type JsonObject = Record<string, unknown>;
@@ -58,6 +58,42 @@ function parameters(route: Route): JsonObject[] {
   return list;
 }
 
+/** The error statuses whose answers an idempotent route stores and replays. */
+const REPLAYED_ERRORS = new Set([400, 404, 409]);
+
+/**
+ * One error answer of an operation: the shared response, or, where the operation adds headers
+ * to it (`RateLimit-*` on every answer past authentication of a rate-limited route,
+ * `Idempotent-Replayed` on a replayed error) or narrows its codes (409), a copy that says so.
+ */
+function errorResponse(route: Route, status: number): JsonObject {
+  const { doc } = route;
+  const headers: JsonObject = {};
+  // On the answers past authentication and the scope check: some answers of the status only.
+  // (401, 405 and 413 come before the route; 429's shared answer has them already.)
+  if (doc.rateLimited && ![401, 405, 413, 429].includes(status)) {
+    for (const [name, header] of Object.entries(standardHeaders.rateLimit)) {
+      headers[name] = { ...header, required: false };
+    }
+  }
+  if (doc.idempotent && REPLAYED_ERRORS.has(status)) {
+    headers["Idempotent-Replayed"] = { ...standardHeaders.replayed, required: false };
+  }
+  if (status === 409) {
+    const codes = [
+      ...(doc.conflicts ?? []),
+      ...(doc.idempotent ? (["idempotency_in_progress"] as const) : []),
+    ];
+    if (codes.length === 0) {
+      throw new Error(`${route.method} ${route.path} answers 409 but names no conflict code.`);
+    }
+    return conflictResponse(codes, headers);
+  }
+  if (Object.keys(headers).length === 0) return ref("responses", `E${status}`);
+  const shared = errorResponses[`E${status}`] as { headers?: JsonObject };
+  return { ...shared, headers: { ...shared.headers, ...headers } };
+}
+
 function operation(route: Route): JsonObject {
   const { doc } = route;
   const successHeaders: JsonObject = { "X-Request-Id": standardHeaders.requestId };
@@ -73,10 +109,11 @@ function operation(route: Route): JsonObject {
     },
   };
   // Any request may be malformed at the edge (a NUL in the URL: 400) or too large (413), and
-  // may find the database locked by another process for too long (503).
-  const statuses = new Set([...doc.errors, 400, 401, 413, 500, 503]);
+  // may find the database locked by another process for too long (503); its path answers 405
+  // to any other method.
+  const statuses = new Set([...doc.errors, 400, 401, 405, 413, 500, 503]);
   if (route.scope) statuses.add(403);
-  for (const status of [...statuses].sort()) responses[status] = ref("responses", `E${status}`);
+  for (const status of [...statuses].sort()) responses[status] = errorResponse(route, status);
   const description = route.scope
     ? `Requires the scope \`${route.scope}\`.`
     : "Any valid API key; the message must have been sent with it.";
@@ -119,6 +156,7 @@ const publicOperation = (
   responses: {
     200: ok,
     400: ref("responses", "E400"),
+    405: ref("responses", "E405"),
     413: ref("responses", "E413"),
     ...extra,
     500: ref("responses", "E500"),

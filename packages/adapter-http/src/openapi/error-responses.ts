@@ -27,11 +27,31 @@ export const standardHeaders = {
   },
 };
 
-const problemResponse = (description: string, headers: Record<string, unknown> = {}) => ({
+const problemResponse = (
+  description: string,
+  headers: Record<string, unknown> = {},
+  schema: Record<string, unknown> = { $ref: "#/components/schemas/Problem" },
+) => ({
   description,
   headers: { "X-Request-Id": standardHeaders.requestId, ...headers },
-  content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } },
+  content: { "application/problem+json": { schema } },
 });
+
+/**
+ * An operation's 409: the problem document with `code` narrowed to the conflicts that
+ * operation can answer, so a client knows exactly what to switch on.
+ */
+export const conflictResponse = (codes: readonly string[], headers: Record<string, unknown>) =>
+  problemResponse(
+    `The request clashes with stored state: ${codes.map((code) => `\`${code}\``).join(", ")}.`,
+    headers,
+    {
+      allOf: [
+        { $ref: "#/components/schemas/Problem" },
+        { type: "object", properties: { code: { type: "string", enum: [...codes] } } },
+      ],
+    },
+  );
 
 /**
  * Every error status the API answers, as reusable responses named `E<status>`. The `code`
@@ -56,13 +76,10 @@ export const errorResponses: Record<string, unknown> = {
     "Nothing with this id exists for the organization (`*_not_found`), or no endpoint " +
       "answers the path (`route_not_found`).",
   ),
-  E405: problemResponse("The path exists but not with this method (`method_not_allowed`).", {
-    Allow: { description: "The methods the path answers.", schema: { type: "string" } },
-  }),
-  E409: problemResponse(
-    "The request clashes with stored state: `phone_number_taken`, `profile_protected`, " +
-      "`webhook_limit_reached`, `webhook_topic_overlap` (with `conflicts`), " +
-      "`webhook_subscription_limit`, or `idempotency_in_progress`.",
+  E405: problemResponse(
+    "The operation's path with a method it does not take (`method_not_allowed`); `Allow` " +
+      "lists the methods it does.",
+    { Allow: { description: "The methods the path answers.", schema: { type: "string" } } },
   ),
   E413: problemResponse("The request body exceeds 1 MiB (`payload_too_large`)."),
   E415: problemResponse(

@@ -131,6 +131,7 @@ export const campaignRoutes: Route[] = [
       },
       success: { ...CAMPAIGN, description: "The updated campaign." },
       errors: [400, 404, 409, 413, 415],
+      conflicts: ["campaign_active"],
     },
     handle: callWithIdAndBody("campaign_id", updateCampaign),
   },

@@ -51,6 +51,7 @@ export const profileRoutes: Route[] = [
       },
       success: { status: 201, schema: "Profile", description: "The created profile." },
       errors: [400, 409, 413, 415, 422],
+      conflicts: ["phone_number_taken"],
       idempotent: true,
     },
     handle: (context) =>
@@ -86,6 +87,7 @@ export const profileRoutes: Route[] = [
       },
       success: { status: 200, schema: "Profile", description: "The updated profile." },
       errors: [400, 404, 409, 413, 415],
+      conflicts: ["phone_number_taken", "profile_protected"],
     },
     handle: callWithIdAndBody("public_id", updateProfile),
   },
@@ -99,6 +101,7 @@ export const profileRoutes: Route[] = [
       tag: "Profiles",
       success: { status: 204, schema: null, description: "The profile was deleted." },
       errors: [404, 409],
+      conflicts: ["profile_protected"],
     },
     handle: callWithId("public_id", deleteProfile, 204),
   },

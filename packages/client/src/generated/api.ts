@@ -1010,24 +1010,13 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The path exists but not with this method (`method_not_allowed`). */
+        /** @description The operation's path with a method it does not take (`method_not_allowed`); `Allow` lists the methods it does. */
         E405: {
             headers: {
                 /** @description The request's id: the client's when sane, otherwise a UUID v7. */
                 "X-Request-Id"?: string;
                 /** @description The methods the path answers. */
                 Allow?: string;
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description The request clashes with stored state: `phone_number_taken`, `profile_protected`, `webhook_limit_reached`, `webhook_topic_overlap` (with `conflicts`), `webhook_subscription_limit`, or `idempotency_in_progress`. */
-        E409: {
-            headers: {
-                /** @description The request's id: the client's when sane, otherwise a UUID v7. */
-                "X-Request-Id"?: string;
                 [name: string]: unknown;
             };
             content: {
@@ -1154,6 +1143,7 @@ export interface operations {
             400: components["responses"]["E400"];
             401: components["responses"]["E401"];
             403: components["responses"]["E403"];
+            405: components["responses"]["E405"];
             413: components["responses"]["E413"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -1203,10 +1193,38 @@ export interface operations {
                     "application/json": components["schemas"]["Profile"];
                 };
             };
-            400: components["responses"]["E400"];
+            /** @description Invalid input (`validation_failed`, `invalid_cursor`, `invalid_params`, `campaign_inactive`), an ambiguous email recipient (`ambiguous_recipient`) or a body that is not JSON (`malformed_json`). `errors` lists every problem with its path. */
+            400: {
+                headers: {
+                    /** @description The request's id: the client's when sane, otherwise a UUID v7. */
+                    "X-Request-Id"?: string;
+                    /** @description `true` when the answer is a replay of an earlier request with this key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             401: components["responses"]["E401"];
             403: components["responses"]["E403"];
-            409: components["responses"]["E409"];
+            405: components["responses"]["E405"];
+            /** @description The request clashes with stored state: `phone_number_taken`, `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    /** @description The request's id: the client's when sane, otherwise a UUID v7. */
+                    "X-Request-Id"?: string;
+                    /** @description `true` when the answer is a replay of an earlier request with this key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "phone_number_taken" | "idempotency_in_progress";
+                    };
+                };
+            };
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422"];
@@ -1243,6 +1261,7 @@ export interface operations {
             401: components["responses"]["E401"];
             403: components["responses"]["E403"];
             404: components["responses"]["E404"];
+            405: components["responses"]["E405"];
             413: components["responses"]["E413"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -1275,7 +1294,21 @@ export interface operations {
             401: components["responses"]["E401"];
             403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409"];
+            405: components["responses"]["E405"];
+            /** @description The request clashes with stored state: `profile_protected`. */
+            409: {
+                headers: {
+                    /** @description The request's id: the client's when sane, otherwise a UUID v7. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "profile_protected";
+                    };
+                };
+            };
             413: components["responses"]["E413"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -1323,7 +1356,21 @@ export interface operations {
             401: components["responses"]["E401"];
             403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409"];
+            405: components["responses"]["E405"];
+            /** @description The request clashes with stored state: `phone_number_taken`, `profile_protected`. */
+            409: {
+                headers: {
+                    /** @description The request's id: the client's when sane, otherwise a UUID v7. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "phone_number_taken" | "profile_protected";
+                    };
+                };
+            };
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             500: components["responses"]["E500"];
@@ -1380,17 +1427,157 @@ export interface operations {
                     "application/json": components["schemas"]["SendResult"];
                 };
             };
-            400: components["responses"]["E400"];
+            /** @description Invalid input (`validation_failed`, `invalid_cursor`, `invalid_params`, `campaign_inactive`), an ambiguous email recipient (`ambiguous_recipient`) or a body that is not JSON (`malformed_json`). `errors` lists every problem with its path. */
+            400: {
+                headers: {
+                    /** @description The request's id: the client's when sane, otherwise a UUID v7. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window for this API key: sends, or test webhooks, counted apart. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Whole seconds, rounded up, until the oldest request counted in the sliding window leaves it and RateLimit-Remaining goes up; 0 only when none is counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `true` when the answer is a replay of an earlier request with this key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             401: components["responses"]["E401"];
-            403: components["responses"]["E403"];
-            404: components["responses"]["E404"];
-            409: components["responses"]["E409"];
+            /** @description The API key lacks the scope the endpoint needs (`missing_scope`), or promotional consent was not found for the profile (`consent_missing`). */
+            403: {
+                headers: {
+                    /** @description The request's id: the client's when sane, otherwise a UUID v7. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window for this API key: sends, or test webhooks, counted apart. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Whole seconds, rounded up, until the oldest request counted in the sliding window leaves it and RateLimit-Remaining goes up; 0 only when none is counted. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Nothing with this id exists for the organization (`*_not_found`), or no endpoint answers the path (`route_not_found`). */
+            404: {
+                headers: {
+                    /** @description The request's id: the client's when sane, otherwise a UUID v7. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window for this API key: sends, or test webhooks, counted apart. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Whole seconds, rounded up, until the oldest request counted in the sliding window leaves it and RateLimit-Remaining goes up; 0 only when none is counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `true` when the answer is a replay of an earlier request with this key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["E405"];
+            /** @description The request clashes with stored state: `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    /** @description The request's id: the client's when sane, otherwise a UUID v7. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window for this API key: sends, or test webhooks, counted apart. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Whole seconds, rounded up, until the oldest request counted in the sliding window leaves it and RateLimit-Remaining goes up; 0 only when none is counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `true` when the answer is a replay of an earlier request with this key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_in_progress";
+                    };
+                };
+            };
             413: components["responses"]["E413"];
-            415: components["responses"]["E415"];
-            422: components["responses"]["E422"];
+            /** @description A body was sent without `Content-Type: application/json` (`unsupported_media_type`). */
+            415: {
+                headers: {
+                    /** @description The request's id: the client's when sane, otherwise a UUID v7. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window for this API key: sends, or test webhooks, counted apart. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Whole seconds, rounded up, until the oldest request counted in the sliding window leaves it and RateLimit-Remaining goes up; 0 only when none is counted. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body (`idempotency_key_reused`). */
+            422: {
+                headers: {
+                    /** @description The request's id: the client's when sane, otherwise a UUID v7. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window for this API key: sends, or test webhooks, counted apart. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Whole seconds, rounded up, until the oldest request counted in the sliding window leaves it and RateLimit-Remaining goes up; 0 only when none is counted. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             429: components["responses"]["E429"];
-            500: components["responses"]["E500"];
-            503: components["responses"]["E503"];
+            /** @description An unexpected failure (`internal_error`); quote the request id. */
+            500: {
+                headers: {
+                    /** @description The request's id: the client's when sane, otherwise a UUID v7. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window for this API key: sends, or test webhooks, counted apart. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Whole seconds, rounded up, until the oldest request counted in the sliding window leaves it and RateLimit-Remaining goes up; 0 only when none is counted. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage is unavailable: out of reach, full or read-only (`storage_unavailable`; its `detail` says whether anything was changed, and when it may have been, that a retry is safe only with the same `Idempotency-Key`), does not answer a readiness probe (`not_ready`), or another process has held the database's write lock for too long (`storage_busy`; nothing was changed). Always with `Retry-After`. */
+            503: {
+                headers: {
+                    /** @description The request's id: the client's when sane, otherwise a UUID v7. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window for this API key: sends, or test webhooks, counted apart. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Whole seconds, rounded up, until the oldest request counted in the sliding window leaves it and RateLimit-Remaining goes up; 0 only when none is counted. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listMessages: {
@@ -1457,6 +1644,7 @@ export interface operations {
             400: components["responses"]["E400"];
             401: components["responses"]["E401"];
             403: components["responses"]["E403"];
+            405: components["responses"]["E405"];
             413: components["responses"]["E413"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -1528,6 +1716,7 @@ export interface operations {
             401: components["responses"]["E401"];
             403: components["responses"]["E403"];
             404: components["responses"]["E404"];
+            405: components["responses"]["E405"];
             413: components["responses"]["E413"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -1559,6 +1748,7 @@ export interface operations {
             400: components["responses"]["E400"];
             401: components["responses"]["E401"];
             403: components["responses"]["E403"];
+            405: components["responses"]["E405"];
             413: components["responses"]["E413"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -1604,7 +1794,21 @@ export interface operations {
             400: components["responses"]["E400"];
             401: components["responses"]["E401"];
             403: components["responses"]["E403"];
-            409: components["responses"]["E409"];
+            405: components["responses"]["E405"];
+            /** @description The request clashes with stored state: `webhook_limit_reached`, `webhook_topic_overlap`, `webhook_subscription_limit`. */
+            409: {
+                headers: {
+                    /** @description The request's id: the client's when sane, otherwise a UUID v7. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "webhook_limit_reached" | "webhook_topic_overlap" | "webhook_subscription_limit";
+                    };
+                };
+            };
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             500: components["responses"]["E500"];
@@ -1649,15 +1853,114 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookTestResult"];
                 };
             };
-            400: components["responses"]["E400"];
+            /** @description Invalid input (`validation_failed`, `invalid_cursor`, `invalid_params`, `campaign_inactive`), an ambiguous email recipient (`ambiguous_recipient`) or a body that is not JSON (`malformed_json`). `errors` lists every problem with its path. */
+            400: {
+                headers: {
+                    /** @description The request's id: the client's when sane, otherwise a UUID v7. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window for this API key: sends, or test webhooks, counted apart. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Whole seconds, rounded up, until the oldest request counted in the sliding window leaves it and RateLimit-Remaining goes up; 0 only when none is counted. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             401: components["responses"]["E401"];
-            403: components["responses"]["E403"];
-            404: components["responses"]["E404"];
+            /** @description The API key lacks the scope the endpoint needs (`missing_scope`), or promotional consent was not found for the profile (`consent_missing`). */
+            403: {
+                headers: {
+                    /** @description The request's id: the client's when sane, otherwise a UUID v7. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window for this API key: sends, or test webhooks, counted apart. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Whole seconds, rounded up, until the oldest request counted in the sliding window leaves it and RateLimit-Remaining goes up; 0 only when none is counted. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Nothing with this id exists for the organization (`*_not_found`), or no endpoint answers the path (`route_not_found`). */
+            404: {
+                headers: {
+                    /** @description The request's id: the client's when sane, otherwise a UUID v7. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window for this API key: sends, or test webhooks, counted apart. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Whole seconds, rounded up, until the oldest request counted in the sliding window leaves it and RateLimit-Remaining goes up; 0 only when none is counted. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["E405"];
             413: components["responses"]["E413"];
-            415: components["responses"]["E415"];
+            /** @description A body was sent without `Content-Type: application/json` (`unsupported_media_type`). */
+            415: {
+                headers: {
+                    /** @description The request's id: the client's when sane, otherwise a UUID v7. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window for this API key: sends, or test webhooks, counted apart. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Whole seconds, rounded up, until the oldest request counted in the sliding window leaves it and RateLimit-Remaining goes up; 0 only when none is counted. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             429: components["responses"]["E429"];
-            500: components["responses"]["E500"];
-            503: components["responses"]["E503"];
+            /** @description An unexpected failure (`internal_error`); quote the request id. */
+            500: {
+                headers: {
+                    /** @description The request's id: the client's when sane, otherwise a UUID v7. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window for this API key: sends, or test webhooks, counted apart. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Whole seconds, rounded up, until the oldest request counted in the sliding window leaves it and RateLimit-Remaining goes up; 0 only when none is counted. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage is unavailable: out of reach, full or read-only (`storage_unavailable`; its `detail` says whether anything was changed, and when it may have been, that a retry is safe only with the same `Idempotency-Key`), does not answer a readiness probe (`not_ready`), or another process has held the database's write lock for too long (`storage_busy`; nothing was changed). Always with `Retry-After`. */
+            503: {
+                headers: {
+                    /** @description The request's id: the client's when sane, otherwise a UUID v7. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window for this API key: sends, or test webhooks, counted apart. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Whole seconds, rounded up, until the oldest request counted in the sliding window leaves it and RateLimit-Remaining goes up; 0 only when none is counted. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getWebhook: {
@@ -1689,6 +1992,7 @@ export interface operations {
             401: components["responses"]["E401"];
             403: components["responses"]["E403"];
             404: components["responses"]["E404"];
+            405: components["responses"]["E405"];
             413: components["responses"]["E413"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -1721,6 +2025,7 @@ export interface operations {
             401: components["responses"]["E401"];
             403: components["responses"]["E403"];
             404: components["responses"]["E404"];
+            405: components["responses"]["E405"];
             413: components["responses"]["E413"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -1764,7 +2069,21 @@ export interface operations {
             401: components["responses"]["E401"];
             403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409"];
+            405: components["responses"]["E405"];
+            /** @description The request clashes with stored state: `webhook_limit_reached`, `webhook_topic_overlap`. */
+            409: {
+                headers: {
+                    /** @description The request's id: the client's when sane, otherwise a UUID v7. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "webhook_limit_reached" | "webhook_topic_overlap";
+                    };
+                };
+            };
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             500: components["responses"]["E500"];
@@ -1800,6 +2119,7 @@ export interface operations {
             401: components["responses"]["E401"];
             403: components["responses"]["E403"];
             404: components["responses"]["E404"];
+            405: components["responses"]["E405"];
             413: components["responses"]["E413"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -1859,6 +2179,7 @@ export interface operations {
             400: components["responses"]["E400"];
             401: components["responses"]["E401"];
             403: components["responses"]["E403"];
+            405: components["responses"]["E405"];
             413: components["responses"]["E413"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -1921,6 +2242,7 @@ export interface operations {
             400: components["responses"]["E400"];
             401: components["responses"]["E401"];
             403: components["responses"]["E403"];
+            405: components["responses"]["E405"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             500: components["responses"]["E500"];
@@ -1972,6 +2294,7 @@ export interface operations {
             401: components["responses"]["E401"];
             403: components["responses"]["E403"];
             404: components["responses"]["E404"];
+            405: components["responses"]["E405"];
             413: components["responses"]["E413"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -2032,7 +2355,21 @@ export interface operations {
             401: components["responses"]["E401"];
             403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409"];
+            405: components["responses"]["E405"];
+            /** @description The request clashes with stored state: `campaign_active`. */
+            409: {
+                headers: {
+                    /** @description The request's id: the client's when sane, otherwise a UUID v7. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "campaign_active";
+                    };
+                };
+            };
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             500: components["responses"]["E500"];
@@ -2084,6 +2421,7 @@ export interface operations {
             401: components["responses"]["E401"];
             403: components["responses"]["E403"];
             404: components["responses"]["E404"];
+            405: components["responses"]["E405"];
             413: components["responses"]["E413"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -2134,6 +2472,7 @@ export interface operations {
             401: components["responses"]["E401"];
             403: components["responses"]["E403"];
             404: components["responses"]["E404"];
+            405: components["responses"]["E405"];
             413: components["responses"]["E413"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -2143,6 +2482,7 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "pending" | "succeeded" | "failed" | "cancelled";
+                failing?: "true" | "false";
                 webhook_id?: string;
                 created_after?: string;
                 created_before?: string;
@@ -2196,6 +2536,7 @@ export interface operations {
             400: components["responses"]["E400"];
             401: components["responses"]["E401"];
             403: components["responses"]["E403"];
+            405: components["responses"]["E405"];
             413: components["responses"]["E413"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -2264,6 +2605,7 @@ export interface operations {
             401: components["responses"]["E401"];
             403: components["responses"]["E403"];
             404: components["responses"]["E404"];
+            405: components["responses"]["E405"];
             413: components["responses"]["E413"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -2314,7 +2656,21 @@ export interface operations {
             401: components["responses"]["E401"];
             403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409"];
+            405: components["responses"]["E405"];
+            /** @description The request clashes with stored state: `delivery_pending`, `webhook_deleted`, `webhook_inactive`. */
+            409: {
+                headers: {
+                    /** @description The request's id: the client's when sane, otherwise a UUID v7. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "delivery_pending" | "webhook_deleted" | "webhook_inactive";
+                    };
+                };
+            };
             413: components["responses"]["E413"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -2324,6 +2680,7 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "pending" | "succeeded" | "failed" | "cancelled";
+                failing?: "true" | "false";
                 created_after?: string;
                 created_before?: string;
                 limit?: number;
@@ -2379,6 +2736,7 @@ export interface operations {
             401: components["responses"]["E401"];
             403: components["responses"]["E403"];
             404: components["responses"]["E404"];
+            405: components["responses"]["E405"];
             413: components["responses"]["E413"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -2388,6 +2746,7 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "pending" | "succeeded" | "failed" | "cancelled";
+                failing?: "true" | "false";
                 created_after?: string;
                 created_before?: string;
                 limit?: number;
@@ -2443,6 +2802,7 @@ export interface operations {
             401: components["responses"]["E401"];
             403: components["responses"]["E403"];
             404: components["responses"]["E404"];
+            405: components["responses"]["E405"];
             413: components["responses"]["E413"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -2491,7 +2851,21 @@ export interface operations {
             401: components["responses"]["E401"];
             403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409"];
+            405: components["responses"]["E405"];
+            /** @description The request clashes with stored state: `webhook_inactive`. */
+            409: {
+                headers: {
+                    /** @description The request's id: the client's when sane, otherwise a UUID v7. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "webhook_inactive";
+                    };
+                };
+            };
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             500: components["responses"]["E500"];
@@ -2520,6 +2894,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["E400"];
+            405: components["responses"]["E405"];
             413: components["responses"]["E413"];
             500: components["responses"]["E500"];
         };
@@ -2546,6 +2921,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["E400"];
+            405: components["responses"]["E405"];
             413: components["responses"]["E413"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -2573,6 +2949,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["E400"];
+            405: components["responses"]["E405"];
             413: components["responses"]["E413"];
             500: components["responses"]["E500"];
         };

@@ -113,7 +113,20 @@ describe("message pages", () => {
     );
     expect(ids(ofPromos.body)).toEqual([sent[29]]);
     expect(ofPromos.body).toContain("Promos");
-    expect(ofPromos.body).toContain(`name="campaign_id" value="${promos.campaign_id}"`);
+    // The form has a campaign filter: every campaign of the organization, this one chosen.
+    expect(ofPromos.body).toMatch(/<select[^>]*name="campaign_id"/);
+    expect(ofPromos.body).toContain(
+      `<option value="${promos.campaign_id}" selected>Promos</option>`,
+    );
+    expect(ofPromos.body).toContain(`<option value="${orders.campaign_id}">Orders</option>`);
+    expect(ofPromos.body).not.toContain(theirCampaign.campaign_id);
+    const ofOrders = await world.get(browser, `/messages?campaign_id=${orders.campaign_id}`);
+    expect(ids(ofOrders.body).length).toBeGreaterThan(0);
+    expect(ofOrders.body).toContain(
+      `<option value="${orders.campaign_id}" selected>Orders</option>`,
+    );
+    const unknown = await world.get(browser, "/messages?campaign_id=cmp_nope");
+    expect(unknown.body).toContain("No message matches.");
     const sentOnly = await world.get(browser, "/messages?status=sent&q=%2B14155550003");
     expect(ids(sentOnly.body)).toEqual([sent[29], sent[28]]);
     expect(sentOnly.body).toMatch(/<option value="sent" selected>/);

@@ -8,7 +8,7 @@ import {
 import { err } from "neverthrow";
 import { fieldsOf, Layout, type PageFrame, SelectField, Time } from "../components.js";
 import { type PageContext, type PageRoute, redirectTo, renderPage } from "../context.js";
-import { type ListPage, ListTable, listHref, readList, SearchBox } from "../lists.js";
+import { type ListPage, ListTable, readList, SearchBox } from "../lists.js";
 import { campaignNames, MESSAGE_STATUSES, MessageStatus, messageRoute } from "./message.js";
 
 const STATUS_OPTIONS = [
@@ -47,12 +47,14 @@ function MessagesPage(props: {
   frame: PageFrame;
   list: ListPage<MessageView>;
   campaigns: Map<string, string>;
+  /** The organization's campaigns, for the campaign filter, by name. */
+  choices: ReadonlyArray<{ value: string; label: string }>;
 }) {
   const { frame, list } = props;
   const { filters, errors } = list;
-  const campaignId = filters.campaign_id ?? "";
   const filtered = Object.values(filters).some((value) => value !== "");
   const filter = fieldsOf(filters, errors);
+  const campaignOptions = [{ value: "", label: "Any campaign" }, ...props.choices];
   return (
     <Layout frame={frame} section="messages" title="Messages">
       <ListTable
@@ -73,18 +75,8 @@ function MessagesPage(props: {
             />
             <SelectField {...filter("by")} label="Search by" options={SEARCH_BY} />
             <SelectField {...filter("status")} label="Status" options={STATUS_OPTIONS} />
-            {campaignId !== "" && <input type="hidden" name="campaign_id" value={campaignId} />}
+            <SelectField {...filter("campaign_id")} label="Campaign" options={campaignOptions} />
           </>
-        }
-        note={
-          campaignId !== "" && (
-            <p class="chips">
-              Campaign <strong class="wrap">{props.campaigns.get(campaignId) ?? campaignId}</strong>{" "}
-              <a href={listHref(frame, "/messages", { ...filters, campaign_id: "" })}>
-                Show every campaign's messages
-              </a>
-            </p>
-          )
         }
       >
         {list.rows.map((message) => (
@@ -112,7 +104,7 @@ function MessagesPage(props: {
 
 /** The filter field of a parameter of the message list: what was searched for is `q`. */
 const fieldOf = (path: string) =>
-  path === "phone_number" || path === "client_reference" ? "q" : path === "campaign_id" ? "" : path;
+  path === "phone_number" || path === "client_reference" ? "q" : path;
 
 async function messagesPage(context: PageContext) {
   const { request, frame } = context;
@@ -149,7 +141,18 @@ async function messagesPage(context: PageContext) {
     ...(list.filters.campaign_id ? [list.filters.campaign_id] : []),
   ]);
   const status = list.read ? 200 : kind === "id" && by === "id" ? 404 : 400;
-  return renderPage(status, <MessagesPage frame={frame} list={list} campaigns={campaigns} />);
+  const choices = (await context.deps.storage.campaigns.list(context.actor.organizationId))
+    .map((campaign) => ({ value: campaign.id, label: campaign.name }))
+    .sort((a, b) => a.label.localeCompare(b.label));
+  // A campaign id in the URL that is none of these still shows, as typed, so it can be changed.
+  const chosen = list.filters.campaign_id ?? "";
+  if (chosen !== "" && !choices.some((choice) => choice.value === chosen)) {
+    choices.unshift({ value: chosen, label: chosen });
+  }
+  return renderPage(
+    status,
+    <MessagesPage frame={frame} list={list} campaigns={campaigns} choices={choices} />,
+  );
 }
 
 /** Messages: the newest first, found by id, phone number or client reference, by status. */

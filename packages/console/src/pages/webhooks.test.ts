@@ -118,6 +118,12 @@ describe("webhook pages", () => {
     expect(next).toMatch(new RegExp(`^/console${path}\\?status=pending&cursor=`));
     const rest = await world.get(browser, next.replace("/console", ""));
     expect(rest.body.match(/class="delivery"/g)?.length).toBe(2);
+    // "failing" is the API's failing=true: the same 27, none of the 3 delivered.
+    const failing = await world.get(browser, `${path}?status=failing`);
+    expect(failing.status).toBe(200);
+    expect(failing.body).toMatch(/<option value="failing" selected>/);
+    expect(failing.body.match(/class="delivery"/g)?.length).toBe(25);
+    expect(failing.body).not.toContain("answered 204");
 
     // The retry window closes: they fail for good.
     world.clock.advance(3 * DAY + 60_000);
@@ -129,6 +135,7 @@ describe("webhook pages", () => {
     expect(failed.body).toContain("2 attempts");
     const succeeded = await world.get(browser, `${path}?status=succeeded`);
     expect(succeeded.body.match(/class="delivery"/g)?.length).toBe(3);
+    expect(succeeded.body).toContain("answered 204");
 
     // Redeliver from the list: pending again, back to the subscription's page.
     const deliveryId = /\/deliveries\/([0-9a-f-]{36})\/redeliver/.exec(failed.body)?.[1] ?? "";

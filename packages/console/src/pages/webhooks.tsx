@@ -83,7 +83,7 @@ const statusBadge = (webhook: Pick<WebhookView, "status" | "disabled_reason">) =
     <Badge tone="bad">Inactive</Badge>
   );
 
-function WebhookFields(props: { form: WebhookForm; errors: FieldErrors }) {
+function WebhookFields(props: { form: WebhookForm; errors: FieldErrors; devMode: boolean }) {
   const { form, errors } = props;
   const field = fieldsOf(form, errors);
   return (
@@ -93,7 +93,11 @@ function WebhookFields(props: { form: WebhookForm; errors: FieldErrors }) {
         label="URL"
         type="url"
         required
-        hint="An https address that receives signed POSTs."
+        hint={
+          props.devMode
+            ? "An https or http address that receives signed POSTs (http and this machine's addresses only in development mode)."
+            : "An https address that receives signed POSTs."
+        }
       />
       <CheckboxGroup
         name="topics"
@@ -162,7 +166,7 @@ function WebhooksPage(props: {
         errors={props.errors}
         button="Create webhook"
       >
-        <WebhookFields form={props.form} errors={props.errors} />
+        <WebhookFields form={props.form} errors={props.errors} devMode={frame.devMode} />
       </FormCard>
     </Layout>
   );
@@ -176,8 +180,12 @@ interface WebhookExtras {
 /** A subscription's deliveries as its page shows them: one filtered page of the log. */
 type DeliveryLog = ListPage<DeliveryWithAttemptsView>;
 
+/** "failing" is the API's `failing=true`: pending, with the last attempt failed. */
+const FAILING = "failing";
+
 const DELIVERY_STATUS_OPTIONS = [
   { value: "", label: "Any" },
+  { value: FAILING, label: "failing (pending, last attempt failed)" },
   ...DELIVERY_STATUSES.map((status) => ({ value: status, label: status })),
 ];
 
@@ -286,7 +294,7 @@ function WebhookPage(props: {
       </div>
       <WebhookDeliveries frame={frame} path={path} log={props.log} />
       <EditCard frame={frame} action={path} label="Edit webhook" errors={props.errors}>
-        <WebhookFields form={props.form} errors={props.errors} />
+        <WebhookFields form={props.form} errors={props.errors} devMode={frame.devMode} />
       </EditCard>
     </Layout>
   );
@@ -348,8 +356,16 @@ async function webhookPage(
 
 /** One page of a subscription's deliveries with their attempts, filtered as the URL says. */
 async function deliveryLog(context: PageContext, webhookId: string): Promise<DeliveryLog> {
-  const list = await readList(context, `/webhooks/${webhookId}`, ["status"], (query) =>
-    listWebhookDeliveries(context.deps, context.actor, webhookId, query),
+  const list = await readList(
+    context,
+    `/webhooks/${webhookId}`,
+    ["status"],
+    (query) => {
+      const { status, ...rest } = query;
+      const asked = status === FAILING ? { ...rest, failing: "true" } : query;
+      return listWebhookDeliveries(context.deps, context.actor, webhookId, asked);
+    },
+    (parameter) => (parameter === "failing" ? "status" : parameter),
   );
   return { ...list, rows: await withAttempts(context, list.rows) };
 }

@@ -20,7 +20,7 @@ import {
   type WebhookTransport,
 } from "@tidings/core";
 import { memoryStorage } from "@tidings/core/testing";
-import { createConsole, SESSION_COOKIE } from "../console-app.js";
+import { type ConsoleOptions, createConsole, SESSION_COOKIE } from "../console-app.js";
 
 /** Text with HTML, script and quotes, which every page must show as text. */
 export const HOSTILE = `<script>alert("x")</script>'"&amp;`;
@@ -47,8 +47,8 @@ export interface Browser {
   csrf: string;
 }
 
-/** The console, its storage and two organizations. */
-export async function consoleWorld() {
+/** The console, its storage and two organizations; `options` adds to the console's. */
+export async function consoleWorld(options: Pick<ConsoleOptions, "devMode"> = {}) {
   const clock = manualClock(Date.UTC(2026, 5, 1, 12));
   const transportRequests: WebhookRequest[] = [];
   let receiverStatus = 204;
@@ -73,7 +73,11 @@ export async function consoleWorld() {
     },
     config: defaultConfig,
   };
-  const app = createConsole(deps, { basePath: "/console", logger: { error: () => undefined } });
+  const app = createConsole(deps, {
+    basePath: "/console",
+    logger: { error: () => undefined },
+    ...options,
+  });
   const org = (await createOrganization(deps, { name: "Acme" }))._unsafeUnwrap();
   const otherOrg = (await createOrganization(deps, { name: "Globex" }))._unsafeUnwrap();
 

@@ -4,7 +4,7 @@ import type { Deps } from "../deps.js";
 import { type DomainError, notFound, validationError } from "../errors.js";
 import type { ApiKeyRecord, Scope } from "../ports.js";
 import { isoAt } from "../support/clock.js";
-import { parseInput } from "../support/parse.js";
+import { parseInput, strictFields } from "../support/parse.js";
 import { useCase } from "../support/result.js";
 import { hashKeySecret, randomSecret } from "./key-secret.js";
 import { SCOPES } from "./scopes.js";
@@ -12,25 +12,28 @@ import { SCOPES } from "./scopes.js";
 /** The longest key name, in characters. */
 export const MAX_KEY_NAME_LENGTH = 100;
 
-const createApiKeyInput = v.strictObject({
-  organization_id: v.string(),
-  name: v.optional(
-    v.nullable(
-      v.pipe(
-        v.string(),
-        v.trim(),
-        v.maxLength(MAX_KEY_NAME_LENGTH, `must be at most ${MAX_KEY_NAME_LENGTH} characters.`),
+const createApiKeyInput = strictFields(
+  {
+    organization_id: v.string(),
+    name: v.optional(
+      v.nullable(
+        v.pipe(
+          v.string(),
+          v.trim(),
+          v.maxLength(MAX_KEY_NAME_LENGTH, `must be at most ${MAX_KEY_NAME_LENGTH} characters.`),
+        ),
       ),
     ),
-  ),
-  scopes: v.pipe(
-    v.array(v.picklist(SCOPES, `must be one of ${SCOPES.join(", ")}.`)),
-    v.minLength(1, "must name at least one scope."),
-  ),
-  expires_at: v.optional(
-    v.nullable(v.pipe(v.string(), v.isoTimestamp("must be an ISO 8601 timestamp."))),
-  ),
-});
+    scopes: v.pipe(
+      v.array(v.picklist(SCOPES, `must be one of ${SCOPES.join(", ")}.`)),
+      v.minLength(1, "must name at least one scope."),
+    ),
+    expires_at: v.optional(
+      v.nullable(v.pipe(v.string(), v.isoTimestamp("must be an ISO 8601 timestamp."))),
+    ),
+  },
+  "must be an object.",
+);
 
 /** A new key as answered once: the secret and the webhook signing secret are never shown again. */
 export interface CreatedApiKey {

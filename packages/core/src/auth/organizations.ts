@@ -4,17 +4,20 @@ import type { Deps } from "../deps.js";
 import type { DomainError } from "../errors.js";
 import type { OrganizationRecord } from "../ports.js";
 import { isoAt } from "../support/clock.js";
-import { parseInput } from "../support/parse.js";
+import { parseInput, strictFields } from "../support/parse.js";
 import { useCase } from "../support/result.js";
 
-const createOrganizationInput = v.strictObject({
-  name: v.pipe(
-    v.string("must be a string."),
-    v.trim(),
-    v.nonEmpty("must not be empty."),
-    v.maxLength(200),
-  ),
-});
+const createOrganizationInput = strictFields(
+  {
+    name: v.pipe(
+      v.string("must be a string."),
+      v.trim(),
+      v.nonEmpty("must not be empty."),
+      v.maxLength(200),
+    ),
+  },
+  "must be an object.",
+);
 
 /** Creates an organization (CLI / CMS side); everything else belongs to one. */
 export function createOrganization(

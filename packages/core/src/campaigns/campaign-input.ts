@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { onlyParameters, pageParameters } from "../support/newest-first.js";
-import { objectMessage } from "../support/parse.js";
+import { strictFields } from "../support/parse.js";
 import { codePointLength, lengthBetween } from "../support/text.js";
 
 /** Shortest and longest time a message may wait for delivery (30 s to 14 days). */
@@ -44,7 +44,7 @@ const smsFallback = v.boolean("must be true or false.");
 const smsSender = v.nullable(sender);
 
 /** A new API campaign (CMS side: the core API and the CLI, never `/v1`). */
-export const createCampaignInput = v.strictObject(
+export const createCampaignInput = strictFields(
   {
     name,
     channel,
@@ -56,7 +56,7 @@ export const createCampaignInput = v.strictObject(
     ttl_seconds: v.optional(ttlSeconds),
     status: v.optional(v.picklist(["active", "inactive"], 'must be "active" or "inactive".')),
   },
-  objectMessage("must be an object."),
+  "must be an object.",
 );
 
 /**
@@ -64,7 +64,7 @@ export const createCampaignInput = v.strictObject(
  * (they decide which rules the template and params follow); the status moves with
  * activate/deactivate.
  */
-export const updateCampaignInput = v.strictObject(
+export const updateCampaignInput = strictFields(
   {
     name: v.optional(name),
     channel: v.optional(channel),
@@ -75,7 +75,7 @@ export const updateCampaignInput = v.strictObject(
     sms_fallback: v.optional(smsFallback),
     sms_sender: v.optional(smsSender),
   },
-  objectMessage("must be an object."),
+  "must be an object.",
 );
 
 const LIST_PARAMETERS = ["status", "limit", "cursor"] as const;

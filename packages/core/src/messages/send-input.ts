@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { objectMessage } from "../support/parse.js";
+import { strictFields } from "../support/parse.js";
 import { lengthBetween } from "../support/text.js";
 import { webhookUrlSchema } from "../webhooks/webhook-input.js";
 
@@ -7,7 +7,7 @@ import { webhookUrlSchema } from "../webhooks/webhook-input.js";
 export const MAX_CLIENT_REFERENCE_LENGTH = 255;
 
 /** The recipient identifier object, discriminated by `type`. */
-const recipient = v.strictObject(
+const recipient = strictFields(
   {
     type: v.picklist(
       ["phone_number", "email", "public_id"],
@@ -20,14 +20,14 @@ const recipient = v.strictObject(
       v.check((text) => text !== "", "must not be empty."),
     ),
   },
-  objectMessage("must be an object with type and value."),
+  "must be an object with type and value.",
 );
 
 /**
  * The body of POST /v1/messages/send. Unknown fields are refused. `params` is only checked to
  * be an object here: its values are checked against the campaign by `validateParams`.
  */
-export const sendMessageInput = v.strictObject(
+export const sendMessageInput = strictFields(
   {
     campaign_id: v.string("must be a string."),
     recipient,
@@ -57,7 +57,7 @@ export const sendMessageInput = v.strictObject(
     // As long as a subscription's may be: it is stored with the message and each delivery.
     webhook_url: v.optional(webhookUrlSchema),
   },
-  objectMessage("must be a JSON object."),
+  "must be a JSON object.",
 );
 
 export type SendMessageInput = v.InferOutput<typeof sendMessageInput>;

@@ -5,7 +5,7 @@ import { type DomainError, notFound } from "../errors.js";
 import type { ContactListRecord } from "../ports.js";
 import { isoAt } from "../support/clock.js";
 import { isPrefixedId } from "../support/ids.js";
-import { parseInput } from "../support/parse.js";
+import { parseInput, strictFields } from "../support/parse.js";
 import { useCase } from "../support/result.js";
 import { type ShowOne, showOne } from "../support/show-one.js";
 import { findProfile, profileNotFound } from "./find-profile.js";
@@ -30,14 +30,17 @@ const listName = v.pipe(
   v.maxLength(100, "must be at most 100 characters long."),
 );
 
-const addMembersInput = v.strictObject({
-  list: listName,
-  profile_ids: v.pipe(
-    v.array(v.string(), "must be an array of profile ids."),
-    v.minLength(1, "must name at least one profile."),
-    v.maxLength(10_000, "must name at most 10000 profiles."),
-  ),
-});
+const addMembersInput = strictFields(
+  {
+    list: listName,
+    profile_ids: v.pipe(
+      v.array(v.string(), "must be an array of profile ids."),
+      v.minLength(1, "must name at least one profile."),
+      v.maxLength(10_000, "must name at most 10000 profiles."),
+    ),
+  },
+  "must be a JSON object.",
+);
 
 /**
  * Adds active profiles to the list with this name, creating the list when the organization has

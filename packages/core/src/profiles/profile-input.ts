@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { objectMessage } from "../support/parse.js";
+import { strictFields } from "../support/parse.js";
 import { codePointLength, lengthBetween } from "../support/text.js";
 import { normalizePhone } from "./phone.js";
 
@@ -87,18 +87,18 @@ const profileFields = {
 };
 
 /** POST /v1/profiles body. */
-export const createProfileInput = v.strictObject(
+export const createProfileInput = strictFields(
   { phone_number: phoneNumber("is required and must be a string."), ...profileFields },
-  objectMessage("must be a JSON object."),
+  "must be a JSON object.",
 );
 
 /** PATCH /v1/profiles/{public_id} body: any subset; the phone and consent flags never null. */
-export const updateProfileInput = v.strictObject(
+export const updateProfileInput = strictFields(
   {
     phone_number: v.optional(phoneNumber("must be a string; phone_number cannot be null.")),
     ...profileFields,
   },
-  objectMessage("must be a JSON object."),
+  "must be a JSON object.",
 );
 
 export type UpdateProfileInput = v.InferOutput<typeof updateProfileInput>;

@@ -25,7 +25,14 @@ export interface PageStatement<R> {
 interface Filters {
   readonly equal: readonly string[];
   readonly createdRange?: boolean;
+  /** Conditions that hold when their query field is `true` (they take no value). */
+  readonly when?: Readonly<Record<string, string>>;
 }
+
+/** `isFailingDelivery` in SQL: pending, attempted, and the last attempt did not answer 2xx. */
+export const FAILING_DELIVERY_SQL =
+  "(status = 'pending' AND attempts > 0 AND " +
+  "(last_status_code IS NULL OR last_status_code NOT BETWEEN 200 AND 299))";
 
 /** The statement of each newest-first list, over the table named as the database names it. */
 export interface NewestFirstPages {
@@ -57,7 +64,9 @@ export function newestFirstPages(codec: SqlCodec): NewestFirstPages {
         ["seq < ?", q.beforeSeq],
       ];
       const values: unknown[] = [];
-      const where: string[] = [];
+      const where: string[] = Object.entries(filters.when ?? {})
+        .filter(([field]) => q[field] === true)
+        .map(([, condition]) => condition);
       for (const [condition, value] of conditions) {
         if (value === undefined) continue;
         values.push(value);
@@ -84,6 +93,7 @@ export function newestFirstPages(codec: SqlCodec): NewestFirstPages {
     deliveries: page(sqlTables.deliveries, records.delivery, {
       equal: ["organization_id", "status", "webhook_id", "message_id"],
       createdRange: true,
+      when: { failing: FAILING_DELIVERY_SQL },
     }),
   };
 }

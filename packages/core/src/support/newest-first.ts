@@ -3,6 +3,7 @@ import * as v from "valibot";
 import { type ValidationError, validationError } from "../errors.js";
 import type { Sequenced } from "../ports.js";
 import { encodeCursor } from "../profiles/cursor.js";
+import { closestName } from "./closest-name.js";
 import { cursorSeq, DEFAULT_PAGE_SIZE, type Page, pageLimit } from "./page.js";
 import { toIssues } from "./parse.js";
 
@@ -65,10 +66,17 @@ export function newestFirstPage<R, T>(
   };
 }
 
-/** A strict object's message for a parameter it does not take. */
+/**
+ * A strict object's message for a parameter it does not take, with the closest one suggested
+ * (`limt`: did you mean limit?).
+ */
 export const onlyParameters =
   (names: readonly string[]) =>
-  (issue: v.BaseIssue<unknown>): string =>
-    issue.expected === "never"
-      ? `is not a parameter of this endpoint; it takes ${names.join(", ")}.`
-      : "must be a query string.";
+  (issue: v.BaseIssue<unknown>): string => {
+    if (issue.expected !== "never") return "must be a query string.";
+    const suggestion = closestName(String(issue.input), names);
+    const takes = `it takes ${names.join(", ")}.`;
+    return suggestion === null
+      ? `is not a parameter of this endpoint; ${takes}`
+      : `is not a parameter of this endpoint; did you mean ${suggestion}? ${takes[0]?.toUpperCase()}${takes.slice(1)}`;
+  };

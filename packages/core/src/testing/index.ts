@@ -54,3 +54,4 @@ export type { MemoryStorage, MemoryStorageOptions } from "./memory/index.js";
 export { memoryRawReaders, memoryStorage } from "./memory/index.js";
 export type { StorageModelOptions } from "./model/index.js";
 export { runStorageModel } from "./model/index.js";
+export { skippedUnless } from "./skip-reason.js";

@@ -1,7 +1,7 @@
 import { err, ok, type Result, type ResultAsync } from "neverthrow";
 import * as v from "valibot";
 import type { Actor, Deps } from "../deps.js";
-import { type DomainError, notFound } from "../errors.js";
+import { type DomainError, notFound, validationError } from "../errors.js";
 import { findMessage, messageNotFound } from "../messages/get-message.js";
 import type { DeliveryListQuery, DeliveryRecord, Repositories } from "../ports.js";
 import { isPrefixedId, isUuidV7 } from "../support/ids.js";
@@ -28,16 +28,30 @@ import { findWebhook, webhookNotFound } from "./find-webhook.js";
 const status = v.optional(
   v.picklist(DELIVERY_STATUS_VIEWS, `must be one of ${DELIVERY_STATUS_VIEWS.join(", ")}.`),
 );
+/** `failing=true`: pending deliveries whose last attempt failed, being retried. */
+const failing = v.optional(
+  v.pipe(
+    v.picklist(["true", "false"], "must be true or false."),
+    v.transform((text) => text === "true"),
+  ),
+);
 const timeFilters = {
   created_after: v.optional(instantFilter),
   created_before: v.optional(instantFilter),
 };
 
-const ONE_PLACE = ["status", "created_after", "created_before", "limit", "cursor"] as const;
+const ONE_PLACE = [
+  "status",
+  "failing",
+  "created_after",
+  "created_before",
+  "limit",
+  "cursor",
+] as const;
 
 /** The query of one subscription's or one message's deliveries. */
 export const listDeliveriesOfQuery = v.strictObject(
-  { status, ...timeFilters, ...pageParameters },
+  { status, failing, ...timeFilters, ...pageParameters },
   onlyParameters(ONE_PLACE),
 );
 
@@ -45,6 +59,7 @@ export const listDeliveriesOfQuery = v.strictObject(
 export const listDeliveriesQuery = v.strictObject(
   {
     status,
+    failing,
     webhook_id: v.optional(
       v.pipe(
         v.string("must be a string."),
@@ -54,7 +69,7 @@ export const listDeliveriesQuery = v.strictObject(
     ...timeFilters,
     ...pageParameters,
   },
-  onlyParameters(["status", "webhook_id", ...ONE_PLACE.slice(1)]),
+  onlyParameters(["status", "failing", "webhook_id", ...ONE_PLACE.slice(2)]),
 );
 
 /** 404 for a delivery the organization cannot see. */
@@ -90,10 +105,21 @@ async function pageOfDeliveries(
   const parsed = parseListQuery(schema, query);
   if (parsed.isErr()) return err(parsed.error);
   const { filters, pageSize, beforeSeq } = parsed.value;
+  if (filters.failing === true && filters.status !== undefined && filters.status !== "pending") {
+    return err(
+      validationError([
+        {
+          path: "failing",
+          message: `cannot be combined with status=${filters.status}; failing deliveries are pending.`,
+        },
+      ]),
+    );
+  }
   const rows = await deps.storage.deliveries.listPage({
     organizationId: actor.organizationId,
     ...where(filters),
     status: filters.status === undefined ? undefined : storedDeliveryStatus(filters.status),
+    failing: filters.failing,
     createdAfter: filters.created_after,
     createdBefore: filters.created_before,
     beforeSeq,

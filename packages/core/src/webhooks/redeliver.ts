@@ -1,11 +1,10 @@
 import { err, ok, type ResultAsync } from "neverthrow";
-import * as v from "valibot";
 import type { Actor, Deps } from "../deps.js";
 import type { ConflictError, DomainError } from "../errors.js";
 import type { DeliveryRecord, WebhookSubscriptionRecord } from "../ports.js";
 import { isoAt } from "../support/clock.js";
 import { instantFilter } from "../support/newest-first.js";
-import { objectMessage, parseInput } from "../support/parse.js";
+import { parseInput, strictFields } from "../support/parse.js";
 import { useCase } from "../support/result.js";
 import { deliveryNotFound, findDelivery, subscriptionsById } from "./delivery-log.js";
 import { type DeliveryView, toDeliveryView } from "./delivery-view.js";
@@ -80,10 +79,7 @@ export function redeliverDelivery(
 }
 
 /** POST /v1/webhooks/{webhook_id}/recover body. */
-export const recoverWebhookInput = v.strictObject(
-  { since: instantFilter },
-  objectMessage("must be an object."),
-);
+export const recoverWebhookInput = strictFields({ since: instantFilter }, "must be an object.");
 
 /** What a recovery requeued. */
 export interface RecoverResult {

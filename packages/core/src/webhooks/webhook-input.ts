@@ -2,7 +2,7 @@ import { err, ok, type Result } from "neverthrow";
 import * as v from "valibot";
 import { type Issue, type ValidationError, validationError } from "../errors.js";
 import type { Topic, UrlPolicy } from "../ports.js";
-import { toIssues } from "../support/parse.js";
+import { strictFields, toIssues } from "../support/parse.js";
 
 /** The six message topics a subscription may choose from. */
 export const TOPICS: readonly Topic[] = [
@@ -37,25 +37,34 @@ const description = v.nullable(
 );
 
 /** POST /v1/webhooks: `{ url, topics, status? = "active", description? }`. */
-export const createWebhookInput = v.strictObject({
-  url: webhookUrlSchema,
-  topics,
-  status: v.optional(status, "active"),
-  description: v.optional(description, null),
-});
+export const createWebhookInput = strictFields(
+  {
+    url: webhookUrlSchema,
+    topics,
+    status: v.optional(status, "active"),
+    description: v.optional(description, null),
+  },
+  "must be a JSON object.",
+);
 
 /** PATCH /v1/webhooks/{webhook_id}: any subset of the create fields. */
-export const updateWebhookInput = v.strictObject({
-  url: v.optional(webhookUrlSchema),
-  topics: v.optional(topics),
-  status: v.optional(status),
-  description: v.optional(description),
-});
+export const updateWebhookInput = strictFields(
+  {
+    url: v.optional(webhookUrlSchema),
+    topics: v.optional(topics),
+    status: v.optional(status),
+    description: v.optional(description),
+  },
+  "must be a JSON object.",
+);
 
 /** POST /v1/webhooks/test: `{ webhook_id }`. */
-export const testWebhookInput = v.strictObject({
-  webhook_id: v.string("must be a string."),
-});
+export const testWebhookInput = strictFields(
+  {
+    webhook_id: v.string("must be a string."),
+  },
+  "must be a JSON object.",
+);
 
 export type CreateWebhookInput = v.InferOutput<typeof createWebhookInput>;
 export type UpdateWebhookInput = v.InferOutput<typeof updateWebhookInput>;

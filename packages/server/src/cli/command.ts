@@ -46,7 +46,22 @@ export type CommandAnswer =
   /** A one-shot answer; `exitCode` (0 unless given) says whether what it reports is healthy. */
   { json: unknown; human: string; exitCode?: number | undefined } | { exitCode: number };
 
-export type OptionSpec = { type: "string" | "boolean"; short?: string; multiple?: boolean };
+/** One option: how `parseArgs` reads it, and what `--help` says of it. */
+export type OptionSpec = {
+  type: "string" | "boolean";
+  short?: string;
+  multiple?: boolean;
+  /** What it sets, in a sentence, for the command's `--help`. */
+  help: string;
+  /** The value's name in `--help` (`SECONDS`), for a string option; its own name upper-cased otherwise. */
+  value?: string;
+};
+
+/** `--org ORG`, which most commands take. */
+export const ORG_OPTION: OptionSpec = {
+  type: "string",
+  help: "The organization's id (org_…); `tidings orgs list` shows them.",
+};
 
 /** One command of the `tidings` CLI. */
 export interface Command {

@@ -41,12 +41,10 @@ describe("help with --json", () => {
       summary: command?.summary,
       ...(command?.details ? { details: command.details } : {}),
       options: expect.arrayContaining([
-        { name: "--json", type: "boolean", required: false },
-        ...(command?.required ?? []).map((option) => ({
-          name: `--${option}`,
-          type: "string",
-          required: true,
-        })),
+        expect.objectContaining({ name: "--json", type: "boolean", required: false }),
+        ...(command?.required ?? []).map((option) =>
+          expect.objectContaining({ name: `--${option}`, type: "string", required: true }),
+        ),
       ]),
     };
     expect(await helpDocument(...words, "--help", "--json")).toEqual(expected);
@@ -83,6 +81,33 @@ describe("help with --json", () => {
 });
 
 describe("help without --json", () => {
+  it("describes every option of every command, each in a sentence", async () => {
+    for (const command of COMMANDS) {
+      const run = await cli(...command.name, "--help");
+      const options = run.stdout.slice(run.stdout.indexOf("\nOptions:\n"));
+      for (const [name, spec] of Object.entries(command.options)) {
+        expect(spec.help, `${command.name.join(" ")} --${name}`).toMatch(/^[A-Z`].{9,}\.$/);
+        const line = options.split("\n").find((l) => l.trimStart().startsWith(`--${name} `));
+        expect(line, `${command.name.join(" ")} --${name}`).toContain(spec.help);
+      }
+    }
+    const create = (await cli("campaigns", "create", "--help")).stdout;
+    expect(create).toMatch(/^ {2}--template TEMPLATE +The text, with \{\{param\}\} placeholders/m);
+    expect(create).toMatch(/^ {2}--ttl SECONDS +How long/m);
+    expect(create).toMatch(
+      /^ {2}--category otp\|transactional\|promotional +What it sends.*Required\.$/m,
+    );
+  });
+
+  it("keeps a gap between every command's name and its summary, however long the name", async () => {
+    const run = await cli("--help");
+    for (const command of COMMANDS) {
+      expect(run.stdout).toMatch(
+        new RegExp(`^ {2}${command.name.join(" ")} {2,}${command.summary.slice(0, 10)}`, "m"),
+      );
+    }
+  });
+
   it("prints text for a person, for the list, a group and a command", async () => {
     for (const argv of [["--help"], ["help"], ["keys", "--help"], ["keys", "create", "-h"]]) {
       const run = await cli(...argv);

@@ -11,7 +11,7 @@ import {
 import { consoleLink, consoleSessionsRevoke } from "./commands/console.js";
 import { keysCreate, keysList, keysRevoke } from "./commands/keys.js";
 import { migrateCommand } from "./commands/migrate.js";
-import { orgsCreate } from "./commands/orgs.js";
+import { orgsCreate, orgsGet, orgsList } from "./commands/orgs.js";
 import { profilesImport } from "./commands/profiles-import.js";
 import { profilesListsAdd } from "./commands/profiles-lists.js";
 import { providersCheck } from "./commands/providers.js";
@@ -24,6 +24,8 @@ export const COMMANDS: readonly Command[] = [
   workerCommand,
   migrateCommand,
   orgsCreate,
+  orgsList,
+  orgsGet,
   keysCreate,
   keysList,
   keysRevoke,
@@ -55,24 +57,50 @@ const optionsOf = (command: Command) => [
     name: `--${name}`,
     type: spec.type,
     required: command.required?.includes(name) ?? false,
+    ...(spec.type === "string" ? { value: spec.value ?? name.toUpperCase() } : {}),
+    description: spec.help,
   })),
-  { name: "--json", type: "boolean", required: false },
-  { name: "--help", type: "boolean", required: false },
+  {
+    name: "--json",
+    type: "boolean",
+    required: false,
+    description: "Print one JSON document on stdout (errors as JSON on stderr).",
+  },
+  { name: "--help", type: "boolean", required: false, description: "Print this help." },
 ];
+
+/** Lines of two columns, the first padded to the widest so the second lines up. */
+const columns = (rows: ReadonlyArray<readonly [string, string]>): string[] => {
+  const width = Math.max(...rows.map(([left]) => left.length)) + 2;
+  return rows.map(([left, right]) => `  ${left.padEnd(width)}${right}`.trimEnd());
+};
 
 /** The help of one command. */
 export function commandHelp(command: Command): Help {
+  const options = optionsOf(command);
+  const optionLines = columns(
+    options.map((option) => [
+      "value" in option ? `${option.name} ${option.value}` : option.name,
+      `${option.description}${option.required ? " Required." : ""}`,
+    ]),
+  );
   return {
     document: {
       command: command.name.join(" "),
       usage: synopsis(command),
       summary: command.summary,
       ...(command.details ? { details: command.details } : {}),
-      options: optionsOf(command),
+      options,
     },
-    text: [`usage: ${synopsis(command)}`, "", command.summary, ...(command.details ?? [])].join(
-      "\n",
-    ),
+    text: [
+      `usage: ${synopsis(command)}`,
+      "",
+      command.summary,
+      "",
+      "Options:",
+      ...optionLines,
+      ...(command.details ?? []),
+    ].join("\n"),
   };
 }
 
@@ -84,9 +112,7 @@ const NOTES = [
 
 /** The list of every command, or of a group's (`tidings keys --help`). */
 export function overallHelp(commands: readonly Command[] = COMMANDS): Help {
-  const lines = commands.map(
-    (command) => `  ${command.name.join(" ").padEnd(22)}${command.summary}`,
-  );
+  const lines = columns(commands.map((command) => [command.name.join(" "), command.summary]));
   return {
     document: {
       usage: "tidings <command> [options] [--json]",

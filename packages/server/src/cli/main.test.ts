@@ -45,6 +45,30 @@ describe("the command line", () => {
     expect(refused.stderr).toContain("campaigns:manage");
   });
 
+  it.each([
+    [
+      ["campains", "list", "--org", "org_x"],
+      'unknown command "campains list"; did you mean campaigns list?',
+    ],
+    [["campaigns", "lst"], 'unknown command "campaigns lst"; did you mean campaigns list?'],
+    [["campains"], 'unknown command "campains"; did you mean campaigns?'],
+    [["--versoin"], "unknown option --versoin; did you mean --version?"],
+    [
+      ["--org", "org_x"],
+      "unknown option --org; a command comes first: tidings <command> [options].",
+    ],
+    [["keys", "revok", "key_1"], 'unknown command "keys revok key_1"; did you mean keys revoke?'],
+    [
+      ["console", "sesions", "revoke", "--org", "org_x"],
+      'unknown command "console sesions revoke"; did you mean console sessions revoke?',
+    ],
+    [["frobnicate", "--name", "x"], 'unknown command "frobnicate".'],
+  ])("suggests the closest command for a typo: tidings %j", async (argv, message) => {
+    const run = await cli(...argv);
+    expect(run.code).toBe(2);
+    expect(run.stderr.split("\n")[0]).toBe(`error: ${message}`);
+  });
+
   it("exits 2 for an unknown command, an unknown option and a missing option", async () => {
     const unknown = await cli("frobnicate");
     expect(unknown.code).toBe(2);
@@ -177,8 +201,14 @@ describe("orgs and keys", () => {
     const org = await createOrg();
     const run = await createKey(org, "profiles:read,admin", "--expires-at", "tomorrow");
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain("scopes[1]");
+    // Named by the flag typed, the item counted from 1, never by the API's `scopes[1]`.
+    expect(run.stderr).toContain("  --scopes (item 2): must be one of profiles:read");
+    expect(run.stderr).not.toContain("scopes[1]");
     expect(run.stderr).toContain("--expires-at: ");
+    const json = await createKey(org, "profiles:read,admin", "--json");
+    expect(JSON.parse(json.stderr).error.issues).toEqual([
+      expect.objectContaining({ path: "scopes[1]", flag: "--scopes" }),
+    ]);
   });
 
   it("answers organization_not_found for an unknown --org", async () => {

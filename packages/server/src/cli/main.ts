@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import serverPackage from "../../package.json" with { type: "json" };
+import { closestName, editDistance } from "@tidings/core";
 import { readConfig } from "../config.js";
 import { createLogger } from "../logger.js";
 import { startTracing, type Tracing } from "../observability/tracing.js";
@@ -10,6 +10,7 @@ import { closestFlag, withFlagNames } from "./flag-names.js";
 import { COMMANDS, commandHelp, commandsOf, overallHelp, writeHelp } from "./help.js";
 import { writeError, writeProblem, writeResult } from "./output.js";
 import { UsageError } from "./usage-error.js";
+import { answerVersion } from "./version.js";
 
 /** Exit codes: 0 done, 1 the command failed, 2 the command line is wrong. */
 export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
@@ -24,13 +25,51 @@ function findCommand(argv: string[]): { command: Command; rest: string[] } | nul
   return best ? { command: best, rest: argv.slice(best.name.length) } : null;
 }
 
-/** Names the commands of a group (`tidings keys` → keys create, keys list, keys revoke). */
+/** The options the command line takes before any command. */
+const TOP_LEVEL_FLAGS = ["--help", "--version", "--json"];
+
+/** The first words of the command line, up to the first option: what names a command. */
+function leadingWords(argv: string[]): string[] {
+  const end = argv.findIndex((arg) => arg.startsWith("-"));
+  return end === -1 ? argv : argv.slice(0, end);
+}
+
+/**
+ * Why the command line names no command, with the closest one when one is close:
+ * `campains list` → campaigns list, `campaigns lst` → campaigns list, `--versoin` → --version;
+ * `tidings keys` alone lists the group's commands.
+ */
 function unknownCommand(argv: string[]): string {
-  const words = argv.filter((arg) => !arg.startsWith("-"));
-  const group = commandsOf(words[0]);
+  const first = argv[0] ?? "";
+  if (first.startsWith("-")) {
+    const flag = closestName(first.split("=", 1)[0] ?? "", TOP_LEVEL_FLAGS);
+    return flag === null
+      ? `unknown option ${first}; a command comes first: tidings <command> [options].`
+      : `unknown option ${first}; did you mean ${flag}?`;
+  }
+  // The typed words, no more of them than the longest command has.
+  const words = leadingWords(argv).slice(0, Math.max(...COMMANDS.map((c) => c.name.length)));
   const named = `unknown command ${JSON.stringify(words.join(" "))}`;
-  if (group.length === 0) return `${named}.`;
-  return `${named}; did you mean ${group.map((c) => c.name.join(" ")).join(", ")}?`;
+  const groups = [...new Set(COMMANDS.map((command) => command.name[0] ?? ""))];
+  const group = commandsOf(words[0]).length > 0 ? words[0] : closestName(first, groups);
+  if (group === null || group === undefined) return `${named}.`;
+  const members = commandsOf(group);
+  // The group's command whose remaining words are closest to as many words typed.
+  const ranked = members
+    .map((command) => {
+      const rest = command.name.slice(1).join(" ");
+      const typed = words.slice(1, command.name.length).join(" ");
+      return {
+        command,
+        edits: closestName(typed, [rest]) === null ? null : editDistance(typed, rest),
+      };
+    })
+    .filter((candidate) => candidate.edits !== null)
+    .sort((a, b) => (a.edits ?? 0) - (b.edits ?? 0));
+  const nearest = words.length < 2 ? null : (ranked[0]?.command ?? null);
+  if (nearest) return `${named}; did you mean ${nearest.name.join(" ")}?`;
+  if (group !== words[0]) return `${named}; did you mean ${group}?`;
+  return `${named}; did you mean ${members.map((c) => c.name.join(" ")).join(", ")}?`;
 }
 
 function parseCommandLine(
@@ -42,7 +81,13 @@ function parseCommandLine(
     parsed = parseArgs({
       args: rest,
       options: {
-        ...command.options,
+        // parseArgs takes how each option is read; the help text is for --help.
+        ...Object.fromEntries(
+          Object.entries(command.options).map(([name, { help: _help, value: _value, ...read }]) => [
+            name,
+            read,
+          ]),
+        ),
         json: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
@@ -113,10 +158,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     if (!json) io.stderr.write(`\n${overallHelp().text}\n`);
     return EXIT.usage;
   }
-  if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) {
-    writeResult(io.stdout, json, { version: serverPackage.version }, serverPackage.version);
-    return EXIT.ok;
-  }
+  if (answerVersion(argv, io.stdout)) return EXIT.ok;
   if (args[0] === "help") return help(io, json, args.slice(1));
   if (args.every(isHelpFlag)) return help(io, json, []);
   const found = findCommand(args);

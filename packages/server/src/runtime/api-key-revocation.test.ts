@@ -1,4 +1,4 @@
-import { cleanupsEach } from "@tidings/core/testing";
+import { cleanupsEach, skippedUnless } from "@tidings/core/testing";
 import { describe, expect, it } from "vitest";
 import { eventually } from "../testing/eventually.js";
 import {
@@ -42,7 +42,12 @@ async function servers(count: number, keyMemoryMs: number) {
   return cluster;
 }
 
-describe.skipIf(PG_URL === undefined)("API keys kept in memory on PostgreSQL", () => {
+describe.skipIf(
+  skippedUnless(
+    PG_URL !== undefined,
+    "API keys kept in memory on PostgreSQL need a PostgreSQL server; set TIDINGS_TEST_PG_URL to run them",
+  ),
+)("API keys kept in memory on PostgreSQL", () => {
   it("a key revoked by another process or by hand in SQL is refused by every server at once", async () => {
     // Kept for a minute: only the change notices can make the servers refuse within the test.
     const cluster = await servers(2, 60_000);

@@ -4,6 +4,7 @@ import type { ServerConfig } from "../config.js";
 import type { Logger } from "../logger.js";
 import { withMetricsEndpoint } from "../observability/metrics-endpoint.js";
 import { withRequestMetrics } from "../observability/request-metrics.js";
+import { withFrontPage } from "./front-page.js";
 import { type Mount, withMounts } from "./mount.js";
 import { withRequestLog } from "./request-log.js";
 import type { Runtime } from "./runtime.js";
@@ -31,7 +32,7 @@ export async function listenHttp(
   logger: Logger,
   host: string,
   port: number,
-  config: Pick<ServerConfig, "console" | "publicUrl" | "metricsToken">,
+  config: Pick<ServerConfig, "console" | "publicUrl" | "metricsToken" | "dev">,
 ): Promise<HttpListener> {
   const mounts: Mount[] = config.console
     ? [
@@ -41,15 +42,16 @@ export async function listenHttp(
             basePath: CONSOLE_PATH,
             publicUrl: config.publicUrl ?? undefined,
             logger,
+            devMode: config.dev,
           }),
         },
       ]
     : [];
   mounts.push(...runtime.providerCallbacks);
   const { metrics } = runtime;
-  const served = withMounts(
-    createHttpApp(runtime.deps, { logger, sandbox: runtime.sandbox }),
-    mounts,
+  const served = withFrontPage(
+    withMounts(createHttpApp(runtime.deps, { logger, sandbox: runtime.sandbox }), mounts),
+    { console: config.console ? CONSOLE_PATH : null },
   );
   const app = withRequestLog(
     metrics
@@ -59,6 +61,7 @@ export async function listenHttp(
         )
       : served,
     logger,
+    runtime.deps.ids,
   );
   const server = createServer(app);
   const where = await server.listen(port, host);

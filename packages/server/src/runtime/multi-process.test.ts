@@ -1,5 +1,5 @@
 import { TOPICS } from "@tidings/core";
-import { cleanupsEach } from "@tidings/core/testing";
+import { cleanupsEach, skippedUnless } from "@tidings/core/testing";
 import { describe, expect, it } from "vitest";
 import { eventually } from "../testing/eventually.js";
 import {
@@ -98,7 +98,12 @@ function answersById(hooks: WebhookTally): Map<string, number> {
 
 // Skipped without TIDINGS_TEST_PG_URL: child processes need a real server (PGlite lives inside
 // one process). `.ci/run` always sets it.
-describe.skipIf(PG_URL === undefined)("many processes on one PostgreSQL database", () => {
+describe.skipIf(
+  skippedUnless(
+    PG_URL !== undefined,
+    "many processes on one database need a PostgreSQL server; set TIDINGS_TEST_PG_URL to run them",
+  ),
+)("many processes on one PostgreSQL database", () => {
   it("delivers each of 2,000 sends' 6,000 events exactly once across two servers and two workers", async () => {
     const mp = await cluster(2, 2, {
       TIDINGS_SEND_RATE_LIMIT: "1000000/60s",

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { latestSchemaVersion, migrations } from "@tidings/adapter-postgres";
-import { waitUntil } from "@tidings/core/testing";
+import { skippedUnless, waitUntil } from "@tidings/core/testing";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startInProcess } from "../testing/in-process.js";
@@ -13,7 +13,12 @@ const schema = `server_test_${process.pid}_${Date.now()}`;
 
 // Skipped without TIDINGS_TEST_PG_URL: the CLI takes a URL, so PGlite cannot stand in here
 // as it does for the adapter's contract suite. `.ci/run` always sets it.
-describe.skipIf(PG_URL === undefined)("the server on PostgreSQL", () => {
+describe.skipIf(
+  skippedUnless(
+    PG_URL !== undefined,
+    "the server on PostgreSQL needs a PostgreSQL server; set TIDINGS_TEST_PG_URL to run them",
+  ),
+)("the server on PostgreSQL", () => {
   let env: Record<string, string>;
   let receiver: TopicReceiver;
 

@@ -88,7 +88,7 @@ export async function openRuntime(
       version: opened.migrations.version,
     });
   }
-  const urlPolicy = createUrlPolicy({ dev: config.dev });
+  const urlPolicy = createUrlPolicy({ dev: config.dev, devModeHint: "TIDINGS_DEV=1" });
   const transport = undiciWebhookTransport({ urlPolicy });
   const metrics =
     options.metrics === true ? createMetrics({ webhookBacklog: opened.webhookBacklog }) : null;

@@ -199,19 +199,19 @@ export async function builtWorkspace(): Promise<string> {
 /** Packs every built package of `copy` with `pnpm pack` into `into`; resolves with the tarballs. */
 export async function packWorkspace(copy: string, into: string): Promise<Record<string, string>> {
   mkdirSync(into, { recursive: true });
-  const tarballs: Record<string, string> = {};
-  for (const name of packageNames()) {
-    const dir = join(copy, "packages", name);
-    await run("pnpm", ["pack", "--pack-destination", into], dir);
-    const { name: published, version } = JSON.parse(
-      readFileSync(join(dir, "package.json"), "utf8"),
-    );
-    tarballs[published] = join(
-      into,
-      `${published.replace("@", "").replace("/", "-")}-${version}.tgz`,
-    );
-  }
-  return tarballs;
+  // Each package packs on its own (most of a `pnpm pack` is pnpm starting), all at once.
+  const packed = await Promise.all(
+    packageNames().map(async (name) => {
+      const dir = join(copy, "packages", name);
+      await run("pnpm", ["pack", "--pack-destination", into], dir);
+      const { name: published, version } = JSON.parse(
+        readFileSync(join(dir, "package.json"), "utf8"),
+      );
+      const tarball = join(into, `${published.replace("@", "").replace("/", "-")}-${version}.tgz`);
+      return [published as string, tarball] as const;
+    }),
+  );
+  return Object.fromEntries(packed);
 }
 
 /** The built `tidings` command, as the published package runs it, from the temporary build. */

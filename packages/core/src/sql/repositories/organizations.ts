@@ -11,5 +11,6 @@ export function organizationRepository<A extends boolean>({
   return {
     insert: (organization) => organizations.insert(organization),
     get: (id) => organizations.one("id = ?", [id]),
+    list: () => organizations.many("TRUE ORDER BY created_at, id", []),
   };
 }

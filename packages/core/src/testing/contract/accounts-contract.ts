@@ -15,6 +15,17 @@ export function accountsContract(harness: () => StorageHarness): void {
       expect(await storage.organizations.get(org.id)).toEqual(org);
       expect(await storage.organizations.get("org_0000000000000000000000000")).toBeNull();
     });
+
+    it("list answers every organization, oldest first, ties by id", async () => {
+      const { storage } = harness();
+      expect(await storage.organizations.list()).toEqual([]);
+      const late = anOrganization({ name: "Late", createdAt: at(5) });
+      const early = anOrganization({ name: "Early", createdAt: at(1) });
+      const tiedA = anOrganization({ id: "org_0000000000000000000000001", createdAt: at(3) });
+      const tiedB = anOrganization({ id: "org_0000000000000000000000002", createdAt: at(3) });
+      for (const org of [late, tiedB, early, tiedA]) await storage.organizations.insert(org);
+      expect(await storage.organizations.list()).toEqual([early, tiedA, tiedB, late]);
+    });
   });
 
   describe("campaigns", () => {

@@ -154,5 +154,29 @@ export function operatorQueriesContract(harness: () => StorageHarness): void {
       expect(await page({ beforeSeq: all[1]?.seq })).toEqual(ids([b, a]));
       expect(await page({ limit: 1 })).toEqual(ids([own]));
     });
+
+    it("failing: pending deliveries whose last attempt did not answer 2xx", async () => {
+      const { storage, org, other } = await twoSeededOrganizations(harness);
+      const organizationId = org.organization.id;
+      const hook = await seedWebhook(storage, org);
+      const seed = (fields: object, minute: number) =>
+        seedDelivery(storage, org, { createdAt: at(minute), ...fields }, hook);
+      const unanswered = await seed({ attempts: 1, lastStatusCode: null }, 1);
+      await seed({ attempts: 0 }, 2); // never attempted
+      const answered500 = await seed({ attempts: 3, lastStatusCode: 500 }, 3);
+      // Redelivered after a success: pending again, but its last attempt succeeded.
+      await seed({ attempts: 2, lastStatusCode: 204 }, 4);
+      await seed({ status: "failed", attempts: 5, lastStatusCode: 500 }, 5);
+      await seed({ status: "delivered", attempts: 1, lastStatusCode: 200 }, 6);
+      await seedDelivery(storage, other, { attempts: 1, lastStatusCode: 500 });
+      const page = (filters: object) =>
+        storage.deliveries.listPage({ organizationId, limit: 10, ...filters }).then(ids);
+      expect(await page({ failing: true })).toEqual(ids([answered500, unanswered]));
+      expect(await page({ failing: true, webhookId: hook.id, status: "pending" })).toEqual(
+        ids([answered500, unanswered]),
+      );
+      expect(await page({ failing: true, createdAfter: at(1) })).toEqual(ids([answered500]));
+      expect(await page({ failing: false })).toHaveLength(6);
+    });
   });
 }

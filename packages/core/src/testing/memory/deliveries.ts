@@ -2,6 +2,7 @@ import type { DeliveryRecord, DeliveryRepository, FailingDestination } from "../
 import { byDue } from "../../sql/delivery-order.js";
 import { fairOrder } from "../../sql/fair-order.js";
 import { isoAt } from "../../support/clock.js";
+import { isFailingDelivery } from "../../webhooks/failing-delivery.js";
 import type { MemoryScope } from "./scope.js";
 import {
   assertNew,
@@ -96,6 +97,7 @@ export function memoryDeliveries(scope: MemoryScope): DeliveryRepository {
             (d) =>
               d.organizationId === q.organizationId &&
               (q.status === undefined || d.status === q.status) &&
+              (q.failing !== true || isFailingDelivery(d)) &&
               (q.webhookId === undefined || webhookIdOf(d) === q.webhookId) &&
               (q.messageId === undefined || d.messageId === q.messageId) &&
               createdWithin(d.createdAt, q.createdAfter, q.createdBefore),

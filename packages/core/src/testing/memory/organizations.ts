@@ -10,5 +10,11 @@ export function memoryOrganizations(scope: MemoryScope): OrganizationRepository 
         storeNew(s.organizations, org.id, org, "organization"),
       ),
     get: (id) => scope.read("organizations.get", (s) => s.organizations.get(id) ?? null),
+    list: () =>
+      scope.read("organizations.list", (s) =>
+        [...s.organizations.values()].sort(
+          (a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id),
+        ),
+      ),
   };
 }

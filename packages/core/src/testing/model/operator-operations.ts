@@ -116,6 +116,7 @@ const deliveryPages = fc
   .record({
     org: fc.nat(1),
     status: fc.option(fc.nat(3), { nil: undefined }),
+    failing: fc.option(fc.constant(true), { nil: undefined }),
     webhook: fc.option(fc.nat(1), { nil: undefined }),
     message: fc.option(fc.nat(), { nil: undefined }),
     after: fc.option(fc.nat(8), { nil: undefined }),
@@ -127,6 +128,7 @@ const deliveryPages = fc
       const query: Omit<DeliveryListQuery, "limit"> = {
         organizationId: pick(ORGS, q.org),
         status: q.status === undefined ? undefined : pick(DELIVERY_STATUSES, q.status),
+        failing: q.failing,
         webhookId: q.webhook === undefined ? undefined : pick(WEBHOOKS, q.webhook),
         messageId:
           q.message === undefined || model.messages.length === 0

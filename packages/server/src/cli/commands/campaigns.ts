@@ -8,7 +8,7 @@ import {
   updateCampaign,
 } from "@tidings/core";
 import { err, ok } from "neverthrow";
-import type { Command } from "../command.js";
+import { type Command, ORG_OPTION } from "../command.js";
 import { table } from "../output.js";
 import { UsageError } from "../usage-error.js";
 import { findOrganization, organizationCommand } from "./organization.js";
@@ -36,16 +36,39 @@ export const campaignsCreate: Command = {
   usage:
     "--org ORG --name NAME --channel viber|sms [--sms-fallback] [--sms-sender S] --category otp|transactional|promotional --sender S --template T [--ttl SECONDS] [--active]",
   options: {
-    org: { type: "string" },
-    name: { type: "string" },
-    channel: { type: "string" },
-    "sms-fallback": { type: "boolean" },
-    "sms-sender": { type: "string" },
-    category: { type: "string" },
-    sender: { type: "string" },
-    template: { type: "string" },
-    ttl: { type: "string" },
-    active: { type: "boolean" },
+    org: ORG_OPTION,
+    name: { type: "string", help: "The campaign's name, for people; not shown to recipients." },
+    channel: { type: "string", value: "viber|sms", help: "The channel it sends on." },
+    "sms-fallback": {
+      type: "boolean",
+      help: "On viber: send an SMS when Viber cannot deliver (the template must fit an SMS).",
+    },
+    "sms-sender": {
+      type: "string",
+      help: "The sender name of the fallback SMS, when it differs from the Viber sender.",
+    },
+    category: {
+      type: "string",
+      value: "otp|transactional|promotional",
+      help: "What it sends; decides the Viber rules and whether marketing consent is needed (promotional).",
+    },
+    sender: {
+      type: "string",
+      help: "The sender name recipients see (registered with the provider).",
+    },
+    template: {
+      type: "string",
+      help: "The text, with {{param}} placeholders each send fills, e.g. 'Your code is {{pin}}'.",
+    },
+    ttl: {
+      type: "string",
+      value: "SECONDS",
+      help: "How long a message may wait for delivery before it expires.",
+    },
+    active: {
+      type: "boolean",
+      help: "Create it active, ready to send (otherwise activate it later).",
+    },
   },
   required: ["org", "name", "channel", "category", "sender", "template"],
   fieldFlags: { ttl_seconds: "ttl", status: "active" },
@@ -183,17 +206,28 @@ export const campaignsUpdate: Command = {
   usage:
     "CAMPAIGN_ID --org ORG [--name NAME] [--channel viber|sms] [--category otp|transactional|promotional] [--sender S] [--template T] [--ttl SECONDS] [--sms-fallback|--no-sms-fallback] [--sms-sender S|--no-sms-sender]",
   options: {
-    org: { type: "string" },
-    name: { type: "string" },
-    channel: { type: "string" },
-    category: { type: "string" },
-    sender: { type: "string" },
-    template: { type: "string" },
-    ttl: { type: "string" },
-    "sms-fallback": { type: "boolean" },
-    "no-sms-fallback": { type: "boolean" },
-    "sms-sender": { type: "string" },
-    "no-sms-sender": { type: "boolean" },
+    org: ORG_OPTION,
+    name: { type: "string", help: "A new name." },
+    channel: {
+      type: "string",
+      value: "viber|sms",
+      help: "A new channel; only while the campaign is inactive.",
+    },
+    category: {
+      type: "string",
+      value: "otp|transactional|promotional",
+      help: "A new category; only while the campaign is inactive.",
+    },
+    sender: { type: "string", help: "A new sender name." },
+    template: { type: "string", help: "A new template; the next send uses it." },
+    ttl: { type: "string", value: "SECONDS", help: "A new time to live." },
+    "sms-fallback": { type: "boolean", help: "Turn the SMS fallback on (viber campaigns)." },
+    "no-sms-fallback": { type: "boolean", help: "Turn the SMS fallback off." },
+    "sms-sender": { type: "string", help: "A new sender name for the fallback SMS." },
+    "no-sms-sender": {
+      type: "boolean",
+      help: "Send the fallback SMS from the campaign's sender again.",
+    },
   },
   required: ["org"],
   positionals: { min: 1, max: 1 },

@@ -6,7 +6,7 @@ import {
 } from "@tidings/core";
 import { err, ok } from "neverthrow";
 import type { ServerConfig } from "../../config.js";
-import type { Command } from "../command.js";
+import { type Command, ORG_OPTION } from "../command.js";
 import { UsageError } from "../usage-error.js";
 import { findOrganization, organizationCommand } from "./organization.js";
 
@@ -32,7 +32,14 @@ export const consoleLink: Command = {
   name: ["console", "link"],
   summary: "Print a one-time sign-in link to an organization's web console.",
   usage: `--org ORG [--ttl-minutes ${SIGN_IN_LINK_DEFAULT_MINUTES} (at most ${SIGN_IN_LINK_MAX_MINUTES})]`,
-  options: { org: { type: "string" }, "ttl-minutes": { type: "string" } },
+  options: {
+    org: ORG_OPTION,
+    "ttl-minutes": {
+      type: "string",
+      value: "MINUTES",
+      help: `How long the link works, ${SIGN_IN_LINK_DEFAULT_MINUTES} by default, at most ${SIGN_IN_LINK_MAX_MINUTES}.`,
+    },
+  },
   required: ["org"],
   validate(flags) {
     if (typeof flags["ttl-minutes"] === "string") minutesOf(flags["ttl-minutes"]);

@@ -7,7 +7,7 @@ import {
   SCOPES,
 } from "@tidings/core";
 import { err, ok } from "neverthrow";
-import type { Command } from "../command.js";
+import { type Command, ORG_OPTION } from "../command.js";
 import { table } from "../output.js";
 import { findOrganization, organizationCommand } from "./organization.js";
 
@@ -33,10 +33,18 @@ export const keysCreate: Command = {
     ...SCOPES.map((scope) => `  ${scope.padEnd(18)}${SCOPE_GRANTS[scope]}`),
   ],
   options: {
-    org: { type: "string" },
-    name: { type: "string" },
-    scopes: { type: "string" },
-    "expires-at": { type: "string" },
+    org: ORG_OPTION,
+    name: { type: "string", help: "A name to tell keys apart in `keys list`." },
+    scopes: {
+      type: "string",
+      value: "SCOPE[,SCOPE…]",
+      help: "What the key may do, comma-separated (listed below).",
+    },
+    "expires-at": {
+      type: "string",
+      value: "ISO",
+      help: "When the key stops working, e.g. 2027-01-01T00:00:00Z; never by default.",
+    },
   },
   required: ["org", "scopes"],
   async run(context) {

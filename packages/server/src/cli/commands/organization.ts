@@ -1,6 +1,6 @@
 import { type DomainError, notFound } from "@tidings/core";
 import { err, ok, type Result } from "neverthrow";
-import type { Command, CommandContext, CommandOutcome } from "../command.js";
+import { type Command, type CommandContext, type CommandOutcome, ORG_OPTION } from "../command.js";
 
 /**
  * The `--org` option's organization id, or the error to print. Use cases scoped by an actor trust
@@ -22,7 +22,7 @@ export interface OrganizationCommand extends Omit<Command, "options" | "required
 /** A command whose one option is `--org ORG`: it runs once the organization is found. */
 export const organizationCommand = (command: OrganizationCommand): Command => ({
   ...command,
-  options: { org: { type: "string" } },
+  options: { org: ORG_OPTION },
   required: ["org"],
   async run(context) {
     const org = await findOrganization(context);

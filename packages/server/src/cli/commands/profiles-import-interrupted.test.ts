@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { waitUntil } from "@tidings/core/testing";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { REPO_ROOT, SOURCE_CLI } from "../../testing/child-cli.js";
+import { BUNDLED_CLI, REPO_ROOT } from "../../testing/child-cli.js";
 import { cliOrganization } from "../../testing/run-cli.js";
 
 /**
@@ -64,8 +64,8 @@ type Moment = keyof typeof MOMENTS;
 
 function startImport(database: Awaited<ReturnType<typeof freshDatabase>>): ImportProcess {
   const args = ["profiles", "import", "--org", database.org, "--file", file, "--json"];
-  // Node itself, not pnpm or the tsx CLI, so the signal reaches the CLI's own process.
-  const child = spawn(process.execPath, [...SOURCE_CLI, ...args], {
+  // Node itself, not pnpm, so the signal reaches the CLI's own process.
+  const child = spawn(process.execPath, [...BUNDLED_CLI, ...args], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...database.env },
   });

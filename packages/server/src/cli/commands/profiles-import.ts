@@ -4,7 +4,7 @@ import { importProfiles } from "@tidings/core";
 import { err, ok } from "neverthrow";
 import { importProgress } from "../../import/progress.js";
 import { detectFormat, readRows } from "../../import/read-rows.js";
-import type { Command } from "../command.js";
+import { type Command, ORG_OPTION } from "../command.js";
 import { UsageError } from "../usage-error.js";
 import { findOrganization } from "./organization.js";
 
@@ -44,7 +44,18 @@ export const profilesImport: Command = {
   name: ["profiles", "import"],
   summary: "Import profiles from a CSV (with a header row) or JSON lines file.",
   usage: "--org ORG --file FILE [--source import|shopify|woocommerce]",
-  options: { org: { type: "string" }, source: { type: "string" }, file: { type: "string" } },
+  options: {
+    org: ORG_OPTION,
+    source: {
+      type: "string",
+      value: "import|shopify|woocommerce",
+      help: "Where the profiles come from; shopify and woocommerce profiles cannot then be changed through the API.",
+    },
+    file: {
+      type: "string",
+      help: "A CSV file with a header row, or JSON lines; fields named as in the API.",
+    },
+  },
   required: ["org", "file"],
   validate(flags) {
     const source = flags.source ?? "import";

@@ -1,6 +1,6 @@
 import { addProfilesToList } from "@tidings/core";
 import { err, ok } from "neverthrow";
-import type { Command } from "../command.js";
+import { type Command, ORG_OPTION } from "../command.js";
 import { findOrganization } from "./organization.js";
 
 /** `profiles lists add --org ORG --list NAME PUBLIC_ID…`: creates the list when it is new. */
@@ -8,7 +8,10 @@ export const profilesListsAdd: Command = {
   name: ["profiles", "lists", "add"],
   summary: "Add profiles to a contact list (created when new); all or nothing.",
   usage: "--org ORG --list NAME PUBLIC_ID [PUBLIC_ID…]",
-  options: { org: { type: "string" }, list: { type: "string" } },
+  options: {
+    org: ORG_OPTION,
+    list: { type: "string", value: "NAME", help: "The contact list's name; created when new." },
+  },
   required: ["org", "list"],
   positionals: { min: 1, max: 10_000 },
   async run(context) {

@@ -65,9 +65,21 @@ function listenFailure(
  */
 export const serveCommand: Command = {
   name: ["serve"],
-  summary: "Run the HTTP API, the webhook delivery engine and the expiry sweep.",
+  summary:
+    "Run the HTTP API, the web console, the webhook delivery engine and the expiry and retention sweeps.",
   usage: "[--port N] [--host H]",
-  options: { port: { type: "string" }, host: { type: "string" } },
+  options: {
+    port: {
+      type: "string",
+      value: "N",
+      help: "The port to listen on; PORT, or 3000, by default; 0 picks a free one.",
+    },
+    host: {
+      type: "string",
+      value: "H",
+      help: "The address to listen on; HOST, or 127.0.0.1, by default; 0.0.0.0 for every interface.",
+    },
+  },
   logsToStdout: true,
   observed: { servesMetrics: (config) => config.metrics },
   validate(flags) {

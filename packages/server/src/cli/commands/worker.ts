@@ -11,7 +11,7 @@ import { shutdownRequested } from "./serve.js";
  */
 export const workerCommand: Command = {
   name: ["worker"],
-  summary: "Run the webhook delivery engine and the expiry sweep alone.",
+  summary: "Run the webhook delivery engine and the expiry and retention sweeps alone.",
   usage: "",
   options: {},
   logsToStdout: true,
