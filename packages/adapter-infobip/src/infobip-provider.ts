@@ -4,15 +4,20 @@ import {
   type CircuitBreakerOptions,
   type Clock,
   circuitBreaker,
+  credentialsRefusal,
   type DispatchResult,
+  firstHeader,
   guardedProvider,
   inProviderRequestSpan,
+  jsonOrEmpty,
   noteProviderOutcome,
   type OutboundMessage,
-  retryAfterMs,
   systemClock,
   type UpstreamTry,
   upstreamError,
+  upstreamRateLimited,
+  upstreamRejected,
+  upstreamUnavailable,
   withUpstreamRetries,
 } from "@tidings/core";
 import { request } from "undici";
@@ -56,7 +61,6 @@ export interface InfobipProviderOptions {
 }
 
 const PROVIDER = "infobip";
-const UNAUTHORIZED_LOG_EVERY_MS = 60_000;
 
 /** The two callback URLs of a leg, each carrying the leg's token. */
 export function legCallbackUrls(
@@ -106,17 +110,6 @@ export function infobipMessage(
   };
 }
 
-const headerText = (value: string | string[] | undefined): string | null =>
-  value === undefined ? null : Array.isArray(value) ? (value[0] ?? null) : value;
-
-async function readJson(body: { json(): Promise<unknown> }): Promise<Record<string, unknown>> {
-  try {
-    return (await body.json()) as Record<string, unknown>;
-  } catch {
-    return {};
-  }
-}
-
 /**
  * Infobip as a `ChannelProvider` for Viber Business Messages (`POST /viber/2/messages`) and
  * SMS (`POST /sms/3/messages`), one message per request, each leg under a `messageId` of
@@ -130,7 +123,13 @@ export function infobipProvider(options: InfobipProviderOptions): ChannelProvide
   const clock = options.clock ?? systemClock;
   const base = options.baseUrl.replace(/\/+$/, "");
   const key = callbackKey(options.secretKey);
-  let unauthorizedLoggedAt = Number.NEGATIVE_INFINITY;
+  const unauthorized = credentialsRefusal({
+    provider: PROVIDER,
+    clock,
+    logger: options.logger,
+    logLine: "Infobip refused the API key: every message will fail until it is fixed",
+    refusal: "Infobip refused Tidings' API key",
+  });
 
   const seen = (channel: Channel, outcome: string, status: number | null, startedAt: number) => {
     noteProviderOutcome(outcome, status);
@@ -143,10 +142,8 @@ export function infobipProvider(options: InfobipProviderOptions): ChannelProvide
     });
   };
 
-  const unavailable = (why: string, code: string | null = null): DispatchResult => ({
-    status: "rejected",
-    error: upstreamError("upstream_unavailable", why, PROVIDER, code),
-  });
+  const unavailable = (why: string, code: string | null = null): DispatchResult =>
+    upstreamUnavailable(PROVIDER, why, code);
 
   async function once(
     channel: Channel,
@@ -177,7 +174,7 @@ export function infobipProvider(options: InfobipProviderOptions): ChannelProvide
       return { retry: true, value: unavailable(why), retryAfterMs: null };
     }
     const status = response.statusCode;
-    const json = await readJson(response.body);
+    const json = await jsonOrEmpty(response.body);
     if (status === 200) {
       const answer = (json as InfobipSendResponse).messages?.[0];
       const group = answer?.status?.groupName;
@@ -209,40 +206,19 @@ export function infobipProvider(options: InfobipProviderOptions): ChannelProvide
     const code = error.errorCode ?? null;
     if (status === 429) {
       seen(channel, "rate_limited", status, startedAt);
-      return {
-        retry: true,
-        value: unavailable(
-          `Infobip is rate limiting requests: ${said}`,
-          code ?? "TOO_MANY_REQUESTS",
-        ),
-        retryAfterMs: retryAfterMs(headerText(response.headers["retry-after"]), clock.now()),
-      };
+      const retryAfter = firstHeader(response.headers["retry-after"]);
+      const why = `Infobip is rate limiting requests: ${said}`;
+      return upstreamRateLimited(
+        PROVIDER,
+        why,
+        code ?? "TOO_MANY_REQUESTS",
+        retryAfter,
+        clock.now(),
+      );
     }
     if (status === 401 || status === 403) {
       seen(channel, "unauthorized", status, startedAt);
-      if (clock.now() - unauthorizedLoggedAt >= UNAUTHORIZED_LOG_EVERY_MS) {
-        unauthorizedLoggedAt = clock.now();
-        options.logger?.error(
-          "Infobip refused the API key: every message will fail until it is fixed",
-          {
-            provider: PROVIDER,
-            status,
-            code,
-          },
-        );
-      }
-      return {
-        retry: false,
-        value: {
-          status: "rejected",
-          error: upstreamError(
-            "upstream_unauthorized",
-            `Infobip refused Tidings' API key: ${said}`,
-            PROVIDER,
-            code,
-          ),
-        },
-      };
+      return unauthorized(status, said, code);
     }
     if (status >= 500) {
       seen(channel, "unavailable", status, startedAt);
@@ -257,18 +233,7 @@ export function infobipProvider(options: InfobipProviderOptions): ChannelProvide
     const detail = violation?.violation
       ? ` (${violation.property ?? "request"}: ${violation.violation})`
       : "";
-    return {
-      retry: false,
-      value: {
-        status: "rejected",
-        error: upstreamError(
-          "upstream_rejected",
-          `Infobip refused the message: ${said}${detail}`,
-          PROVIDER,
-          code,
-        ),
-      },
-    };
+    return upstreamRejected(PROVIDER, `Infobip refused the message: ${said}${detail}`, code);
   }
 
   const inner: ChannelProvider = {

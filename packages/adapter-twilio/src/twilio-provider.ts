@@ -3,15 +3,20 @@ import {
   type CircuitBreakerOptions,
   type Clock,
   circuitBreaker,
+  credentialsRefusal,
   type DispatchResult,
+  firstHeader,
   guardedProvider,
   inProviderRequestSpan,
+  jsonOrEmpty,
   noteProviderOutcome,
   type OutboundMessage,
-  retryAfterMs,
   systemClock,
   type UpstreamTry,
   upstreamError,
+  upstreamRateLimited,
+  upstreamRejected,
+  upstreamUnavailable,
   withUpstreamRetries,
 } from "@tidings/core";
 import { request } from "undici";
@@ -65,8 +70,6 @@ export interface TwilioProviderOptions {
 const PROVIDER = "twilio";
 /** Twilio accepts a validity period of 1 to 36 000 seconds. */
 const MAX_VALIDITY_SECONDS = 36_000;
-/** How often refused credentials are logged at error level: every send fails until fixed. */
-const UNAUTHORIZED_LOG_EVERY_MS = 60_000;
 
 /** The status callback URL of one message: its id rides in the query, which Twilio signs. */
 export const statusCallbackUrl = (callbackBaseUrl: string, messageId: string): string =>
@@ -92,14 +95,6 @@ export function messageForm(
 const refusedBeforeSending = (error: unknown): boolean =>
   (error as { code?: unknown } | null)?.code === "ECONNREFUSED";
 
-async function readJson(body: { json(): Promise<unknown>; dump(): Promise<void> }) {
-  try {
-    return (await body.json()) as Record<string, unknown>;
-  } catch {
-    return {};
-  }
-}
-
 /**
  * Twilio Programmable Messaging as a `ChannelProvider` for SMS: one `POST …/Messages.json` per
  * message, its `sid` kept as the provider message id. 429 and a refused connection are retried
@@ -113,7 +108,13 @@ export function twilioProvider(options: TwilioProviderOptions): ChannelProvider 
   const user = options.apiKeySid ?? options.accountSid;
   const password = options.apiKeySid ? (options.apiKeySecret ?? "") : options.authToken;
   const authorization = `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`;
-  let unauthorizedLoggedAt = Number.NEGATIVE_INFINITY;
+  const unauthorized = credentialsRefusal({
+    provider: PROVIDER,
+    clock,
+    logger: options.logger,
+    logLine: "Twilio refused the credentials: every SMS will fail until they are fixed",
+    refusal: "Twilio refused Tidings' credentials",
+  });
 
   const seen = (outcome: string, status: number | null, startedAt: number) => {
     noteProviderOutcome(outcome, status);
@@ -126,10 +127,8 @@ export function twilioProvider(options: TwilioProviderOptions): ChannelProvider 
     });
   };
 
-  const unavailable = (why: string, code: string | number | null = null): DispatchResult => ({
-    status: "rejected",
-    error: upstreamError("upstream_unavailable", why, PROVIDER, code),
-  });
+  const unavailable = (why: string, code: string | number | null = null): DispatchResult =>
+    upstreamUnavailable(PROVIDER, why, code);
 
   async function once(
     form: URLSearchParams,
@@ -165,7 +164,7 @@ export function twilioProvider(options: TwilioProviderOptions): ChannelProvider 
         ),
       };
     }
-    const body = await readJson(response.body);
+    const body = await jsonOrEmpty(response.body);
     const status = response.statusCode;
     if (status === 201 || status === 200) {
       const sid = (body as Partial<TwilioMessage>).sid;
@@ -180,38 +179,13 @@ export function twilioProvider(options: TwilioProviderOptions): ChannelProvider 
     const said = typeof error.message === "string" ? error.message : `HTTP ${status}`;
     if (status === 429) {
       seen("rate_limited", status, startedAt);
-      const value = unavailable(`Twilio is rate limiting requests: ${said}`, code ?? 20429);
-      return {
-        retry: true,
-        value,
-        retryAfterMs: retryAfterMs(headerText(response.headers["retry-after"]), clock.now()),
-      };
+      const retryAfter = firstHeader(response.headers["retry-after"]);
+      const why = `Twilio is rate limiting requests: ${said}`;
+      return upstreamRateLimited(PROVIDER, why, code ?? 20429, retryAfter, clock.now());
     }
     if (status === 401 || status === 403) {
       seen("unauthorized", status, startedAt);
-      if (clock.now() - unauthorizedLoggedAt >= UNAUTHORIZED_LOG_EVERY_MS) {
-        unauthorizedLoggedAt = clock.now();
-        options.logger?.error(
-          "Twilio refused the credentials: every SMS will fail until they are fixed",
-          {
-            provider: PROVIDER,
-            status,
-            code,
-          },
-        );
-      }
-      return {
-        retry: false,
-        value: {
-          status: "rejected",
-          error: upstreamError(
-            "upstream_unauthorized",
-            `Twilio refused Tidings' credentials: ${said}`,
-            PROVIDER,
-            code,
-          ),
-        },
-      };
+      return unauthorized(status, said, code);
     }
     if (status >= 500) {
       seen("unavailable", status, startedAt);
@@ -224,18 +198,7 @@ export function twilioProvider(options: TwilioProviderOptions): ChannelProvider 
       };
     }
     seen("rejected", status, startedAt);
-    return {
-      retry: false,
-      value: {
-        status: "rejected",
-        error: upstreamError(
-          "upstream_rejected",
-          `Twilio refused the message: ${said}`,
-          PROVIDER,
-          code,
-        ),
-      },
-    };
+    return upstreamRejected(PROVIDER, `Twilio refused the message: ${said}`, code);
   }
 
   const inner: ChannelProvider = {
@@ -264,6 +227,3 @@ export function twilioProvider(options: TwilioProviderOptions): ChannelProvider 
   };
   return guardedProvider(inner, circuitBreaker({ clock, ...options.circuit }));
 }
-
-const headerText = (value: string | string[] | undefined): string | null =>
-  value === undefined ? null : Array.isArray(value) ? (value[0] ?? null) : value;

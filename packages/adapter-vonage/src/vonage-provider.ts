@@ -4,15 +4,19 @@ import {
   type CircuitBreakerOptions,
   type Clock,
   circuitBreaker,
+  credentialsRefusal,
   type DispatchResult,
+  firstHeader,
   guardedProvider,
   inProviderRequestSpan,
+  jsonOrEmpty,
   noteProviderOutcome,
   type OutboundMessage,
-  retryAfterMs,
   systemClock,
   type UpstreamTry,
-  upstreamError,
+  upstreamRateLimited,
+  upstreamRejected,
+  upstreamUnavailable,
   withUpstreamRetries,
 } from "@tidings/core";
 import { request } from "undici";
@@ -56,7 +60,6 @@ export interface VonageProviderOptions {
 }
 
 const PROVIDER = "vonage";
-const UNAUTHORIZED_LOG_EVERY_MS = 60_000;
 
 /** The status webhook URL every message gives. */
 export const statusWebhookUrl = (callbackBaseUrl: string): string =>
@@ -88,17 +91,6 @@ export function vonageMessage(message: OutboundMessage, webhookUrl: string): Von
   return { channel: "sms", ...common };
 }
 
-const headerText = (value: string | string[] | undefined): string | null =>
-  value === undefined ? null : Array.isArray(value) ? (value[0] ?? null) : value;
-
-async function readJson(body: { json(): Promise<unknown> }): Promise<Record<string, unknown>> {
-  try {
-    return (await body.json()) as Record<string, unknown>;
-  } catch {
-    return {};
-  }
-}
-
 /**
  * The Vonage Messages API as a `ChannelProvider` for Viber (`viber_service`) and SMS: one
  * `POST /v1/messages` per message with an application JWT, its `message_uuid` kept as the
@@ -109,7 +101,14 @@ export function vonageProvider(options: VonageProviderOptions): ChannelProvider 
   const clock = options.clock ?? systemClock;
   const endpoint = `${(options.apiUrl ?? "https://api.nexmo.com").replace(/\/+$/, "")}/v1/messages`;
   const token = applicationJwt(options.applicationId, options.privateKey);
-  let unauthorizedLoggedAt = Number.NEGATIVE_INFINITY;
+  const unauthorized = credentialsRefusal({
+    provider: PROVIDER,
+    clock,
+    logger: options.logger,
+    logLine:
+      "Vonage refused the application's credentials: every message will fail until they are fixed",
+    refusal: "Vonage refused Tidings' credentials",
+  });
 
   const seen = (channel: Channel, outcome: string, status: number | null, startedAt: number) => {
     noteProviderOutcome(outcome, status);
@@ -122,10 +121,8 @@ export function vonageProvider(options: VonageProviderOptions): ChannelProvider 
     });
   };
 
-  const unavailable = (why: string, code: string | null = null): DispatchResult => ({
-    status: "rejected",
-    error: upstreamError("upstream_unavailable", why, PROVIDER, code),
-  });
+  const unavailable = (why: string, code: string | null = null): DispatchResult =>
+    upstreamUnavailable(PROVIDER, why, code);
 
   async function once(
     channel: Channel,
@@ -164,7 +161,7 @@ export function vonageProvider(options: VonageProviderOptions): ChannelProvider 
       };
     }
     const status = response.statusCode;
-    const json = await readJson(response.body);
+    const json = await jsonOrEmpty(response.body);
     if (status === 202 || status === 200) {
       seen(channel, "accepted", status, startedAt);
       const uuid = (json as VonageMessageAccepted).message_uuid;
@@ -178,37 +175,13 @@ export function vonageProvider(options: VonageProviderOptions): ChannelProvider 
     const code = providerCodeOf(error);
     if (status === 429) {
       seen(channel, "rate_limited", status, startedAt);
-      return {
-        retry: true,
-        value: unavailable(`Vonage is rate limiting requests: ${said}`, code),
-        retryAfterMs: retryAfterMs(headerText(response.headers["retry-after"]), clock.now()),
-      };
+      const retryAfter = firstHeader(response.headers["retry-after"]);
+      const why = `Vonage is rate limiting requests: ${said}`;
+      return upstreamRateLimited(PROVIDER, why, code, retryAfter, clock.now());
     }
     if (status === 401 || status === 403) {
       seen(channel, "unauthorized", status, startedAt);
-      if (clock.now() - unauthorizedLoggedAt >= UNAUTHORIZED_LOG_EVERY_MS) {
-        unauthorizedLoggedAt = clock.now();
-        options.logger?.error(
-          "Vonage refused the application's credentials: every message will fail until they are fixed",
-          {
-            provider: PROVIDER,
-            status,
-            code,
-          },
-        );
-      }
-      return {
-        retry: false,
-        value: {
-          status: "rejected",
-          error: upstreamError(
-            "upstream_unauthorized",
-            `Vonage refused Tidings' credentials: ${said}`,
-            PROVIDER,
-            code,
-          ),
-        },
-      };
+      return unauthorized(status, said, code);
     }
     if (status >= 500) {
       seen(channel, "unavailable", status, startedAt);
@@ -221,18 +194,7 @@ export function vonageProvider(options: VonageProviderOptions): ChannelProvider 
       };
     }
     seen(channel, "rejected", status, startedAt);
-    return {
-      retry: false,
-      value: {
-        status: "rejected",
-        error: upstreamError(
-          "upstream_rejected",
-          `Vonage refused the message: ${said}`,
-          PROVIDER,
-          code,
-        ),
-      },
-    };
+    return upstreamRejected(PROVIDER, `Vonage refused the message: ${said}`, code);
   }
 
   const inner: ChannelProvider = {

@@ -164,6 +164,16 @@ export {
   PROVIDER_SPAN_ATTRIBUTES,
 } from "./providers/provider-span.js";
 export { retryAfterMs } from "./providers/retry-after.js";
+export type { CredentialsRefusalOptions } from "./providers/upstream-answers.js";
+export {
+  credentialsRefusal,
+  firstHeader,
+  jsonOrEmpty,
+  UNAUTHORIZED_LOG_EVERY_MS,
+  upstreamRateLimited,
+  upstreamRejected,
+  upstreamUnavailable,
+} from "./providers/upstream-answers.js";
 export type { UpstreamErrorCode } from "./providers/upstream-errors.js";
 export { upstreamError } from "./providers/upstream-errors.js";
 export type { UpstreamRetryOptions, UpstreamTry } from "./providers/upstream-retry.js";
