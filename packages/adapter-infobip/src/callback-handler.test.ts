@@ -114,6 +114,23 @@ describe("Infobip delivery and seen reports", () => {
     expect(w.logs.join("\n")).toMatch(/another leg/);
   });
 
+  it("entries that are not reports are skipped, and odd field types stored as nothing: 200", async () => {
+    const w = await world();
+    const answer = await w.post("delivery", [null, 7, [], w.dlr("DELIVERED"), null]);
+    expect(answer.status).toBe(200);
+    expect(await w.topics()).toEqual(["message.sent", "message.delivered"]);
+    const v = await world();
+    const odd = v.dlr("UNDELIVERABLE", {
+      status: { groupName: "UNDELIVERABLE", name: 5, description: { toString: 1 } },
+      error: { id: 1, name: { a: 1 }, description: { toString: 1 } },
+    });
+    expect((await v.post("delivery", [odd])).status).toBe(200);
+    expect((await v.storage.raw.message(v.message.id))?.error).toMatchObject({
+      code: "upstream_failed",
+      provider_code: null,
+    });
+  });
+
   it("a report of the Viber leg after the message moved to SMS changes nothing", async () => {
     const w = await world("viber");
     await w.storage.messages.transition(w.message.id, "sent", {

@@ -58,6 +58,9 @@ export function infobipCallbacks(options: InfobipCallbackOptions): CallbackApp {
       return emptyAnswer(400, route(kind));
     }
     for (const result of results) {
+      // Anything but an object is no report: skipped, so the rest still apply and the body is
+      // answered 200 rather than retried for ever.
+      if (typeof result !== "object" || result === null || Array.isArray(result)) continue;
       const report = result as InfobipDeliveryReport & InfobipSeenReport;
       if (report.messageId !== leg.legId) {
         logger.warn("infobip report for another leg ignored", { route: route(kind), messageId });

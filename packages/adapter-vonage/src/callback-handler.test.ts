@@ -107,6 +107,25 @@ describe("Vonage signed status webhooks", () => {
     expect(await v.topics()).toEqual(["message.sent", "message.expired"]);
   });
 
+  it("a signed body of another shape is 400 or stored with only what is text: never a 503", async () => {
+    const w = await world();
+    const signed = async (body: string) => {
+      const answer = await w.post("x", {}, { body, authorization: `Bearer ${await w.sign(body)}` });
+      return answer.status;
+    };
+    expect(await signed("null")).toBe(400);
+    expect(await signed("[1]")).toBe(400);
+    expect(await signed(JSON.stringify({ status: "delivered", client_ref: 12345 }))).toBe(200);
+    expect(await w.topics()).toEqual(["message.sent"]);
+    expect((await w.post("undeliverable", { error: null })).status).toBe(200);
+    const v = await world();
+    expect((await v.post("undeliverable", { error: { title: 42, detail: {} } })).status).toBe(200);
+    expect((await v.storage.raw.message(v.message.id))?.error).toMatchObject({
+      code: "upstream_failed",
+      provider_code: null,
+    });
+  });
+
   it("no Authorization at all: 503 with Retry-After so Vonage retries; nothing changes", async () => {
     const w = await world();
     const answer = await w.post("delivered", {}, { authorization: null });

@@ -56,12 +56,13 @@ export function vonageCallbacks(options: VonageCallbackOptions): CallbackApp {
         ? emptyAnswer(503, ROUTE, { "retry-after": "5" })
         : emptyAnswer(403, ROUTE);
     }
-    let status: VonageStatus;
+    let status: VonageStatus | null;
     try {
-      status = JSON.parse(bodyText(request.body)) as VonageStatus;
+      status = statusOf(JSON.parse(bodyText(request.body)));
     } catch {
-      return emptyAnswer(400, ROUTE);
+      status = null;
     }
+    if (status === null) return emptyAnswer(400, ROUTE);
     const report = reportOf(status);
     if (report === null) return emptyAnswer(200, ROUTE);
     const { messageId, channel } = parseClientRef(status.client_ref ?? "");
@@ -91,4 +92,32 @@ export function vonageCallbacks(options: VonageCallbackOptions): CallbackApp {
     }
     return emptyAnswer(200, ROUTE);
   });
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+const textOf = (value: unknown): string | undefined =>
+  typeof value === "string" ? value : undefined;
+
+/**
+ * A status webhook's body as the fields Tidings reads, each a string or absent: a signed body
+ * of another shape is Vonage's to fix, not a reason to fail (and be retried) for ever. `null`
+ * when the body is not a JSON object at all.
+ */
+function statusOf(body: unknown): VonageStatus | null {
+  if (!isObject(body)) return null;
+  const error = isObject(body.error)
+    ? {
+        type: textOf(body.error.type),
+        title: textOf(body.error.title),
+        detail: textOf(body.error.detail),
+      }
+    : undefined;
+  return {
+    message_uuid: textOf(body.message_uuid),
+    status: textOf(body.status),
+    client_ref: textOf(body.client_ref),
+    error,
+  };
 }

@@ -145,17 +145,47 @@ export async function recordUpstreamReport(
             fell_back: true,
           });
         }
+        // Another copy of this report (a provider's retry, arriving at the same time) moved the
+        // message to SMS first: this leg is over, and failing the message now would cancel the
+        // SMS it owes.
+        const now = await deps.storage.messages.getById(message.id);
+        return ok({
+          message_id: message.id,
+          applied: false,
+          status: now?.status ?? message.status,
+          ignored: now === null ? null : checkLeg(now, report),
+          fell_back: false,
+        });
       }
+      const description = storableText(report.description);
       const error: MessageError = {
         ...UPSTREAM_FAILED,
-        ...(report.description === undefined
+        ...(description === null
           ? {}
-          : { message: `${UPSTREAM_FAILED.message} The provider said: ${report.description}` }),
+          : { message: `${UPSTREAM_FAILED.message} The provider said: ${description}` }),
         provider: report.provider,
-        provider_code: report.providerCode,
+        provider_code: storableText(report.providerCode),
       };
       const applied = await applyReport(deps, message.id, report.status, error);
       return applied.map((outcome) => ({ ...outcome, ignored: null, fell_back: false }));
     },
   );
+}
+
+/** The longest provider text kept in a message's error (its description or code). */
+const MAX_PROVIDER_TEXT = 500;
+
+/**
+ * A provider's text as a message's error may keep it: a string without control characters or
+ * lone surrogates (PostgreSQL refuses `\u0000` in JSON, and neither belongs in a webhook),
+ * at most `MAX_PROVIDER_TEXT` characters; `null` for anything else, or nothing left.
+ */
+function storableText(value: unknown): string | null {
+  if (typeof value !== "string") return null;
+  const clean = value
+    .replace(/[\u0000-\u001f\u007f]/g, " ")
+    .replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, "\ufffd")
+    .trim();
+  if (clean === "") return null;
+  return clean.length > MAX_PROVIDER_TEXT ? `${clean.slice(0, MAX_PROVIDER_TEXT)}…` : clean;
 }

@@ -60,6 +60,38 @@ describe("SMS fallback after the fact", () => {
     expect(without.viber.dispatched[0]?.ttlSeconds).toBe(600);
   });
 
+  it("two copies of the failure report arriving together still owe the SMS, and fail nothing", async () => {
+    const { w, message_id, viberReport, sms } = await setup();
+    const outcomes = await Promise.all([viberReport("failed"), viberReport("failed")]);
+    expect(outcomes.map((o) => o._unsafeUnwrap().fell_back).sort()).toEqual([false, true]);
+    expect(await w.storage.raw.message(message_id)).toMatchObject({
+      channel: "sms",
+      status: "sent",
+    });
+    expect(await w.topics(message_id)).toEqual(["message.sent"]);
+    w.clock.advance(100_000);
+    expect(await runDueFallbacks(w.deps)).toBe(1);
+    expect(sms.dispatched).toHaveLength(1);
+  });
+
+  it("keeps a provider's description and code only as clean, bounded text", async () => {
+    const { w, message_id } = await setup({ sms_fallback: false });
+    await recordUpstreamReport(w.deps, {
+      messageId: message_id,
+      channel: "viber",
+      provider: "infobip",
+      providerMessageId: message_id,
+      status: "failed",
+      providerCode: "EC\u0000X",
+      description: `bad\u0000\ud800 ${"x".repeat(2000)}`,
+    });
+    const stored = await w.storage.raw.message(message_id);
+    const error = stored?.error as { message: string; provider_code: string };
+    expect(error.provider_code).toBe("EC X");
+    expect(error.message).not.toMatch(/[\u0000\ud800]/);
+    expect(error.message.length).toBeLessThan(700);
+  });
+
   it("a Viber failure report moves the message to SMS with its SMS due, and records no event", async () => {
     const { w, message_id, viberReport, sms } = await setup();
     const outcome = (await viberReport("failed"))._unsafeUnwrap();

@@ -17,7 +17,10 @@ export interface FaultLoad {
   acknowledged: Set<string>;
   /** How many answers of each status arrived. */
   statuses: Map<number, number>;
-  /** 503 answers that had no `Retry-After`, and every 5xx other than 503, as `status body`. */
+  /**
+   * 503 answers that were not a storage refusal with `Retry-After` (`isStorageRefusal`), and
+   * every 5xx other than 503, as `status body`.
+   */
   faults: string[];
   /** Resolves once every sender has stopped. */
   stop(): Promise<void>;
@@ -63,6 +66,22 @@ export async function subscribeEveryTopic(
   if (answer.status !== 201) throw new Error(`subscribe: ${answer.status} ${await answer.text()}`);
   secret = ((await answer.json()) as { signing_secret: string }).signing_secret;
   return tally;
+}
+
+/**
+ * Whether a 503 is what a storage fault answers: problem+json `storage_unavailable` (saying
+ * with `changed` whether anything was written) or `storage_busy`, with `Retry-After`.
+ */
+function isStorageRefusal(retryAfter: string | null, text: string): boolean {
+  if (retryAfter === null) return false;
+  let body: { code?: unknown; changed?: unknown };
+  try {
+    body = JSON.parse(text) as typeof body;
+  } catch {
+    return false;
+  }
+  if (body.code === "storage_busy") return true;
+  return body.code === "storage_unavailable" && (body.changed === false || body.changed === null);
 }
 
 /** The most tries one send gets, and the most sends one sender makes: every loop is bounded. */
@@ -111,8 +130,9 @@ export function startFaultLoad(
       return "done";
     }
     if (answer.status === 503) {
-      if (answer.headers.get("retry-after") === null)
-        faults.push(`503 without Retry-After ${text}`);
+      if (!isStorageRefusal(answer.headers.get("retry-after"), text)) {
+        faults.push(`503 not a storage refusal with Retry-After: ${text}`);
+      }
       return "retry";
     }
     if (answer.status >= 500) faults.push(`${answer.status} ${text}`);
