@@ -183,6 +183,7 @@ const MAX_PROVIDER_TEXT = 500;
 function storableText(value: unknown): string | null {
   if (typeof value !== "string") return null;
   const clean = value
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it removes.
     .replace(/[\u0000-\u001f\u007f]/g, " ")
     .replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, "\ufffd")
     .trim();
