@@ -10,9 +10,7 @@ export const postgresAccess = (sql: Sql): SqlAccess<true> =>
   accessVia<true>({
     tableName: (name) => sql.tables[name],
     rows: (text, values) => sql.rows(text, [...values]),
-    async run(text, values) {
-      await sql.rows(text, [...values]);
-    },
+    run: (text, values) => sql.run(text, [...values]),
     map: async (answer, fn) => fn(await answer),
     async inTurn(first, second, combine) {
       const answer = await first();

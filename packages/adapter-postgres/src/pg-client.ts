@@ -10,16 +10,33 @@ export interface PgQueryable {
   query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
 }
 
+/** One statement with its values, as a batch carries it. */
+export interface PgStatement {
+  text: string;
+  values: readonly unknown[];
+}
+
+/**
+ * Errors of batches that a statement of `before` failed, with that statement's index: the
+ * statements after it, the batch's own included, never ran.
+ */
+export const failedBefore = new WeakMap<object, number>();
+
 /** A connection borrowed from a pool (`pg.PoolClient`). */
 export interface PgPoolConnection extends PgQueryable {
   /** Returns the connection; with an error (or `true`) the pool destroys it instead. */
   release(error?: Error | boolean): void;
   /**
-   * Optional: `BEGIN` and then `text`, sent together and answered together (one round trip
-   * instead of two). `text` runs only if `BEGIN` succeeded, so it is never outside the
-   * transaction. Connections of `preparedStatements` offer it.
+   * Optional: the statements of `before` (each a single statement; their answers dropped) and
+   * then `text`, sent together and answered together: one round trip instead of one each. A
+   * statement runs only if every one before it succeeded, and the first failure is the batch's
+   * (`failedBefore` tells one of `before`). Connections of `preparedStatements` offer it.
    */
-  beginWith?(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
+  batch?(
+    before: readonly PgStatement[],
+    text: string,
+    values?: unknown[],
+  ): Promise<{ rows: unknown[] }>;
   /**
    * Optional (`pg.PoolClient` has it): listens for the connection's `error` event, which a
    * driver emits when the connection breaks; with no listener Node ends the process.
@@ -115,22 +132,131 @@ async function inTransaction<T>(
   return result;
 }
 
+/** What a transaction's callback runs its statements on. */
+export interface PgTransaction extends PgQueryable {
+  /**
+   * Present where the connection batches statements: `text`, whose answer nobody needs, goes
+   * out with the transaction's next statement or with its COMMIT, in the same round trip,
+   * instead of in one of its own. A failure shows at that statement (which then fails with
+   * it) or fails the COMMIT, and every later statement of the transaction fails with it.
+   */
+  defer?(text: string, values?: unknown[]): void;
+}
+
+/** Statements that are one statement even without values, so a batch can carry them. */
+const SINGLE_STATEMENT = /^\s*(?:BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE)\b[^;]*;?\s*$/i;
+
+const BEGIN: PgStatement = { text: "BEGIN", values: [] };
+
 /**
  * Runs `fn` in one transaction on one connection of `client`; rolls back when it rejects. On
- * a connection that offers `beginWith`, `BEGIN` goes out with the transaction's first
- * statement, and a transaction that sends no statement sends no `BEGIN` and no `COMMIT`.
+ * a connection that batches statements, `BEGIN` goes out with the transaction's first
+ * statement, deferred statements with the next, the last of them with `COMMIT`, and a
+ * transaction that sends no statement sends no `BEGIN` and no `COMMIT`.
  */
 export async function runTransaction<T>(
   client: PgClient,
-  fn: (tx: PgQueryable) => Promise<T>,
+  fn: (tx: PgTransaction) => Promise<T>,
 ): Promise<T> {
   if (isTransactor(client)) return client.transaction(fn);
   const connection = await client.connect().catch((error: unknown) => {
     throw asPgFault(error, "unchanged");
   });
   const watch = watchErrors(connection);
+  const transaction = batching(connection);
+  try {
+    let result: T;
+    try {
+      result = await fn(transaction.tx);
+    } catch (error) {
+      await transaction.rollback();
+      // A transaction that never reached COMMIT wrote nothing: PostgreSQL rolls back the
+      // transaction of a connection that breaks.
+      throw asPgFault(error, "unchanged");
+    }
+    await transaction.commit();
+    return result;
+  } finally {
+    watch.stop();
+    connection.release(!transaction.reusable() || watch.broken());
+  }
+}
+
+/** The statements of one transaction on `connection`, and its end. */
+function batching(connection: PgPoolConnection): {
+  tx: PgTransaction;
+  commit(): Promise<void>;
+  rollback(): Promise<void>;
+  /** Whether the connection is fit for the next borrower (its BEGIN, COMMIT and ROLLBACK ran). */
+  reusable(): boolean;
+} {
+  const { batch } = connection;
   // A connection whose BEGIN, COMMIT or ROLLBACK failed is not fit for the next borrower.
   let reusable = true;
+  /** Whether anything went out (so there is a transaction to end). */
+  let sent = false;
+  /** Whether BEGIN is still to be sent, or to be sent again: a failed batch may have skipped it. */
+  let beginPending = true;
+  /** Deferred statements, to go with the next. */
+  let deferred: PgStatement[] = [];
+  /** The failure of a batch that carried deferred statements: the transaction is lost. */
+  let lost: { error: unknown } | undefined;
+  /** The statement before, settled: statements go one at a time, in the order they were asked. */
+  let turn: Promise<unknown> = Promise.resolve();
+
+  /** Sends `text` with BEGIN (while pending) and the deferred statements in front of it. */
+  const sendWithPending = async (text: string, values: unknown[]) => {
+    if (lost !== undefined) throw lost.error;
+    if (batch === undefined) {
+      if (beginPending) {
+        sent = true;
+        await connection.query("BEGIN");
+        beginPending = false;
+      }
+      return connection.query(text, values);
+    }
+    const before = beginPending ? [BEGIN, ...deferred] : deferred;
+    const carried = deferred.length > 0;
+    deferred = [];
+    sent = true;
+    try {
+      let answer: { rows: unknown[] };
+      if (values.length > 0 || SINGLE_STATEMENT.test(text)) {
+        answer = await batch.call(connection, before, text, values);
+      } else {
+        // A text without values may be a script of several statements, which only the simple
+        // protocol runs: what waits goes first, and the text once it ran.
+        const last = before.at(-1);
+        if (last !== undefined) {
+          await batch.call(connection, before.slice(0, -1), last.text, [...last.values]);
+        }
+        answer = await connection.query(text, values);
+      }
+      beginPending = false;
+      return answer;
+    } catch (error) {
+      if (carried) lost = { error };
+      // BEGIN stays pending: the server skips everything after a failure, and BEGIN too when
+      // the batch's own statement failed to parse (its Parse goes first), so BEGIN goes again
+      // before anything else and nothing runs outside a transaction. In a transaction the
+      // failure aborted, that BEGIN fails too, like every statement there.
+      throw error;
+    }
+  };
+
+  const tx: PgTransaction = {
+    query(text, values = []) {
+      const answer = turn.then(() => sendWithPending(text, values));
+      turn = answer.catch(() => undefined);
+      return answer;
+    },
+    ...(batch !== undefined && {
+      defer(text: string, values: unknown[] = []) {
+        deferred.push({ text, values });
+      },
+    }),
+  };
+
   const control = async (text: string): Promise<void> => {
     try {
       await connection.query(text);
@@ -139,60 +265,44 @@ export async function runTransaction<T>(
       throw error;
     }
   };
-  const { beginWith } = connection;
-  // Settles `true` once BEGIN is known to have run: the first statement, sent with it,
-  // succeeded (or a BEGIN sent again did).
-  let opened: Promise<boolean> | undefined;
-  const tx: PgQueryable =
-    beginWith === undefined
-      ? connection
-      : {
-          query: async (text, values) => {
-            if (opened === undefined) {
-              const answer = beginWith.call(connection, text, values);
-              opened = answer.then(
-                () => true,
-                () => false,
-              );
-              return answer;
-            }
-            // Whatever is asked meanwhile waits, so nothing overtakes BEGIN.
-            if (!(await opened)) {
-              // The first statement failed, and BEGIN may have gone with it (when the server
-              // could not parse the statement, it skipped both): BEGIN again before anything
-              // else, so nothing runs outside a transaction. In the transaction the failure
-              // aborted, this BEGIN fails too, like every statement there.
-              const begin = connection.query("BEGIN");
-              opened = begin.then(
-                () => true,
-                () => false,
-              );
-              await begin;
-            }
-            return connection.query(text, values);
-          },
-        };
-  const begun = () => beginWith === undefined || opened !== undefined;
-  try {
-    if (beginWith === undefined) await control("BEGIN");
-    let result: T;
-    try {
-      result = await fn(tx);
-    } catch (error) {
-      if (begun()) await control("ROLLBACK").catch(() => undefined);
-      // A transaction that never reached COMMIT wrote nothing: PostgreSQL rolls back the
-      // transaction of a connection that breaks.
-      throw asPgFault(error, "unchanged");
-    }
-    if (begun()) {
-      // Broken during COMMIT, the transaction may or may not have committed.
-      await control("COMMIT").catch((error: unknown) => {
+
+  return {
+    tx,
+    reusable: () => reusable,
+    async rollback() {
+      await turn;
+      deferred = [];
+      if (sent) await control("ROLLBACK").catch(() => undefined);
+    },
+    async commit() {
+      await turn;
+      if (lost !== undefined) {
+        await control("ROLLBACK").catch(() => undefined);
+        throw asPgFault(lost.error, "unchanged");
+      }
+      if (!sent && deferred.length === 0) return;
+      if (batch === undefined) {
+        // Broken during COMMIT, the transaction may or may not have committed.
+        await control("COMMIT").catch((error: unknown) => {
+          throw asPgFault(error, "unknown");
+        });
+        return;
+      }
+      const before = beginPending ? [BEGIN, ...deferred] : deferred;
+      deferred = [];
+      sent = true;
+      try {
+        await batch.call(connection, before, "COMMIT");
+      } catch (error) {
+        if (failedBefore.has(error as object)) {
+          // A statement before COMMIT failed, so COMMIT never ran: nothing was written.
+          await control("ROLLBACK").catch(() => undefined);
+          throw asPgFault(error, "unchanged");
+        }
+        reusable = false;
+        // Broken during COMMIT, the transaction may or may not have committed.
         throw asPgFault(error, "unknown");
-      });
-    }
-    return result;
-  } finally {
-    watch.stop();
-    connection.release(!reusable || watch.broken());
-  }
+      }
+    },
+  };
 }

@@ -115,7 +115,7 @@ describe.skipIf(
     expect(names).toHaveLength(3);
   });
 
-  describe("a transaction's BEGIN goes with its first statement", () => {
+  describe("a transaction's BEGIN and deferred statements go with its next statement", () => {
     /**
      * A table of its own in a new schema, a one-connection pool through `preparedStatements`,
      * and how many round trips (ReadyForQuery answers) that connection has had so far.
@@ -211,6 +211,88 @@ describe.skipIf(
         }
         // Each failure was rolled back, and the one connection still works.
         await runTransaction(pool, (tx) => tx.query(`INSERT INTO ${table} (id) VALUES ($1)`, [2]));
+        expect(await count(pool, table)).toEqual({ n: 2 });
+        const { rows } = await pool.query("SELECT $1::text AS state", ["fine"]);
+        expect(rows).toEqual([{ state: "fine" }]);
+      });
+    });
+
+    it("deferred statements go with the next statement, the last with COMMIT: one round trip each", async () => {
+      await withTable(async (pool, table, trips) => {
+        const insert = `INSERT INTO ${table} (id) VALUES ($1)`;
+        let before = trips();
+        await runTransaction(pool, async (tx) => {
+          tx.defer?.(insert, [1]);
+          tx.defer?.(insert, [2]);
+        });
+        // BEGIN, both inserts and COMMIT under one Sync.
+        expect(trips() - before).toBe(1);
+        expect(await count(pool, table)).toEqual({ n: 2 });
+        before = trips();
+        const seen = await runTransaction(pool, async (tx) => {
+          tx.defer?.(insert, [3]);
+          // A read sees the deferred write before it: it went first, in the same transaction.
+          const answer = await tx.query(
+            `SELECT count(*)::int AS n FROM ${table} WHERE id > $1`,
+            [0],
+          );
+          tx.defer?.(insert, [4]);
+          return answer.rows[0];
+        });
+        expect(seen).toEqual({ n: 3 });
+        expect(trips() - before).toBe(2);
+        expect(await count(pool, table)).toEqual({ n: 4 });
+        // A transaction that only deferred and then failed sends nothing at all.
+        before = trips();
+        const failure = new Error("changed my mind");
+        await expect(
+          runTransaction(pool, async (tx) => {
+            tx.defer?.(insert, [5]);
+            throw failure;
+          }),
+        ).rejects.toBe(failure);
+        expect(trips()).toBe(before);
+        expect(await count(pool, table)).toEqual({ n: 4 });
+      });
+    });
+
+    it("a deferred statement that fails fails its COMMIT or its next statement, and nothing of the transaction stays", async () => {
+      await withTable(async (pool, table) => {
+        const insert = `INSERT INTO ${table} (id) VALUES ($1)`;
+        await pool.query(insert, [1]);
+        // With COMMIT: its own error, and the transaction rolled back (2 is not kept).
+        await expect(
+          runTransaction(pool, async (tx) => {
+            tx.defer?.(insert, [2]);
+            tx.defer?.(insert, [1]);
+          }),
+        ).rejects.toMatchObject({ code: "23505" });
+        expect(await count(pool, table)).toEqual({ n: 1 });
+        // With a statement: that statement fails with it, and so does every later one, even
+        // when the callback swallows the failure; COMMIT is never sent.
+        const later: unknown[] = [];
+        await expect(
+          runTransaction(pool, async (tx) => {
+            tx.defer?.(insert, [1]);
+            await tx.query(insert, [3]).catch((error: unknown) => later.push(error));
+            await tx.query(insert, [4]).catch((error: unknown) => later.push(error));
+          }),
+        ).rejects.toMatchObject({ code: "23505" });
+        expect(later).toHaveLength(2);
+        expect(later[1]).toBe(later[0]);
+        expect(await count(pool, table)).toEqual({ n: 1 });
+        // A deferred statement the server cannot parse skips the deferred statements after it,
+        // whose names were never prepared: the same texts work on the next transaction.
+        const fresh = `INSERT INTO ${table} (id) SELECT $1::int WHERE $1::int > 0`;
+        await expect(
+          runTransaction(pool, async (tx) => {
+            tx.defer?.(`SELEC $1::int`, [1]);
+            tx.defer?.(fresh, [5]);
+          }),
+        ).rejects.toMatchObject({ code: "42601" });
+        await runTransaction(pool, async (tx) => {
+          tx.defer?.(fresh, [6]);
+        });
         expect(await count(pool, table)).toEqual({ n: 2 });
         const { rows } = await pool.query("SELECT $1::text AS state", ["fine"]);
         expect(rows).toEqual([{ state: "fine" }]);

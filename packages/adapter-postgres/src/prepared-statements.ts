@@ -1,5 +1,11 @@
 import { createHash } from "node:crypto";
-import { type PgPool, type PgPoolConnection, watchErrors } from "./pg-client.js";
+import {
+  failedBefore,
+  type PgPool,
+  type PgPoolConnection,
+  type PgStatement,
+  watchErrors,
+} from "./pg-client.js";
 
 /**
  * A query as `pg` takes it with a statement name: the server parses the text once per
@@ -117,7 +123,7 @@ export function preparedStatements(
       if (code === STALE_PLAN || code === undefined) stale = true;
       throw error;
     };
-    const BeginThen = beginningQueryOf(inner);
+    const Batch = batchQueryOf(inner);
     const watch = watchErrors(inner);
     return {
       query: (text, values) => send(inner, text, values).catch(noticeStale),
@@ -125,25 +131,27 @@ export function preparedStatements(
         watch.stop();
         inner.release(error || stale || watch.broken());
       },
-      ...(BeginThen !== null && {
-        beginWith: async (text: string, values: unknown[] = []) => {
-          // A text without values may be a script of several statements, which only the
-          // simple protocol runs: BEGIN goes first on its own, and the text only once it ran.
-          if (values.length === 0) {
-            await inner.query("BEGIN");
-            return inner.query(text);
-          }
-          const name = nameOf(text);
+      ...(Batch !== null && {
+        batch: async (before: readonly PgStatement[], text: string, values: unknown[] = []) => {
           return new Promise<{ rows: unknown[] }>((resolve, reject) => {
             inner.query(
-              new BeginThen({
-                name,
+              new Batch({
+                before: before.map((statement) => ({
+                  name: nameOf(statement.text),
+                  text: statement.text,
+                  values: [...statement.values],
+                })),
+                name: values.length === 0 ? undefined : nameOf(text),
                 text,
                 values,
                 callback: (error, answer) => (error ? reject(error) : resolve(answer)),
               }),
             );
-          }).catch(noticeStale);
+          }).catch((error: unknown) => {
+            // A name whose Parse the failure skipped would be taken as prepared from then on.
+            if (unsureParses.has(error as object)) stale = true;
+            return noticeStale(error);
+          });
         },
       }),
     };
@@ -168,87 +176,176 @@ export function preparedStatements(
   };
 }
 
-/** What `BeginThen` uses of `pg`'s protocol connection (`pg/lib/connection.js`). */
+/** What `Batch` uses of `pg`'s protocol connection (`pg/lib/connection.js`). */
 interface PgProtocolConnection {
   parse(message: { text: string; name: string; types: unknown[] }): void;
-  bind(message: { portal: string; statement: string; values: unknown[] }): void;
-  execute(message: { portal: string; rows: number }): void;
+  describe(message: { type: string; name: string }): void;
+  sync(): void;
   /** Names whose Parse is on its way, by name (`pg` keeps it so it parses a name once). */
   submittedNamedStatements: Record<string, string>;
 }
 
-/** What `BeginThen` passes to, and overrides of, `pg`'s JavaScript `Query` class. */
+/** What `Batch` passes to, and overrides of, `pg`'s JavaScript `Query` class. */
 interface PgQuery extends PgSubmittable {
   name?: string | undefined;
   text: string;
   types?: unknown[] | undefined;
+  callback?: ((error: Error | null, answer: { rows: unknown[] }) => void) | undefined;
+  requiresPreparation(): boolean;
   hasBeenParsed(connection: PgProtocolConnection): boolean;
   prepare(connection: PgProtocolConnection): void;
+  handleRowDescription(message: unknown): void;
+  handleDataRow(message: unknown): void;
   handleCommandComplete(message: unknown, connection: PgProtocolConnection): void;
+  handleEmptyQuery(connection: PgProtocolConnection): void;
+  handleError(error: Error, connection: PgProtocolConnection): void;
 }
 
 interface PgQueryConfig {
   name: string | undefined;
   text: string;
   values: unknown[];
-  callback: (error: Error | null, answer: { rows: unknown[] }) => void;
+  callback?: (error: Error | null, answer: { rows: unknown[] }) => void;
+}
+
+interface BatchConfig extends PgQueryConfig {
+  /** Sent first, in order; their answers are dropped. */
+  before: readonly PgQueryConfig[];
 }
 
 type PgQueryClass = new (config: PgQueryConfig) => PgQuery;
+type BatchClass = new (config: BatchConfig) => PgQuery;
 
 /**
- * A `Query` class for `inner` that sends `BEGIN` in front of its statement, under the same
- * Sync: Parse (when the name is new), Parse/Bind/Execute of `BEGIN`, then Bind/Describe/Execute
- * of the statement and one Sync, answered by one ReadyForQuery. When `BEGIN` fails the server
- * skips the statement. `pg` takes a query object with a `submit` method as it is (as
- * `pg-cursor` does); `null` when `inner` is not `pg`'s JavaScript client, whose `Query` this
- * extends (the native client has another).
+ * Errors of batches that failed before every Parse they carried was answered: a name whose
+ * Parse the server skipped is still counted by `pg` as on its way, so the connection must not
+ * be used again.
  */
-function beginningQueryOf(inner: PgNamingConnection): PgQueryClass | null {
-  // A pipelining client may still be waiting for an earlier Parse of the same name, which
-  // BeginThen would not send again, so the name could be counted as prepared when it is not.
+const unsureParses = new WeakSet<object>();
+
+/**
+ * A `Query` class for `inner` that sends statements before its own, under the same Sync, and
+ * answers only its own: Parse of its own statement (when the name is new), then for each
+ * statement before it Parse (when new), Bind and Execute, then its own Bind, Describe, Execute
+ * and one Sync, answered by one ReadyForQuery. One round trip however many statements; the
+ * server skips everything after the first that fails, and that failure is the batch's. `pg`
+ * takes a query object with a `submit` method as it is (as `pg-cursor` does); `null` when
+ * `inner` is not `pg`'s JavaScript client, whose `Query` this extends (the native client has
+ * another).
+ */
+function batchQueryOf(inner: PgNamingConnection): BatchClass | null {
+  // A pipelining client may still be waiting for an earlier Parse of the same name, which a
+  // batch would not send again, so the name could be counted as prepared when it is not.
   if ((inner as { pipeline?: unknown }).pipeline === true) return null;
   const Query = (inner.constructor as { Query?: unknown } | undefined)?.Query;
   if (typeof Query !== "function") return null;
-  const known = beginningQueries.get(Query);
+  const known = batchQueries.get(Query);
   if (known !== undefined) return known;
   const prototype = Query.prototype as Partial<PgQuery> | undefined;
-  if (
-    typeof prototype?.prepare !== "function" ||
-    typeof prototype.hasBeenParsed !== "function" ||
-    typeof prototype.handleCommandComplete !== "function"
-  ) {
-    return null;
+  for (const method of [
+    "prepare",
+    "hasBeenParsed",
+    "requiresPreparation",
+    "handleRowDescription",
+    "handleDataRow",
+    "handleCommandComplete",
+    "handleEmptyQuery",
+    "handleError",
+  ] as const) {
+    if (typeof prototype?.[method] !== "function") return null;
   }
-  const BeginThen = class extends (Query as PgQueryClass) {
-    /** Whether `BEGIN`'s CommandComplete, which is not the statement's answer, has come. */
-    #begun = false;
+  const Base = Query as PgQueryClass;
+  const Batch = class extends Base {
+    readonly #before: PgQuery[];
+    /** How many statements before this one have completed. */
+    #completed = 0;
+    /** The index of the last statement before this one whose Parse this batch sends. */
+    #lastParse = -1;
+
+    constructor(config: BatchConfig) {
+      super(config);
+      this.#before = config.before.map(
+        (statement) =>
+          new Base({
+            ...statement,
+            // Only a value `pg` cannot send fails here, while it is sent (see `prepare`).
+            callback: (error) => {
+              if (error !== null) this.#unsendable ??= error;
+            },
+          }),
+      );
+    }
+
+    /** An error of sending a statement before this one (a value `pg` could not map). */
+    #unsendable: Error | undefined;
+
+    // Every statement of a batch goes through the extended protocol, even one without values.
+    override requiresPreparation(): boolean {
+      return true;
+    }
 
     override prepare(connection: PgProtocolConnection): void {
-      // The statement's own Parse goes before BEGIN's: BEGIN's unnamed Parse then cannot be
-      // mistaken for it. When the statement's Parse fails, the server skips BEGIN too, and
-      // `runTransaction` sends BEGIN again before anything else.
+      // This statement's own Parse goes first: `pg` counts the first ParseComplete of a batch
+      // as this statement's, whichever statement it answers.
       if (this.name !== undefined && !this.hasBeenParsed(connection)) {
         connection.parse({ text: this.text, name: this.name, types: this.types ?? [] });
         connection.submittedNamedStatements[this.name] = this.text;
       }
-      connection.parse({ text: "BEGIN", name: "", types: [] });
-      connection.bind({ portal: "", statement: "", values: [] });
-      connection.execute({ portal: "", rows: 0 });
+      // Each statement before goes out as `pg` sends a statement (its values mapped as pg
+      // maps them), without its Describe and Sync.
+      const quiet = Object.create(connection, {
+        describe: { value: () => undefined },
+        sync: { value: () => undefined },
+      }) as PgProtocolConnection;
+      for (const [index, query] of this.#before.entries()) {
+        if (query.name !== undefined && !query.hasBeenParsed(connection)) this.#lastParse = index;
+        query.prepare(quiet);
+        if (this.#unsendable !== undefined) {
+          // What went out runs up to this Sync and the batch fails with the error, which
+          // `pg` hands on at ReadyForQuery; nothing after the statement is sent.
+          (this as unknown as { _canceledDueToError: Error })._canceledDueToError =
+            this.#unsendable;
+          failedBefore.set(this.#unsendable, index);
+          unsureParses.add(this.#unsendable);
+          connection.sync();
+          return;
+        }
+      }
       super.prepare(connection);
     }
 
+    override handleRowDescription(message: unknown): void {
+      if (this.#completed === this.#before.length) super.handleRowDescription(message);
+    }
+
+    override handleDataRow(message: unknown): void {
+      if (this.#completed === this.#before.length) super.handleDataRow(message);
+    }
+
     override handleCommandComplete(message: unknown, connection: PgProtocolConnection): void {
-      if (this.#begun) {
+      if (this.#completed === this.#before.length) {
         super.handleCommandComplete(message, connection);
       } else {
-        this.#begun = true;
+        this.#completed += 1;
       }
     }
+
+    override handleEmptyQuery(connection: PgProtocolConnection): void {
+      if (this.#completed === this.#before.length) super.handleEmptyQuery(connection);
+      else this.#completed += 1;
+    }
+
+    override handleError(error: Error, connection: PgProtocolConnection): void {
+      if (this.#completed < this.#before.length && !failedBefore.has(error)) {
+        failedBefore.set(error, this.#completed);
+      }
+      if (this.#lastParse >= this.#completed) unsureParses.add(error);
+      super.handleError(error, connection);
+    }
   };
-  beginningQueries.set(Query, BeginThen);
-  return BeginThen;
+  batchQueries.set(Query, Batch);
+  return Batch;
 }
 
-/** `BeginThen` classes by the `Query` class they extend: one each, not one per connection. */
-const beginningQueries = new WeakMap<object, PgQueryClass>();
+/** `Batch` classes by the `Query` class they extend: one each, not one per connection. */
+const batchQueries = new WeakMap<object, BatchClass>();

@@ -37,7 +37,7 @@ export function messageRepository({ access, sql }: PgConnection): MessageReposit
   return {
     ...messageRows(access),
     async insertEvent(event, outbox) {
-      await sql.rows(eventWithDeliveries, [
+      await sql.run(eventWithDeliveries, [
         ...rowValues(messageEvents, event, codec),
         toJson(outbox.map((delivery) => jsonRow(deliveries, delivery, codec))),
         t.schema,
