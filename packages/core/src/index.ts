@@ -30,6 +30,8 @@ export {
 } from "./auth/console-sessions.js";
 export { createOrganization } from "./auth/organizations.js";
 export { isScope, requireScope, SCOPE_GRANTS, SCOPES } from "./auth/scopes.js";
+export type { CampaignCache } from "./campaigns/campaign-cache.js";
+export { cachingCampaigns } from "./campaigns/campaign-cache.js";
 export {
   createCampaignInput,
   DEFAULT_TTL_SECONDS,
@@ -200,6 +202,7 @@ export type { ManualClock } from "./support/clock.js";
 export { isoAt, manualClock, systemClock } from "./support/clock.js";
 export { closestName, editDistance } from "./support/closest-name.js";
 export { createIds, isPrefixedId, isUuidV7 } from "./support/ids.js";
+export type { NoticedMemoryOptions } from "./support/noticed-memory.js";
 export { parseInput, toIssues } from "./support/parse.js";
 export { StorageBusyError } from "./support/storage-busy.js";
 export type {

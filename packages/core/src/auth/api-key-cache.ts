@@ -1,4 +1,5 @@
 import type { ApiKeyRecord, Storage } from "../ports.js";
+import { noticedMemory } from "../support/noticed-memory.js";
 
 export interface ApiKeyCacheOptions {
   /** How long a key read from storage is answered from memory (5000 ms). */
@@ -22,9 +23,6 @@ export interface ApiKeyCache {
   trust(trusted: boolean): void;
 }
 
-const DEFAULT_TTL_MS = 5_000;
-const DEFAULT_MAX_KEYS = 10_000;
-
 /**
  * `storage` with API keys read once and then answered from memory for a few seconds: on
  * PostgreSQL that spares every authenticated request one of its round trips. Memory is only
@@ -36,43 +34,14 @@ const DEFAULT_MAX_KEYS = 10_000;
  * database. A read that was under way when a key changed is not kept: it may predate the change.
  */
 export function cachingApiKeys(storage: Storage, options: ApiKeyCacheOptions = {}): ApiKeyCache {
-  const ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
-  const maxKeys = options.maxKeys ?? DEFAULT_MAX_KEYS;
-  const now = options.now ?? (() => performance.now());
-  const kept = new Map<string, { key: ApiKeyRecord; until: number }>();
-  let trusted = false;
-  /** Moves on with every change, so a read that spans one is not kept. */
-  let changes = 0;
-
-  const forget = (keyId: string | null): void => {
-    changes += 1;
-    if (keyId === null) kept.clear();
-    else kept.delete(keyId);
-  };
-
-  const get = async (id: string): Promise<ApiKeyRecord | null> => {
-    const hit = trusted ? kept.get(id) : undefined;
-    if (hit !== undefined) {
-      if (hit.until > now()) return hit.key;
-      kept.delete(id);
-    }
-    const before = changes;
-    // The time limit runs from before the read: a slow read does not lengthen it.
-    const readAt = now();
-    const key = await storage.apiKeys.get(id);
-    if (key !== null && trusted && changes === before) {
-      if (kept.size >= maxKeys) {
-        const oldest = kept.keys().next();
-        if (oldest.done !== true) kept.delete(oldest.value);
-      }
-      // Shared by every request that reads it until it expires: frozen, so none can change it.
-      kept.set(id, {
-        key: Object.freeze({ ...key, scopes: Object.freeze([...key.scopes]) }) as ApiKeyRecord,
-        until: readAt + ttlMs,
-      });
-    }
-    return key;
-  };
+  const memory = noticedMemory<ApiKeyRecord>({ ...options, maxEntries: options.maxKeys });
+  const { forget } = memory;
+  const get = (id: string): Promise<ApiKeyRecord | null> =>
+    memory.get(
+      id,
+      () => storage.apiKeys.get(id),
+      (key) => Object.freeze({ ...key, scopes: Object.freeze([...key.scopes]) }) as ApiKeyRecord,
+    );
 
   return {
     storage: {
@@ -90,11 +59,6 @@ export function cachingApiKeys(storage: Storage, options: ApiKeyCacheOptions = {
       },
     },
     forget,
-    trust(value) {
-      // Only a change of trust forgets: a process that lost notices may have missed any key's.
-      if (value === trusted) return;
-      trusted = value;
-      forget(null);
-    },
+    trust: memory.trust,
   };
 }

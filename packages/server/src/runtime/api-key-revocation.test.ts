@@ -4,15 +4,17 @@ import { eventually } from "../testing/eventually.js";
 import {
   createSender,
   type Sender,
+  sendOtp,
   startProcessCluster,
   type TidingsProcess,
 } from "../testing/process-cluster.js";
 import { runCli } from "../testing/run-cli.js";
 
 /**
- * On PostgreSQL each `tidings serve` keeps the API keys it verified in memory for a few
- * seconds, and forgets one as soon as the schema's triggers announce a change to it. These
- * tests revoke keys behind the servers' backs (another process, plain SQL) and ask both.
+ * On PostgreSQL each `tidings serve` keeps the API keys it verified, and the campaigns it sent
+ * through, in memory for a few seconds, and forgets one as soon as the schema's triggers
+ * announce a change to it. These tests change keys and campaigns behind the servers' backs
+ * (another process, plain SQL) and ask both.
  */
 
 const PG_URL = process.env.TIDINGS_TEST_PG_URL;
@@ -102,5 +104,45 @@ describe.skipIf(
       async () => ((await statusOf(server, sender)) === 401 ? true : undefined),
       10_000,
     );
+  });
+
+  it("a campaign paused through another server, or made active again by hand in SQL, is seen by every server at once", async () => {
+    const cluster = await servers(2, 60_000);
+    const sender = await createSender(cluster.env, "messages:send,campaigns:manage");
+    /** The status of a send through `server`, and the rule of its refusal if any. */
+    const sendThrough = async (server: TidingsProcess): Promise<string> => {
+      const response = await sendOtp(server.baseUrl, sender);
+      const body = (await response.json()) as { code?: string };
+      return response.ok ? String(response.status) : `${response.status} ${body.code}`;
+    };
+    const everywhere = async (expected: string, what: string) => {
+      for (const server of cluster.servers) {
+        // Bounded for a slow machine; the notice itself arrives within milliseconds.
+        await eventually(
+          `${what}: ${expected} from ${server.baseUrl}`,
+          async () => ((await sendThrough(server)) === expected ? true : undefined),
+          2_000,
+        );
+      }
+    };
+    // Each server has read the campaign, and keeps it.
+    for (const server of cluster.servers) expect(await sendThrough(server)).toBe("200");
+
+    const [first, second] = cluster.servers;
+    if (first === undefined || second === undefined) throw new Error("two servers expected");
+    const paused = await fetch(`${second.baseUrl}/v1/campaigns/${sender.campaignId}/deactivate`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${sender.token}` },
+    });
+    expect(paused.status).toBe(200);
+    // The server that paused it knows at once; the other as soon as the notice arrives.
+    expect(await sendThrough(second)).toBe("400 campaign_inactive");
+    await everywhere("400 campaign_inactive", "paused through the API");
+
+    await cluster.query(
+      `UPDATE "${cluster.schema}".campaigns SET status = 'active' WHERE id = $1`,
+      [sender.campaignId],
+    );
+    await everywhere("200", "made active in SQL");
   });
 });

@@ -9,12 +9,12 @@ import {
   preparedStatements,
   webhookBacklog,
 } from "@tidings/adapter-postgres";
-import { type ApiKeyCache, cachingApiKeys } from "@tidings/core";
+import { cachingApiKeys, cachingCampaigns } from "@tidings/core";
 import pg from "pg";
 import type { Logger } from "../logger.js";
 import type { OpenedStorage } from "./opened-storage.js";
 
-/** How long a process keeps a verified API key in memory unless the URL says otherwise. */
+/** How long a process keeps a verified API key or a campaign in memory unless the URL says otherwise. */
 const KEY_MEMORY_MS = 5_000;
 
 /**
@@ -23,7 +23,8 @@ const KEY_MEMORY_MS = 5_000;
  * database; `?prepared_statements=false` runs every statement unnamed, for a connection pooler
  * in transaction mode that cannot keep prepared statements (PgBouncer before 1.21, or with
  * `max_prepared_statements = 0`), and keeps no API key in memory (such a pooler delivers no
- * notices); `?key_memory_ms=N` is how long a verified API key is kept (5000; `0` keeps none).
+ * notices); `?key_memory_ms=N` is how long a verified API key, and a campaign, is kept (5000;
+ * `0` keeps none).
  */
 export function splitOptions(url: string): {
   connectionString: string;
@@ -47,18 +48,33 @@ export function splitOptions(url: string): {
   };
 }
 
+/** Memory kept true by change notices: API keys, campaigns. */
+interface NoticedCache {
+  forget(id: string | null): void;
+  trust(trusted: boolean): void;
+}
+
 /**
- * Keeps `keys` true: forgets each key whose change is announced, and trusts the memory only
- * while the heartbeat's own notices come back. Resolves to what stops both.
+ * Keeps `memories` true: each forgets every key or campaign whose change is announced, and
+ * trusts its memory only while the heartbeat's own notices come back. Resolves to what stops
+ * both.
  */
-async function listenForKeys(
+async function listenForChanges(
   pool: pg.Pool,
   schema: string | undefined,
-  keys: ApiKeyCache,
+  memories: readonly NoticedCache[],
   logger: Logger | undefined,
 ): Promise<() => Promise<void>> {
+  const keys: NoticedCache = {
+    forget: (id) => {
+      for (const memory of memories) memory.forget(id);
+    },
+    trust: (trusted) => {
+      for (const memory of memories) memory.trust(trusted);
+    },
+  };
   const heartbeat = keyNoticeHeartbeat(pool, schema ?? DEFAULT_SCHEMA, keys.trust);
-  const log = listenerLog(logger, "API key changes");
+  const log = listenerLog(logger, "API key and campaign changes");
   try {
     const stopListening = await listenForKeyChanges(
       pool,
@@ -126,10 +142,12 @@ export async function openPostgresStorage(url: string, logger?: Logger): Promise
     const migrations = await migrate(pool, { schema });
     // Named statements: each connection parses a statement once and may keep its plan.
     const database = postgresStorage(prepared ? preparedStatements(pool) : pool, { schema });
-    // Verified keys stay in memory while the schema's triggers announce every key change here:
-    // one round trip fewer per authenticated request, and a revocation still takes effect at once.
+    // Verified keys and campaigns stay in memory while the schema's triggers announce every
+    // change to them here: one round trip fewer per authenticated request and another per send,
+    // and a revocation or a paused campaign still takes effect at once.
     const keys = keyMemoryMs > 0 ? cachingApiKeys(database, { ttlMs: keyMemoryMs }) : null;
-    const storage = keys?.storage ?? database;
+    const campaigns = keys === null ? null : cachingCampaigns(keys.storage, { ttlMs: keyMemoryMs });
+    const storage = campaigns?.storage ?? database;
     const { rows } = await pool.query<{ autovacuum: string }>(
       "SELECT current_setting('autovacuum') AS autovacuum",
     );
@@ -141,12 +159,12 @@ export async function openPostgresStorage(url: string, logger?: Logger): Promise
           ]
         : [];
     let stopKeyNotices = async (): Promise<void> => undefined;
-    if (keys !== null) {
+    if (keys !== null && campaigns !== null) {
       try {
-        stopKeyNotices = await listenForKeys(pool, schema, keys, logger);
+        stopKeyNotices = await listenForChanges(pool, schema, [keys, campaigns], logger);
       } catch (error) {
         warnings.push(
-          `Listening for API key changes failed (${String(error)}): every request reads its key from the database.`,
+          `Listening for API key and campaign changes failed (${String(error)}): every request reads its key, and every send its campaign, from the database.`,
         );
       }
     }
