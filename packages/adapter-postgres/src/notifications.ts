@@ -17,9 +17,9 @@ export const notifyDeliveries = (param: number): string =>
   `pg_notify('${DELIVERIES_CHANNEL}', $${param}::text)`;
 
 /**
- * The channel on which the schema's triggers announce a changed API key (schema version 8) or
- * campaign (version 11): the payload is `[schema, id]` as JSON, the id `null` when every key or
- * campaign may have changed.
+ * The channel on which the schema's triggers announce a changed API key (schema version 8),
+ * campaign or webhook subscription (version 11): the payload is `[schema, id]` as JSON, the id a
+ * key's, a campaign's or the subscription's organization's, `null` when any may have changed.
  */
 export const API_KEYS_CHANNEL = "tidings_api_keys";
 
@@ -86,8 +86,9 @@ export async function listenForDeliveries(
 
 /**
  * Calls `onChange` with a key's id whenever that API key of the schema changed (revoked,
- * deleted), with a campaign's id whenever that campaign changed, and with `null` when any may
- * have (a table emptied), as the triggers of schema versions 8 and 11 announce it. `options.onListening` says when the announcements can be
+ * deleted), with a campaign's id whenever that campaign changed, with an organization's id
+ * whenever one of its webhook subscriptions did, and with `null` when any may have (a table
+ * emptied), as the triggers of schema versions 8 and 11 announce it. `options.onListening` says when the announcements can be
  * relied on: between a `false` and the next `true` some may have been lost.
  */
 export function listenForKeyChanges(

@@ -271,6 +271,8 @@ export {
   WEBHOOK_USER_AGENT,
   webhookHeaders,
 } from "./webhooks/signing.js";
+export type { SubscriptionCache } from "./webhooks/subscription-cache.js";
+export { cachingSubscriptions } from "./webhooks/subscription-cache.js";
 export { MAX_ACTIVE_WEBHOOKS, MAX_WEBHOOK_SUBSCRIPTIONS } from "./webhooks/subscription-rules.js";
 export type { WebhookList } from "./webhooks/subscriptions.js";
 export {

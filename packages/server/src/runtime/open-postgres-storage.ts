@@ -9,7 +9,12 @@ import {
   preparedStatements,
   webhookBacklog,
 } from "@tidings/adapter-postgres";
-import { cachingApiKeys, cachingCampaigns } from "@tidings/core";
+import {
+  cachingApiKeys,
+  cachingCampaigns,
+  cachingSubscriptions,
+  type Storage,
+} from "@tidings/core";
 import pg from "pg";
 import type { Logger } from "../logger.js";
 import type { OpenedStorage } from "./opened-storage.js";
@@ -48,10 +53,22 @@ export function splitOptions(url: string): {
   };
 }
 
-/** Memory kept true by change notices: API keys, campaigns. */
+/** Memory kept true by change notices: API keys, campaigns, subscriptions. */
 interface NoticedCache {
   forget(id: string | null): void;
   trust(trusted: boolean): void;
+}
+
+/** `database` with keys, campaigns and subscriptions kept for `ms`; `null` when 0. */
+function memoriesOf(
+  database: Storage,
+  ms: number,
+): { storage: Storage; kept: NoticedCache[] } | null {
+  if (ms <= 0) return null;
+  const keys = cachingApiKeys(database, { ttlMs: ms });
+  const campaigns = cachingCampaigns(keys.storage, { ttlMs: ms });
+  const subscriptions = cachingSubscriptions(campaigns.storage, { ttlMs: ms });
+  return { storage: subscriptions.storage, kept: [keys, campaigns, subscriptions] };
 }
 
 /**
@@ -74,7 +91,7 @@ async function listenForChanges(
     },
   };
   const heartbeat = keyNoticeHeartbeat(pool, schema ?? DEFAULT_SCHEMA, keys.trust);
-  const log = listenerLog(logger, "API key and campaign changes");
+  const log = listenerLog(logger, "API key, campaign and subscription changes");
   try {
     const stopListening = await listenForKeyChanges(
       pool,
@@ -142,12 +159,12 @@ export async function openPostgresStorage(url: string, logger?: Logger): Promise
     const migrations = await migrate(pool, { schema });
     // Named statements: each connection parses a statement once and may keep its plan.
     const database = postgresStorage(prepared ? preparedStatements(pool) : pool, { schema });
-    // Verified keys and campaigns stay in memory while the schema's triggers announce every
-    // change to them here: one round trip fewer per authenticated request and another per send,
-    // and a revocation or a paused campaign still takes effect at once.
-    const keys = keyMemoryMs > 0 ? cachingApiKeys(database, { ttlMs: keyMemoryMs }) : null;
-    const campaigns = keys === null ? null : cachingCampaigns(keys.storage, { ttlMs: keyMemoryMs });
-    const storage = campaigns?.storage ?? database;
+    // Verified keys, campaigns and where each organization's events go stay in memory while the
+    // schema's triggers announce every change to them here: a round trip fewer per
+    // authenticated request, per send and per provider report, and a revocation, a paused
+    // campaign or a new subscription still takes effect at once.
+    const memories = memoriesOf(database, keyMemoryMs);
+    const storage = memories?.storage ?? database;
     const { rows } = await pool.query<{ autovacuum: string }>(
       "SELECT current_setting('autovacuum') AS autovacuum",
     );
@@ -159,12 +176,12 @@ export async function openPostgresStorage(url: string, logger?: Logger): Promise
           ]
         : [];
     let stopKeyNotices = async (): Promise<void> => undefined;
-    if (keys !== null && campaigns !== null) {
+    if (memories !== null) {
       try {
-        stopKeyNotices = await listenForChanges(pool, schema, [keys, campaigns], logger);
+        stopKeyNotices = await listenForChanges(pool, schema, memories.kept, logger);
       } catch (error) {
         warnings.push(
-          `Listening for API key and campaign changes failed (${String(error)}): every request reads its key, and every send its campaign, from the database.`,
+          `Listening for API key, campaign and subscription changes failed (${String(error)}): every request reads its key, and every send its campaign and subscriptions, from the database.`,
         );
       }
     }

@@ -101,7 +101,7 @@ describe.skipIf(
       );
       // Both listeners: deliveries due, and API key changes (kept in memory by default).
       expect(rowCount).toBe(2);
-      for (const listener of ["deliveries due", "API key and campaign changes"]) {
+      for (const listener of ["deliveries due", "API key, campaign and subscription changes"]) {
         const lost = await worker.waitForLog(
           "PostgreSQL listener lost; reconnecting",
           (line) => line.listener === listener,

@@ -32,13 +32,13 @@ const statusOf = async (server: TidingsProcess, sender: Sender): Promise<number>
 };
 
 /** `servers` serve processes on a schema of their own, keeping each key `keyMemoryMs`. */
-async function servers(count: number, keyMemoryMs: number) {
+async function servers(count: number, keyMemoryMs: number, env: Record<string, string> = {}) {
   const separator = PG_URL?.includes("?") ? "&" : "?";
   const cluster = await startProcessCluster({
     pgUrl: `${PG_URL ?? ""}${separator}key_memory_ms=${keyMemoryMs}`,
     servers: count,
     workers: 0,
-    env: {},
+    env,
   });
   cleanups.push(cluster.stop);
   return cluster;
@@ -47,9 +47,9 @@ async function servers(count: number, keyMemoryMs: number) {
 describe.skipIf(
   skippedUnless(
     PG_URL !== undefined,
-    "API keys kept in memory on PostgreSQL need a PostgreSQL server; set TIDINGS_TEST_PG_URL to run them",
+    "API keys, campaigns and subscriptions kept in memory on PostgreSQL need a PostgreSQL server; set TIDINGS_TEST_PG_URL to run them",
   ),
-)("API keys kept in memory on PostgreSQL", () => {
+)("API keys, campaigns and subscriptions kept in memory on PostgreSQL", () => {
   it("a key revoked by another process or by hand in SQL is refused by every server at once", async () => {
     // Kept for a minute: only the change notices can make the servers refuse within the test.
     const cluster = await servers(2, 60_000);
@@ -144,5 +144,40 @@ describe.skipIf(
       [sender.campaignId],
     );
     await everywhere("200", "made active in SQL");
+  });
+
+  it("a subscription created through another server gets the next event of a send through this one", async () => {
+    // Dev mode for a webhook URL on this machine; nothing needs to answer it.
+    const cluster = await servers(2, 60_000, { TIDINGS_DEV: "1" });
+    const [first, second] = cluster.servers;
+    if (first === undefined || second === undefined) throw new Error("two servers expected");
+    const sender = await createSender(cluster.env, "messages:send,webhooks:manage");
+    /** How many deliveries the events of a send through `first` made. */
+    const deliveriesOfASend = async (): Promise<number> => {
+      const response = await sendOtp(first.baseUrl, sender);
+      expect(response.status).toBe(200);
+      const { message_id } = (await response.json()) as { message_id: string };
+      const [row] = await cluster.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM "${cluster.schema}".deliveries WHERE message_id = $1`,
+        [message_id],
+      );
+      return row?.n ?? 0;
+    };
+    // The first server has looked up where the organization's events go: nowhere, and keeps it.
+    expect(await deliveriesOfASend()).toBe(0);
+    expect(await deliveriesOfASend()).toBe(0);
+
+    const created = await fetch(`${second.baseUrl}/v1/webhooks`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${sender.token}`, "content-type": "application/json" },
+      body: JSON.stringify({ url: "http://127.0.0.1:9/hook", topics: ["message.sent"] }),
+    });
+    expect(created.status).toBe(201);
+    // Bounded for a slow machine; the notice itself arrives within milliseconds.
+    await eventually(
+      "a send through the first server to be delivered to the new subscription",
+      async () => ((await deliveriesOfASend()) === 1 ? true : undefined),
+      2_000,
+    );
   });
 });
