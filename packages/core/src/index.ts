@@ -96,6 +96,8 @@ export type {
   UpstreamReportOutcome,
 } from "./messages/provider-report.js";
 export { recordProviderReport, recordUpstreamReport } from "./messages/provider-report.js";
+export type { ReportBatchOptions } from "./messages/report-batches.js";
+export { batchedProviderReports } from "./messages/report-batches.js";
 export type {
   SandboxProvider,
   SandboxProviderOptions,

@@ -10,7 +10,7 @@ import type {
 } from "../ports.js";
 import { isoAt } from "../support/clock.js";
 import { inSpan, SPAN_ATTRIBUTES } from "../support/tracing.js";
-import { advanceMessage } from "./lifecycle.js";
+import { type Advance, advanceMessage } from "./lifecycle.js";
 import { legOf } from "./provider-legs.js";
 
 /** What a report did: `applied` false when the lifecycle ignored it (backwards or repeated). */
@@ -70,12 +70,21 @@ async function applyReport(
   report: ProviderReport,
   error: MessageError | undefined,
 ): Promise<Result<ReportOutcome, DomainError>> {
-  const outcome = await advanceMessage(
-    deps,
-    messageId,
-    report,
-    report === "failed" ? (error ?? UPSTREAM_FAILED) : null,
-  );
+  const outcome = await advanceMessage(deps, messageId, report, reportError(report, error));
+  return reportOutcome(messageId, outcome);
+}
+
+/** The error a report stores: a failure's own, or the generic upstream failure; else none. */
+export const reportError = (
+  report: ProviderReport,
+  error: MessageError | undefined,
+): MessageError | null => (report === "failed" ? (error ?? UPSTREAM_FAILED) : null);
+
+/** What a report's move of the message comes to for its caller. */
+export function reportOutcome(
+  messageId: string,
+  outcome: Advance,
+): Result<ReportOutcome, DomainError> {
   if (outcome.kind === "not_found") {
     return err(notFound("message", messageId, "message_not_found"));
   }

@@ -1,11 +1,11 @@
 import { createUrlPolicy, undiciWebhookTransport } from "@tidings/adapter-http";
 import {
   aesGcmSecretBox,
+  batchedProviderReports,
   createIds,
   type Deps,
   defaultConfig,
   isStorageUnavailable,
-  recordProviderReport,
   StorageBusyError,
   systemClock,
   type TidingsConfig,
@@ -131,9 +131,11 @@ export async function openRuntime(
     config: tidingsConfig(config),
     ...(metrics ? { telemetry: { messageSent: (send) => metrics.messages.inc(send) } } : {}),
   };
+  // Reports that come due together (a busy second's sends) share a transaction.
+  const recordReport = batchedProviderReports(deps);
   provider.onReport?.(async (messageId, report) => {
     try {
-      const recorded = await recordProviderReport(deps, messageId, report);
+      const recorded = await recordReport(messageId, report);
       if (recorded.isErr()) {
         logger.warn("provider report not recorded", { messageId, report, error: recorded.error });
       }
