@@ -210,7 +210,12 @@ function batching(connection: PgPoolConnection): {
     if (batch === undefined) {
       if (beginPending) {
         sent = true;
-        await connection.query("BEGIN");
+        try {
+          await connection.query("BEGIN");
+        } catch (error) {
+          reusable = false;
+          throw error;
+        }
         beginPending = false;
       }
       return connection.query(text, values);
@@ -252,7 +257,10 @@ function batching(connection: PgPoolConnection): {
     },
     ...(batch !== undefined && {
       defer(text: string, values: unknown[] = []) {
-        deferred.push({ text, values });
+        // In its turn: a statement asked for before it, and still waiting, goes out first.
+        turn = turn.then(() => {
+          deferred.push({ text, values });
+        });
       },
     }),
   };

@@ -1,3 +1,4 @@
+import { type AddressInfo, connect, createServer } from "node:net";
 import { runCorruptRowContract, runStorageContract, skippedUnless } from "@tidings/core/testing";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
@@ -254,6 +255,63 @@ describe.skipIf(
         expect(trips()).toBe(before);
         expect(await count(pool, table)).toEqual({ n: 4 });
       });
+    });
+
+    it("a connection lost while COMMIT's answer is on its way is an unknown outcome, not nothing written", async () => {
+      const target = new URL(serverUrl ?? "");
+      // Passes everything to the server; once the client has sent COMMIT (with the deferred
+      // insert before it), it closes the client's side without passing the answer back.
+      const proxy = createServer((client) => {
+        const upstream = connect(Number(target.port || 5432), target.hostname);
+        let cut = false;
+        client.on("data", (chunk) => {
+          upstream.write(chunk);
+          if (!cut && chunk.includes("COMMIT")) {
+            cut = true;
+            setTimeout(() => client.destroy(), 300);
+          }
+        });
+        upstream.on("data", (chunk) => {
+          if (!cut) client.write(chunk);
+        });
+        for (const socket of [client, upstream]) {
+          socket.on("error", () => undefined);
+          socket.on("close", () => {
+            client.destroy();
+            upstream.destroy();
+          });
+        }
+      });
+      await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+      const { port } = proxy.address() as AddressInfo;
+      const viaProxy = new URL(serverUrl ?? "");
+      viaProxy.hostname = "127.0.0.1";
+      viaProxy.port = String(port);
+      const schema = db.newSchemaName();
+      const table = `"${schema}".t`;
+      const direct = new pg.Pool({ connectionString: serverUrl, max: 1 });
+      const inner = new pg.Pool({ connectionString: viaProxy.toString(), max: 1 });
+      inner.on("error", () => undefined);
+      try {
+        await direct.query(`CREATE SCHEMA "${schema}"`);
+        await direct.query(`CREATE TABLE ${table} (id int PRIMARY KEY)`);
+        const failure = await runTransaction(preparedStatements(inner), async (tx) => {
+          await tx.query(`SELECT count(*)::int AS n FROM ${table} WHERE id > $1`, [0]);
+          tx.defer?.(`INSERT INTO ${table} (id) VALUES ($1)`, [1]);
+        }).then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+        expect(failure).toMatchObject({ name: "StorageUnavailableError", outcome: "unknown" });
+        // It did commit: "nothing was written" would have invited a retry that writes twice.
+        const { rows } = await direct.query(`SELECT count(*)::int AS n FROM ${table}`);
+        expect(rows).toEqual([{ n: 1 }]);
+      } finally {
+        await direct.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+        await direct.end();
+        await inner.end().catch(() => undefined);
+        await new Promise((resolve) => proxy.close(resolve));
+      }
     });
 
     it("a deferred statement that fails fails its COMMIT or its next statement, and nothing of the transaction stays", async () => {

@@ -183,7 +183,13 @@ interface PgProtocolConnection {
   sync(): void;
   /** Names whose Parse is on its way, by name (`pg` keeps it so it parses a name once). */
   submittedNamedStatements: Record<string, string>;
+  /** Names the server has answered ParseComplete for. */
+  parsedStatements: Record<string, string>;
 }
+
+/** Whether `error` is the server's ErrorResponse (pg's `DatabaseError` has its severity). */
+const isServerError = (error: unknown): boolean =>
+  typeof (error as { severity?: unknown } | null)?.severity === "string";
 
 /** What `Batch` passes to, and overrides of, `pg`'s JavaScript `Query` class. */
 interface PgQuery extends PgSubmittable {
@@ -199,6 +205,7 @@ interface PgQuery extends PgSubmittable {
   handleCommandComplete(message: unknown, connection: PgProtocolConnection): void;
   handleEmptyQuery(connection: PgProtocolConnection): void;
   handleError(error: Error, connection: PgProtocolConnection): void;
+  handleReadyForQuery(connection: PgProtocolConnection): void;
 }
 
 interface PgQueryConfig {
@@ -251,6 +258,7 @@ function batchQueryOf(inner: PgNamingConnection): BatchClass | null {
     "handleCommandComplete",
     "handleEmptyQuery",
     "handleError",
+    "handleReadyForQuery",
   ] as const) {
     if (typeof prototype?.[method] !== "function") return null;
   }
@@ -261,6 +269,8 @@ function batchQueryOf(inner: PgNamingConnection): BatchClass | null {
     #completed = 0;
     /** The index of the last statement before this one whose Parse this batch sends. */
     #lastParse = -1;
+    /** Whether the batch failed. */
+    #failed = false;
 
     constructor(config: BatchConfig) {
       super(config);
@@ -306,6 +316,7 @@ function batchQueryOf(inner: PgNamingConnection): BatchClass | null {
           (this as unknown as { _canceledDueToError: Error })._canceledDueToError =
             this.#unsendable;
           failedBefore.set(this.#unsendable, index);
+          this.#failed = true;
           unsureParses.add(this.#unsendable);
           connection.sync();
           return;
@@ -336,11 +347,33 @@ function batchQueryOf(inner: PgNamingConnection): BatchClass | null {
     }
 
     override handleError(error: Error, connection: PgProtocolConnection): void {
-      if (this.#completed < this.#before.length && !failedBefore.has(error)) {
+      this.#failed = true;
+      // Only the server's own answer proves the statements after the failed one never ran: it
+      // answers in order, so an ErrorResponse before a statement's CommandComplete means the
+      // rest was skipped. A connection lost on the way proves nothing (the server may have run
+      // the whole batch, COMMIT included, before the answer was lost).
+      if (
+        this.#completed < this.#before.length &&
+        isServerError(error) &&
+        !failedBefore.has(error)
+      ) {
         failedBefore.set(error, this.#completed);
       }
       if (this.#lastParse >= this.#completed) unsureParses.add(error);
       super.handleError(error, connection);
+    }
+
+    override handleReadyForQuery(connection: PgProtocolConnection): void {
+      if (!this.#failed) {
+        // `pg` records only a batch's own statement as parsed; the names parsed before it are
+        // as prepared now, and must not be parsed again if their Parse is ever forgotten.
+        for (const query of this.#before) {
+          if (query.name === undefined) continue;
+          connection.parsedStatements[query.name] = query.text;
+          delete connection.submittedNamedStatements[query.name];
+        }
+      }
+      super.handleReadyForQuery(connection);
     }
   };
   batchQueries.set(Query, Batch);

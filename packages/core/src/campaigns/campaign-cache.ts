@@ -37,7 +37,12 @@ export function cachingCampaigns(
       async update(campaign) {
         changed.add(campaign.id);
         forget(campaign.id);
-        return repositories.campaigns.update(campaign);
+        try {
+          return await repositories.campaigns.update(campaign);
+        } finally {
+          // Again once written: a read made meanwhile may have seen the old row.
+          forget(campaign.id);
+        }
       },
     },
   });

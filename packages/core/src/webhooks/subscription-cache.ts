@@ -52,9 +52,15 @@ export function cachingSubscriptions(
     changed: Set<string>,
     fresh: () => boolean = () => false,
   ): WebhookSubscriptionRepository => {
-    const changing = (organizationId: string): void => {
+    /** `write`, with the organization forgotten before it and again once it is written. */
+    const changing = async <T>(organizationId: string, write: () => Promise<T>): Promise<T> => {
       changed.add(organizationId);
       forget(organizationId);
+      try {
+        return await write();
+      } finally {
+        forget(organizationId);
+      }
     };
     return {
       ...webhooks,
@@ -67,21 +73,18 @@ export function cachingSubscriptions(
                 // An organization always has a list (maybe empty): never `null`.
                 (list) => list ?? [],
               ),
-      async insert(subscription) {
-        changing(subscription.organizationId);
-        return webhooks.insert(subscription);
-      },
-      async update(organizationId, id, changes) {
-        changing(organizationId);
-        return webhooks.update(organizationId, id, changes);
-      },
-      async delete(organizationId, id) {
-        changing(organizationId);
-        return webhooks.delete(organizationId, id);
-      },
+      insert: (subscription) =>
+        changing(subscription.organizationId, () => webhooks.insert(subscription)),
+      update: (organizationId, id, changes) =>
+        changing(organizationId, () => webhooks.update(organizationId, id, changes)),
+      delete: (organizationId, id) =>
+        changing(organizationId, () => webhooks.delete(organizationId, id)),
       async disableFailing(id, failingBefore, at) {
         const disabled = await webhooks.disableFailing(id, failingBefore, at);
-        if (disabled !== null) changing(disabled.organizationId);
+        if (disabled !== null) {
+          const organizationId = disabled.organizationId;
+          await changing(organizationId, async () => undefined);
+        }
         return disabled;
       },
       // `noteAttempt` only moves `failingSince` (the engine's bookkeeping): its notice is enough.
