@@ -9,3 +9,4 @@ export { sentMessagesExpiry } from "./0007-sent-messages-expiry.js";
 export { apiKeyChangeNotices } from "./0008-api-key-change-notices.js";
 export { rateLimitCountsKept } from "./0009-rate-limit-counts-kept.js";
 export { messageProviderLegs } from "./0010-message-provider-legs.js";
+export { trackedLinks } from "./0011-tracked-links.js";

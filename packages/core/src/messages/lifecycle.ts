@@ -4,6 +4,7 @@ import type {
   MessageEventRecord,
   MessageRecord,
   MessageStatus,
+  Repositories,
   Topic,
 } from "../ports.js";
 import { isoAt } from "../support/clock.js";
@@ -58,18 +59,30 @@ export async function advanceMessage(
   to: MessageStatus,
   error: MessageError | null = null,
 ): Promise<Advance> {
+  return deps.storage.transaction((tx) => advanceWithin(tx, deps, messageId, to, error));
+}
+
+/**
+ * `advanceMessage` inside the caller's transaction `tx`, so another write (a click's count)
+ * commits with the move and its event, or neither does.
+ */
+export async function advanceWithin(
+  tx: Repositories,
+  deps: Pick<Deps, "ids" | "clock">,
+  messageId: string,
+  to: MessageStatus,
+  error: MessageError | null = null,
+): Promise<Advance> {
   const from = STATUSES.filter((status) => canAdvance(status, to));
   // Only a failure carries its reason; any other move keeps the stored error.
   const reason = to === "failed" ? { error } : {};
-  return deps.storage.transaction(async (tx): Promise<Advance> => {
-    const changes = { status: to, ...reason, updatedAt: isoAt(deps.clock.now()) };
-    const message = await tx.messages.advance(messageId, from, changes);
-    if (message === null) {
-      // Nothing moved: the message is unknown, or its status may not be followed by `to`.
-      const current = await tx.messages.getById(messageId);
-      return current === null ? { kind: "not_found" } : { kind: "ignored", message: current };
-    }
-    const event = await recordEvent(tx, deps, message, topicOf(to), message.error);
-    return { kind: "applied", message, event };
-  });
+  const changes = { status: to, ...reason, updatedAt: isoAt(deps.clock.now()) };
+  const message = await tx.messages.advance(messageId, from, changes);
+  if (message === null) {
+    // Nothing moved: the message is unknown, or its status may not be followed by `to`.
+    const current = await tx.messages.getById(messageId);
+    return current === null ? { kind: "not_found" } : { kind: "ignored", message: current };
+  }
+  const event = await recordEvent(tx, deps, message, topicOf(to), message.error);
+  return { kind: "applied", message, event };
 }
