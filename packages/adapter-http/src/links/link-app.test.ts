@@ -2,6 +2,7 @@ import { createIds, manualClock } from "@tidings/core";
 import { memoryStorage, seedMessage, seedOrganization } from "@tidings/core/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { createFetchHandler } from "../fetch-handler.js";
 import type { HttpRequest } from "../types.js";
 import { trustedProxies } from "./client-address.js";
 import { createLinkApp } from "./link-app.js";
@@ -154,5 +155,16 @@ describe("GET /l/{code} (issue 35 item 3)", () => {
     for (let i = 0; i < 60; i += 1) await behindProxy.get(`/p${i}`, viaProxy("192.0.2.7"));
     expect((await behindProxy.get("/p61", viaProxy("192.0.2.7"))).status).toBe(429);
     expect((await behindProxy.get("/p62", viaProxy("192.0.2.8"))).status).toBe(404);
+  });
+
+  it("mounts as a web-standard handler too, with the host's peer address", async () => {
+    const { app, clicks } = await linkWorld();
+    const handler = createFetchHandler(app, { prefix: "/l", remoteAddress: () => "203.0.113.50" });
+    const response = await handler(new Request(`https://t.example/l/${CODE}`));
+    expect(response.status).toBe(302);
+    expect(response.headers.get("location")).toBe(STORED);
+    expect(await clicks()).toBe(1);
+    const unknown = await handler(new Request("https://t.example/l/nothing"));
+    expect(unknown.status).toBe(404);
   });
 });
