@@ -143,6 +143,11 @@ async function trackedLinksThroughServe(extraEnv: Record<string, string>): Promi
   ]);
   expect(tally.received.filter((r) => r.topic === "message.clicked")).toHaveLength(1);
 
+  // The request log names the route, never a code: it leads to a URL that may carry a token.
+  const logged = tidings.logs().filter((line) => String(line.path).startsWith("/l/"));
+  expect(logged.length).toBeGreaterThan(0);
+  expect(logged.every((line) => line.path === "/l/{code}")).toBe(true);
+
   const metrics = await (await fetch(`${tidings.url}/metrics`)).text();
   expect(metrics).toMatch(/^tidings_link_clicks_total\{counted="true"\} 3$/m);
   expect(metrics).toMatch(/^tidings_link_clicks_total\{counted="false"\} 2$/m);
