@@ -1,20 +1,25 @@
 import type { LinkRepository } from "@tidings/core";
 import { linkReads } from "@tidings/core/sql";
+import { atomically } from "../atomically.js";
 import { records, select } from "../columns.js";
 import type { SqliteConnection } from "../sqlite-database.js";
 import type { SyncOf } from "../sync-repository.js";
 
 /** Tracked links. */
-export function linkRepository({ access, sql }: SqliteConnection): SyncOf<LinkRepository> {
+export function linkRepository({ db, access, sql }: SqliteConnection): SyncOf<LinkRepository> {
   const links = access.table("links");
   return {
     ...linkReads(access),
     insertMany(newLinks) {
       // Statements are synchronous and the send holds the writer: a prepared insert per link
-      // costs microseconds, no round trip.
-      for (const link of newLinks) {
-        links.insert({ ...link, clicks: 0, firstClickedAt: null, lastClickedAt: null });
-      }
+      // costs microseconds, no round trip. Several go in a savepoint, all or none.
+      const insertAll = () => {
+        for (const link of newLinks) {
+          links.insert({ ...link, clicks: 0, firstClickedAt: null, lastClickedAt: null });
+        }
+      };
+      if (newLinks.length > 1) atomically(db, insertAll);
+      else insertAll();
     },
     listForMessages(organizationId, messageIds) {
       if (messageIds.length === 0) return [];

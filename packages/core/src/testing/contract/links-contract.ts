@@ -60,6 +60,20 @@ export function linksContract(harness: () => StorageHarness): void {
       expect(await storage.links.get(link.code)).toBeNull();
     });
 
+    it("a code already taken refuses the whole call: none of its links is stored", async () => {
+      const { storage } = harness();
+      const org = await seedOrganization(storage);
+      const { message } = await seedMessage(storage, org);
+      const [taken, fresh] = linksOf(message, ["https://a.example/", "https://b.example/"]);
+      if (taken === undefined || fresh === undefined) throw new Error("no links");
+      await storage.links.insertMany([taken]);
+      await expect(
+        storage.links.insertMany([fresh, { ...taken, originalUrl: "https://evil.example/" }]),
+      ).rejects.toThrow();
+      expect(await storage.links.get(fresh.code)).toBeNull();
+      expect((await storage.links.get(taken.code))?.originalUrl).toBe("https://a.example/");
+    });
+
     it("lists a message's links only for its own organization", async () => {
       const { storage } = harness();
       const org = await seedOrganization(storage);

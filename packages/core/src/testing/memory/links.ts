@@ -7,6 +7,11 @@ export function memoryLinks(scope: MemoryScope): LinkRepository {
   return {
     insertMany: (links) =>
       scope.write("links.insertMany", (s) => {
+        // All or none, as one SQL statement would: every code is checked before any is stored.
+        const codes = new Set(links.map((link) => link.code));
+        if (codes.size < links.length || links.some((link) => s.links.has(link.code))) {
+          throw new Error("memory storage: duplicate link code");
+        }
         for (const link of links) {
           const record = { ...link, clicks: 0, firstClickedAt: null, lastClickedAt: null };
           storeNew(s.links, link.code, record, "link");
