@@ -111,6 +111,24 @@ describe("tracked text (issue 35 item 2)", () => {
     }
   });
 
+  it("a param in a URL's scheme or host never picks where a short link leads", () => {
+    for (const text of [
+      "Go https://shop.example{{p}}/x now",
+      "Go https://{{p}}.example/x now",
+      "Go https://shop.example:{{p}}/x now",
+      "Go https://shop.example/{{p}} now",
+      "Go https://{{p}} now",
+    ]) {
+      for (const p of ["@evil.example", "@evil.example/x", ".evil.example", "evil.example"]) {
+        const tracked = track(text, { p });
+        expect(untracked(tracked.body, tracked.links)).toBe(renderTemplate(text, { p }));
+        for (const stored of tracked.links) {
+          expect(new URL(stored.originalUrl).host, `${text} with ${p}`).toBe("shop.example");
+        }
+      }
+    }
+  });
+
   it("no code collides in 100,000 draws, and every code is 12 base62 characters", () => {
     const seen = new Set<string>();
     for (let i = 0; i < 100_000; i += 1) {

@@ -33,6 +33,19 @@ export function isTrackableUrl(url: string): boolean {
 }
 
 /**
+ * Whether the scheme and host of a template's URL are written out, with no placeholder in
+ * them: only then is the site a short link leads to the template's, whatever the params hold
+ * (`https://shop.example{{p}}` with `@evil.example` for `p` would lead elsewhere).
+ */
+function hasLiteralOrigin(templateUrl: string): boolean {
+  const afterScheme = templateUrl.indexOf("://") + 3;
+  const rest = templateUrl.slice(afterScheme);
+  const end = rest.search(/[/?#\\]/);
+  const origin = templateUrl.slice(0, afterScheme + (end === -1 ? rest.length : end));
+  return !origin.includes("{{");
+}
+
+/**
  * The URL spans of `template`, each widened to whole placeholders: a span never cuts a
  * placeholder (valid or not) in two, so rendering the pieces apart renders the whole.
  */
@@ -55,7 +68,8 @@ function wholeSpans(template: string): WebUrlSpan[] {
 /**
  * Renders `template` with `values`, every `http`/`https` URL of the template (found on the
  * template as written, so a URL that only a param brings is never rewritten) replaced by
- * `link(code)`. Text outside those URLs is exactly what `renderTemplate` makes of it, and
+ * `link(code)`; a URL whose scheme or host holds a placeholder stays as rendered, so a param
+ * never decides where a short link leads. Text outside those URLs is exactly what `renderTemplate` makes of it, and
  * each replaced URL is kept with its code: replacing each short link by its original gives
  * `renderTemplate(template, values)` back.
  */
@@ -69,9 +83,10 @@ export function renderTracked(
   const links: TrackedUrl[] = [];
   let from = 0;
   for (const span of wholeSpans(template)) {
-    const url = renderTemplate(template.slice(span.start, span.end), values);
+    const written = template.slice(span.start, span.end);
+    const url = renderTemplate(written, values);
     body += renderTemplate(template.slice(from, span.start), values);
-    if (isTrackableUrl(url)) {
+    if (hasLiteralOrigin(written) && isTrackableUrl(url)) {
       const code = newCode();
       links.push({ code, originalUrl: url });
       body += link(code);
