@@ -19,7 +19,7 @@ import { deliveryRoutes } from "./routes/delivery-routes.js";
 import { messageRoutes } from "./routes/message-routes.js";
 import { messageReadRoutes } from "./routes/operator-message-routes.js";
 import { profileRoutes } from "./routes/profile-routes.js";
-import { sandboxRoutes } from "./routes/sandbox-routes.js";
+import { sandboxDevRoutes, sandboxRoutes } from "./routes/sandbox-routes.js";
 import { webhookRoutes } from "./routes/webhook-routes.js";
 import type { HttpApp, HttpLogger, HttpRequest, HttpResponse } from "./types.js";
 
@@ -32,6 +32,11 @@ export interface HttpAppOptions {
    * some channel (`deps.provider`'s `name`, or its `providerFor` a channel, is `"sandbox"`).
    */
   sandbox?: boolean | undefined;
+  /**
+   * Development (`TIDINGS_DEV=1`): with the sandbox, also serve `GET /sandbox/messages/{id}`,
+   * the text a message handed the sandbox (never outside development: an OTP is a secret).
+   */
+  dev?: boolean | undefined;
   /** Where unexpected failures are logged, with their stack (default: `console`). */
   logger?: HttpLogger | undefined;
   /** The mount path announced in the OpenAPI `servers` entry, e.g. `/messaging`; default `/`. */
@@ -133,7 +138,9 @@ export function createHttpApp(deps: Deps, options: HttpAppOptions = {}): HttpApp
     },
   ]);
   const apiRouter = createRouter(apiRoutes);
-  const sandboxRouter = createRouter(sandboxRoutes);
+  const sandboxRouter = createRouter(
+    options.dev === true ? [...sandboxRoutes, ...sandboxDevRoutes] : sandboxRoutes,
+  );
 
   async function authenticated(
     request: HttpRequest,

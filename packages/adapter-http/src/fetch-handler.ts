@@ -6,6 +6,11 @@ export interface FetchHandlerOptions {
   prefix?: string | undefined;
   /** The largest body read, in bytes; defaults to the app's (1 MiB). */
   maxBodyBytes?: number | undefined;
+  /**
+   * The peer's address of a request, when the host knows it (a `Request` does not carry it):
+   * the short links' limit on unknown codes counts per address, all unknown ones together.
+   */
+  remoteAddress?: ((request: Request) => string | undefined) | undefined;
 }
 
 /** The API as a web-standard handler: what Hono, Bun, Deno and Next.js route handlers take. */
@@ -105,6 +110,9 @@ export function createFetchHandler(app: HttpApp, options: FetchHandlerOptions = 
     if (outcome.kind === "aborted") {
       return toResponse(app.refuse({ method, url, headers }, "request_aborted"));
     }
-    return toResponse(await app.handle({ method, url, headers, body: outcome.body }));
+    const remoteAddress = options.remoteAddress?.(request);
+    return toResponse(
+      await app.handle({ method, url, headers, body: outcome.body, remoteAddress }),
+    );
   };
 }

@@ -104,7 +104,8 @@ export function listenerWithHooks(
       return;
     }
     const body = outcome.body.length > 0 ? outcome.body : undefined;
-    send(res, await app.handle({ method, url, headers: req.headers, body }), hooks);
+    const remoteAddress = req.socket.remoteAddress;
+    send(res, await app.handle({ method, url, headers: req.headers, body, remoteAddress }), hooks);
   }
 
   return (req, res) => {

@@ -33,6 +33,7 @@ export type ResponseSchemaName =
   | "WebhookList"
   | "WebhookTestResult"
   | "SandboxReportResult"
+  | "SandboxMessage"
   | "Campaign"
   | "CampaignPage"
   | "Message"

@@ -7,6 +7,8 @@ export interface HttpRequest {
   headers: Record<string, string | string[] | undefined>;
   /** The raw body; `undefined` or empty when none was sent. */
   body?: Uint8Array | string | undefined;
+  /** The peer's IP address (the socket's), when the listener knows it. */
+  remoteAddress?: string | undefined;
 }
 
 /** The app's answer: header names are lowercase, the body is text (empty for 204). */

@@ -21,6 +21,7 @@ export interface Tables {
   readonly idempotencyRecords: string;
   readonly consoleSignInTokens: string;
   readonly consoleSessions: string;
+  readonly links: string;
   readonly schemaMigrations: string;
   /** The rate-limit hit function (migration 6). */
   readonly rateLimitHit: string;
@@ -47,6 +48,7 @@ export function tablesIn(schema: string): Tables {
     idempotencyRecords: q("idempotency_records"),
     consoleSignInTokens: q("console_sign_in_tokens"),
     consoleSessions: q("console_sessions"),
+    links: q("links"),
     schemaMigrations: q("schema_migrations"),
     rateLimitHit: q("rate_limit_hit"),
   };

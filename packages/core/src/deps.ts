@@ -68,6 +68,17 @@ export const defaultConfig: TidingsConfig = {
   retentionMs: 90 * 24 * 60 * 60 * 1000,
 };
 
+/** Where tracked links point, and whether tracking may use a plain-http base. */
+export interface LinkSettings {
+  /**
+   * The base of short links, `{baseUrl}/l/{code}` (`TIDINGS_LINK_BASE_URL`, else the public
+   * URL); `null` when none is set, and then no campaign may turn tracking on.
+   */
+  baseUrl: string | null;
+  /** Development: an `http` base is accepted (outside it, only `https`). */
+  dev: boolean;
+}
+
 /** Everything a use case may touch. */
 export interface Deps {
   storage: Storage;
@@ -78,6 +89,8 @@ export interface Deps {
   transport: WebhookTransport;
   urlPolicy: UrlPolicy;
   config: TidingsConfig;
+  /** Where tracked links point; absent, no campaign may turn tracking on. */
+  links?: LinkSettings | undefined;
   /** Where sends are reported for metrics; none by default. */
   telemetry?: Telemetry | undefined;
 }

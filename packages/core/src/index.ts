@@ -50,8 +50,13 @@ export {
   getCampaign,
   listCampaigns,
 } from "./campaigns/get-campaign.js";
-export type { FoundLink, LinkKind } from "./campaigns/link-detection.js";
-export { findLink, KNOWN_SCHEMES, normalizeForLinkDetection } from "./campaigns/link-detection.js";
+export type { FoundLink, LinkKind, WebUrlSpan } from "./campaigns/link-detection.js";
+export {
+  findLink,
+  findWebUrls,
+  KNOWN_SCHEMES,
+  normalizeForLinkDetection,
+} from "./campaigns/link-detection.js";
 export { MAX_PLACEHOLDERS, parseTemplate, renderTemplate } from "./campaigns/template.js";
 export {
   activateCampaign,
@@ -60,7 +65,7 @@ export {
 } from "./campaigns/update-campaign.js";
 export type { ParamsCampaign } from "./campaigns/viber-params.js";
 export { VIBER_MAX_PARAM_LENGTH, validateParams } from "./campaigns/viber-params.js";
-export type { Actor, Deps, TidingsConfig } from "./deps.js";
+export type { Actor, Deps, LinkSettings, TidingsConfig } from "./deps.js";
 export { defaultConfig } from "./deps.js";
 export type * from "./errors.js";
 export { notFound, validationError } from "./errors.js";
@@ -71,6 +76,16 @@ export type {
   Recover,
 } from "./idempotency/with-idempotency.js";
 export { isReplayable, withIdempotency } from "./idempotency/with-idempotency.js";
+export type { FollowedLink } from "./links/follow-link.js";
+export { followLink } from "./links/follow-link.js";
+export { trackingRefusal, usableLinkBase } from "./links/link-base.js";
+export { isLinkCode, LINK_CODE_LENGTH, newLinkCode } from "./links/link-code.js";
+export type { LinkView } from "./links/link-view.js";
+export { toLinkViews } from "./links/link-view.js";
+export type { MessageBody } from "./links/message-body.js";
+export { messageBody } from "./links/message-body.js";
+export type { TrackedText, TrackedUrl } from "./links/tracked-text.js";
+export { isTrackableUrl, renderTracked, shortLink } from "./links/tracked-text.js";
 export { DEFAULT_EXPIRY_BATCH, expireMessages } from "./messages/expire-messages.js";
 export {
   findMessage,

@@ -117,6 +117,8 @@ export interface CampaignRecord {
   updatedAt: string;
   /** Viber campaigns only: the SMS sender of a fallback; `null`: the campaign's `sender`. */
   smsSender: string | null;
+  /** Whether sends rewrite the template's http(s) URLs into tracked short links. */
+  trackLinks: boolean;
 }
 
 export type Scope =
@@ -207,6 +209,24 @@ export interface MessageRecord {
 }
 
 /** One leg of a message on one provider: who carries it, and the provider's id for it. */
+/** A tracked link as a send stores it: a short code standing for one URL of one message. */
+export interface NewLink {
+  /** 12 random base62 characters; the link is `{link base}/l/{code}`. */
+  code: string;
+  messageId: string;
+  organizationId: string;
+  /** The URL as the rendered text had it, params filled in. */
+  originalUrl: string;
+  createdAt: string;
+}
+
+/** A tracked link with its counted clicks. */
+export interface LinkRecord extends NewLink {
+  clicks: number;
+  firstClickedAt: string | null;
+  lastClickedAt: string | null;
+}
+
 export interface ProviderLeg {
   provider: string;
   /** `null` when the provider gave none (yet). */
@@ -982,6 +1002,27 @@ export interface ConsoleSessionRepository {
   deleteOrganizationSessions(organizationId: string): Promise<number>;
 }
 
+/** Tracked links: written by a send, read by the redirect and the message view. */
+export interface LinkRepository {
+  /**
+   * Stores a message's links (clicks 0), in the caller's transaction: one call per send, made
+   * only when the message has links. A code already taken rejects (a primary key).
+   */
+  insertMany(links: readonly NewLink[]): Promise<void>;
+  /** The link with this code, whichever organization's (the code is what a recipient holds). */
+  get(code: string): Promise<LinkRecord | null>;
+  /** A message's links, in no particular order; `[]` when none or another organization's. */
+  listForMessage(organizationId: string, messageId: string): Promise<LinkRecord[]>;
+  /** The links of several messages of one organization, in no particular order. */
+  listForMessages(organizationId: string, messageIds: readonly string[]): Promise<LinkRecord[]>;
+  /**
+   * Counts one click in one atomic write: `clicks` + 1, `firstClickedAt` set when unset,
+   * `lastClickedAt` = `at`. Answers the link as written, or `null` (nothing written) when the
+   * code is unknown.
+   */
+  recordClick(code: string, at: string): Promise<LinkRecord | null>;
+}
+
 /** The repositories, as seen inside or outside a transaction. */
 export interface Repositories {
   organizations: OrganizationRepository;
@@ -997,6 +1038,7 @@ export interface Repositories {
   idempotency: IdempotencyRepository;
   retention: RetentionRepository;
   consoleSessions: ConsoleSessionRepository;
+  links: LinkRepository;
 }
 
 export interface Storage extends Repositories {
@@ -1136,6 +1178,8 @@ export type SendOutcome = "sent" | "fell_back_to_sms" | "failed";
 export interface Telemetry {
   /** A send was stored and handed to the upstream; `channel` is its campaign's channel. */
   messageSent(send: { category: Category; channel: Channel; outcome: SendOutcome }): void;
+  /** A short link redirected; `counted` false for a HEAD or a link-preview fetcher. */
+  linkFollowed?(counted: boolean): void;
 }
 
 /**

@@ -50,6 +50,8 @@ describe("readConfig", () => {
         idempotencyTtlMs: 86_400_000,
         logLevel: "info",
         publicUrl: null,
+        linkBaseUrl: null,
+        trustedProxies: [],
         console: true,
         metrics: true,
         metricsToken: null,
@@ -82,6 +84,8 @@ describe("readConfig", () => {
       TIDINGS_IDEMPOTENCY_TTL: "1500ms",
       TIDINGS_LOG_LEVEL: "debug",
       TIDINGS_PUBLIC_URL: "https://tidings.example.com",
+      TIDINGS_LINK_BASE_URL: "https://t.example.com/",
+      TIDINGS_TRUSTED_PROXIES: "10.0.0.1, 192.168.0.0/16,::1",
       TIDINGS_CONSOLE: "0",
       TIDINGS_METRICS: "0",
       TIDINGS_METRICS_TOKEN: "scrape-token",
@@ -117,6 +121,8 @@ describe("readConfig", () => {
         idempotencyTtlMs: 1500,
         logLevel: "debug",
         publicUrl: "https://tidings.example.com",
+        linkBaseUrl: "https://t.example.com",
+        trustedProxies: ["10.0.0.1", "192.168.0.0/16", "::1"],
         console: false,
         metrics: false,
         metricsToken: "scrape-token",
@@ -205,6 +211,17 @@ describe("readConfig", () => {
     expect(errors[0]).toContain("TIDINGS_WEBHOOK_BACKOFF_CAP_MS");
   });
 
+  it("refuses a link base that is no http(s) URL, and proxies that are no address or range", () => {
+    expect(errorsOf({ TIDINGS_LINK_BASE_URL: "ftp://t.example" })[0]).toContain(
+      "TIDINGS_LINK_BASE_URL",
+    );
+    for (const bad of ["10.0.0.1/33", "proxy.internal", "10.0.0.0/8/1", "::1/129"]) {
+      expect(errorsOf({ TIDINGS_TRUSTED_PROXIES: `10.0.0.1,${bad}` })[0]).toContain(
+        "TIDINGS_TRUSTED_PROXIES",
+      );
+    }
+  });
+
   it("reads TIDINGS_PUBLIC_URL without its trailing slash, and refuses what is not http(s)", () => {
     const given = read({ TIDINGS_PUBLIC_URL: "https://tidings.example.com/" });
     expect(given.isOk() && given.value.publicUrl).toBe("https://tidings.example.com");
@@ -265,6 +282,8 @@ describe("readConfig", () => {
       "TIDINGS_IDEMPOTENCY_TTL",
       "TIDINGS_LOG_LEVEL",
       "TIDINGS_PUBLIC_URL",
+      "TIDINGS_LINK_BASE_URL",
+      "TIDINGS_TRUSTED_PROXIES",
       "TIDINGS_CONSOLE",
       "TIDINGS_METRICS",
       "TIDINGS_METRICS_TOKEN",

@@ -47,6 +47,13 @@ export interface ServerConfig {
   logLevel: LogLevel;
   /** `TIDINGS_PUBLIC_URL` without a trailing slash, or `null`: where users reach the server. */
   publicUrl: string | null;
+  /**
+   * `TIDINGS_LINK_BASE_URL` without a trailing slash, or `null`: where tracked short links
+   * point (`{base}/l/{code}`); the public URL when unset.
+   */
+  linkBaseUrl: string | null;
+  /** `TIDINGS_TRUSTED_PROXIES`: addresses and CIDR ranges whose `X-Forwarded-For` is believed. */
+  trustedProxies: string[];
   /** Whether `serve` mounts the web console at `/console` (`TIDINGS_CONSOLE`, on by default). */
   console: boolean;
   /** Whether Prometheus metrics are served at `/metrics` (`TIDINGS_METRICS`, on by default). */
@@ -86,6 +93,8 @@ export const CONFIG_DEFAULTS = {
   TIDINGS_IDEMPOTENCY_TTL: "24h",
   TIDINGS_LOG_LEVEL: "info",
   TIDINGS_PUBLIC_URL: "http://127.0.0.1:$PORT",
+  TIDINGS_LINK_BASE_URL: "(TIDINGS_PUBLIC_URL)",
+  TIDINGS_TRUSTED_PROXIES: "(none)",
   TIDINGS_CONSOLE: "1",
   TIDINGS_METRICS: "1",
   TIDINGS_METRICS_TOKEN: "(none: a scrape needs no token)",
@@ -186,6 +195,23 @@ export function readConfig(env: Env, cwd = process.cwd()): Result<ServerConfig, 
     );
   }
   const publicUrl = publicUrlOf(env.TIDINGS_PUBLIC_URL?.trim() || null, errors);
+  const linkBaseUrl = publicUrlOf(
+    env.TIDINGS_LINK_BASE_URL?.trim() || null,
+    errors,
+    "TIDINGS_LINK_BASE_URL",
+    "https://t.example.com",
+  );
+  const trustedProxies = (env.TIDINGS_TRUSTED_PROXIES ?? "")
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== "");
+  for (const entry of trustedProxies) {
+    if (!isProxyEntry(entry)) {
+      errors.push(
+        `TIDINGS_TRUSTED_PROXIES must list IP addresses or CIDR ranges separated by commas (such as 10.0.0.1, 192.168.0.0/16), not ${JSON.stringify(entry)}.`,
+      );
+    }
+  }
   const providers = readProviderConfig(
     env,
     { dev: dev === "1" || dev === "true", publicUrl },
@@ -238,6 +264,8 @@ export function readConfig(env: Env, cwd = process.cwd()): Result<ServerConfig, 
     idempotencyTtlMs: duration("TIDINGS_IDEMPOTENCY_TTL", 1000),
     logLevel: logLevel as LogLevel,
     publicUrl,
+    linkBaseUrl,
+    trustedProxies,
     console: consoleFlag === "1" || consoleFlag === "true",
     metrics: metricsFlag === "1" || metricsFlag === "true",
     metricsToken,
@@ -253,13 +281,28 @@ export function readConfig(env: Env, cwd = process.cwd()): Result<ServerConfig, 
   return errors.length > 0 ? err(errors) : ok(config);
 }
 
+/** An address, or an address with a prefix length that fits its family (`10.0.0.0/8`). */
+function isProxyEntry(entry: string): boolean {
+  const [address = "", bits, ...rest] = entry.split("/");
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (bits === undefined) return true;
+  const prefix = /^[0-9]{1,3}$/.test(bits) ? Number(bits) : -1;
+  return prefix >= 0 && prefix <= (family === 4 ? 32 : 128);
+}
+
 /** An http(s) URL without query or fragment, kept without its trailing slash; else an error. */
-function publicUrlOf(text: string | null, errors: string[]): string | null {
+function publicUrlOf(
+  text: string | null,
+  errors: string[],
+  name = "TIDINGS_PUBLIC_URL",
+  example = "https://tidings.example.com",
+): string | null {
   if (text === null) return null;
   const url = URL.canParse(text) ? new URL(text) : null;
   if (!url || !["http:", "https:"].includes(url.protocol) || url.search || url.hash) {
     errors.push(
-      `TIDINGS_PUBLIC_URL must be an http or https URL such as https://tidings.example.com, without query or fragment, not ${JSON.stringify(text)}.`,
+      `${name} must be an http or https URL such as ${example}, without query or fragment, not ${JSON.stringify(text)}.`,
     );
     return null;
   }

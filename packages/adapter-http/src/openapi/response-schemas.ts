@@ -105,6 +105,11 @@ const campaignProperties: Record<string, JsonSchema> = {
     description:
       "Viber campaigns: the sender of the SMS a fallback sends; null: the campaign's sender.",
   }),
+  track_links: {
+    type: "boolean",
+    description:
+      "Whether sends replace the template's http(s) URLs with tracked short links ({link base}/l/{code}).",
+  },
   category: oneOf(["otp", "transactional", "promotional"]),
   sender: { type: "string" },
   template: { type: "string" },
@@ -142,6 +147,27 @@ const messageProperties: Record<string, JsonSchema> = {
     description:
       "The provider's id of the current leg (a Twilio SM… sid, the Vonage message_uuid), null until it gave one; always null on the sandbox.",
   }),
+  links: {
+    type: "array",
+    description: "The message's tracked links, in the order of its text; empty when none.",
+    items: closed(
+      {
+        url: { type: "string", description: "The short link the message carried." },
+        original_url: {
+          type: "string",
+          description: "The URL it stands for: scheme, host and path only.",
+        },
+        clicks: {
+          type: "integer",
+          minimum: 0,
+          description: "Counted clicks (not HEAD requests, not link-preview fetchers).",
+        },
+        first_clicked_at: nullable(timestamp),
+        last_clicked_at: nullable(timestamp),
+      },
+      "A tracked link of the message.",
+    ),
+  },
   expires_at: timestamp,
   created_at: timestamp,
   updated_at: timestamp,
@@ -283,6 +309,15 @@ export const responseSchemas: Record<string, JsonSchema> = {
       status: oneOf(["sent", "delivered", "seen", "clicked", "failed", "expired"]),
     },
     "The message's status after the report.",
+  ),
+  SandboxMessage: closed(
+    {
+      message_id: { type: "string", format: "uuid" },
+      channel: oneOf(["viber", "sms"]),
+      sender: { type: "string" },
+      text: { type: "string", description: "The text the sandbox was handed." },
+    },
+    "Development only: what the sandbox was handed for a message.",
   ),
   Campaign: closed(campaignProperties, "An API campaign."),
   CampaignPage: pageSchema("Campaign", "A page of campaigns, newest first."),

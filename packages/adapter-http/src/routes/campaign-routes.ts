@@ -18,6 +18,7 @@ const CAMPAIGN_EXAMPLE = {
   channel: "sms",
   sms_fallback: false,
   sms_sender: null,
+  track_links: false,
   category: "otp",
   sender: "Tidings",
   template: "Your code is {{pin}}.",

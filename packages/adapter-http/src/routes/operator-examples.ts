@@ -12,6 +12,15 @@ export const MESSAGE_EXAMPLE = {
   error: null,
   provider: "twilio",
   provider_message_id: "SM3f1c0e4a2b8d4e6f9a7c5b3d1e0f2a4c",
+  links: [
+    {
+      url: "https://t.example.com/l/4fJq8ZxK2mNb",
+      original_url: "https://shop.example.com/orders/4711",
+      clicks: 2,
+      first_clicked_at: "2026-01-15T09:01:10.000Z",
+      last_clicked_at: "2026-01-15T09:03:42.000Z",
+    },
+  ],
   expires_at: "2026-01-15T09:05:00.000Z",
   created_at: "2026-01-15T09:00:00.000Z",
   updated_at: "2026-01-15T09:00:02.000Z",

@@ -8,7 +8,7 @@ import {
   recordProviderReport,
 } from "@tidings/core";
 import * as v from "valibot";
-import { fromResult, problem } from "../answer.js";
+import { fromResult, json, problem } from "../answer.js";
 import { domainProblem } from "../problem.js";
 import type { Route } from "../route.js";
 import { withJsonBody } from "../route.js";
@@ -62,5 +62,47 @@ export const sandboxRoutes: Route[] = [
         if (provider !== "sandbox") return missing;
         return fromResult(await recordProviderReport(deps, messageId, parsed.value.status));
       }),
+  },
+];
+
+/**
+ * Development only (`TIDINGS_DEV=1`): what the sandbox was handed for a message, so a
+ * developer sees a template's output. Only for the key that sent it, and only for a message on
+ * the sandbox; never outside development, since an OTP's text is a secret.
+ */
+export const sandboxDevRoutes: Route[] = [
+  {
+    method: "GET",
+    path: "/sandbox/messages/{message_id}",
+    scope: null,
+    doc: {
+      operationId: "getSandboxMessage",
+      summary:
+        "Development only: the text the sandbox was handed for a message sent with this key.",
+      tag: "Sandbox",
+      success: {
+        status: 200,
+        schema: "SandboxMessage",
+        description: "The message as handed to the sandbox.",
+      },
+      errors: [404],
+    },
+    async handle(context) {
+      const { deps, actor } = context;
+      const messageId = context.params.message_id ?? "";
+      const missing = problem(domainProblem(notFound("message", messageId, "message_not_found")));
+      if (!isUuidV7(messageId)) return missing;
+      const message = await deps.storage.messages.get(actor.organizationId, messageId);
+      if (!message || message.apiKeyId !== actor.apiKeyId) return missing;
+      const provider =
+        legOf(message, message.channel)?.provider ?? providerOf(deps.provider, message.channel);
+      if (provider !== "sandbox") return missing;
+      return json(200, {
+        message_id: message.id,
+        channel: message.channel,
+        sender: message.sender,
+        text: message.body,
+      });
+    },
   },
 ];

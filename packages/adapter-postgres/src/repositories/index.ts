@@ -10,6 +10,7 @@ export { consoleSessionRepository as consoleSessions } from "./console-sessions.
 export { contactListRepository as contactLists } from "./contact-lists.js";
 export { deliveryRepository as deliveries } from "./deliveries.js";
 export { idempotencyRepository as idempotency } from "./idempotency.js";
+export { linkRepository as links } from "./links.js";
 export { messageRepository as messages } from "./messages.js";
 export { profileRepository as profiles } from "./profiles.js";
 export { rateLimitRepository as rateLimits } from "./rate-limits.js";

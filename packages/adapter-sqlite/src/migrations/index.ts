@@ -10,3 +10,4 @@ export { apiKeyChangeNotices } from "./0008-api-key-change-notices.js";
 export { rateLimitCountsKept } from "./0009-rate-limit-counts-kept.js";
 export { messageProviderLegs } from "./0010-message-provider-legs.js";
 export { sendLookupNotices } from "./0011-send-lookup-notices.js";
+export { trackedLinks } from "./0012-tracked-links.js";

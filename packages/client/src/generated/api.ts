@@ -543,6 +543,7 @@ export interface components {
             ttl_seconds?: number;
             /** @enum {string} */
             status?: "active" | "inactive";
+            track_links?: boolean;
         };
         UpdateCampaignRequest: {
             name?: string;
@@ -555,6 +556,7 @@ export interface components {
             ttl_seconds?: number;
             sms_fallback?: boolean;
             sms_sender?: string | null;
+            track_links?: boolean;
         };
         RecoverWebhookRequest: {
             since: string;
@@ -724,6 +726,16 @@ export interface components {
             /** @enum {string} */
             status: "sent" | "delivered" | "seen" | "clicked" | "failed" | "expired";
         };
+        /** @description Development only: what the sandbox was handed for a message. */
+        SandboxMessage: {
+            /** Format: uuid */
+            message_id: string;
+            /** @enum {string} */
+            channel: "viber" | "sms";
+            sender: string;
+            /** @description The text the sandbox was handed. */
+            text: string;
+        };
         /** @description An API campaign. */
         Campaign: {
             campaign_id: string;
@@ -732,6 +744,8 @@ export interface components {
             channel: "viber" | "sms";
             sms_fallback: boolean;
             sms_sender: string | null;
+            /** @description Whether sends replace the template's http(s) URLs with tracked short links ({link base}/l/{code}). */
+            track_links: boolean;
             /** @enum {string} */
             category: "otp" | "transactional" | "promotional";
             sender: string;
@@ -783,6 +797,17 @@ export interface components {
             } | null;
             provider: string | null;
             provider_message_id: string | null;
+            /** @description The message's tracked links, in the order of its text; empty when none. */
+            links: {
+                /** @description The short link the message carried. */
+                url: string;
+                /** @description The URL it stands for: scheme, host and path only. */
+                original_url: string;
+                /** @description Counted clicks (not HEAD requests, not link-preview fetchers). */
+                clicks: number;
+                first_clicked_at: string | null;
+                last_clicked_at: string | null;
+            }[];
             /** Format: date-time */
             expires_at: string;
             /** Format: date-time */
@@ -820,6 +845,17 @@ export interface components {
             } | null;
             provider: string | null;
             provider_message_id: string | null;
+            /** @description The message's tracked links, in the order of its text; empty when none. */
+            links: {
+                /** @description The short link the message carried. */
+                url: string;
+                /** @description The URL it stands for: scheme, host and path only. */
+                original_url: string;
+                /** @description Counted clicks (not HEAD requests, not link-preview fetchers). */
+                clicks: number;
+                first_clicked_at: string | null;
+                last_clicked_at: string | null;
+            }[];
             /** Format: date-time */
             expires_at: string;
             /** Format: date-time */
@@ -1627,6 +1663,15 @@ export interface operations {
                      *           "error": null,
                      *           "provider": "twilio",
                      *           "provider_message_id": "SM3f1c0e4a2b8d4e6f9a7c5b3d1e0f2a4c",
+                     *           "links": [
+                     *             {
+                     *               "url": "https://t.example.com/l/4fJq8ZxK2mNb",
+                     *               "original_url": "https://shop.example.com/orders/4711",
+                     *               "clicks": 2,
+                     *               "first_clicked_at": "2026-01-15T09:01:10.000Z",
+                     *               "last_clicked_at": "2026-01-15T09:03:42.000Z"
+                     *             }
+                     *           ],
                      *           "expires_at": "2026-01-15T09:05:00.000Z",
                      *           "created_at": "2026-01-15T09:00:00.000Z",
                      *           "updated_at": "2026-01-15T09:00:02.000Z"
@@ -1688,6 +1733,15 @@ export interface operations {
                      *       "error": null,
                      *       "provider": "twilio",
                      *       "provider_message_id": "SM3f1c0e4a2b8d4e6f9a7c5b3d1e0f2a4c",
+                     *       "links": [
+                     *         {
+                     *           "url": "https://t.example.com/l/4fJq8ZxK2mNb",
+                     *           "original_url": "https://shop.example.com/orders/4711",
+                     *           "clicks": 2,
+                     *           "first_clicked_at": "2026-01-15T09:01:10.000Z",
+                     *           "last_clicked_at": "2026-01-15T09:03:42.000Z"
+                     *         }
+                     *       ],
                      *       "expires_at": "2026-01-15T09:05:00.000Z",
                      *       "created_at": "2026-01-15T09:00:00.000Z",
                      *       "updated_at": "2026-01-15T09:00:02.000Z",
@@ -2158,6 +2212,7 @@ export interface operations {
                      *           "channel": "sms",
                      *           "sms_fallback": false,
                      *           "sms_sender": null,
+                     *           "track_links": false,
                      *           "category": "otp",
                      *           "sender": "Tidings",
                      *           "template": "Your code is {{pin}}.",
@@ -2227,6 +2282,7 @@ export interface operations {
                      *       "channel": "sms",
                      *       "sms_fallback": false,
                      *       "sms_sender": null,
+                     *       "track_links": false,
                      *       "category": "otp",
                      *       "sender": "Tidings",
                      *       "template": "Your code is {{pin}}.",
@@ -2278,6 +2334,7 @@ export interface operations {
                      *       "channel": "sms",
                      *       "sms_fallback": false,
                      *       "sms_sender": null,
+                     *       "track_links": false,
                      *       "category": "otp",
                      *       "sender": "Tidings",
                      *       "template": "Your code is {{pin}}.",
@@ -2339,6 +2396,7 @@ export interface operations {
                      *       "channel": "sms",
                      *       "sms_fallback": false,
                      *       "sms_sender": null,
+                     *       "track_links": false,
                      *       "category": "otp",
                      *       "sender": "Tidings",
                      *       "template": "Your code is {{pin}}.",
@@ -2405,6 +2463,7 @@ export interface operations {
                      *       "channel": "sms",
                      *       "sms_fallback": false,
                      *       "sms_sender": null,
+                     *       "track_links": false,
                      *       "category": "otp",
                      *       "sender": "Tidings",
                      *       "template": "Your code is {{pin}}.",
@@ -2456,6 +2515,7 @@ export interface operations {
                      *       "channel": "sms",
                      *       "sms_fallback": false,
                      *       "sms_sender": null,
+                     *       "track_links": false,
                      *       "category": "otp",
                      *       "sender": "Tidings",
                      *       "template": "Your code is {{pin}}.",

@@ -117,6 +117,23 @@ describe("campaign pages", () => {
     ).toBeNull();
   });
 
+  it("turns link tracking on and off with the Track links checkbox", async () => {
+    const world = await consoleWorld();
+    const browser = await world.signIn();
+    const form = await world.get(browser, "/campaigns");
+    expect(form.body).toMatch(/<label[^>]*for="track_links"[^>]*><input[^>]*>Track links<\/label>/);
+    const tracked = { ...CAMPAIGN_FORM, track_links: "true", status: "inactive" };
+    expect((await world.post(browser, "/campaigns", tracked)).status).toBe(303);
+    const [campaign] = await world.deps.storage.campaigns.list(world.org.id);
+    expect(campaign?.trackLinks).toBe(true);
+    const path = `/campaigns/${campaign?.id}`;
+    const { track_links: _, ...untracked } = tracked;
+    expect((await world.post(browser, path, untracked)).status).toBe(303);
+    expect(
+      (await world.deps.storage.campaigns.get(world.org.id, campaign?.id ?? ""))?.trackLinks,
+    ).toBe(false);
+  });
+
   it("lists campaigns newest first in pages, the status filter kept in every page link", async () => {
     const world = await consoleWorld();
     const browser = await world.signIn();

@@ -44,6 +44,7 @@ interface CampaignForm {
   template: string;
   sms_fallback: boolean;
   sms_sender: string;
+  track_links: boolean;
   ttl_seconds: string;
   status: string;
 }
@@ -70,6 +71,7 @@ const EMPTY_FORM: CampaignForm = {
   template: "",
   sms_fallback: false,
   sms_sender: "",
+  track_links: false,
   ttl_seconds: String(DEFAULT_TTL_SECONDS),
   status: "inactive",
 };
@@ -82,6 +84,7 @@ const formOf = (form: URLSearchParams): CampaignForm => ({
   template: form.get("template") ?? "",
   sms_fallback: form.get("sms_fallback") === "true",
   sms_sender: form.get("sms_sender") ?? "",
+  track_links: form.get("track_links") === "true",
   ttl_seconds: form.get("ttl_seconds") ?? "",
   status: form.get("status") ?? "",
 });
@@ -94,6 +97,7 @@ const formOfCampaign = (campaign: CampaignView): CampaignForm => ({
   template: campaign.template,
   sms_fallback: campaign.sms_fallback,
   sms_sender: campaign.sms_sender ?? "",
+  track_links: campaign.track_links,
   ttl_seconds: String(campaign.ttl_seconds),
   status: campaign.status,
 });
@@ -155,6 +159,13 @@ function CampaignFields(props: { form: CampaignForm; errors: FieldErrors; active
         {...field("sms_sender")}
         label="SMS fallback sender"
         hint="Viber only: the SMS sender ID or number the fallback SMS comes from; empty for the sender above."
+      />
+      <CheckboxField
+        name="track_links"
+        label="Track links"
+        checked={props.form.track_links}
+        errors={props.errors}
+        hint="The template's http(s) links go out as short links that count clicks (message.clicked)."
       />
       <TextField
         {...field("ttl_seconds")}
@@ -335,6 +346,7 @@ export const campaignRoutes: PageRoute[] = [
           template: form.template,
           sms_fallback: form.sms_fallback,
           sms_sender: form.sms_sender.trim() === "" ? undefined : form.sms_sender,
+          track_links: form.track_links,
           ttl_seconds: ttlOf(form.ttl_seconds),
           status: form.status === "" ? undefined : form.status,
         }),
@@ -364,6 +376,7 @@ export const campaignRoutes: PageRoute[] = [
           template: form.template,
           sms_fallback: form.sms_fallback,
           sms_sender: form.sms_sender.trim() === "" ? null : form.sms_sender,
+          track_links: form.track_links,
           ttl_seconds: ttlOf(form.ttl_seconds),
         }),
       );

@@ -74,6 +74,36 @@ function Timeline(props: { events: MessageEventView[] }) {
   );
 }
 
+function Links(props: { links: MessageView["links"] }) {
+  if (props.links.length === 0) return <p class="empty">No tracked links.</p>;
+  return (
+    <table>
+      <thead>
+        <tr>
+          <th scope="col">Short link</th>
+          <th scope="col">Original URL</th>
+          <th scope="col">Clicks</th>
+          <th scope="col">First click</th>
+          <th scope="col">Last click</th>
+        </tr>
+      </thead>
+      <tbody>
+        {props.links.map((link) => (
+          <tr key={link.url}>
+            <td>
+              <code>{link.url}</code>
+            </td>
+            <td>{link.original_url}</td>
+            <td>{link.clicks}</td>
+            <td>{link.first_clicked_at === null ? "—" : <Time at={link.first_clicked_at} />}</td>
+            <td>{link.last_clicked_at === null ? "—" : <Time at={link.last_clicked_at} />}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
 const FINAL = new Set(["seen", "clicked", "failed", "expired"]);
 
 function MessagePage(props: {
@@ -131,6 +161,10 @@ function MessagePage(props: {
       <section aria-labelledby="timeline-heading">
         <h2 id="timeline-heading">Lifecycle</h2>
         <Timeline events={props.events} />
+      </section>
+      <section aria-labelledby="links-heading">
+        <h2 id="links-heading">Tracked links</h2>
+        <Links links={message.links} />
       </section>
       <section aria-labelledby="deliveries-heading">
         <h2 id="deliveries-heading">Webhook deliveries</h2>

@@ -24,6 +24,25 @@ describe("message pages", () => {
     expect(notFound.body).toContain(`value="${unknown}"`);
   });
 
+  it("lists a message's tracked links with their clicks, the original without its query", async () => {
+    const world = await consoleWorld();
+    const browser = await world.signIn();
+    const campaign = await world.campaign(world.org.id, {
+      template: "Order {{order}}: https://shop.example/o/{{order}}?token=secret",
+      track_links: true,
+    });
+    const messageId = await world.send(world.org.id, campaign.campaign_id);
+    const [link] = await world.deps.storage.links.listForMessage(world.org.id, messageId);
+    expect(link).toBeDefined();
+    await world.deps.storage.links.recordClick(link?.code ?? "", "2026-05-01T12:00:01.000Z");
+    const page = await world.get(browser, `/messages/${messageId}`);
+    expect(page.body).toContain("Tracked links");
+    expect(page.body).toContain(`https://t.example.com/l/${link?.code}`);
+    expect(page.body).toContain("https://shop.example/o/");
+    expect(page.body).not.toContain("token=secret");
+    expect(page.body).toMatch(/<td>1<\/td>/);
+  });
+
   it("shows the provider carrying the message and its id there, and a failure's provider code", async () => {
     const world = await consoleWorld();
     const browser = await world.signIn();

@@ -72,6 +72,7 @@ export async function consoleWorld(options: Pick<ConsoleOptions, "devMode"> = {}
           : { allowed: false, reason: "must be an https URL." },
     },
     config: defaultConfig,
+    links: { baseUrl: "https://t.example.com", dev: false },
   };
   const app = createConsole(deps, {
     basePath: "/console",

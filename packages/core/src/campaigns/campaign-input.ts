@@ -40,6 +40,9 @@ const ttlSeconds = v.pipe(
 
 const smsFallback = v.boolean("must be true or false.");
 
+/** Whether sends rewrite the template's http(s) URLs into tracked short links. */
+const trackLinks = v.boolean("must be true or false.");
+
 /** An SMS sender for a Viber campaign's fallback; its shape is checked with the SMS rules. */
 const smsSender = v.nullable(sender);
 
@@ -55,6 +58,7 @@ export const createCampaignInput = strictFields(
     template,
     ttl_seconds: v.optional(ttlSeconds),
     status: v.optional(v.picklist(["active", "inactive"], 'must be "active" or "inactive".')),
+    track_links: v.optional(trackLinks),
   },
   "must be an object.",
 );
@@ -74,6 +78,7 @@ export const updateCampaignInput = strictFields(
     ttl_seconds: v.optional(ttlSeconds),
     sms_fallback: v.optional(smsFallback),
     sms_sender: v.optional(smsSender),
+    track_links: v.optional(trackLinks),
   },
   "must be an object.",
 );

@@ -8,6 +8,8 @@ export interface CampaignView {
   sms_fallback: boolean;
   /** The SMS sender of a Viber campaign's fallback; `null`: its `sender`. */
   sms_sender: string | null;
+  /** Whether sends rewrite the template's http(s) URLs into tracked short links. */
+  track_links: boolean;
   category: Category;
   sender: string;
   template: string;
@@ -25,6 +27,7 @@ export function toCampaignView(campaign: CampaignRecord): CampaignView {
     channel: campaign.channel,
     sms_fallback: campaign.smsFallback,
     sms_sender: campaign.smsSender,
+    track_links: campaign.trackLinks,
     category: campaign.category,
     sender: campaign.sender,
     template: campaign.template,

@@ -40,6 +40,7 @@ describe("API campaigns (issue 3 item 1)", () => {
       channel: "viber",
       sms_fallback: false,
       sms_sender: null,
+      track_links: false,
       category: "otp",
       sender: "Tidings",
       template: "Your code is {{pin}}.",

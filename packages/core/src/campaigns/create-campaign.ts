@@ -1,6 +1,7 @@
 import { err, ok, type ResultAsync } from "neverthrow";
 import type { Actor, Deps } from "../deps.js";
-import type { DomainError } from "../errors.js";
+import { type DomainError, validationError } from "../errors.js";
+import { trackingRefusal } from "../links/link-base.js";
 import type { CampaignRecord } from "../ports.js";
 import { isoAt } from "../support/clock.js";
 import { useCase } from "../support/result.js";
@@ -10,7 +11,7 @@ import { type CampaignView, toCampaignView } from "./campaign-view.js";
 
 /** Creates an API campaign (inactive unless told otherwise), every input issue listed at once. */
 export function createCampaign(
-  deps: Pick<Deps, "storage" | "ids" | "clock">,
+  deps: Pick<Deps, "storage" | "ids" | "clock" | "links">,
   actor: Actor,
   input: unknown,
 ): ResultAsync<CampaignView, DomainError> {
@@ -18,6 +19,8 @@ export function createCampaign(
     const parsed = parseCampaignInput(createCampaignInput, input);
     if (parsed.isErr()) return err(parsed.error);
     const { value: body, sender, smsSender } = parsed.value;
+    const refusal = body.track_links === true ? trackingRefusal(deps.links) : null;
+    if (refusal !== null) return err(validationError([refusal]));
     const now = isoAt(deps.clock.now());
     const campaign: CampaignRecord = {
       id: deps.ids.prefixed("cmp"),
@@ -33,6 +36,7 @@ export function createCampaign(
       createdAt: now,
       updatedAt: now,
       smsSender: body.channel === "viber" ? (smsSender ?? null) : null,
+      trackLinks: body.track_links ?? false,
     };
     await deps.storage.campaigns.insert(campaign);
     return ok(toCampaignView(campaign));

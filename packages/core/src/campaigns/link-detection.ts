@@ -153,6 +153,24 @@ function getLinkifier(): LinkifyIt {
   return linkifier;
 }
 
+/** Where an `http:` or `https:` URL lies in a text, as linkify-it finds it. */
+export interface WebUrlSpan {
+  start: number;
+  end: number;
+}
+
+/**
+ * Every `http`/`https` URL of `text` with the configuration of the Viber link rule, on the
+ * text as written (no normalization, so the spans index `text` itself). Bare domains, e-mail
+ * addresses, IP addresses without a scheme and other schemes are not among them.
+ */
+export function findWebUrls(text: string): WebUrlSpan[] {
+  const matches = getLinkifier().match(text) ?? [];
+  return matches
+    .filter((match) => match.schema === "http:" || match.schema === "https:")
+    .map((match) => ({ start: match.index, end: match.lastIndex }));
+}
+
 function findWithLinkify(text: string): FoundLink | null {
   const linkify = getLinkifier();
   if (!linkify.test(text)) return null;

@@ -57,6 +57,10 @@ function scanTemplate(template: string): TemplateScan {
   }
 }
 
+/** Where each placeholder of a template lies, valid or not, as rendering reads them. */
+export const templatePlaceholders = (template: string): Array<{ start: number; end: number }> =>
+  scanTemplate(template).placeholders.map(({ start, end }) => ({ start, end }));
+
 const shown = (text: string): string =>
   JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}…` : text);
 

@@ -2,6 +2,7 @@ import { err, ok, type ResultAsync } from "neverthrow";
 import * as v from "valibot";
 import type { Actor, Deps } from "../deps.js";
 import { type ConflictError, type DomainError, type Issue, validationError } from "../errors.js";
+import { trackingRefusal } from "../links/link-base.js";
 import type { CampaignRecord } from "../ports.js";
 import { isoAt } from "../support/clock.js";
 import { isPrefixedId } from "../support/ids.js";
@@ -21,6 +22,7 @@ const MUTABLE: ReadonlyArray<keyof CampaignRecord> = [
   "ttlSeconds",
   "smsFallback",
   "smsSender",
+  "trackLinks",
   "status",
 ];
 
@@ -56,13 +58,13 @@ function changeCampaign(
 
 /**
  * Changes any of a campaign's name, sender, template, TTL, SMS fallback and its SMS sender,
- * and its channel
+ * link tracking, and its channel
  * and category while it is inactive (409 `campaign_active` otherwise). The cross-field rules
  * are checked on the campaign as it would be: a new category checks the stored template, a new
  * channel the stored sender.
  */
 export function updateCampaign(
-  deps: Pick<Deps, "storage" | "clock">,
+  deps: Pick<Deps, "storage" | "clock" | "links">,
   actor: Actor,
   campaignId: string,
   input: unknown,
@@ -90,7 +92,10 @@ export function updateCampaign(
       template: patch.template ?? (category !== current.category ? current.template : undefined),
       smsSender: patch.sms_sender ?? undefined,
     });
-    if (rules.issues.length > 0) return validationError(rules.issues);
+    const refusal =
+      patch.track_links === true && !current.trackLinks ? trackingRefusal(deps.links) : null;
+    const problems = refusal === null ? rules.issues : [...rules.issues, refusal];
+    if (problems.length > 0) return validationError(problems);
     return {
       ...current,
       name: patch.name ?? current.name,
@@ -107,6 +112,7 @@ export function updateCampaign(
             ? current.smsSender
             : null
           : (rules.smsSender ?? null),
+      trackLinks: patch.track_links ?? current.trackLinks,
     };
   });
 }

@@ -31,12 +31,14 @@ export const getMessage: ShowOne<MessageWithEventsView> = showOne(
   messageNotFound,
   async (message, deps, actor) => {
     const events = await deps.storage.messages.listEvents(actor.organizationId, message.id);
-    // Retention deletes a message with its events atomically: if it is still there after the
-    // events were read, they were read whole; if not, it is gone, not a message without events.
+    const links = await deps.storage.links.listForMessage(actor.organizationId, message.id);
+    // Retention deletes a message with its events and links atomically: if it is still there after the
+    // events and links were read, they were read whole; if not, it is gone, not a message without events.
     if (!(await findMessage(deps.storage, actor.organizationId, message.id))) {
       return err(messageNotFound(message.id));
     }
-    return ok({ ...toMessageView(message), events: events.map(toMessageEventView) });
+    const view = toMessageView(message, links, deps.links?.baseUrl ?? null);
+    return ok({ ...view, events: events.map(toMessageEventView) });
   },
 );
 

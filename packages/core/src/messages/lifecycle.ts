@@ -59,11 +59,14 @@ export async function advanceMessage(
   to: MessageStatus,
   error: MessageError | null = null,
 ): Promise<Advance> {
-  return deps.storage.transaction((tx) => advanceIn(tx, deps, messageId, to, error));
+  return deps.storage.transaction((tx) => advanceWithin(tx, deps, messageId, to, error));
 }
 
-/** `advanceMessage` inside the caller's transaction `tx`. */
-export async function advanceIn(
+/**
+ * `advanceMessage` inside the caller's transaction `tx`, so another write (a click's count)
+ * commits with the move and its event, or neither does.
+ */
+export async function advanceWithin(
   tx: Repositories,
   deps: Pick<Deps, "ids" | "clock">,
   messageId: string,

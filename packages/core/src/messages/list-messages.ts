@@ -60,7 +60,7 @@ export const listMessagesQuery = v.strictObject(
  * campaign, client reference, phone number (normalized to E.164) and creation time.
  */
 export function listMessages(
-  deps: Pick<Deps, "storage">,
+  deps: Pick<Deps, "storage" | "links">,
   actor: Actor,
   query: unknown,
 ): ResultAsync<Page<MessageView>, DomainError> {
@@ -79,6 +79,17 @@ export function listMessages(
       beforeSeq,
       limit: pageSize + 1,
     });
-    return ok(newestFirstPage(rows, pageSize, toMessageView));
+    const ids = rows.slice(0, pageSize).map((row) => row.id);
+    const links = await deps.storage.links.listForMessages(actor.organizationId, ids);
+    const base = deps.links?.baseUrl ?? null;
+    return ok(
+      newestFirstPage(rows, pageSize, (message) =>
+        toMessageView(
+          message,
+          links.filter((link) => link.messageId === message.id),
+          base,
+        ),
+      ),
+    );
   });
 }

@@ -1,6 +1,8 @@
+import { type LinkView, toLinkViews } from "../links/link-view.js";
 import type {
   Category,
   Channel,
+  LinkRecord,
   MessageEventRecord,
   MessageRecord,
   MessageStatus,
@@ -27,6 +29,8 @@ export interface MessageView {
   provider: string | null;
   /** The provider's id of the current leg, once it answered one; `null` on the sandbox. */
   provider_message_id: string | null;
+  /** Its tracked links, in the order of its text; `[]` when none. */
+  links: LinkView[];
   expires_at: string;
   created_at: string;
   updated_at: string;
@@ -41,8 +45,15 @@ export interface MessageEventView {
   created_at: string;
 }
 
-/** The view of a stored message (the rendered body stays internal). */
-export function toMessageView(message: MessageRecord): MessageView {
+/**
+ * The view of a stored message (the rendered body stays internal), with its tracked links
+ * under the link base `linkBase`.
+ */
+export function toMessageView(
+  message: MessageRecord,
+  links: readonly LinkRecord[] = [],
+  linkBase: string | null = null,
+): MessageView {
   const leg = legOf(message, message.channel);
   return {
     message_id: message.id,
@@ -56,6 +67,7 @@ export function toMessageView(message: MessageRecord): MessageView {
     error: toErrorView(message.error),
     provider: leg?.provider ?? null,
     provider_message_id: leg?.providerMessageId ?? null,
+    links: toLinkViews(message, links, linkBase),
     expires_at: message.expiresAt,
     created_at: message.createdAt,
     updated_at: message.updatedAt,

@@ -5,7 +5,7 @@ import type { MessageError, ProviderReport } from "../ports.js";
 import { StorageBusyError } from "../support/storage-busy.js";
 import { isStorageUnavailable } from "../support/storage-faults.js";
 import { inSpan } from "../support/tracing.js";
-import { advanceIn } from "./lifecycle.js";
+import { advanceWithin } from "./lifecycle.js";
 import {
   type ReportOutcome,
   recordProviderReport,
@@ -70,7 +70,7 @@ export function batchedProviderReports(
         deps.storage.transaction(async (tx) => {
           const done: Array<Result<ReportOutcome, DomainError>> = [];
           for (const { messageId, report, error } of batch) {
-            const advance = await advanceIn(
+            const advance = await advanceWithin(
               tx,
               deps,
               messageId,

@@ -1,8 +1,8 @@
 import { err, ok, type ResultAsync } from "neverthrow";
 import { campaignNotFound, findCampaign } from "../campaigns/get-campaign.js";
-import { renderTemplate } from "../campaigns/template.js";
 import type { Actor, Deps } from "../deps.js";
 import type { DomainError } from "../errors.js";
+import { messageBody } from "../links/message-body.js";
 import type { CampaignRecord, MessageRecord, Repositories, SendOutcome } from "../ports.js";
 import { isoAt } from "../support/clock.js";
 import { parseInput } from "../support/parse.js";
@@ -86,7 +86,7 @@ export async function recoverSendResult(
  * The reverse order (dispatch first, store after) could send a message that has no record.
  */
 export function sendMessage(
-  deps: Pick<Deps, "storage" | "ids" | "clock" | "provider" | "urlPolicy" | "telemetry">,
+  deps: Pick<Deps, "storage" | "ids" | "clock" | "provider" | "urlPolicy" | "telemetry" | "links">,
   actor: Actor & { apiKeyId: string },
   input: unknown,
   options: SendOptions = {},
@@ -113,8 +113,14 @@ export function sendMessage(
 
       const now = deps.clock.now();
       const at = isoAt(now);
+      const id = deps.ids.uuidv7();
+      const { body: text, links } = messageBody(deps.links, campaign, values, {
+        id,
+        organizationId: actor.organizationId,
+        createdAt: at,
+      });
       const message: MessageRecord = {
-        id: deps.ids.uuidv7(),
+        id,
         organizationId: actor.organizationId,
         apiKeyId: actor.apiKeyId,
         campaignId: campaign.id,
@@ -124,7 +130,7 @@ export function sendMessage(
         channel: campaign.channel,
         smsFallbackAllowed: consent.value.smsFallbackAllowed,
         sender: campaign.sender,
-        body: renderTemplate(campaign.template, values),
+        body: text,
         clientReference: body.client_reference ?? null,
         webhookUrl: body.webhook_url ?? null,
         status: "sent",
@@ -136,6 +142,8 @@ export function sendMessage(
         ...NO_FALLBACK,
       };
       await tx.messages.insert(message);
+      // One call, and none at all without links: a send that tracks nothing costs nothing more.
+      if (links.length > 0) await tx.links.insertMany(links);
       await recordEvent(tx, deps, message, "message.sent", null);
       await options.checkpoint?.(tx, `${MESSAGE_POINT}${message.id}`);
       return ok(message);

@@ -24,6 +24,7 @@ export { consentRepository } from "./repositories/consent.js";
 export { consoleSessionRows } from "./repositories/console-sessions.js";
 export { contactListRows } from "./repositories/contact-lists.js";
 export { deliveryReads } from "./repositories/deliveries.js";
+export { linkReads } from "./repositories/links.js";
 export { messageRows } from "./repositories/messages.js";
 export { organizationRepository } from "./repositories/organizations.js";
 export { profileReads } from "./repositories/profiles.js";

@@ -31,6 +31,7 @@ export const SCHEMA_VERSIONS = {
   rateLimitCountsKept: "rate limit counts kept per key",
   messageProviderLegs: "provider legs of messages, their SMS fallback jobs and sms_sender",
   sendLookupNotices: "change notices of campaigns and webhook subscriptions",
+  trackedLinks: "tracked links and campaigns' track_links",
 } as const;
 
 /** One database's change for each of `SCHEMA_VERSIONS`, under the same key. */

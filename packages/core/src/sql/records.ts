@@ -12,6 +12,7 @@ import type {
   DeliveryStatus,
   FailingDestination,
   IdempotencyRecord,
+  LinkRecord,
   MembershipRecord,
   MessageEventRecord,
   MessageRecord,
@@ -93,6 +94,7 @@ export interface SqlRecords {
   idempotency(row: unknown): IdempotencyRecord;
   consoleSignInToken(row: unknown): ConsoleSignInTokenRecord;
   consoleSession(row: unknown): ConsoleSessionRecord;
+  link(row: unknown): LinkRecord;
 }
 
 /** The record the rows of each table decode to. */
@@ -112,6 +114,7 @@ export interface SqlRecordOf {
   idempotencyRecords: IdempotencyRecord;
   consoleSignInTokens: ConsoleSignInTokenRecord;
   consoleSessions: ConsoleSessionRecord;
+  links: LinkRecord;
 }
 
 /** Each table's decoder among `records`, by the table's name. */
@@ -133,6 +136,7 @@ export const decodersByTable = (
   idempotencyRecords: records.idempotency,
   consoleSignInTokens: records.consoleSignInToken,
   consoleSessions: records.consoleSession,
+  links: records.link,
 });
 
 /** The row decoders of one database, whose differences `codec` carries. */
@@ -204,6 +208,7 @@ export function sqlRecords(codec: SqlCodec): SqlRecords {
       createdAt: r.text("created_at"),
       updatedAt: r.text("updated_at"),
       smsSender: r.textOrNull("sms_sender"),
+      trackLinks: r.flag("track_links"),
     })),
     apiKey: from(t.apiKeys, (r) => ({
       id: r.text("id"),
@@ -329,6 +334,16 @@ export function sqlRecords(codec: SqlCodec): SqlRecords {
       createdAt: r.text("created_at"),
       lastSeenAt: r.text("last_seen_at"),
       expiresAt: r.text("expires_at"),
+    })),
+    link: from(t.links, (r) => ({
+      code: r.text("code"),
+      messageId: r.text("message_id"),
+      organizationId: r.text("organization_id"),
+      originalUrl: r.text("original_url"),
+      createdAt: r.text("created_at"),
+      clicks: r.integer("clicks"),
+      firstClickedAt: r.textOrNull("first_clicked_at"),
+      lastClickedAt: r.textOrNull("last_clicked_at"),
     })),
   };
 }

@@ -33,6 +33,7 @@ const campaign = {
   createdAt: "2026-01-01T00:00:00.000Z",
   updatedAt: "2026-01-02T00:00:00.000Z",
   smsSender: null,
+  trackLinks: true,
 };
 
 const key = {
@@ -63,6 +64,7 @@ describe("rowValues and insertStatement", () => {
       "2026-01-01T00:00:00.000Z",
       "2026-01-02T00:00:00.000Z",
       null,
+      "t",
     ]);
     expect(rowValues(sqlTables.apiKeys, key, numbered)[4]).toBe('["messages:send"]');
     expect(insertStatement(sqlTables.apiKeys, numbered, '"s"."api_keys"')).toBe(

@@ -43,8 +43,8 @@ export const sqlTables = {
   campaigns: table(
     "campaigns",
     "id, organization_id, name, channel, sms_fallback, category, sender, template, " +
-      "ttl_seconds, status, created_at, updated_at, sms_sender",
-    { flags: ["sms_fallback"] },
+      "ttl_seconds, status, created_at, updated_at, sms_sender, track_links",
+    { flags: ["sms_fallback", "track_links"] },
   ),
   apiKeys: table(
     "api_keys",
@@ -97,6 +97,11 @@ export const sqlTables = {
   consoleSessions: table(
     "console_sessions",
     "id_hash, organization_id, created_at, last_seen_at, expires_at",
+  ),
+  links: table(
+    "links",
+    "code, message_id, organization_id, original_url, created_at, clicks, first_clicked_at, " +
+      "last_clicked_at",
   ),
 } as const satisfies Record<string, SqlTable>;
 

@@ -6,7 +6,7 @@ import { useCase } from "./result.js";
 
 /** A use case that reads one record of the caller's organization by its id. */
 export type ShowOne<V> = (
-  deps: Pick<Deps, "storage">,
+  deps: Pick<Deps, "storage" | "links">,
   actor: Actor,
   id: string,
 ) => ResultAsync<V, DomainError>;
@@ -23,7 +23,7 @@ export function showOne<R, V>(
   notFound: (id: string) => NotFoundError,
   show: (
     record: R,
-    deps: Pick<Deps, "storage">,
+    deps: Pick<Deps, "storage" | "links">,
     actor: Actor,
   ) => Result<V, DomainError> | Promise<Result<V, DomainError>>,
 ): ShowOne<V> {

@@ -2,7 +2,7 @@
 // provider on a manual scheduler wired to `recordProviderReport`, and shortcuts for campaigns,
 // profiles and sends. Not exported from the package.
 import { createCampaign } from "../campaigns/create-campaign.js";
-import type { Actor } from "../deps.js";
+import type { Actor, LinkSettings } from "../deps.js";
 import { defaultConfig } from "../deps.js";
 import { recordProviderReport } from "../messages/provider-report.js";
 import { type SandboxScheduler, sandboxProvider } from "../messages/sandbox-provider.js";
@@ -69,7 +69,9 @@ export const CAMPAIGN_DEFAULTS = {
 } as const;
 
 /** A fresh world for sending: deps, an organization with an API key, shortcuts. */
-export async function sendWorld(options: { provider?: ChannelProvider | undefined } = {}) {
+export async function sendWorld(
+  options: { provider?: ChannelProvider | undefined; links?: LinkSettings | undefined } = {},
+) {
   const clock = manualClock(Date.UTC(2026, 4, 1, 12));
   const storage = memoryStorage();
   const ids = createIds(clock);
@@ -84,6 +86,7 @@ export async function sendWorld(options: { provider?: ChannelProvider | undefine
     provider: options.provider ?? sandbox,
     urlPolicy: httpsOnly,
     config: defaultConfig,
+    links: options.links,
     telemetry: { messageSent: (send) => reported.push(send) } satisfies Telemetry,
   };
   sandbox.onReport(async (messageId, report) => {

@@ -70,6 +70,12 @@ export function createMetrics(sources: MetricSources = {}) {
     labelNames: ["category", "channel", "outcome"] as const,
     registers: [registry],
   });
+  const linkClicks = new Counter({
+    name: "tidings_link_clicks_total",
+    help: "Short links followed, by whether the visit counted as a click (false: a HEAD or a link-preview fetcher).",
+    labelNames: ["counted"] as const,
+    registers: [registry],
+  });
   const lifecycleEvents = new Counter({
     name: "tidings_message_lifecycle_events_total",
     help: "Message lifecycle events recorded, by topic.",
@@ -188,6 +194,7 @@ export function createMetrics(sources: MetricSources = {}) {
     httpRequests,
     httpDuration,
     messages,
+    linkClicks,
     lifecycleEvents,
     webhookAttempts,
     webhookAttemptDuration,

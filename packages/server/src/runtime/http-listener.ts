@@ -1,4 +1,10 @@
-import { createHttpApp, createServer } from "@tidings/adapter-http";
+import {
+  createHttpApp,
+  createLinkApp,
+  createServer,
+  LINK_PATH,
+  trustedProxies,
+} from "@tidings/adapter-http";
 import { createConsole } from "@tidings/console";
 import type { ServerConfig } from "../config.js";
 import type { Logger } from "../logger.js";
@@ -23,7 +29,7 @@ export const CONSOLE_PATH = "/console";
 
 /**
  * Serves the REST API (adapter-http), the real providers' callbacks under `/providers/{name}`,
- * the web console under `/console` unless turned off, and
+ * tracked short links under `/l`, the web console under `/console` unless turned off, and
  * the Prometheus metrics at `/metrics` when the runtime has them, over node:http on
  * `host:port` (port 0 picks a free one). Every request is counted and logged, scrapes included.
  */
@@ -32,7 +38,7 @@ export async function listenHttp(
   logger: Logger,
   host: string,
   port: number,
-  config: Pick<ServerConfig, "console" | "publicUrl" | "metricsToken" | "dev">,
+  config: Pick<ServerConfig, "console" | "publicUrl" | "metricsToken" | "dev" | "trustedProxies">,
 ): Promise<HttpListener> {
   const mounts: Mount[] = config.console
     ? [
@@ -48,9 +54,19 @@ export async function listenHttp(
       ]
     : [];
   mounts.push(...runtime.providerCallbacks);
+  mounts.push({
+    prefix: LINK_PATH,
+    app: createLinkApp(runtime.deps, {
+      logger,
+      trustedProxies: trustedProxies(config.trustedProxies),
+    }),
+  });
   const { metrics } = runtime;
   const served = withFrontPage(
-    withMounts(createHttpApp(runtime.deps, { logger, sandbox: runtime.sandbox }), mounts),
+    withMounts(
+      createHttpApp(runtime.deps, { logger, sandbox: runtime.sandbox, dev: config.dev }),
+      mounts,
+    ),
     { console: config.console ? CONSOLE_PATH : null },
   );
   const app = withRequestLog(

@@ -129,7 +129,21 @@ export async function openRuntime(
     transport,
     urlPolicy,
     config: tidingsConfig(config),
-    ...(metrics ? { telemetry: { messageSent: (send) => metrics.messages.inc(send) } } : {}),
+    links: {
+      // Read at each use: in development the listening URL is known only once the port is.
+      get baseUrl() {
+        return config.linkBaseUrl ?? config.publicUrl ?? (config.dev ? listeningUrl : null);
+      },
+      dev: config.dev,
+    },
+    ...(metrics
+      ? {
+          telemetry: {
+            messageSent: (send) => metrics.messages.inc(send),
+            linkFollowed: (counted) => metrics.linkClicks.inc({ counted: String(counted) }),
+          },
+        }
+      : {}),
   };
   // Reports that come due together (a busy second's sends) share a transaction.
   const recordReport = batchedProviderReports(deps);

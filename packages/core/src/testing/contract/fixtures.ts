@@ -112,6 +112,7 @@ export const aCampaign = (overrides: Owned<CampaignRecord>): CampaignRecord => (
   createdAt: at(0),
   updatedAt: at(0),
   smsSender: null,
+  trackLinks: false,
   ...overrides,
 });
 

@@ -10,6 +10,7 @@ import { fairDeliveryContract } from "./fair-delivery-contract.js";
 import type { HarnessFactory } from "./harness.js";
 import { useHarness } from "./harness.js";
 import { idempotencyContract } from "./idempotency-contract.js";
+import { linksContract } from "./links-contract.js";
 import { messageCountsContract } from "./message-counts-contract.js";
 import { messagesContract } from "./messages-contract.js";
 import { operatorQueriesContract } from "./operator-queries-contract.js";
@@ -48,5 +49,6 @@ export function runStorageContract(name: string, makeHarness: HarnessFactory): v
     concurrencyContract(harness);
     consoleSessionsContract(harness);
     messageCountsContract(harness);
+    linksContract(harness);
   });
 }

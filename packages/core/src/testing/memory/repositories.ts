@@ -6,6 +6,7 @@ import { memoryConsoleSessions } from "./console-sessions.js";
 import { memoryContactLists } from "./contact-lists.js";
 import { memoryDeliveries } from "./deliveries.js";
 import { memoryIdempotency } from "./idempotency.js";
+import { memoryLinks } from "./links.js";
 import { memoryMessages } from "./messages.js";
 import { memoryOrganizations } from "./organizations.js";
 import { memoryProfiles } from "./profiles.js";
@@ -30,5 +31,6 @@ export function memoryRepositories(scope: MemoryScope): Repositories {
     idempotency: memoryIdempotency(scope),
     retention: memoryRetention(scope),
     consoleSessions: memoryConsoleSessions(scope),
+    links: memoryLinks(scope),
   };
 }

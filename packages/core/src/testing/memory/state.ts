@@ -8,6 +8,7 @@ import type {
   DeliveryAttemptRecord,
   DeliveryRecord,
   IdempotencyRecord,
+  LinkRecord,
   MembershipRecord,
   MessageEventRecord,
   MessageRecord,
@@ -50,6 +51,8 @@ export interface MemoryState {
   consoleSignInTokens: Map<string, ConsoleSignInTokenRecord>;
   /** Keyed by session id hash. */
   consoleSessions: Map<string, ConsoleSessionRecord>;
+  /** Tracked links, keyed by code. */
+  links: Map<string, LinkRecord>;
 }
 
 /** A fresh, empty state. */
@@ -74,6 +77,7 @@ export function emptyState(): MemoryState {
     idempotency: new Map(),
     consoleSignInTokens: new Map(),
     consoleSessions: new Map(),
+    links: new Map(),
   };
 }
 

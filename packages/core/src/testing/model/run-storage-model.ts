@@ -6,6 +6,7 @@ import type { StorageModelOptions } from "./check-storage-model.js";
 import { checkAgainstReference } from "./check-storage-model.js";
 import { deliveryOperations } from "./delivery-operations.js";
 import { limitOperations } from "./limit-operations.js";
+import { linkOperations } from "./link-operations.js";
 import { messageOperations } from "./message-operations.js";
 import {
   campaignQueryOperations,
@@ -40,9 +41,10 @@ export function runStorageModel(
       await check([...accountOperations, ...campaignQueryOperations]);
     });
 
-    it("messages, their events, expiry and filtered pages agree with the reference", async () => {
+    it("messages, their events and links, expiry and filtered pages agree with the reference", async () => {
       await check([
         ...messageOperations,
+        ...linkOperations,
         ...messageQueryOperations,
         ...deliveryOperations.slice(0, 1),
       ]);
@@ -63,6 +65,7 @@ export function runStorageModel(
         ...accountOperations,
         ...campaignQueryOperations,
         ...messageOperations,
+        ...linkOperations,
         ...messageQueryOperations,
         ...deliveryOperations,
         ...deliveryQueryOperations,

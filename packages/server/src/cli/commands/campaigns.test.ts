@@ -115,6 +115,45 @@ describe("campaigns", () => {
     expect(bad.stderr).toContain("sms-sender");
   });
 
+  it("--track-links needs an https link base; update turns it on and off", async () => {
+    const refused = await otp("--track-links");
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("track-links");
+    expect(refused.stderr).toContain("TIDINGS_LINK_BASE_URL");
+    const env = { ...world.workspace.env, TIDINGS_LINK_BASE_URL: "https://t.example.com" };
+    const created = await runCli(
+      [
+        "campaigns",
+        "create",
+        "--org",
+        world.org,
+        ...flagsOf({ name: "Shop", channel: "sms" }),
+        ...flagsOf({
+          category: "transactional",
+          sender: "Acme",
+          template: "See https://shop.example",
+        }),
+        "--track-links",
+        "--json",
+      ],
+      env,
+    );
+    expect(created.code).toBe(0);
+    const { campaign_id, track_links } = created.json<{
+      campaign_id: string;
+      track_links: boolean;
+    }>();
+    expect(track_links).toBe(true);
+    const off = await update(campaign_id, "--no-track-links", "--json");
+    expect(off.json()).toMatchObject({ track_links: false });
+    const on = await runCli(
+      ["campaigns", "update", campaign_id, "--org", world.org, "--track-links", "--json"],
+      env,
+    );
+    expect(on.json()).toMatchObject({ track_links: true });
+    expect((await update(campaign_id, "--track-links", "--no-track-links")).code).toBe(2);
+  });
+
   it("answers campaign_not_found for an unknown id", async () => {
     const run = await cli("campaigns", "activate", "cmp_nope", "--org", world.org);
     expect(run.code).toBe(1);

@@ -34,7 +34,7 @@ export const campaignsCreate: Command = {
   name: ["campaigns", "create"],
   summary: "Create an API campaign (inactive unless --active).",
   usage:
-    "--org ORG --name NAME --channel viber|sms [--sms-fallback] [--sms-sender S] --category otp|transactional|promotional --sender S --template T [--ttl SECONDS] [--active]",
+    "--org ORG --name NAME --channel viber|sms [--sms-fallback] [--sms-sender S] --category otp|transactional|promotional --sender S --template T [--ttl SECONDS] [--track-links] [--active]",
   options: {
     org: ORG_OPTION,
     name: { type: "string", help: "The campaign's name, for people; not shown to recipients." },
@@ -65,13 +65,17 @@ export const campaignsCreate: Command = {
       value: "SECONDS",
       help: "How long a message may wait for delivery before it expires.",
     },
+    "track-links": {
+      type: "boolean",
+      help: "Replace the template's http(s) links with tracked short links ({link base}/l/{code}), so clicks are reported.",
+    },
     active: {
       type: "boolean",
       help: "Create it active, ready to send (otherwise activate it later).",
     },
   },
   required: ["org", "name", "channel", "category", "sender", "template"],
-  fieldFlags: { ttl_seconds: "ttl", status: "active" },
+  fieldFlags: { ttl_seconds: "ttl", status: "active", track_links: "track-links" },
   async run(context) {
     const org = await findOrganization(context);
     if (org.isErr()) return err(org.error);
@@ -86,6 +90,7 @@ export const campaignsCreate: Command = {
     };
     if (flags["sms-fallback"] === true) input.sms_fallback = true;
     if (flags["sms-sender"] !== undefined) input.sms_sender = flags["sms-sender"];
+    if (flags["track-links"] === true) input.track_links = true;
     const ttl = ttlValue(flags.ttl as string | undefined);
     if (ttl !== undefined) input.ttl_seconds = ttl;
     const actor = { organizationId: org.value, apiKeyId: null };
@@ -204,7 +209,7 @@ export const campaignsUpdate: Command = {
   summary:
     "Change a campaign; channel and category only while it is inactive. The next send uses it.",
   usage:
-    "CAMPAIGN_ID --org ORG [--name NAME] [--channel viber|sms] [--category otp|transactional|promotional] [--sender S] [--template T] [--ttl SECONDS] [--sms-fallback|--no-sms-fallback] [--sms-sender S|--no-sms-sender]",
+    "CAMPAIGN_ID --org ORG [--name NAME] [--channel viber|sms] [--category otp|transactional|promotional] [--sender S] [--template T] [--ttl SECONDS] [--sms-fallback|--no-sms-fallback] [--sms-sender S|--no-sms-sender] [--track-links|--no-track-links]",
   options: {
     org: ORG_OPTION,
     name: { type: "string", help: "A new name." },
@@ -228,8 +233,14 @@ export const campaignsUpdate: Command = {
       type: "boolean",
       help: "Send the fallback SMS from the campaign's sender again.",
     },
+    "track-links": {
+      type: "boolean",
+      help: "Turn link tracking on: the next sends carry short links.",
+    },
+    "no-track-links": { type: "boolean", help: "Turn link tracking off." },
   },
   required: ["org"],
+  fieldFlags: { ttl_seconds: "ttl", track_links: "track-links" },
   positionals: { min: 1, max: 1 },
   validate(flags) {
     if (flags["sms-fallback"] === true && flags["no-sms-fallback"] === true) {
@@ -238,12 +249,17 @@ export const campaignsUpdate: Command = {
     if (flags["sms-sender"] !== undefined && flags["no-sms-sender"] === true) {
       throw new UsageError("--sms-sender and --no-sms-sender contradict each other.");
     }
+    if (flags["track-links"] === true && flags["no-track-links"] === true) {
+      throw new UsageError("--track-links and --no-track-links contradict each other.");
+    }
     const changes = ["name", "channel", "category", "sender", "template", "ttl", "sms-sender"];
     if (
       !changes.some((name) => flags[name] !== undefined) &&
       flags["sms-fallback"] === undefined &&
       flags["no-sms-fallback"] === undefined &&
-      flags["no-sms-sender"] === undefined
+      flags["no-sms-sender"] === undefined &&
+      flags["track-links"] === undefined &&
+      flags["no-track-links"] === undefined
     ) {
       throw new UsageError("Nothing to change: give at least one of the options.");
     }
@@ -262,6 +278,8 @@ export const campaignsUpdate: Command = {
     if (flags["no-sms-fallback"] === true) input.sms_fallback = false;
     if (flags["sms-sender"] !== undefined) input.sms_sender = flags["sms-sender"];
     if (flags["no-sms-sender"] === true) input.sms_sender = null;
+    if (flags["track-links"] === true) input.track_links = true;
+    if (flags["no-track-links"] === true) input.track_links = false;
     const actor = { organizationId: org.value, apiKeyId: null };
     const updated = await updateCampaign(
       context.runtime.deps,

@@ -1,0 +1,36 @@
+import type { LinkRecord, MessageRecord } from "../ports.js";
+import { shownUrl } from "../support/shown-url.js";
+import { shortLink } from "./tracked-text.js";
+
+/** A tracked link of a message as the message view shows it. */
+export interface LinkView {
+  /** The short link the message carried. */
+  url: string;
+  /** Scheme, host and path of the URL it stands for: a query string may carry a token. */
+  original_url: string;
+  /** Counted clicks (not HEAD requests, not link-preview fetchers). */
+  clicks: number;
+  first_clicked_at: string | null;
+  last_clicked_at: string | null;
+}
+
+/**
+ * A message's links in the order they appear in its text; `baseUrl` is the link base now
+ * (a relative `/l/{code}` when none is set).
+ */
+export function toLinkViews(
+  message: Pick<MessageRecord, "body">,
+  links: readonly LinkRecord[],
+  baseUrl: string | null,
+): LinkView[] {
+  const at = (link: LinkRecord) => message.body.indexOf(`/l/${link.code}`);
+  return [...links]
+    .sort((a, b) => at(a) - at(b))
+    .map((link) => ({
+      url: baseUrl === null ? `/l/${link.code}` : shortLink(baseUrl, link.code),
+      original_url: shownUrl(link.originalUrl),
+      clicks: link.clicks,
+      first_clicked_at: link.firstClickedAt,
+      last_clicked_at: link.lastClickedAt,
+    }));
+}
