@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { findWebUrls } from "../campaigns/link-detection.js";
 import { renderTemplate } from "../campaigns/template.js";
 import { domainArbitrary } from "../testing/arbitraries/links.js";
 import { isLinkCode, newLinkCode } from "./link-code.js";
@@ -109,6 +110,39 @@ describe("tracked text (issue 35 item 2)", () => {
       expect(tracked.links).toEqual([]);
       expect(tracked.body).toBe(renderTemplate(text, { path }));
     }
+  });
+
+  it("a URL runs on into the placeholder right after it; one that goes on past where it was found stays untracked", () => {
+    const order = track("Your order: https://shop.example/order/{{ order_id }}", {
+      order_id: "123",
+    });
+    expect(order.links.map((l) => l.originalUrl)).toEqual(["https://shop.example/order/123"]);
+    expect(order.body).toBe(`Your order: ${link(order.links[0]?.code ?? "")}`);
+    for (const [text, params] of [
+      ["https://shop.example:{{port}}/", { port: "8080" }],
+      ["https://shop.example{{p}}", { p: "@evil.example" }],
+      ["https://shop.example.{{tld}}/x", { tld: "evil" }],
+      ["https://user:pass@shop.example/x", {}],
+    ] as const) {
+      const tracked = track(text, params);
+      expect(tracked.links, text).toEqual([]);
+      expect(tracked.body).toBe(renderTemplate(text, params));
+    }
+  });
+
+  it("every short link stands whole in the text: nothing a param brings is glued to it", () => {
+    fc.assert(
+      fc.property(template, values, (text, params) => {
+        const tracked = track(text, params);
+        for (const { code } of tracked.links) {
+          const short = link(code);
+          const at = tracked.body.indexOf(short);
+          const found = findWebUrls(tracked.body).find((span) => span.start === at);
+          expect(found && tracked.body.slice(found.start, found.end), text).toBe(short);
+        }
+      }),
+      { numRuns: 2_000 },
+    );
   });
 
   it("a param in a URL's scheme or host never picks where a short link leads", () => {

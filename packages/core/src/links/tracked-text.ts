@@ -47,10 +47,10 @@ function hasLiteralOrigin(templateUrl: string): boolean {
 
 /** Templates whose spans are kept: a campaign sends its one template again and again. */
 const KEPT_TEMPLATES = 256;
-const spansByTemplate = new Map<string, readonly WebUrlSpan[]>();
+const spansByTemplate = new Map<string, readonly TemplateSpan[]>();
 
 /** `wholeSpans`, remembered per template (finding URLs costs some 60 µs; a lookup, nothing). */
-function templateSpans(template: string): readonly WebUrlSpan[] {
+function templateSpans(template: string): readonly TemplateSpan[] {
   let spans = spansByTemplate.get(template);
   if (spans === undefined) {
     spans = wholeSpans(template);
@@ -60,22 +60,57 @@ function templateSpans(template: string): readonly WebUrlSpan[] {
   return spans;
 }
 
+/** A span, and whether its URL may be tracked at all. */
+interface TemplateSpan extends WebUrlSpan {
+  /**
+   * `false` when the URL goes on past where it was found (into `:port`, `user@`, a longer host):
+   * replacing the part found would glue the rest to the short link.
+   */
+  whole: boolean;
+}
+
+/**
+ * What may follow a URL found in a template only if the URL does not end there: a port or
+ * password (`:`), a user (`@`), a placeholder, an opening bracket (its closing one may come
+ * with a param), more of the host or the path (a letter, a digit, punctuation before one). A
+ * short link followed by any of these would run on into it.
+ */
+const CONTINUES = /^(?:[\p{L}\p{N}:@{/_~%=&+([-]|[.?#,;!*$'][\p{L}\p{N}])/u;
+
+/**
+ * What may come right before a URL found in a template only if something else runs on into it:
+ * a letter, a digit, a URL's own characters, a placeholder (whose value is not known).
+ */
+const RUNS_ON = /(?:[\p{L}\p{N}/@:._~%=&+#?-]|\}\})$/u;
+
 /**
  * The URL spans of `template`, each widened to whole placeholders: a span never cuts a
- * placeholder (valid or not) in two, so rendering the pieces apart renders the whole.
+ * placeholder (valid or not) in two, so rendering the pieces apart renders the whole. URLs are
+ * found with every placeholder read as letters (same length, so places do not move): a
+ * placeholder inside or right after a URL (`https://shop.example/order/{{ order_id }}`) is
+ * part of it, as its value will be.
  */
-function wholeSpans(template: string): WebUrlSpan[] {
+function wholeSpans(template: string): TemplateSpan[] {
   const placeholders = templatePlaceholders(template);
-  const spans: WebUrlSpan[] = [];
-  for (const found of findWebUrls(template)) {
+  let lettered = template;
+  for (const p of placeholders) {
+    lettered = lettered.slice(0, p.start) + "a".repeat(p.end - p.start) + lettered.slice(p.end);
+  }
+  const spans: TemplateSpan[] = [];
+  for (const found of findWebUrls(lettered)) {
     let { start, end } = found;
     for (const p of placeholders) {
       if (p.start < start && p.end > start) start = p.start;
       if (p.start < end && p.end > end) end = p.end;
     }
+    const whole = !CONTINUES.test(template.slice(end)) && !RUNS_ON.test(template.slice(0, start));
     const last = spans.at(-1);
-    if (last !== undefined && start < last.end) last.end = Math.max(last.end, end);
-    else spans.push({ start, end });
+    if (last !== undefined && start < last.end) {
+      last.end = Math.max(last.end, end);
+      last.whole &&= whole;
+    } else {
+      spans.push({ start, end, whole });
+    }
   }
   return spans;
 }
@@ -84,7 +119,8 @@ function wholeSpans(template: string): WebUrlSpan[] {
  * Renders `template` with `values`, every `http`/`https` URL of the template (found on the
  * template as written, so a URL that only a param brings is never rewritten) replaced by
  * `link(code)`; a URL whose scheme or host holds a placeholder stays as rendered, so a param
- * never decides where a short link leads. Text outside those URLs is exactly what `renderTemplate` makes of it, and
+ * never decides where a short link leads, and so does one that runs on into the text around it
+ * (a port or a user past where it was found; a placeholder or a word written against it). Text outside those URLs is exactly what `renderTemplate` makes of it, and
  * each replaced URL is kept with its code: replacing each short link by its original gives
  * `renderTemplate(template, values)` back.
  */
@@ -94,21 +130,48 @@ export function renderTracked(
   link: (code: string) => string,
   newCode: () => string,
 ): TrackedText {
-  let body = "";
-  const links: TrackedUrl[] = [];
+  /** The rendered text in pieces: plain text, and URLs each with the short link it may take. */
+  const pieces: Array<{ text: string; tracked?: (TrackedUrl & { short: string }) | undefined }> =
+    [];
   let from = 0;
   for (const span of templateSpans(template)) {
     const written = template.slice(span.start, span.end);
     const url = renderTemplate(written, values);
-    body += renderTemplate(template.slice(from, span.start), values);
-    if (hasLiteralOrigin(written) && isTrackableUrl(url)) {
+    pieces.push({ text: renderTemplate(template.slice(from, span.start), values) });
+    if (span.whole && hasLiteralOrigin(written) && isTrackableUrl(url)) {
       const code = newCode();
-      links.push({ code, originalUrl: url });
-      body += link(code);
+      pieces.push({ text: url, tracked: { code, originalUrl: url, short: link(code) } });
     } else {
-      body += url;
+      pieces.push({ text: url });
     }
     from = span.end;
   }
-  return { body: body + renderTemplate(template.slice(from), values), links };
+  pieces.push({ text: renderTemplate(template.slice(from), values) });
+  // What the params put around a URL may still run on into its short link (a quote, a closing
+  // bracket): a short link that a reader's phone would not find whole stays the URL it was.
+  // Each round leaves at least one more URL as it was, so there are at most as many as links.
+  for (;;) {
+    const body = pieces.map((piece) => piece.tracked?.short ?? piece.text).join("");
+    const found = new Set(
+      findWebUrls(body).map((span) => `${span.start}:${body.slice(span.start, span.end)}`),
+    );
+    let at = 0;
+    let dropped = false;
+    for (const piece of pieces) {
+      const shown = piece.tracked?.short ?? piece.text;
+      if (piece.tracked !== undefined && !found.has(`${at}:${shown}`)) {
+        piece.tracked = undefined;
+        dropped = true;
+      }
+      at += shown.length;
+    }
+    if (!dropped) {
+      const links = pieces.flatMap((piece) =>
+        piece.tracked === undefined
+          ? []
+          : [{ code: piece.tracked.code, originalUrl: piece.tracked.originalUrl }],
+      );
+      return { body, links };
+    }
+  }
 }
