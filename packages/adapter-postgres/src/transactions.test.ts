@@ -1,5 +1,13 @@
-import type { Storage } from "@tidings/core";
-import { anOrganization, aProfile, at } from "@tidings/core/testing";
+import { createIds, followLink, type Storage } from "@tidings/core";
+import {
+  anOrganization,
+  aProfile,
+  at,
+  seedMessage,
+  seedOrganization,
+  skippedUnless,
+} from "@tidings/core/testing";
+import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   type PgClient,
@@ -10,7 +18,7 @@ import {
 } from "./pg-client.js";
 import { postgresStorage } from "./postgres-storage.js";
 import { postgresRawReaders } from "./testing/raw-readers.js";
-import { testDatabaseOfFile } from "./testing/test-database.js";
+import { serverUrl, testDatabaseOfFile } from "./testing/test-database.js";
 
 // PostgreSQL-specific behaviour of the storage that the shared contract cannot see.
 const db = testDatabaseOfFile();
@@ -374,5 +382,55 @@ describe("profile inserts outside a transaction on PostgreSQL", () => {
     );
     expect(recorded.statements.filter(isInsert)).toHaveLength(3);
     expect(recorded.statements.filter(isBatch)).toHaveLength(0);
+  });
+});
+
+describe.skipIf(
+  skippedUnless(
+    serverUrl !== undefined,
+    "a click racing the retention sweep needs two connections of a PostgreSQL server; set TIDINGS_TEST_PG_URL to run it",
+  ),
+)("a tracked link's click beside the retention sweep", () => {
+  it("waits for a sweep that holds its message, then finds the link gone: 404, not a deadlock", async () => {
+    const org = await seedOrganization(storage);
+    const { message } = await seedMessage(storage, org);
+    const code = "Rc0000000001";
+    await storage.transaction((tx) =>
+      tx.links.insertMany([
+        {
+          code,
+          messageId: message.id,
+          organizationId: message.organizationId,
+          originalUrl: "https://shop.example/x",
+          createdAt: message.createdAt,
+        },
+      ]),
+    );
+    // The sweep's order: the message locked first, then its links deleted, then the message.
+    const sweep = new pg.Client({ connectionString: serverUrl });
+    await sweep.connect();
+    try {
+      await sweep.query("BEGIN");
+      await sweep.query(`SELECT id FROM "${schema}".messages WHERE id = $1 FOR UPDATE`, [
+        message.id,
+      ]);
+      const clock = { now: () => Date.parse(at(10)) };
+      const click = followLink(
+        { storage, clock, ids: createIds(clock), telemetry: undefined },
+        code,
+        true,
+      ).catch((error: unknown) => error);
+      // Give the click time to reach the locked message (it must not hold the link by then).
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await sweep.query(`DELETE FROM "${schema}".links WHERE message_id = $1`, [message.id]);
+      await sweep.query(`DELETE FROM "${schema}".message_events WHERE message_id = $1`, [
+        message.id,
+      ]);
+      await sweep.query(`DELETE FROM "${schema}".messages WHERE id = $1`, [message.id]);
+      await sweep.query("COMMIT");
+      expect(await click).toMatchObject({ kind: "unknown" });
+    } finally {
+      await sweep.end();
+    }
   });
 });

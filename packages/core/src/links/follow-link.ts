@@ -49,10 +49,14 @@ export function followLink(
     }
     const followed = await deps.storage.transaction(async (tx): Promise<FollowedLink> => {
       const at = isoAt(deps.clock.now());
-      const link = await tx.links.recordClick(code, at);
-      const location = link === null ? null : redirectTarget(link.originalUrl);
-      if (link === null || location === null) return UNKNOWN;
-      const advance = await advanceWithin(tx, deps, link.messageId, "clicked");
+      const found = await tx.links.get(code);
+      const location = found === null ? null : redirectTarget(found.originalUrl);
+      if (found === null || location === null) return UNKNOWN;
+      // The message first, then the link: the retention sweep locks a message before its links,
+      // so the other order could deadlock with it. A message swept meanwhile is unknown.
+      const advance = await advanceWithin(tx, deps, found.messageId, "clicked");
+      if (advance.kind === "not_found") return UNKNOWN;
+      if ((await tx.links.recordClick(code, at)) === null) return UNKNOWN;
       return { kind: "redirect", location, counted: true, clicked: advance.kind === "applied" };
     });
     if (followed.kind === "redirect") deps.telemetry?.linkFollowed?.(true);
