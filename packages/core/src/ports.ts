@@ -208,7 +208,6 @@ export interface MessageRecord {
   fallbackDueAt: string | null;
 }
 
-/** One leg of a message on one provider: who carries it, and the provider's id for it. */
 /** A tracked link as a send stores it: a short code standing for one URL of one message. */
 export interface NewLink {
   /** 12 random base62 characters; the link is `{link base}/l/{code}`. */
@@ -227,6 +226,7 @@ export interface LinkRecord extends NewLink {
   lastClickedAt: string | null;
 }
 
+/** One leg of a message on one provider: who carries it, and the provider's id for it. */
 export interface ProviderLeg {
   provider: string;
   /** `null` when the provider gave none (yet). */
