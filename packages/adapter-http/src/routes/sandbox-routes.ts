@@ -1,6 +1,7 @@
 import {
   isUuidV7,
   legOf,
+  type MessageRecord,
   notFound,
   type ProviderReport,
   parseInput,
@@ -10,7 +11,7 @@ import {
 import * as v from "valibot";
 import { fromResult, json, problem } from "../answer.js";
 import { domainProblem } from "../problem.js";
-import type { Route } from "../route.js";
+import type { Route, RouteContext } from "../route.js";
 import { withJsonBody } from "../route.js";
 
 const REPORTS: readonly ProviderReport[] = ["delivered", "seen", "clicked", "failed", "expired"];
@@ -19,6 +20,27 @@ const REPORTS: readonly ProviderReport[] = ["delivered", "seen", "clicked", "fai
 export const sandboxReportInput = v.strictObject({
   status: v.picklist(REPORTS, `must be one of ${REPORTS.join(", ")}.`),
 });
+
+/**
+ * The path's message when the caller's key sent it and it is on the sandbox now; `null` for
+ * any other (one on a real provider is that provider's to report, and its text is not shown).
+ */
+async function sandboxMessageOf(context: RouteContext): Promise<MessageRecord | null> {
+  const { deps, actor } = context;
+  const messageId = context.params.message_id ?? "";
+  if (!isUuidV7(messageId)) return null;
+  const message = await deps.storage.messages.get(actor.organizationId, messageId);
+  if (!message || message.apiKeyId !== actor.apiKeyId) return null;
+  const provider =
+    legOf(message, message.channel)?.provider ?? providerOf(deps.provider, message.channel);
+  return provider === "sandbox" ? message : null;
+}
+
+/** The 404 of a message that is not the caller's sandbox message. */
+const messageMissing = (context: RouteContext) => {
+  const messageId = context.params.message_id ?? "";
+  return problem(domainProblem(notFound("message", messageId, "message_not_found")));
+};
 
 /**
  * Drives a sandbox message's lifecycle as the upstream would. Only the key that sent the
@@ -50,17 +72,11 @@ export const sandboxRoutes: Route[] = [
       withJsonBody(context, async (input) => {
         const parsed = parseInput(sandboxReportInput, input);
         if (parsed.isErr()) return problem(domainProblem(parsed.error));
-        const { deps, actor } = context;
-        const messageId = context.params.message_id ?? "";
-        const missing = problem(domainProblem(notFound("message", messageId, "message_not_found")));
-        if (!isUuidV7(messageId)) return missing;
-        const message = await deps.storage.messages.get(actor.organizationId, messageId);
-        if (!message || message.apiKeyId !== actor.apiKeyId) return missing;
-        // Only the sandbox's own messages: one on a real provider is that provider's to report.
-        const provider =
-          legOf(message, message.channel)?.provider ?? providerOf(deps.provider, message.channel);
-        if (provider !== "sandbox") return missing;
-        return fromResult(await recordProviderReport(deps, messageId, parsed.value.status));
+        const message = await sandboxMessageOf(context);
+        if (message === null) return messageMissing(context);
+        return fromResult(
+          await recordProviderReport(context.deps, message.id, parsed.value.status),
+        );
       }),
   },
 ];
@@ -88,15 +104,8 @@ export const sandboxDevRoutes: Route[] = [
       errors: [404],
     },
     async handle(context) {
-      const { deps, actor } = context;
-      const messageId = context.params.message_id ?? "";
-      const missing = problem(domainProblem(notFound("message", messageId, "message_not_found")));
-      if (!isUuidV7(messageId)) return missing;
-      const message = await deps.storage.messages.get(actor.organizationId, messageId);
-      if (!message || message.apiKeyId !== actor.apiKeyId) return missing;
-      const provider =
-        legOf(message, message.channel)?.provider ?? providerOf(deps.provider, message.channel);
-      if (provider !== "sandbox") return missing;
+      const message = await sandboxMessageOf(context);
+      if (message === null) return messageMissing(context);
       return json(200, {
         message_id: message.id,
         channel: message.channel,
