@@ -16,6 +16,7 @@ const ORDER = [
   "http",
   "http-postgres",
   "webhooks",
+  "webhooks-serve",
   "fair",
   "scale",
   "messages",
