@@ -655,6 +655,15 @@ export interface WebhookSubscriptionRepository {
   ): Promise<WebhookSubscriptionRecord | null>;
 }
 
+/**
+ * The claims of one delivery-engine pass, taken in order as one (see
+ * `DeliveryRepository.claimSteps`).
+ */
+export interface ClaimStep extends ClaimOptions {
+  /** The most rows this step claims (the pass's `limit` bounds all steps together too). */
+  limit: number;
+}
+
 /** What a claim of due deliveries passes over or keeps to, and how many per destination. */
 export interface ClaimOptions {
   /** Destinations whose rows are not claimed (their slots are full, or their circuit is open). */
@@ -766,6 +775,22 @@ export interface DeliveryRepository {
     owner: string,
     leaseMs: number,
     options?: ClaimOptions,
+  ): Promise<DeliveryRecord[]>;
+  /**
+   * Optional: several `claimDue` calls in one, as an engine's pass makes them: each step claims
+   * as `claimDue(now, min(step.limit, what is left of limit), owner, leaseMs, step)` would
+   * after the steps before it, and the answer is every step's rows, step by step, each step's
+   * oldest `nextAttemptAt` first (then id). A step's `excludeDestinations` pass over the
+   * destinations later steps name in `onlyDestinations` too, as an engine plans them. An
+   * adapter that makes a round trip per statement offers it to claim a pass in one; without
+   * it the engine calls `claimDue` per step.
+   */
+  claimSteps?(
+    now: string,
+    limit: number,
+    owner: string,
+    leaseMs: number,
+    steps: readonly ClaimStep[],
   ): Promise<DeliveryRecord[]>;
   /**
    * Logs attempts that were made, and applies each one's outcome if it still may, all

@@ -1,4 +1,4 @@
-import type { CompletedAttempt, DeliveryRepository } from "@tidings/core";
+import type { ClaimStep, CompletedAttempt, DeliveryRepository } from "@tidings/core";
 import {
   byDue,
   deliveryReads,
@@ -33,18 +33,30 @@ export function deliveryRepository({ access, sql }: PgConnection): DeliveryRepos
   const t = sql.tables;
   const leaseFree = "(lease_owner IS NULL OR lease_expires_at IS NULL OR lease_expires_at <= $1)";
   /**
-   * The rows a fair claim takes (see the port), locked: each destination offers its first `$5`
-   * due rows that no other claimer is locking (SKIP LOCKED), read from
-   * `deliveries_destination_due`, so a destination's long backlog costs no more than its first
-   * rows; the destinations are `$6` when given, otherwise found by a loose index scan that steps
-   * from one pending destination to the next, less those in `$7`. Each organization's offers
-   * take turns, and the `$2` first by (turn, due, id) are leased. Offers not taken stay locked
-   * until the claim commits, so a concurrent claimer passes over them this once. Its cost
-   * grows with the number of destinations that have pending rows, not with their backlogs.
+   * The claim of an engine's pass in one statement (see the port's `claimSteps`), its steps in
+   * `$5`–`$7` (limit, rows per destination, whether it looks for destinations itself), the
+   * destinations a step names in `$8`/`$9`, those it passes over in `$10`/`$11`. A step that
+   * names none finds them by a loose index scan that steps from one pending destination to the
+   * next (made only when a step needs it), less the destinations any step names. Each
+   * destination of a step offers its first due rows that no other claimer is locking (SKIP
+   * LOCKED), read from `deliveries_destination_due`, so a destination's long backlog costs no
+   * more than its first rows; the offers are locked as they are read, checked again on the
+   * locked row. Within a step each organization's offers take turns; a step takes its first
+   * `limit` by (turn, due, id), and the steps in order take at most `$2` in all. Offers not
+   * taken stay locked until the claim commits, so a concurrent claimer passes over them this
+   * once. Its cost grows with the number of destinations that have pending rows, not with
+   * their backlogs.
    */
-  const fairDue = `WITH RECURSIVE pending_destinations AS (
+  const claimSteps = `WITH RECURSIVE steps AS (
+      SELECT * FROM unnest($5::integer[], $6::integer[], $7::boolean[])
+        WITH ORDINALITY AS s (step_limit, per, discover, step)
+    ),
+    named AS (SELECT * FROM unnest($8::integer[], $9::text[]) AS n (step, key)),
+    excluded AS (SELECT * FROM unnest($10::integer[], $11::text[]) AS e (step, key)),
+    pending_destinations AS (
       (SELECT destination_key AS key FROM ${t.deliveries}
-       WHERE status = 'pending' ORDER BY destination_key LIMIT 1)
+       WHERE status = 'pending' AND true = ANY ($7::boolean[])
+       ORDER BY destination_key LIMIT 1)
       UNION ALL
       SELECT (SELECT p.destination_key FROM ${t.deliveries} p
               WHERE p.status = 'pending' AND p.destination_key > pending_destinations.key
@@ -52,43 +64,86 @@ export function deliveryRepository({ access, sql }: PgConnection): DeliveryRepos
       FROM pending_destinations WHERE pending_destinations.key IS NOT NULL
     ),
     destinations AS (
-      SELECT key FROM pending_destinations WHERE key IS NOT NULL AND $6::text[] IS NULL
-      UNION ALL
-      SELECT DISTINCT unnest($6::text[]) AS key
+      SELECT s.step, p.key, s.per FROM steps s
+      JOIN pending_destinations p ON s.discover AND p.key IS NOT NULL
+      WHERE p.key NOT IN (SELECT key FROM named)
+      UNION
+      SELECT s.step, n.key, s.per FROM named n JOIN steps s ON s.step = n.step
+    ),
+    kept AS (
+      SELECT * FROM destinations d
+      WHERE NOT EXISTS (SELECT 1 FROM excluded e WHERE e.step = d.step AND e.key = d.key)
     ),
     offers AS (
-      SELECT destinations.key, offer.* FROM destinations
+      SELECT kept.step, kept.key, offer.* FROM kept
       CROSS JOIN LATERAL (
         SELECT id, organization_id, next_attempt_at
         FROM ${t.deliveries}
-        WHERE status = 'pending' AND destination_key = destinations.key
+        WHERE status = 'pending' AND destination_key = kept.key
           AND next_attempt_at <= $1 AND ${leaseFree}
         ORDER BY next_attempt_at, id
-        LIMIT $5
+        LIMIT kept.per
         FOR UPDATE SKIP LOCKED
       ) offer
-      WHERE destinations.key <> ALL ($7::text[])
     ),
     ranked AS (
-      SELECT id, organization_id, next_attempt_at, row_number() OVER (
-        PARTITION BY key ORDER BY next_attempt_at, id) AS rank
+      SELECT step, id, organization_id, next_attempt_at, row_number() OVER (
+        PARTITION BY step, key ORDER BY next_attempt_at, id) AS rank
       FROM offers
     ),
     turns AS (
-      SELECT id, next_attempt_at, row_number() OVER (
-        PARTITION BY organization_id ORDER BY rank, next_attempt_at, id) AS turn
+      SELECT step, id, next_attempt_at, row_number() OVER (
+        PARTITION BY step, organization_id ORDER BY rank, next_attempt_at, id) AS turn
       FROM ranked
     ),
-    picked AS (
-      SELECT id FROM turns ORDER BY turn, next_attempt_at, id LIMIT $2
+    ordered AS (
+      SELECT step, id, turn, next_attempt_at, row_number() OVER (
+        PARTITION BY step ORDER BY turn, next_attempt_at, id) AS n
+      FROM turns
     ),
-    due AS (
-      SELECT id FROM ${t.deliveries}
-      WHERE id IN (SELECT id FROM picked)
-        AND status = 'pending' AND next_attempt_at <= $1 AND ${leaseFree}
-      ORDER BY id
-      FOR UPDATE SKIP LOCKED
-    )`;
+    picked AS (
+      SELECT o.id FROM ordered o JOIN steps s ON s.step = o.step
+      WHERE o.n <= s.step_limit
+      ORDER BY o.step, o.turn, o.next_attempt_at, o.id
+      LIMIT $2
+    )
+    UPDATE ${t.deliveries} d SET lease_owner = $3, lease_expires_at = $4
+    FROM picked WHERE d.id = picked.id
+    RETURNING ${selectColumns(sqlTables.deliveries, codec, "d.")}`;
+
+  const claim = async (
+    now: string,
+    limit: number,
+    owner: string,
+    leaseMs: number,
+    steps: readonly ClaimStep[],
+  ) => {
+    const taken = steps.filter((step) => Math.min(step.limit, limit) > 0);
+    if (limit <= 0 || taken.length === 0) return [];
+    const named = taken.flatMap((step, i) =>
+      (step.onlyDestinations ?? []).map((key) => [i + 1, key] as const),
+    );
+    const excluded = taken.flatMap((step, i) =>
+      (step.excludeDestinations ?? []).map((key) => [i + 1, key] as const),
+    );
+    // SKIP LOCKED: a claimer passes over rows another claimer is leasing right now instead of
+    // waiting for it, and the lease condition is checked again on the locked row, so two
+    // claimers in any processes never both take a row.
+    const rows = await sql.rows(claimSteps, [
+      now,
+      limit,
+      owner,
+      isoPlus(now, leaseMs),
+      taken.map((step) => Math.min(step.limit, limit)),
+      taken.map((step) => Math.min(step.perDestination ?? step.limit, step.limit, limit)),
+      taken.map((step) => step.onlyDestinations === undefined),
+      named.map(([step]) => step),
+      named.map(([, key]) => key),
+      excluded.map(([step]) => step),
+      excluded.map(([, key]) => key),
+    ]);
+    return rows.map(records.delivery).sort(byDue);
+  };
 
   /**
    * An update of the pending rows matching `where`, answering their ids: the rows are locked in
@@ -121,27 +176,10 @@ export function deliveryRepository({ access, sql }: PgConnection): DeliveryRepos
       );
     },
 
-    async claimDue(now, limit, owner, leaseMs, options = {}) {
-      // SKIP LOCKED: a claimer passes over rows another claimer is leasing right now instead of
-      // waiting for it, and the lease condition is checked again on the locked row, so two
-      // claimers in any processes never both take a row.
-      const rows = await sql.rows(
-        `${fairDue}
-         UPDATE ${t.deliveries} d SET lease_owner = $3, lease_expires_at = $4
-         FROM due WHERE d.id = due.id
-         RETURNING ${selectColumns(sqlTables.deliveries, codec, "d.")}`,
-        [
-          now,
-          limit,
-          owner,
-          isoPlus(now, leaseMs),
-          Math.min(options.perDestination ?? limit, limit),
-          options.onlyDestinations === undefined ? null : [...options.onlyDestinations],
-          [...(options.excludeDestinations ?? [])],
-        ],
-      );
-      return rows.map(records.delivery).sort(byDue);
-    },
+    claimDue: (now, limit, owner, leaseMs, options = {}) =>
+      claim(now, limit, owner, leaseMs, [{ ...options, limit }]),
+
+    claimSteps: claim,
 
     async completeAttempts(owner, attempts) {
       const rounds = distinctRounds(attempts);

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { ClaimOptions, DeliveryRecord, Repositories } from "../ports.js";
+import type { ClaimStep, DeliveryRecord, Repositories } from "../ports.js";
 import { isoAt } from "../support/clock.js";
 import {
   type AttemptDeps,
@@ -8,6 +8,7 @@ import {
   attemptReport,
   makeAttempt,
 } from "./attempt-delivery.js";
+import { claimInSteps } from "./claim-steps.js";
 import {
   type DestinationReads,
   type ResolvedDestination,
@@ -309,33 +310,34 @@ export function createDeliveryEngine(
   const claimIn = async (tx: Repositories): Promise<Claimed[]> => {
     const now = deps.clock.now();
     health.forgetIdle(now, (key) => runningPer.has(key));
+    const free = concurrency - inFlight.size;
+    if (free <= 0) return [];
+    const { passedOver, unprovenRunning, answeringByRoom } = health.plan(runningPer, now);
+    const steps: ClaimStep[] = [
+      {
+        limit: unprovenConcurrency - unprovenRunning,
+        excludeDestinations: passedOver,
+        perDestination: 1,
+      },
+      ...[...answeringByRoom].map(([room, keys]) => ({
+        limit: free,
+        onlyDestinations: keys,
+        perDestination: room,
+      })),
+    ];
+    const rows = await claimInSteps(tx.deliveries, isoAt(now), free, owner, leaseMs, steps);
     const reads = readOnce(tx);
     const claimed: Claimed[] = [];
-    let free = concurrency - inFlight.size;
-    const take = async (limit: number, claim: ClaimOptions): Promise<void> => {
-      if (limit <= 0) return;
-      const rows = await tx.deliveries.claimDue(isoAt(now), limit, owner, leaseMs, claim);
-      free -= rows.length;
-      for (const delivery of rows) {
-        // Read with the claim, once per destination and pass; a failure fails only the attempt.
-        const resolution = await resolveDestination(reads, deps.secretBox, delivery.destination)
-          .then((destination) => ({ destination }))
-          .catch((cause: unknown) => ({ cause }));
-        const resolve = () =>
-          "destination" in resolution
-            ? Promise.resolve(resolution.destination)
-            : Promise.reject(resolution.cause);
-        claimed.push({ delivery, resolve });
-      }
-    };
-
-    const { passedOver, unprovenRunning, answeringByRoom } = health.plan(runningPer, now);
-    await take(Math.min(free, unprovenConcurrency - unprovenRunning), {
-      excludeDestinations: passedOver,
-      perDestination: 1,
-    });
-    for (const [room, keys] of answeringByRoom) {
-      await take(free, { onlyDestinations: keys, perDestination: room });
+    for (const delivery of rows) {
+      // Read with the claim, once per destination and pass; a failure fails only the attempt.
+      const resolution = await resolveDestination(reads, deps.secretBox, delivery.destination)
+        .then((destination) => ({ destination }))
+        .catch((cause: unknown) => ({ cause }));
+      const resolve = () =>
+        "destination" in resolution
+          ? Promise.resolve(resolution.destination)
+          : Promise.reject(resolution.cause);
+      claimed.push({ delivery, resolve });
     }
     return claimed;
   };
