@@ -809,6 +809,21 @@ export interface DeliveryRepository {
    * first can apply.
    */
   completeAttempts(owner: string, attempts: readonly CompletedAttempt[]): Promise<boolean[]>;
+  /**
+   * Optional: an engine's pass in one atomic write, `completeAttempts(owner, attempts)` and
+   * `claimSteps(now, limit, owner, leaseMs, steps)`, answering both. The claim does not see
+   * the record: it never takes one of `attempts`' deliveries, even one due again at `now`.
+   * An adapter that makes a round trip per statement offers it to make a pass one statement;
+   * without it the engine runs the two in a transaction.
+   */
+  recordAndClaim?(
+    owner: string,
+    attempts: readonly CompletedAttempt[],
+    now: string,
+    limit: number,
+    leaseMs: number,
+    steps: readonly ClaimStep[],
+  ): Promise<{ recorded: boolean[]; claimed: DeliveryRecord[] }>;
   /** Cancels the pending deliveries to one subscription; returns how many. */
   cancelForSubscription(organizationId: string, webhookId: string, at: string): Promise<number>;
   /**

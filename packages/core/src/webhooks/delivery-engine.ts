@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { ClaimStep, DeliveryRecord, Repositories } from "../ports.js";
+import type { ClaimStep, CompletedAttempt, DeliveryRecord, Repositories } from "../ports.js";
 import { isoAt } from "../support/clock.js";
 import {
   type AttemptDeps,
@@ -8,7 +8,7 @@ import {
   attemptReport,
   makeAttempt,
 } from "./attempt-delivery.js";
-import { claimInSteps } from "./claim-steps.js";
+import { recordThenClaim } from "./claim-steps.js";
 import {
   type DestinationReads,
   type ResolvedDestination,
@@ -112,6 +112,10 @@ function readOnce(repositories: DestinationReads): DestinationReads {
   };
 }
 
+/** What `completeAttempts` records of finished attempts. */
+const completed = (batch: readonly AttemptResult[]): CompletedAttempt[] =>
+  batch.map(({ delivery, attempt, next }) => ({ id: delivery.id, attempt, next }));
+
 /** Room a lease must have, beyond the webhook timeout, so an attempt ends before it expires. */
 const LEASE_MARGIN_MS = 5_000;
 /**
@@ -145,7 +149,7 @@ const DEFAULT_PER_DESTINATION = 8;
  * take the slots of live ones. When a circuit closes, its destination's deliveries are due at
  * once. A subscription whose attempts have failed with no success for
  * `config.webhookDisableAfterMs` is turned off, its pending deliveries cancelled. Finished
- * attempts are recorded together, in one transaction at the start of the next claim pass, so
+ * attempts are recorded together, in one write with the next claim pass's claim, so
  * a busy engine writes once per pass rather than per attempt.
  */
 export function createDeliveryEngine(
@@ -250,12 +254,7 @@ export function createDeliveryEngine(
     repositories: Repositories,
     batch: AttemptResult[],
   ): Promise<boolean[]> =>
-    batch.length === 0
-      ? []
-      : repositories.deliveries.completeAttempts(
-          owner,
-          batch.map(({ delivery, attempt, next }) => ({ id: delivery.id, attempt, next })),
-        );
+    batch.length === 0 ? [] : repositories.deliveries.completeAttempts(owner, completed(batch));
 
   const logRecorded = (batch: AttemptResult[], recorded: boolean[]): void => {
     for (const [i, result] of batch.entries()) {
@@ -301,17 +300,16 @@ export function createDeliveryEngine(
   };
 
   /**
-   * Claims through `tx` what can start at once, in two claims, each fair between organizations
-   * and destinations: first destinations not heard answering lately (new ones, failing ones,
-   * half-open circuits), one attempt each, within their share of the slots; then destinations
-   * that answer, up to their free slots each. Destinations whose slots are full or whose
-   * circuit is open are passed over.
+   * What a pass claims (`null`: nothing, every slot is taken): what can start at once, in
+   * steps, each fair between organizations and destinations: first destinations not heard
+   * answering lately (new ones, failing ones, half-open circuits), one attempt each, within
+   * their share of the slots; then destinations that answer, up to their free slots each.
+   * Destinations whose slots are full or whose circuit is open are passed over.
    */
-  const claimIn = async (tx: Repositories): Promise<Claimed[]> => {
-    const now = deps.clock.now();
+  const planClaim = (now: number): { free: number; steps: ClaimStep[] } | null => {
     health.forgetIdle(now, (key) => runningPer.has(key));
     const free = concurrency - inFlight.size;
-    if (free <= 0) return [];
+    if (free <= 0) return null;
     const { passedOver, unprovenRunning, answeringByRoom } = health.plan(runningPer, now);
     const steps: ClaimStep[] = [
       {
@@ -325,12 +323,19 @@ export function createDeliveryEngine(
         perDestination: room,
       })),
     ];
-    const rows = await claimInSteps(tx.deliveries, isoAt(now), free, owner, leaseMs, steps);
-    const reads = readOnce(tx);
+    return { free, steps };
+  };
+
+  /** Each claimed row with its destination, read through `reads` once per destination. */
+  const resolveAll = async (
+    reads: DestinationReads,
+    rows: readonly DeliveryRecord[],
+  ): Promise<Claimed[]> => {
+    const once = readOnce(reads);
     const claimed: Claimed[] = [];
     for (const delivery of rows) {
       // Read with the claim, once per destination and pass; a failure fails only the attempt.
-      const resolution = await resolveDestination(reads, deps.secretBox, delivery.destination)
+      const resolution = await resolveDestination(once, deps.secretBox, delivery.destination)
         .then((destination) => ({ destination }))
         .catch((cause: unknown) => ({ cause }));
       const resolve = () =>
@@ -340,6 +345,28 @@ export function createDeliveryEngine(
       claimed.push({ delivery, resolve });
     }
     return claimed;
+  };
+
+  /**
+   * Records `batch` and claims what can start at once, atomically: in one write where the
+   * storage offers `recordAndClaim`, otherwise in a transaction (see `recordThenClaim`).
+   */
+  const recordAndClaim = async (
+    batch: AttemptResult[],
+  ): Promise<{ recorded: boolean[]; claimed: Claimed[] }> => {
+    const now = deps.clock.now();
+    const plan = planClaim(now);
+    if (plan === null) return { recorded: await recordIn(deps.storage, batch), claimed: [] };
+    const written = await recordThenClaim(
+      deps.storage,
+      owner,
+      completed(batch),
+      isoAt(now),
+      plan.free,
+      leaseMs,
+      plan.steps,
+    );
+    return { recorded: written.recorded, claimed: await resolveAll(deps.storage, written.claimed) };
   };
 
   /**
@@ -360,8 +387,9 @@ export function createDeliveryEngine(
   };
 
   /**
-   * One pass: a single transaction records the attempts finished since the last pass and
-   * claims what can start at once; after the commit the claimed attempts start. A busy engine
+   * One pass: a single write (one statement where the storage offers `recordAndClaim`, else a
+   * transaction) records the attempts finished since the last pass and claims what can start
+   * at once; after the commit the claimed attempts start. A busy engine
    * so writes once per pass, not once per attempt. Rows claimed while the engine stops are
    * still attempted: `stop()` waits for them.
    */
@@ -379,10 +407,7 @@ export function createDeliveryEngine(
     }
     let outcome: { recorded: boolean[]; claimed: Claimed[] };
     try {
-      outcome = await deps.storage.transaction(async (tx) => ({
-        recorded: await recordIn(tx, batch),
-        claimed: await claimIn(tx),
-      }));
+      outcome = await recordAndClaim(batch);
     } catch (cause) {
       log({ event: "error", stage: "claim", error: String(cause) });
       await recordAlone(batch);
