@@ -123,6 +123,12 @@ const LEASE_MARGIN_MS = 5_000;
  * attempts are still in flight; waiting lets one pass record and refill several at once.
  */
 const FLUSH_DELAY_MS = 2;
+/**
+ * The longest that wait grows to: as long as the last pass took, up to this. A pass that costs
+ * more than the attempts it serves (a database across a socket) then records and refills a full
+ * round of attempts rather than the few that finished first, paying its cost once for them.
+ */
+const MAX_FLUSH_DELAY_MS = 20;
 /** A finished attempt whose recording failed is kept only while its lease has this much left. */
 const KEEP_MARGIN_MS = 1_000;
 /** How often `settle` tries again to record attempts whose recording keeps failing. */
@@ -206,6 +212,8 @@ export function createDeliveryEngine(
   let woken = false;
   let pass: Promise<void> | null = null;
   let flushTimer: ReturnType<typeof setTimeout> | null = null;
+  /** How long a finished attempt waits for others to finish before a pass records it. */
+  let flushDelayMs = FLUSH_DELAY_MS;
   let claimedLastPass = false;
 
   const isDue = (due: string | null): boolean =>
@@ -241,7 +249,7 @@ export function createDeliveryEngine(
         // attempt is recorded now.
         if (!started || stopping) void record();
         else if (inFlight.size === 0) wake();
-        else flushTimer ??= setTimeout(wake, FLUSH_DELAY_MS);
+        else flushTimer ??= setTimeout(wake, flushDelayMs);
       });
     inFlight.add(task);
   };
@@ -407,7 +415,10 @@ export function createDeliveryEngine(
     }
     let outcome: { recorded: boolean[]; claimed: Claimed[] };
     try {
+      const started = performance.now();
       outcome = await recordAndClaim(batch);
+      const tookMs = performance.now() - started;
+      flushDelayMs = Math.min(MAX_FLUSH_DELAY_MS, Math.max(FLUSH_DELAY_MS, tookMs));
     } catch (cause) {
       log({ event: "error", stage: "claim", error: String(cause) });
       await recordAlone(batch);
