@@ -58,7 +58,18 @@ interface Build {
   bin: string;
 }
 
+/**
+ * The builds measured, last the current one: BENCH_BUILDS ("name=bin,name=bin", other builds'
+ * `packages/server/dist/bin.js`) and BENCH_BEFORE_BIN (one named "before") come first.
+ */
 const BUILDS: Build[] = [
+  ...(process.env.BENCH_BUILDS ?? "")
+    .split(",")
+    .filter((entry) => entry.includes("="))
+    .map((entry) => {
+      const [name, bin] = entry.split("=") as [string, string];
+      return { name, bin };
+    }),
   ...(BEFORE_BIN ? [{ name: "before", bin: BEFORE_BIN }] : []),
   { name: BEFORE_BIN ? "after" : "this build", bin: TIDINGS_BIN },
 ];
