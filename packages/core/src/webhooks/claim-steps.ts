@@ -3,6 +3,7 @@ import type {
   CompletedAttempt,
   DeliveryRecord,
   DeliveryRepository,
+  Repositories,
   Storage,
 } from "../ports.js";
 
@@ -28,25 +29,37 @@ export async function claimInSteps(
 }
 
 /**
- * Records `attempts` (`completeAttempts`) and claims `steps` (`claimInSteps`), atomically: in
- * one write where the storage offers `recordAndClaim`, otherwise in a transaction (where a
- * recorded delivery due again at `now` may be claimed at once; `recordAndClaim` leaves it to
- * the next pass).
+ * Records `attempts` (`completeAttempts`) and claims `steps` (`claimInSteps`), atomically, then
+ * hands the claimed rows to `withClaimed` with repositories to read through: in one write where
+ * the storage offers `recordAndClaim` (`withClaimed` then reads through the storage), otherwise
+ * in a transaction, `withClaimed` inside it (where a recorded delivery due again at `now` may be
+ * claimed at once; `recordAndClaim` leaves it to the next pass).
  */
-export async function recordThenClaim(
-  storage: Pick<Storage, "deliveries" | "transaction">,
+export async function recordThenClaim<T>(
+  storage: Storage,
   owner: string,
   attempts: readonly CompletedAttempt[],
   now: string,
   limit: number,
   leaseMs: number,
   steps: readonly ClaimStep[],
-): Promise<{ recorded: boolean[]; claimed: DeliveryRecord[] }> {
+  withClaimed: (reads: Repositories, claimed: DeliveryRecord[]) => Promise<T>,
+): Promise<{ recorded: boolean[]; claimed: T }> {
   if (storage.deliveries.recordAndClaim) {
-    return storage.deliveries.recordAndClaim(owner, attempts, now, limit, leaseMs, steps);
+    const written = await storage.deliveries.recordAndClaim(
+      owner,
+      attempts,
+      now,
+      limit,
+      leaseMs,
+      steps,
+    );
+    return { recorded: written.recorded, claimed: await withClaimed(storage, written.claimed) };
   }
-  return storage.transaction(async (tx) => ({
-    recorded: attempts.length === 0 ? [] : await tx.deliveries.completeAttempts(owner, attempts),
-    claimed: await claimInSteps(tx.deliveries, now, limit, owner, leaseMs, steps),
-  }));
+  return storage.transaction(async (tx) => {
+    const recorded =
+      attempts.length === 0 ? [] : await tx.deliveries.completeAttempts(owner, attempts);
+    const rows = await claimInSteps(tx.deliveries, now, limit, owner, leaseMs, steps);
+    return { recorded, claimed: await withClaimed(tx, rows) };
+  });
 }

@@ -365,7 +365,7 @@ export function createDeliveryEngine(
     const now = deps.clock.now();
     const plan = planClaim(now);
     if (plan === null) return { recorded: await recordIn(deps.storage, batch), claimed: [] };
-    const written = await recordThenClaim(
+    return recordThenClaim(
       deps.storage,
       owner,
       completed(batch),
@@ -373,8 +373,8 @@ export function createDeliveryEngine(
       plan.free,
       leaseMs,
       plan.steps,
+      resolveAll,
     );
-    return { recorded: written.recorded, claimed: await resolveAll(deps.storage, written.claimed) };
   };
 
   /**

@@ -150,6 +150,7 @@ export function fairDeliveryContract(harness: () => StorageHarness): void {
         10,
         LEASE_MS,
         [{ limit: 10 }],
+        async (_, claimed) => claimed,
       );
       // The first row's lease was lost: its attempt is logged, its outcome not applied.
       expect(answer.recorded).toEqual([false, true, true]);
