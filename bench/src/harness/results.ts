@@ -17,6 +17,7 @@ const ORDER = [
   "http-postgres",
   "webhooks",
   "webhooks-serve",
+  "webhooks-serve-steps",
   "fair",
   "scale",
   "messages",
