@@ -1,8 +1,9 @@
-// The webhook receiver of the webhook benchmark, in its own process: answers at once, 200 or
-// (in `half` mode) 500 to every other request, and notes when each delivery id first got a 200.
+// The webhook receiver of the webhook benchmarks, in its own process: answers at once, 200, or
+// (in `half` mode) 500 to every other request, or (in `fail` mode) 500 to every request a few
+// ms late, and notes when each delivery id first got a 200.
 import { createServer } from "node:http";
 
-type Mode = "ok" | "half";
+type Mode = "ok" | "half" | "fail";
 let mode: Mode = "ok";
 let requests = 0;
 let failedAnswers = 0;
@@ -14,8 +15,16 @@ const server = createServer((req, res) => {
   req.on("data", () => undefined);
   req.on("end", () => {
     requests += 1;
-    const fail = mode === "half" && requests % 2 === 0;
-    if (fail) {
+    if (mode === "fail") {
+      // A few ms late, so an attempt lasts past a retry window of 1 ms and is its last.
+      failedAnswers += 1;
+      setTimeout(() => {
+        res.writeHead(500, { "content-length": "0" });
+        res.end();
+      }, 3);
+      return;
+    }
+    if (mode === "half" && requests % 2 === 0) {
       failedAnswers += 1;
       res.writeHead(500, { "content-length": "0" });
       res.end();

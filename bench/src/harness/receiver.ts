@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 /** The receiver process, seen from the benchmark. */
 export interface Receiver {
   url: string;
-  setMode(mode: "ok" | "half"): void;
+  setMode(mode: "ok" | "half" | "fail"): void;
   reset(): void;
   /** Distinct deliveries answered 200 so far, and requests seen. */
   count(): Promise<{ received: number; requests: number }>;

@@ -16,6 +16,8 @@ const ORDER = [
   "http",
   "http-postgres",
   "webhooks",
+  "webhooks-serve",
+  "webhooks-serve-steps",
   "fair",
   "scale",
   "messages",

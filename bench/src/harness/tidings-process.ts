@@ -125,19 +125,19 @@ export function sqlTiming(file: string): { nodeArgs: string[]; env: Env } {
 
 /**
  * Starts `tidings serve` on a free loopback port (optionally under extra node flags such as
- * `--cpu-prof`) and resolves once it answers `/healthz`. Its warnings and errors are echoed,
- * the first few only.
+ * `--cpu-prof`, and from another build's `bin`) and resolves once it answers `/healthz`. Its
+ * warnings and errors are echoed, the first few only.
  */
-export async function startTidings(env: Env, nodeArgs: string[] = []): Promise<TidingsServer> {
+export async function startTidings(
+  env: Env,
+  nodeArgs: string[] = [],
+  bin = TIDINGS_BIN,
+): Promise<TidingsServer> {
   const port = await freePort();
-  const child = spawn(
-    process.execPath,
-    [...nodeArgs, TIDINGS_BIN, "serve", "--port", String(port)],
-    {
-      env: { ...process.env, TIDINGS_LOG_LEVEL: "warn", ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
+  const child = spawn(process.execPath, [...nodeArgs, bin, "serve", "--port", String(port)], {
+    env: { ...process.env, TIDINGS_LOG_LEVEL: "warn", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stderr = "";
   child.stderr?.on("data", (chunk: Buffer) => {
     stderr += chunk.toString();

@@ -675,6 +675,15 @@ export interface WebhookSubscriptionRepository {
   ): Promise<WebhookSubscriptionRecord | null>;
 }
 
+/**
+ * The claims of one delivery-engine pass, taken in order as one (see
+ * `DeliveryRepository.claimSteps`).
+ */
+export interface ClaimStep extends ClaimOptions {
+  /** The most rows this step claims (the pass's `limit` bounds all steps together too). */
+  limit: number;
+}
+
 /** What a claim of due deliveries passes over or keeps to, and how many per destination. */
 export interface ClaimOptions {
   /** Destinations whose rows are not claimed (their slots are full, or their circuit is open). */
@@ -788,6 +797,22 @@ export interface DeliveryRepository {
     options?: ClaimOptions,
   ): Promise<DeliveryRecord[]>;
   /**
+   * Optional: several `claimDue` calls in one, as an engine's pass makes them: each step claims
+   * as `claimDue(now, min(step.limit, what is left of limit), owner, leaseMs, step)` would
+   * after the steps before it, and the answer is every step's rows, step by step, each step's
+   * oldest `nextAttemptAt` first (then id). A step's `excludeDestinations` pass over the
+   * destinations later steps name in `onlyDestinations` too, as an engine plans them. An
+   * adapter that makes a round trip per statement offers it to claim a pass in one; without
+   * it the engine calls `claimDue` per step.
+   */
+  claimSteps?(
+    now: string,
+    limit: number,
+    owner: string,
+    leaseMs: number,
+    steps: readonly ClaimStep[],
+  ): Promise<DeliveryRecord[]>;
+  /**
    * Logs attempts that were made, and applies each one's outcome if it still may, all
    * atomically (one engine pass records what finished since the last one in one call).
    * Each attempt is always appended to its delivery's attempt log (it went out, whatever
@@ -804,6 +829,21 @@ export interface DeliveryRepository {
    * first can apply.
    */
   completeAttempts(owner: string, attempts: readonly CompletedAttempt[]): Promise<boolean[]>;
+  /**
+   * Optional: an engine's pass in one atomic write, `completeAttempts(owner, attempts)` and
+   * `claimSteps(now, limit, owner, leaseMs, steps)`, answering both. The claim does not see
+   * the record: it never takes one of `attempts`' deliveries, even one due again at `now`.
+   * An adapter that makes a round trip per statement offers it to make a pass one statement;
+   * without it the engine runs the two in a transaction.
+   */
+  recordAndClaim?(
+    owner: string,
+    attempts: readonly CompletedAttempt[],
+    now: string,
+    limit: number,
+    leaseMs: number,
+    steps: readonly ClaimStep[],
+  ): Promise<{ recorded: boolean[]; claimed: DeliveryRecord[] }>;
   /** Cancels the pending deliveries to one subscription; returns how many. */
   cancelForSubscription(organizationId: string, webhookId: string, at: string): Promise<number>;
   /**

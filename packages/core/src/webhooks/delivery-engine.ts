@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { ClaimOptions, DeliveryRecord, Repositories } from "../ports.js";
+import type { ClaimStep, CompletedAttempt, DeliveryRecord, Repositories } from "../ports.js";
 import { isoAt } from "../support/clock.js";
 import {
   type AttemptDeps,
@@ -8,6 +8,7 @@ import {
   attemptReport,
   makeAttempt,
 } from "./attempt-delivery.js";
+import { recordThenClaim } from "./claim-steps.js";
 import {
   type DestinationReads,
   type ResolvedDestination,
@@ -111,6 +112,10 @@ function readOnce(repositories: DestinationReads): DestinationReads {
   };
 }
 
+/** What `completeAttempts` records of finished attempts. */
+const completed = (batch: readonly AttemptResult[]): CompletedAttempt[] =>
+  batch.map(({ delivery, attempt, next }) => ({ id: delivery.id, attempt, next }));
+
 /** Room a lease must have, beyond the webhook timeout, so an attempt ends before it expires. */
 const LEASE_MARGIN_MS = 5_000;
 /**
@@ -118,6 +123,12 @@ const LEASE_MARGIN_MS = 5_000;
  * attempts are still in flight; waiting lets one pass record and refill several at once.
  */
 const FLUSH_DELAY_MS = 2;
+/**
+ * The longest that wait grows to: as long as the last pass took, up to this. A pass that costs
+ * more than the attempts it serves (a database across a socket) then records and refills a full
+ * round of attempts rather than the few that finished first, paying its cost once for them.
+ */
+const MAX_FLUSH_DELAY_MS = 20;
 /** A finished attempt whose recording failed is kept only while its lease has this much left. */
 const KEEP_MARGIN_MS = 1_000;
 /** How often `settle` tries again to record attempts whose recording keeps failing. */
@@ -144,7 +155,7 @@ const DEFAULT_PER_DESTINATION = 8;
  * take the slots of live ones. When a circuit closes, its destination's deliveries are due at
  * once. A subscription whose attempts have failed with no success for
  * `config.webhookDisableAfterMs` is turned off, its pending deliveries cancelled. Finished
- * attempts are recorded together, in one transaction at the start of the next claim pass, so
+ * attempts are recorded together, in one write with the next claim pass's claim, so
  * a busy engine writes once per pass rather than per attempt.
  */
 export function createDeliveryEngine(
@@ -201,6 +212,8 @@ export function createDeliveryEngine(
   let woken = false;
   let pass: Promise<void> | null = null;
   let flushTimer: ReturnType<typeof setTimeout> | null = null;
+  /** How long a finished attempt waits for others to finish before a pass records it. */
+  let flushDelayMs = FLUSH_DELAY_MS;
   let claimedLastPass = false;
 
   const isDue = (due: string | null): boolean =>
@@ -236,7 +249,7 @@ export function createDeliveryEngine(
         // attempt is recorded now.
         if (!started || stopping) void record();
         else if (inFlight.size === 0) wake();
-        else flushTimer ??= setTimeout(wake, FLUSH_DELAY_MS);
+        else flushTimer ??= setTimeout(wake, flushDelayMs);
       });
     inFlight.add(task);
   };
@@ -249,12 +262,7 @@ export function createDeliveryEngine(
     repositories: Repositories,
     batch: AttemptResult[],
   ): Promise<boolean[]> =>
-    batch.length === 0
-      ? []
-      : repositories.deliveries.completeAttempts(
-          owner,
-          batch.map(({ delivery, attempt, next }) => ({ id: delivery.id, attempt, next })),
-        );
+    batch.length === 0 ? [] : repositories.deliveries.completeAttempts(owner, completed(batch));
 
   const logRecorded = (batch: AttemptResult[], recorded: boolean[]): void => {
     for (const [i, result] of batch.entries()) {
@@ -300,44 +308,73 @@ export function createDeliveryEngine(
   };
 
   /**
-   * Claims through `tx` what can start at once, in two claims, each fair between organizations
-   * and destinations: first destinations not heard answering lately (new ones, failing ones,
-   * half-open circuits), one attempt each, within their share of the slots; then destinations
-   * that answer, up to their free slots each. Destinations whose slots are full or whose
-   * circuit is open are passed over.
+   * What a pass claims (`null`: nothing, every slot is taken): what can start at once, in
+   * steps, each fair between organizations and destinations: first destinations not heard
+   * answering lately (new ones, failing ones, half-open circuits), one attempt each, within
+   * their share of the slots; then destinations that answer, up to their free slots each.
+   * Destinations whose slots are full or whose circuit is open are passed over.
    */
-  const claimIn = async (tx: Repositories): Promise<Claimed[]> => {
-    const now = deps.clock.now();
+  const planClaim = (now: number): { free: number; steps: ClaimStep[] } | null => {
     health.forgetIdle(now, (key) => runningPer.has(key));
-    const reads = readOnce(tx);
-    const claimed: Claimed[] = [];
-    let free = concurrency - inFlight.size;
-    const take = async (limit: number, claim: ClaimOptions): Promise<void> => {
-      if (limit <= 0) return;
-      const rows = await tx.deliveries.claimDue(isoAt(now), limit, owner, leaseMs, claim);
-      free -= rows.length;
-      for (const delivery of rows) {
-        // Read with the claim, once per destination and pass; a failure fails only the attempt.
-        const resolution = await resolveDestination(reads, deps.secretBox, delivery.destination)
-          .then((destination) => ({ destination }))
-          .catch((cause: unknown) => ({ cause }));
-        const resolve = () =>
-          "destination" in resolution
-            ? Promise.resolve(resolution.destination)
-            : Promise.reject(resolution.cause);
-        claimed.push({ delivery, resolve });
-      }
-    };
-
+    const free = concurrency - inFlight.size;
+    if (free <= 0) return null;
     const { passedOver, unprovenRunning, answeringByRoom } = health.plan(runningPer, now);
-    await take(Math.min(free, unprovenConcurrency - unprovenRunning), {
-      excludeDestinations: passedOver,
-      perDestination: 1,
-    });
-    for (const [room, keys] of answeringByRoom) {
-      await take(free, { onlyDestinations: keys, perDestination: room });
+    const steps: ClaimStep[] = [
+      {
+        limit: unprovenConcurrency - unprovenRunning,
+        excludeDestinations: passedOver,
+        perDestination: 1,
+      },
+      ...[...answeringByRoom].map(([room, keys]) => ({
+        limit: free,
+        onlyDestinations: keys,
+        perDestination: room,
+      })),
+    ];
+    return { free, steps };
+  };
+
+  /** Each claimed row with its destination, read through `reads` once per destination. */
+  const resolveAll = async (
+    reads: DestinationReads,
+    rows: readonly DeliveryRecord[],
+  ): Promise<Claimed[]> => {
+    const once = readOnce(reads);
+    const claimed: Claimed[] = [];
+    for (const delivery of rows) {
+      // Read with the claim, once per destination and pass; a failure fails only the attempt.
+      const resolution = await resolveDestination(once, deps.secretBox, delivery.destination)
+        .then((destination) => ({ destination }))
+        .catch((cause: unknown) => ({ cause }));
+      const resolve = () =>
+        "destination" in resolution
+          ? Promise.resolve(resolution.destination)
+          : Promise.reject(resolution.cause);
+      claimed.push({ delivery, resolve });
     }
     return claimed;
+  };
+
+  /**
+   * Records `batch` and claims what can start at once, atomically: in one write where the
+   * storage offers `recordAndClaim`, otherwise in a transaction (see `recordThenClaim`).
+   */
+  const recordAndClaim = async (
+    batch: AttemptResult[],
+  ): Promise<{ recorded: boolean[]; claimed: Claimed[] }> => {
+    const now = deps.clock.now();
+    const plan = planClaim(now);
+    if (plan === null) return { recorded: await recordIn(deps.storage, batch), claimed: [] };
+    return recordThenClaim(
+      deps.storage,
+      owner,
+      completed(batch),
+      isoAt(now),
+      plan.free,
+      leaseMs,
+      plan.steps,
+      resolveAll,
+    );
   };
 
   /**
@@ -358,8 +395,9 @@ export function createDeliveryEngine(
   };
 
   /**
-   * One pass: a single transaction records the attempts finished since the last pass and
-   * claims what can start at once; after the commit the claimed attempts start. A busy engine
+   * One pass: a single write (one statement where the storage offers `recordAndClaim`, else a
+   * transaction) records the attempts finished since the last pass and claims what can start
+   * at once; after the commit the claimed attempts start. A busy engine
    * so writes once per pass, not once per attempt. Rows claimed while the engine stops are
    * still attempted: `stop()` waits for them.
    */
@@ -377,10 +415,10 @@ export function createDeliveryEngine(
     }
     let outcome: { recorded: boolean[]; claimed: Claimed[] };
     try {
-      outcome = await deps.storage.transaction(async (tx) => ({
-        recorded: await recordIn(tx, batch),
-        claimed: await claimIn(tx),
-      }));
+      const started = performance.now();
+      outcome = await recordAndClaim(batch);
+      const tookMs = performance.now() - started;
+      flushDelayMs = Math.min(MAX_FLUSH_DELAY_MS, Math.max(FLUSH_DELAY_MS, tookMs));
     } catch (cause) {
       log({ event: "error", stage: "claim", error: String(cause) });
       await recordAlone(batch);

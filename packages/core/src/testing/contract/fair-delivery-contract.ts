@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { DeliveryRecord } from "../../ports.js";
-import { at } from "./fixtures.js";
+import { claimInSteps, recordThenClaim } from "../../webhooks/claim-steps.js";
+import { anAttempt, at } from "./fixtures.js";
 import type { StorageHarness } from "./raw.js";
 import { seedDelivery, seedOrganization, seedWebhook, twoSeededOrganizations } from "./seed.js";
 
@@ -65,6 +66,104 @@ export function fairDeliveryContract(harness: () => StorageHarness): void {
           onlyDestinations: [],
         }),
       ).toEqual([]);
+    });
+  });
+
+  describe("deliveries: a pass's claim in steps", () => {
+    it("each step claims as claimDue would after the steps before it, within the pass's limit", async () => {
+      const { storage, raw } = harness();
+      const org = await seedOrganization(storage);
+      const other = await seedOrganization(storage);
+      const answering = await seedWebhook(storage, org);
+      const full = await seedWebhook(storage, org);
+      const toAnswering: DeliveryRecord[] = [];
+      for (let i = 1; i <= 4; i++) {
+        toAnswering.push(await seedDelivery(storage, org, { nextAttemptAt: at(i) }, answering));
+      }
+      const toFull = await seedDelivery(storage, org, { nextAttemptAt: at(1) }, full);
+      const [x, y] = [await seedWebhook(storage, other), await seedWebhook(storage, other)];
+      const toX = [
+        await seedDelivery(storage, other, { nextAttemptAt: at(2) }, x),
+        await seedDelivery(storage, other, { nextAttemptAt: at(5) }, x),
+      ];
+      const toY = [
+        await seedDelivery(storage, other, { nextAttemptAt: at(3) }, y),
+        await seedDelivery(storage, other, { nextAttemptAt: at(5) }, y),
+      ];
+      const answeringKey = toAnswering[0]!.destinationKey;
+      const sorted = (rows: DeliveryRecord[]) => rows.map((d) => d.id).sort();
+
+      // New destinations one row each, then the answering one up to three: four in all.
+      const first = await claimInSteps(storage.deliveries, at(10), 4, "engine-1", LEASE_MS, [
+        { limit: 2, excludeDestinations: [answeringKey, toFull.destinationKey], perDestination: 1 },
+        { limit: 4, onlyDestinations: [answeringKey], perDestination: 3 },
+      ]);
+      expect(sorted(first)).toEqual(sorted([toX[0]!, toY[0]!, toAnswering[0]!, toAnswering[1]!]));
+      expect(first.every((d) => d.leaseOwner === "engine-1")).toBe(true);
+      for (const untouched of [toFull, toX[1]!, toY[1]!, toAnswering[2]!, toAnswering[3]!]) {
+        expect(await raw.delivery(untouched.id)).toEqual(untouched);
+      }
+
+      // Turns within the first step (the full destination's oldest row goes first), and the
+      // second step gets only what the first left of the pass's limit.
+      const second = await claimInSteps(storage.deliveries, at(10), 2, "engine-2", LEASE_MS, [
+        { limit: 1, excludeDestinations: [answeringKey], perDestination: 1 },
+        { limit: 5, onlyDestinations: [answeringKey], perDestination: 3 },
+      ]);
+      expect(sorted(second)).toEqual(sorted([toFull, toAnswering[2]!]));
+    });
+  });
+
+  describe("deliveries: a pass's record and claim together", () => {
+    it("records every attempt, applies the outcomes still owed, and claims others' rows only", async () => {
+      const { storage, raw } = harness();
+      const org = await seedOrganization(storage);
+      const hook = await seedWebhook(storage, org);
+      const rows: DeliveryRecord[] = [];
+      for (let i = 1; i <= 5; i++) {
+        rows.push(await seedDelivery(storage, org, { nextAttemptAt: at(i) }, hook));
+      }
+      const leased = await storage.deliveries.claimDue(at(10), 3, "engine-1", LEASE_MS);
+      expect(leased.map((d) => d.id)).toEqual(rows.slice(0, 3).map((d) => d.id));
+      // Another engine takes the third row's lease once it has run out.
+      const late = at(10 + LEASE_MS / 1000 + 1);
+      const taken = await storage.deliveries.claimDue(late, 1, "engine-2", LEASE_MS);
+      expect(taken.map((d) => d.id)).toEqual([rows[0]!.id]);
+      const attempt = (d: DeliveryRecord, statusCode: number) => ({
+        id: d.id,
+        attempt: anAttempt({
+          deliveryId: d.id,
+          organizationId: org.organization.id,
+          startedAt: at(11),
+          statusCode,
+        }),
+      });
+      const answer = await recordThenClaim(
+        storage,
+        "engine-1",
+        [
+          { ...attempt(rows[0]!, 200), next: { status: "delivered" } },
+          { ...attempt(rows[1]!, 200), next: { status: "delivered" } },
+          { ...attempt(rows[2]!, 500), next: { status: "pending", nextAttemptAt: at(9_000) } },
+        ],
+        late,
+        10,
+        LEASE_MS,
+        [{ limit: 10 }],
+        async (_, claimed) => claimed,
+      );
+      // The first row's lease was lost: its attempt is logged, its outcome not applied.
+      expect(answer.recorded).toEqual([false, true, true]);
+      expect(answer.claimed.map((d) => d.id)).toEqual([rows[3]!.id, rows[4]!.id]);
+      expect(answer.claimed.every((d) => d.leaseOwner === "engine-1")).toBe(true);
+      expect((await raw.delivery(rows[0]!.id))?.leaseOwner).toBe("engine-2");
+      expect((await raw.delivery(rows[1]!.id))?.status).toBe("delivered");
+      const retried = await raw.delivery(rows[2]!.id);
+      expect(retried).toMatchObject({ status: "pending", nextAttemptAt: at(9_000), attempts: 1 });
+      expect(retried?.leaseOwner).toBeNull();
+      for (const d of rows.slice(0, 3)) {
+        expect(await storage.deliveries.listAttempts(org.organization.id, d.id)).toHaveLength(1);
+      }
     });
   });
 
