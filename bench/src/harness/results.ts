@@ -15,6 +15,8 @@ run, so they carry over between machines better than the absolute numbers do.
 const ORDER = [
   "http",
   "http-postgres",
+  // Written by hand: what each change of the send path did to its round trips.
+  "postgres-send-steps",
   "webhooks",
   "webhooks-serve",
   "webhooks-serve-steps",
