@@ -44,6 +44,41 @@ export function trustedProxies(entries: readonly string[]): TrustedProxies {
   };
 }
 
+/**
+ * A hop of `X-Forwarded-For` as an address: some proxies write the client's port too
+ * (`203.0.113.7:51234`, `[2001:db8::1]:443`).
+ */
+function hopAddress(hop: string): string {
+  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(hop);
+  if (bracketed) return bracketed[1] ?? hop;
+  const withPort = /^(\d{1,3}(?:\.\d{1,3}){3}):\d+$/.exec(hop);
+  return withPort ? (withPort[1] ?? hop) : hop;
+}
+
+/** The eight groups of an IPv6 address, written out (`::` filled, a dotted tail as two). */
+function ipv6Groups(address: string): string[] {
+  let text = address.toLowerCase();
+  const dotted = /(\d{1,3}(?:\.\d{1,3}){3})$/.exec(text);
+  if (dotted?.[1] !== undefined) {
+    const [a = 0, b = 0, c = 0, d = 0] = dotted[1].split(".").map(Number);
+    text = `${text.slice(0, -dotted[1].length)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head = "", tail] = text.split("::");
+  const left = head === "" ? [] : head.split(":");
+  const right = tail === undefined || tail === "" ? [] : tail.split(":");
+  const zeros = tail === undefined ? [] : Array(8 - left.length - right.length).fill("0");
+  return [...left, ...zeros, ...right].map((group) => group.padStart(4, "0"));
+}
+
+/**
+ * Whom a limit per client counts: the address itself for IPv4, its /64 for IPv6 (one
+ * subscriber's network, in which a client picks any address it likes).
+ */
+export function limitKeyOf(address: string): string {
+  if (isIP(address) !== 6) return address;
+  return `${ipv6Groups(address).slice(0, 4).join(":")}::/64`;
+}
+
 /** No proxy is trusted. */
 export const NO_TRUSTED_PROXIES: TrustedProxies = { has: () => false };
 
@@ -63,7 +98,7 @@ export function clientAddress(
   if (!proxies.has(client) || forwardedFor === null) return client;
   const hops = forwardedFor.split(",").map((hop) => hop.trim());
   for (let i = hops.length - 1; i >= 0; i -= 1) {
-    const hop = unmapped(hops[i] ?? "");
+    const hop = unmapped(hopAddress(hops[i] ?? ""));
     if (isIP(hop) === 0) return client;
     client = hop;
     if (!proxies.has(hop)) return client;

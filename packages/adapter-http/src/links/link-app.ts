@@ -2,7 +2,12 @@ import { type Deps, followLink, isLinkCode, isStorageUnavailable } from "@tiding
 import { headerValue } from "../headers.js";
 import { isStorageBusy } from "../problem.js";
 import type { HttpApp, HttpLogger, HttpRequest, HttpResponse } from "../types.js";
-import { clientAddress, NO_TRUSTED_PROXIES, type TrustedProxies } from "./client-address.js";
+import {
+  clientAddress,
+  limitKeyOf,
+  NO_TRUSTED_PROXIES,
+  type TrustedProxies,
+} from "./client-address.js";
 import { isLinkPreviewAgent } from "./link-preview-agents.js";
 import { unknownCodeLimit } from "./unknown-code-limit.js";
 
@@ -71,7 +76,7 @@ export function createLinkApp(
 
   function unknown(request: HttpRequest): HttpResponse {
     const forwarded = headerValue(request.headers, "x-forwarded-for") ?? null;
-    const verdict = limit.hit(clientAddress(request.remoteAddress, forwarded, proxies));
+    const verdict = limit.hit(limitKeyOf(clientAddress(request.remoteAddress, forwarded, proxies)));
     if (!verdict.allowed) {
       return text(429, "Too many unknown links; try again later.", request.method, {
         "retry-after": String(verdict.retryAfterSeconds),
