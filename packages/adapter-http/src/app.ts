@@ -60,9 +60,15 @@ const apiRoutes: readonly Route[] = [
  * generate their types from (`@tidings/client` commits its own, generated with no sandbox).
  */
 export function servedOpenApiDocument(
-  options: { sandbox?: boolean | undefined; basePath?: string | undefined } = {},
+  options: {
+    sandbox?: boolean | undefined;
+    /** Development mode: the sandbox's development routes are served, so documented too. */
+    dev?: boolean | undefined;
+    basePath?: string | undefined;
+  } = {},
 ) {
-  const documented = options.sandbox ? [...apiRoutes, ...sandboxRoutes] : apiRoutes;
+  const sandboxed = options.dev === true ? [...sandboxRoutes, ...sandboxDevRoutes] : sandboxRoutes;
+  const documented = options.sandbox ? [...apiRoutes, ...sandboxed] : apiRoutes;
   return buildOpenApiDocument(documented, { basePath: options.basePath });
 }
 
@@ -127,7 +133,9 @@ export function createHttpApp(deps: Deps, options: HttpAppOptions = {}): HttpApp
       method: "GET",
       path: "/openapi.json",
       async run() {
-        openApi ??= JSON.stringify(servedOpenApiDocument({ sandbox, basePath: options.basePath }));
+        openApi ??= JSON.stringify(
+          servedOpenApiDocument({ sandbox, dev: options.dev, basePath: options.basePath }),
+        );
         return {
           kind: "stored",
           status: 200,

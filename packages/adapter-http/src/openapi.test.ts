@@ -1,6 +1,7 @@
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { createProfileInput, sendMessageInput } from "@tidings/core";
 import { describe, expect, it } from "vitest";
+import { servedOpenApiDocument } from "./app.js";
 import { requestSchema } from "./openapi/document.js";
 import { specWorld } from "./testing/world-with-spec.js";
 
@@ -70,6 +71,17 @@ describe("the OpenAPI document", () => {
   it("covers every endpoint, and nothing else", async () => {
     const { operations } = await served();
     expect(operations.map((o) => o.key).sort()).toEqual([...EXPECTED].sort());
+  });
+
+  it("in development, also documents the sandbox's development view, which it serves then", () => {
+    const keys = (document: ReturnType<typeof servedOpenApiDocument>) =>
+      Object.keys((document as { paths: Record<string, unknown> }).paths);
+    expect(keys(servedOpenApiDocument({ sandbox: true, dev: true }))).toContain(
+      "/sandbox/messages/{message_id}",
+    );
+    expect(keys(servedOpenApiDocument({ sandbox: true }))).not.toContain(
+      "/sandbox/messages/{message_id}",
+    );
   });
 
   it("states the bearer scheme; only the three public endpoints opt out of it", async () => {
