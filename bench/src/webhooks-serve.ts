@@ -17,10 +17,10 @@ import {
   type DeliveryRecord,
   destinationKey,
   isoAt,
-  type MessageRecord,
   messageEventBody,
   type Storage,
 } from "@tidings/core";
+import { aDelivery } from "@tidings/core/testing";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { call } from "./harness/api.js";
@@ -38,6 +38,7 @@ import {
 import { type Receiver, startReceiver } from "./harness/receiver.js";
 import { writeSection } from "./harness/results.js";
 import { startTidings, TIDINGS_BIN } from "./harness/tidings-process.js";
+import { benchMessage } from "./harness/webhook-rig.js";
 
 const DELIVERIES = Number(process.env.BENCH_HOOKS_DELIVERIES ?? 10_000);
 const ROUNDS = Number(process.env.BENCH_HOOKS_ROUNDS ?? 2);
@@ -145,35 +146,10 @@ async function seedDeliveries(
   const ids = createIds();
   const at = isoAt(Date.now());
   const key = destinationKey(organizationId, receiverUrl);
-  const message = (id: string): MessageRecord => ({
-    id,
-    organizationId,
-    apiKeyId: ids.prefixed("key"),
-    campaignId: ids.prefixed("cmp"),
-    profileId: ids.prefixed("prf"),
-    phoneNumber: "+14155552671",
-    category: "otp",
-    channel: "viber",
-    smsFallbackAllowed: false,
-    sender: "Bench",
-    body: "Your Acme code is 482913.",
-    clientReference: "bench",
-    webhookUrl: null,
-    status: "sent",
-    error: null,
-    expiresAt: at,
-    createdAt: at,
-    updatedAt: at,
-    viberProvider: "sandbox",
-    viberProviderMessageId: null,
-    smsProvider: null,
-    smsProviderMessageId: null,
-    fallbackDueAt: null,
-  });
   const made: DeliveryRecord[] = Array.from({ length: count }, () => {
     const id = ids.uuidv7();
     const messageId = ids.uuidv7();
-    return {
+    return aDelivery({
       id,
       organizationId,
       eventId: ids.uuidv7(),
@@ -181,20 +157,17 @@ async function seedDeliveries(
       topic: "message.sent",
       destination: { kind: "subscription", webhookId },
       destinationKey: key,
-      payload: messageEventBody(id, "message.sent", at, message(messageId), null),
-      status: "pending",
-      attempts: 0,
+      payload: messageEventBody(
+        id,
+        "message.sent",
+        at,
+        benchMessage(messageId, organizationId, at, "sent"),
+        null,
+      ),
       nextAttemptAt: at,
-      firstAttemptAt: null,
-      leaseOwner: null,
-      leaseExpiresAt: null,
-      lastStatusCode: null,
-      lastError: null,
-      lastAttemptAt: null,
-      windowStartAttempt: 0,
       createdAt: at,
       updatedAt: at,
-    };
+    });
   });
   for (let start = 0; start < made.length; start += 1000) {
     await storage.transaction(async (tx) => {

@@ -23,6 +23,38 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import { type Database as DatabaseKind, dropSchema, PG_URL } from "./fixture.js";
 
+/** A Viber OTP message of a benchmark's organization, as a send stores it: what events carry. */
+export const benchMessage = (
+  id: string,
+  organizationId: string,
+  at: string,
+  status: MessageRecord["status"],
+): MessageRecord => ({
+  id,
+  organizationId,
+  apiKeyId: `key_bench${id.slice(0, 8)}`,
+  campaignId: `cmp_bench${id.slice(0, 8)}`,
+  profileId: `prf_bench${id.slice(0, 8)}`,
+  phoneNumber: "+14155552671",
+  category: "otp",
+  channel: "viber",
+  smsFallbackAllowed: false,
+  sender: "Bench",
+  body: "Your Acme code is 482913.",
+  clientReference: "bench",
+  webhookUrl: null,
+  status,
+  error: null,
+  expiresAt: at,
+  createdAt: at,
+  updatedAt: at,
+  viberProvider: "sandbox",
+  viberProviderMessageId: null,
+  smsProvider: null,
+  smsProviderMessageId: null,
+  fallbackDueAt: null,
+});
+
 /** What the delivery engine needs (the core names it `AttemptDeps` but does not export it). */
 export type AttemptDeps = Parameters<typeof createDeliveryEngine>[0];
 
@@ -116,31 +148,7 @@ export async function openWebhookRig(
     createdAt: at,
     updatedAt: at,
   });
-  const message: MessageRecord = {
-    id: ids.uuidv7(),
-    organizationId,
-    apiKeyId: ids.prefixed("key"),
-    campaignId: ids.prefixed("cmp"),
-    profileId: ids.prefixed("prf"),
-    phoneNumber: "+14155552671",
-    category: "otp",
-    channel: "viber",
-    smsFallbackAllowed: false,
-    sender: "Bench",
-    body: "Your Acme code is 482913.",
-    clientReference: "bench",
-    webhookUrl: null,
-    status: "delivered",
-    error: null,
-    expiresAt: at,
-    createdAt: at,
-    updatedAt: at,
-    viberProvider: "sandbox",
-    viberProviderMessageId: null,
-    smsProvider: null,
-    smsProviderMessageId: null,
-    fallbackDueAt: null,
-  };
+  const message = benchMessage(ids.uuidv7(), organizationId, at, "delivered");
   const delivery = (now: string): DeliveryRecord => {
     const id = ids.uuidv7();
     return aDelivery({
