@@ -67,8 +67,12 @@ export function shellSession(cwd: string, env: Record<string, string>) {
     run,
     /** The value of a shell variable, as a block set it. */
     async variable(name: string): Promise<string> {
-      const printed = await run(`printf '%s' "$${name}"`);
-      return printed.stdout;
+      // Between delimiters, in one write: a background job (the webhook receiver) may print
+      // its own lines into the same output meanwhile.
+      const printed = await run(`printf '\\n__value__%s__end_of_value__\\n' "$${name}"`);
+      const value = /\n__value__([\s\S]*?)__end_of_value__\n/.exec(printed.stdout);
+      if (value?.[1] === undefined) throw new Error(`$${name} was not printed: ${printed.stdout}`);
+      return value[1];
     },
     /** Everything printed so far, background jobs' lines included. */
     output: () => ({ stdout, stderr }),
