@@ -10,8 +10,9 @@ import {
   guardedProvider,
   inProviderRequestSpan,
   jsonOrEmpty,
-  noteProviderOutcome,
   type OutboundMessage,
+  type ProviderRequestSeen,
+  providerRequestWatch,
   systemClock,
   type UpstreamTry,
   upstreamError,
@@ -31,13 +32,7 @@ export interface InfobipLogger {
 }
 
 /** One request to Infobip as the host's metrics and traces see it: no secret, no text. */
-export interface InfobipRequestSeen {
-  provider: "infobip";
-  channel: Channel;
-  outcome: string;
-  status: number | null;
-  durationMs: number;
-}
+export type InfobipRequestSeen = ProviderRequestSeen<"infobip">;
 
 export interface InfobipProviderOptions {
   /** The account's base URL, `https://{xxxxx}.api.infobip.com`. */
@@ -131,16 +126,7 @@ export function infobipProvider(options: InfobipProviderOptions): ChannelProvide
     refusal: "Infobip refused Tidings' API key",
   });
 
-  const seen = (channel: Channel, outcome: string, status: number | null, startedAt: number) => {
-    noteProviderOutcome(outcome, status);
-    options.onRequest?.({
-      provider: PROVIDER,
-      channel,
-      outcome,
-      status,
-      durationMs: clock.now() - startedAt,
-    });
-  };
+  const seen = providerRequestWatch(PROVIDER, clock, options.onRequest);
 
   const unavailable = (why: string, code: string | null = null): DispatchResult =>
     upstreamUnavailable(PROVIDER, why, code);

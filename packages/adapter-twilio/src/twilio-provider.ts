@@ -9,8 +9,9 @@ import {
   guardedProvider,
   inProviderRequestSpan,
   jsonOrEmpty,
-  noteProviderOutcome,
   type OutboundMessage,
+  type ProviderRequestSeen,
+  providerRequestWatch,
   systemClock,
   type UpstreamTry,
   upstreamError,
@@ -29,14 +30,7 @@ export interface TwilioLogger {
 }
 
 /** One request to Twilio as the host's metrics and traces see it: no secret, no text. */
-export interface TwilioRequestSeen {
-  provider: "twilio";
-  channel: "sms";
-  /** `accepted`, `rejected`, `unauthorized`, `rate_limited`, `unavailable`. */
-  outcome: string;
-  status: number | null;
-  durationMs: number;
-}
+export type TwilioRequestSeen = ProviderRequestSeen<"twilio", "sms">;
 
 export interface TwilioProviderOptions {
   accountSid: string;
@@ -116,16 +110,10 @@ export function twilioProvider(options: TwilioProviderOptions): ChannelProvider 
     refusal: "Twilio refused Tidings' credentials",
   });
 
-  const seen = (outcome: string, status: number | null, startedAt: number) => {
-    noteProviderOutcome(outcome, status);
-    options.onRequest?.({
-      provider: PROVIDER,
-      channel: "sms",
-      outcome,
-      status,
-      durationMs: clock.now() - startedAt,
-    });
-  };
+  const watch = providerRequestWatch(PROVIDER, clock, options.onRequest);
+  // Twilio carries SMS only.
+  const seen = (outcome: string, status: number | null, startedAt: number) =>
+    watch("sms", outcome, status, startedAt);
 
   const unavailable = (why: string, code: string | number | null = null): DispatchResult =>
     upstreamUnavailable(PROVIDER, why, code);

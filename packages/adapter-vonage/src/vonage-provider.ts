@@ -10,8 +10,9 @@ import {
   guardedProvider,
   inProviderRequestSpan,
   jsonOrEmpty,
-  noteProviderOutcome,
   type OutboundMessage,
+  type ProviderRequestSeen,
+  providerRequestWatch,
   systemClock,
   type UpstreamTry,
   upstreamRateLimited,
@@ -31,13 +32,7 @@ export interface VonageLogger {
 }
 
 /** One request to Vonage as the host's metrics and traces see it: no secret, no text. */
-export interface VonageRequestSeen {
-  provider: "vonage";
-  channel: Channel;
-  outcome: string;
-  status: number | null;
-  durationMs: number;
-}
+export type VonageRequestSeen = ProviderRequestSeen<"vonage">;
 
 export interface VonageProviderOptions {
   /** The Vonage application's id: the `application_id` of the JWT. */
@@ -110,16 +105,7 @@ export function vonageProvider(options: VonageProviderOptions): ChannelProvider 
     refusal: "Vonage refused Tidings' credentials",
   });
 
-  const seen = (channel: Channel, outcome: string, status: number | null, startedAt: number) => {
-    noteProviderOutcome(outcome, status);
-    options.onRequest?.({
-      provider: PROVIDER,
-      channel,
-      outcome,
-      status,
-      durationMs: clock.now() - startedAt,
-    });
-  };
+  const seen = providerRequestWatch(PROVIDER, clock, options.onRequest);
 
   const unavailable = (why: string, code: string | null = null): DispatchResult =>
     upstreamUnavailable(PROVIDER, why, code);

@@ -177,10 +177,12 @@ export type {
 export { circuitBreaker } from "./providers/circuit-breaker.js";
 export type { CredentialsCheck } from "./providers/credentials-check.js";
 export { guardedProvider } from "./providers/guarded-provider.js";
+export type { ProviderRequestSeen } from "./providers/provider-span.js";
 export {
   inProviderRequestSpan,
   noteProviderOutcome,
   PROVIDER_SPAN_ATTRIBUTES,
+  providerRequestWatch,
 } from "./providers/provider-span.js";
 export { retryAfterMs } from "./providers/retry-after.js";
 export type { CredentialsRefusalOptions } from "./providers/upstream-answers.js";

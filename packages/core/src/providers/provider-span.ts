@@ -1,4 +1,4 @@
-import type { Channel } from "../ports.js";
+import type { Channel, Clock } from "../ports.js";
 import { annotateActiveSpan, inSpan } from "../support/tracing.js";
 
 /** Span attribute names of a provider request: names and outcomes only, never a number or text. */
@@ -29,4 +29,29 @@ export const inProviderRequestSpan = <T>(
 export function noteProviderOutcome(outcome: string, status: number | null): void {
   annotateActiveSpan(PROVIDER_SPAN_ATTRIBUTES.outcome, outcome);
   if (status !== null) annotateActiveSpan(PROVIDER_SPAN_ATTRIBUTES.status, status);
+}
+
+/** One request to a provider as the host's metrics and traces see it: no secret, no text. */
+export interface ProviderRequestSeen<P extends string = string, C extends Channel = Channel> {
+  provider: P;
+  channel: C;
+  /** `accepted`, `rejected`, `unauthorized`, `rate_limited`, `unavailable`. */
+  outcome: string;
+  status: number | null;
+  durationMs: number;
+}
+
+/**
+ * What an adapter calls once a request to `provider` has ended: notes its outcome on the
+ * request's span and tells `onRequest` (the host's metrics), timed from `startedAt`.
+ */
+export function providerRequestWatch<P extends string, C extends Channel>(
+  provider: P,
+  clock: Clock,
+  onRequest: ((seen: ProviderRequestSeen<P, C>) => void) | undefined,
+): (channel: C, outcome: string, status: number | null, startedAt: number) => void {
+  return (channel, outcome, status, startedAt) => {
+    noteProviderOutcome(outcome, status);
+    onRequest?.({ provider, channel, outcome, status, durationMs: clock.now() - startedAt });
+  };
 }
