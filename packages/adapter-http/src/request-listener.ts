@@ -13,6 +13,12 @@ export interface RequestListenerOptions {
 export interface ListenerHooks {
   /** Extra headers for every answer (e.g. `connection: close` while shutting down). */
   headers?: (() => Record<string, string>) | undefined;
+  /**
+   * Told of every request's handling, which settles once its answer is sent or the request is
+   * dropped. A client that hangs up does not stop the handling: a send still stores and hands
+   * off its message, so a graceful close waits for this rather than for the socket.
+   */
+  handling?: ((work: Promise<void>) => void) | undefined;
 }
 
 /** After refusing a body, how much more is read and dropped before the socket is cut. */
@@ -109,9 +115,10 @@ export function listenerWithHooks(
   }
 
   return (req, res) => {
-    serve(req, res).catch((error: unknown) => {
+    const work = serve(req, res).catch((error: unknown) => {
       // `handle` never rejects; this is a failure of the socket itself (already logged by node).
       if (!res.headersSent) res.destroy(error instanceof Error ? error : undefined);
     });
+    hooks.handling?.(work);
   };
 }

@@ -96,6 +96,13 @@ async function expectGracefulEnd(
   expect(server.server.listening).toBe(false);
 }
 
+/** How many sockets the server holds open. */
+function connections(server: TidingsHttpServer): Promise<number> {
+  return new Promise((resolve, reject) =>
+    server.server.getConnections((error, count) => (error ? reject(error) : resolve(count))),
+  );
+}
+
 /** A raw TCP connection to `url`, with everything it receives and when it closed. */
 async function rawSocket(url: string) {
   const { hostname, port } = new URL(url);
@@ -287,6 +294,33 @@ describe("createServer", () => {
     await expect(fetch(`${url}/healthz`)).rejects.toThrow();
     held.release();
     await expectGracefulEnd(server, inFlight, closed);
+  });
+
+  // A send whose client hung up still stores and hands off its message: `serve` closes the
+  // storage after `close()`, so closing must wait for the handling, not only for the socket.
+  it("close() waits for a request whose client hung up until its handling ends", async () => {
+    const held = heldApp();
+    const { server, url } = await serve(held.app);
+    const client = await rawSocket(url);
+    client.socket.write("GET /slow HTTP/1.1\r\nHost: localhost\r\n\r\n");
+    await held.inside;
+    client.socket.destroy();
+    await client.closed;
+    await waitUntil(
+      "the server to see the socket closed",
+      10_000,
+      async () => (await connections(server)) === 0,
+    );
+    let settled = false;
+    const closed = server.close().then(() => {
+      settled = true;
+    });
+    // The socket is gone; only the handling is left. Give a wrong close time to settle.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(settled).toBe(false);
+    held.release();
+    await within(10_000, "close() after the handling ended", closed);
+    expect(server.server.listening).toBe(false);
   });
 
   it("defaults to 10 s for headers, 30 s for the request and 5 s keep-alive", async () => {

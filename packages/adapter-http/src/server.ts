@@ -24,8 +24,9 @@ export interface TidingsHttpServer {
   listen(port?: number, host?: string): Promise<{ port: number; host: string; url: string }>;
   /**
    * Stops accepting connections, closes idle keep-alive sockets at once, lets requests in
-   * flight finish (answered with `Connection: close`), and resolves when every socket is closed.
-   * Requests still running after `shutdownTimeoutMs` are cut. Calling it again is harmless.
+   * flight finish (answered with `Connection: close`), and resolves when every socket is closed
+   * and every request's handling has ended, also for clients that hung up. Requests still
+   * running after `shutdownTimeoutMs` are cut. Calling it again is harmless.
    */
   close(): Promise<void>;
 }
@@ -45,11 +46,43 @@ function checkingInterval(headersTimeout: number, requestTimeout: number): numbe
   return Math.max(10, Math.floor(Math.min(1_000, ...limits.map((ms) => ms / 4))));
 }
 
+/**
+ * Stops listening, closes idle sockets, and resolves once every socket is closed and every
+ * request's handling has settled, even one whose client hung up: the storage a host closes
+ * next is still in use until then. Past `timeoutMs` the sockets are cut and handling that is
+ * still running is not waited for any longer.
+ */
+async function closeGracefully(
+  server: Server,
+  handling: ReadonlySet<Promise<void>>,
+  timeoutMs: number,
+): Promise<void> {
+  const socketsClosed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  let cut: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<void>((resolve) => {
+    cut = setTimeout(() => {
+      server.closeAllConnections();
+      resolve();
+    }, timeoutMs);
+    cut.unref();
+  });
+  // No request starts once the sockets are closed, so the set is complete by then.
+  const settled = socketsClosed.then(() => Promise.all(handling)).then(() => undefined);
+  await Promise.race([settled, timedOut.then(() => socketsClosed)]);
+  clearTimeout(cut);
+}
+
 /** A node:http server for `app` with sane timeouts and a graceful close. */
 export function createServer(app: HttpApp, options: ServerOptions = {}): TidingsHttpServer {
   let closing: Promise<void> | null = null;
+  const handling = new Set<Promise<void>>();
   const listener = listenerWithHooks(app, options, {
     headers: () => (closing ? { connection: "close" } : {}),
+    handling: (work) => {
+      handling.add(work);
+      void work.finally(() => handling.delete(work));
+    },
   });
   const headersTimeout = options.headersTimeout ?? DEFAULT_HEADERS_TIMEOUT_MS;
   const requestTimeout = options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT_MS;
@@ -91,18 +124,7 @@ export function createServer(app: HttpApp, options: ServerOptions = {}): Tidings
       });
     },
     close() {
-      closing ??= new Promise<void>((resolve) => {
-        const cut = setTimeout(
-          () => server.closeAllConnections(),
-          options.shutdownTimeoutMs ?? 10_000,
-        );
-        cut.unref();
-        server.close(() => {
-          clearTimeout(cut);
-          resolve();
-        });
-        server.closeIdleConnections();
-      });
+      closing ??= closeGracefully(server, handling, options.shutdownTimeoutMs ?? 10_000);
       return closing;
     },
   };
