@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import {
+  IdempotencyTakenOverError,
   type Repositories,
   rollingBackErrors,
   type Storage,
@@ -86,6 +87,8 @@ export function postgresStorage(client: PgClient, options: PostgresStorageOption
         } finally {
           sql.end();
         }
+      }).catch((error: unknown) => {
+        throw takenOverOr(error);
       }),
       singleConnection ? "unknown" : "unchanged",
     );
@@ -119,6 +122,22 @@ export function postgresStorage(client: PgClient, options: PostgresStorageOption
       closed = true;
     },
   };
+}
+
+/** The SQLSTATE `idempotency_held` raises for a key a retry took over (migration 13). */
+const TAKEN_OVER = "TK001";
+
+/**
+ * A transaction failed by the recovery point's guard, as the core's error for it: the driver's
+ * error, or the error it is the cause of (a failed statement the callback swallowed).
+ */
+function takenOverOr(error: unknown): unknown {
+  let current = error;
+  for (let depth = 0; depth < 4 && typeof current === "object" && current !== null; depth++) {
+    if ((current as { code?: unknown }).code === TAKEN_OVER) return new IdempotencyTakenOverError();
+    current = (current as { cause?: unknown }).cause;
+  }
+  return error;
 }
 
 /** Pools already given an `error` listener, so each gets one however many storages use it. */

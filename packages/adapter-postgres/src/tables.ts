@@ -25,6 +25,8 @@ export interface Tables {
   readonly schemaMigrations: string;
   /** The rate-limit hit function (migration 6). */
   readonly rateLimitHit: string;
+  /** The guard of a recovery point's mark (migration 13). */
+  readonly idempotencyHeld: string;
 }
 
 /** The tables of one schema. */
@@ -51,6 +53,7 @@ export function tablesIn(schema: string): Tables {
     links: q("links"),
     schemaMigrations: q("schema_migrations"),
     rateLimitHit: q("rate_limit_hit"),
+    idempotencyHeld: q("idempotency_held"),
   };
 }
 

@@ -75,7 +75,11 @@ export type {
   IdempotentRequest,
   Recover,
 } from "./idempotency/with-idempotency.js";
-export { isReplayable, withIdempotency } from "./idempotency/with-idempotency.js";
+export {
+  IdempotencyTakenOverError,
+  isReplayable,
+  withIdempotency,
+} from "./idempotency/with-idempotency.js";
 export type { FollowedLink } from "./links/follow-link.js";
 export { followLink } from "./links/follow-link.js";
 export { trackingRefusal, usableLinkBase } from "./links/link-base.js";

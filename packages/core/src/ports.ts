@@ -934,6 +934,19 @@ export interface IdempotencyRepository {
     lockedUntil: string,
     recoveryPoint: string,
   ): Promise<boolean>;
+  /**
+   * `markRecoveryPoint` for a storage that can carry the write with the transaction's next
+   * statement or its COMMIT instead of waiting for its answer: when the caller no longer holds
+   * the key, the transaction fails with `IdempotencyTakenOverError` (at the latest at its
+   * commit) and writes nothing. Optional; without it the core calls `markRecoveryPoint`.
+   */
+  markRecoveryPointAtCommit?(
+    apiKeyId: string,
+    endpoint: string,
+    key: string,
+    lockedUntil: string,
+    recoveryPoint: string,
+  ): Promise<void>;
   /** Stores the response of a started request (state `completed`), only for the holder. */
   complete(
     apiKeyId: string,

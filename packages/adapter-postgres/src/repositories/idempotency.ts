@@ -60,6 +60,16 @@ export function idempotencyRepository({ sql }: PgConnection): IdempotencyReposit
       );
       return rows.length === 1;
     },
+    async markRecoveryPointAtCommit(apiKeyId, endpoint, key, lockedUntil, recoveryPoint) {
+      // Goes out with the transaction's next statement or its COMMIT; a key taken over matches
+      // no row, and the guard raises TK001, which fails the transaction.
+      await sql.run(
+        `WITH marked AS (
+           UPDATE ${t.idempotencyRecords} SET recovery_point = $5 WHERE ${HOLDER} RETURNING key)
+         SELECT ${t.idempotencyHeld}((SELECT count(*) FROM marked))`,
+        [apiKeyId, endpoint, key, lockedUntil, recoveryPoint],
+      );
+    },
     async complete(apiKeyId, endpoint, key, lockedUntil, response) {
       await sql.rows(
         `UPDATE ${t.idempotencyRecords}

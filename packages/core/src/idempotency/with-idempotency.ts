@@ -118,10 +118,14 @@ export async function withIdempotency(
 
   let checkpointed = false;
   const checkpoint: Checkpoint = async (tx, recoveryPoint) => {
-    if (
-      !(await tx.idempotency.markRecoveryPoint(apiKeyId, endpoint, key, lockedUntil, recoveryPoint))
+    const marks = tx.idempotency;
+    if (marks.markRecoveryPointAtCommit !== undefined) {
+      // Refused, it fails the transaction: the work rolls back as below, one round trip fewer.
+      await marks.markRecoveryPointAtCommit(apiKeyId, endpoint, key, lockedUntil, recoveryPoint);
+    } else if (
+      !(await marks.markRecoveryPoint(apiKeyId, endpoint, key, lockedUntil, recoveryPoint))
     ) {
-      throw new TakenOverError(key);
+      throw new IdempotencyTakenOverError(key);
     }
     checkpointed = true;
   };
@@ -130,7 +134,7 @@ export async function withIdempotency(
     response = await run(checkpoint);
   } catch (error) {
     // The work's transaction rolled back with the checkpoint; the retry that took over runs it.
-    if (error instanceof TakenOverError) return err(inProgress());
+    if (error instanceof IdempotencyTakenOverError) return err(inProgress());
     // Work that may have committed keeps the key held: a retry after the lock resumes it and
     // answers from the recovery point, rather than doing the work again.
     if (!checkpointed) await repository.release(apiKeyId, endpoint, key, lockedUntil);
@@ -144,9 +148,17 @@ export async function withIdempotency(
   return ok({ response, replayed: false });
 }
 
-/** The request ran past its lock and a retry resumed its key: it must not commit its work. */
-class TakenOverError extends Error {
-  constructor(key: string) {
-    super(`Idempotency-Key ${JSON.stringify(key)} was taken over by a retry.`);
+/**
+ * The request ran past its lock and a retry resumed its key: it must not commit its work. A
+ * storage's `markRecoveryPointAtCommit` fails the transaction with it.
+ */
+export class IdempotencyTakenOverError extends Error {
+  constructor(key?: string) {
+    super(
+      key === undefined
+        ? "The Idempotency-Key was taken over by a retry."
+        : `Idempotency-Key ${JSON.stringify(key)} was taken over by a retry.`,
+    );
+    this.name = "IdempotencyTakenOverError";
   }
 }

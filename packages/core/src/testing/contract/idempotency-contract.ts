@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { defaultConfig } from "../../deps.js";
+import { withIdempotency } from "../../idempotency/with-idempotency.js";
 import type { IdempotencyRecord } from "../../ports.js";
-import { anIdempotencyRecord, at } from "./fixtures.js";
+import { manualClock } from "../../support/clock.js";
+import { anIdempotencyRecord, at, T0 } from "./fixtures.js";
 import type { StorageHarness } from "./raw.js";
 import { seedOrganization } from "./seed.js";
 
@@ -139,6 +142,50 @@ export function idempotencyContract(harness: () => StorageHarness): void {
       await storage.idempotency.complete(...holder, stale, RESPONSE);
       await storage.idempotency.release(...holder, stale);
       expect(await raw.idempotency(...holder)).toEqual({ ...record, lockedUntil: at(120) });
+    });
+
+    // Through the core, so each storage's own way of marking runs: an answer checked at once,
+    // or (PostgreSQL) a guarded write sent with COMMIT that fails the whole transaction.
+    it("a request that ran past its lock commits none of its work once a retry resumed its key", async () => {
+      const { storage, raw } = harness();
+      const { apiKey } = await seedOrganization(storage);
+      const deps = { storage, clock: manualClock(T0), config: defaultConfig };
+      const request = {
+        apiKeyId: apiKey.id,
+        endpoint: "POST /v1/messages/send",
+        key: "late-request",
+        requestBody: { pin: 1 },
+      };
+      // A write of the late request's work, in the transaction its checkpoint is in.
+      const work = anIdempotencyRecord({ apiKeyId: apiKey.id, key: "written-by-the-late-one" });
+      let entered: () => void = () => undefined;
+      const inside = new Promise<void>((resolve) => {
+        entered = resolve;
+      });
+      let proceed: () => void = () => undefined;
+      const resumed = new Promise<void>((resolve) => {
+        proceed = resolve;
+      });
+      const late = withIdempotency(deps, request, async (checkpoint) => {
+        entered();
+        await resumed;
+        await storage.transaction(async (tx) => {
+          await tx.idempotency.begin(work, at(0));
+          await checkpoint(tx, "message:late");
+        });
+        return { status: 202, body: '{"late":true}', headers: {} };
+      });
+      await inside;
+      deps.clock.advance(defaultConfig.idempotencyLockMs);
+      const retry = await withIdempotency(deps, request, async () => RESPONSE);
+      expect(retry._unsafeUnwrap()).toEqual({ response: RESPONSE, replayed: false });
+      proceed();
+      expect((await late)._unsafeUnwrapErr()).toMatchObject({ code: "idempotency_in_progress" });
+      expect(await raw.idempotency(...holderOf(work))).toBeNull();
+      const again = await withIdempotency(deps, request, async () => RESPONSE);
+      expect(again._unsafeUnwrap()).toEqual({ response: RESPONSE, replayed: true });
+      const record = await raw.idempotency(...holderOf({ ...work, key: request.key }));
+      expect(record?.recoveryPoint).toBeNull();
     });
 
     it("concurrent begins of the same key: exactly one starts", async () => {
