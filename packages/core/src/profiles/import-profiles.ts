@@ -74,16 +74,20 @@ export function importProfiles(
     const now = isoAt(deps.clock.now());
     await deps.storage.transaction(async (tx) => {
       for (const { row, input } of inNumberOrder(valid)) {
-        const existing = await tx.profiles.findByPhone(actor.organizationId, input.phone_number);
+        let existing = await tx.profiles.findByPhone(actor.organizationId, input.phone_number);
         if (!existing) {
           const inserted = await tx.profiles.insert(
             newProfile(deps, actor.organizationId, input, options.source, now),
           );
-          if (inserted === "phone_number_taken")
-            throw new Error("phone taken inside the import transaction");
-          await recordConsentChanges(tx, deps, actor, null, inserted);
-          summary.created += 1;
-          continue;
+          if (inserted !== "phone_number_taken") {
+            await recordConsentChanges(tx, deps, actor, null, inserted);
+            summary.created += 1;
+            continue;
+          }
+          // Another writer's profile with the number committed after the lookup (the insert
+          // waited for it): the row updates it, as it would have had the import come later.
+          existing = await tx.profiles.findByPhone(actor.organizationId, input.phone_number);
+          if (!existing) throw new Error("phone taken inside the import transaction");
         }
         const next: ProfileRecord = {
           ...withFieldChanges(existing, input),
