@@ -1,4 +1,12 @@
-import type { DeliveryRecord, MessageEventRecord, Storage } from "@tidings/core";
+import {
+  createIds,
+  type DeliveryRecord,
+  importProfiles,
+  type MessageEventRecord,
+  type Repositories,
+  type Storage,
+  systemClock,
+} from "@tidings/core";
 import {
   aDelivery,
   anEvent,
@@ -11,12 +19,13 @@ import {
   seedMessage,
   seedOrganization,
   seedWebhook,
+  skippedUnless,
   waitUntil,
 } from "@tidings/core/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { PgClient } from "./pg-client.js";
 import { postgresStorage } from "./postgres-storage.js";
-import { testDatabaseOfFile } from "./testing/test-database.js";
+import { serverUrl, testDatabaseOfFile } from "./testing/test-database.js";
 import { countWakes } from "./testing/wake-count.js";
 
 // Each "process" is a storage over a pool of its own on the server, so the guarantees below
@@ -103,6 +112,84 @@ describe("across processes", () => {
     });
     expect(listed).toHaveLength(1);
   });
+
+  // PGlite is one connection: an import's transaction and another writer cannot both be open.
+  it.skipIf(
+    skippedUnless(
+      serverUrl !== undefined,
+      "an import racing another writer needs a PostgreSQL server; set TIDINGS_TEST_PG_URL to run it",
+    ),
+  )(
+    "an import and a writer that share numbers wait for each other instead of deadlocking",
+    async () => {
+      const importer = aProcess();
+      const rival = aProcess();
+      const organization = anOrganization();
+      await importer.storage.organizations.insert(organization);
+      const [low, high] = ["+14155550101", "+14155550102"];
+      // The import pauses after its first write, which holds that number until it commits.
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let holding!: () => void;
+      const isHolding = new Promise<void>((resolve) => {
+        holding = resolve;
+      });
+      const pausing = (tx: Repositories): Repositories => ({
+        ...tx,
+        profiles: {
+          ...tx.profiles,
+          insert: async (profile) => {
+            const answer = await tx.profiles.insert(profile);
+            holding();
+            await released;
+            return answer;
+          },
+        },
+      });
+      const paused: Storage = {
+        ...importer.storage,
+        transaction: (fn) => importer.storage.transaction((tx) => fn(pausing(tx))),
+      };
+      // The file lists the higher number first.
+      const importing = importProfiles(
+        { storage: paused, ids: createIds(), clock: systemClock },
+        { organizationId: organization.id, apiKeyId: null },
+        [
+          { row: 2, data: { phone_number: high } },
+          { row: 3, data: { phone_number: low } },
+        ],
+        { source: "import" },
+      );
+      await isHolding;
+      // The other writer takes the numbers in number order, as a batch of inserts does (one of
+      // a process of the previous version waits with no lock timeout), in a transaction.
+      const racing = rival.storage.transaction(async (tx) => [
+        await tx.profiles.insert(aProfile({ organizationId: organization.id, phoneNumber: low })),
+        await tx.profiles.insert(aProfile({ organizationId: organization.id, phoneNumber: high })),
+      ]);
+      // Bounded: the other writer is seen waiting for a number the import holds.
+      await waitUntil("the other writer to wait for the import", 10_000, async () => {
+        const { rows } = await rival.client.query(
+          `SELECT count(*)::int AS waiting FROM pg_stat_activity
+           WHERE wait_event_type = 'Lock' AND query LIKE $1`,
+          [`INSERT INTO "${schema}".%profiles%`],
+        );
+        return (rows[0] as { waiting: number }).waiting > 0;
+      });
+      release();
+      const [imported, raced] = await Promise.allSettled([importing, racing]);
+      expect(imported).toMatchObject({ status: "fulfilled" });
+      expect(
+        imported.status === "fulfilled" ? imported.value._unsafeUnwrap() : undefined,
+      ).toMatchObject({ created: 2, updated: 0, unchanged: 0, rejected: [] });
+      expect(raced).toEqual({
+        status: "fulfilled",
+        value: ["phone_number_taken", "phone_number_taken"],
+      });
+    },
+  );
 
   /** A process that writes, and a wake counter listening from another connection. */
   const listeningWriter = async () => {

@@ -17,6 +17,12 @@ export interface Batching<Item, Answer> {
   alone: (error: unknown) => boolean;
   /** The group an item belongs to: only items of one group share a batched call. */
   groupOf: (item: Item) => string;
+  /**
+   * What an item may contend for with others of its batch (a unique value): when the items
+   * run again alone, those that share it run one after the other, in the order they were
+   * asked for, as the batched call would have taken them; the others run at once.
+   */
+  contendedOf?: ((item: Item) => string) | undefined;
   /** The most items one batched call carries (default 100). */
   limit?: number | undefined;
 }
@@ -38,6 +44,7 @@ export function batchedByTurn<Item, Answer>({
   many,
   alone,
   groupOf,
+  contendedOf,
   limit = BATCH_LIMIT,
 }: Batching<Item, Answer>): (item: Item) => Promise<Answer> {
   let waiting = new Map<string, Array<Waiting<Item, Answer>>>();
@@ -56,9 +63,7 @@ export function batchedByTurn<Item, Answer>({
         for (const waiter of batch) waiter.reject(error);
         return;
       }
-      await Promise.all(
-        batch.map((waiter) => one(waiter.item).then(waiter.resolve, waiter.reject)),
-      );
+      await eachAlone(batch, one, contendedOf);
       return;
     }
     for (const [i, waiter] of batch.entries()) waiter.resolve(answers[i]!);
@@ -82,4 +87,26 @@ export function batchedByTurn<Item, Answer>({
       if (group === undefined) waiting.set(key, [{ item, resolve, reject }]);
       else group.push({ item, resolve, reject });
     });
+}
+
+/**
+ * Runs each waiter's item through `one` and answers it: at once, except that the items
+ * `contendedOf` puts together run one after the other in their order, each after the one
+ * before it settled.
+ */
+async function eachAlone<Item, Answer>(
+  batch: Array<Waiting<Item, Answer>>,
+  one: (item: Item) => Promise<Answer>,
+  contendedOf: ((item: Item) => string) | undefined,
+): Promise<void> {
+  const last = new Map<string, Promise<void>>();
+  const runs = batch.map((waiter) => {
+    const run = () => one(waiter.item).then(waiter.resolve, waiter.reject);
+    if (contendedOf === undefined) return run();
+    const contended = contendedOf(waiter.item);
+    const settled = (last.get(contended) ?? Promise.resolve()).then(run);
+    last.set(contended, settled);
+    return settled;
+  });
+  await Promise.all(runs);
 }

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { Migration } from "./migrations.js";
 import {
@@ -92,5 +93,40 @@ describe("migrate", () => {
       });
       expect(await tablesOf(schema)).toEqual(["a", "b", "schema_migrations"]);
     });
+  });
+});
+
+/**
+ * The SHA-256 of each released migration's statements (as JSON): a database migrated once
+ * never runs a version again, so a released version's text must never change, also when its
+ * source is rearranged (versions 6, 9 and 14 build `rate_limit_hit` from shared parts). A new
+ * version adds its hash here.
+ */
+const RELEASED_TEXT: Record<number, string> = {
+  1: "832e9f76a6fa085989934790e4d72f794d4be88de52db4d9dfdab689792de336",
+  2: "c022b0c1f26e2954087ba58e5aee44ba78f2cee90daff484cd427a3459b43d9a",
+  3: "cd5e2c2864001a5cff9bc5316a09b77511e6e25fe231fa9b33eeb7894ab5e0f5",
+  4: "98984723e52113addaf79632c7f4a0a769f7c1ea66c46b052eda2d500e9f9357",
+  5: "32e8db9eff0f6dc664b5d2529abff961e63adf509be201c62039e4e8819bcbc1",
+  6: "1a106f9924c3be1d45b2022f91b5e8ba980962b2b45859240714c54b1480ab32",
+  7: "4f53cda18c2baa0c0354bb5f9a3ecbe5ed12ab4d8e11ba873c2f11161202b945",
+  8: "d1f24271c41cb7de5edc901f997aae9a2cde1eb7c4e17a3b006e03f42f5285f0",
+  9: "eb1a78ed315e78e4bc94870d4816fc2cc3a19ee83633e1ba4c33ee425af7d0d1",
+  10: "90a64274625712f58a9d11c86cd97eb225d3ea429ba31ee59ff89414c91ab7b4",
+  11: "de81f944a8d65806a4f7d13a0d596b7fca9acf21b68f8a35889393bd870b1692",
+  12: "df297ead3d37d16ea29018185330881d73ccdbc29918fe792799493d0142263e",
+  13: "287c0f96f851d6bc7f71c0b57ec7348eaa118c7979b6db75c5f00495ba8b108e",
+  14: "32873a8421e7e3d059d6f28e82c53d6d1d5c714de62786d7f327388cfe574a05",
+};
+
+describe("released migrations", () => {
+  it("keep the text they were released with", () => {
+    const textOf = (m: Migration) =>
+      createHash("sha256").update(JSON.stringify(m.statements)).digest("hex");
+    const pinned = migrations.filter((m) => RELEASED_TEXT[m.version] !== undefined);
+    expect(pinned.map((m) => [m.version, textOf(m)])).toEqual(
+      pinned.map((m) => [m.version, RELEASED_TEXT[m.version]]),
+    );
+    expect(pinned.length).toBe(Object.keys(RELEASED_TEXT).length);
   });
 });

@@ -77,6 +77,31 @@ describe("rate-limit counts (migration 9)", () => {
     });
   });
 
+  it("count a refused key's rows at most once per window, and put a wrong count right within one (migration 14)", async () => {
+    const storage = postgresStorage(db.client, { schema });
+    const hits = tablesIn(schema).rateLimitHits;
+    const kept = `${quoteIdent(schema)}.rate_limit_counts`;
+    const keepWrong = () => db.client.query(`UPDATE ${kept} SET hits = 9 WHERE key = 'send:z'`);
+    const hit = (at: number) => storage.rateLimits.hit("send:z", at, 60_000, 3);
+    await db.client.query(`TRUNCATE ${hits}`);
+    await hit(1_000);
+    // The key's first refusal counts its rows, finds one and lets the hit in.
+    await keepWrong();
+    expect(await hit(2_000)).toMatchObject({ allowed: true, remaining: 1 });
+    // Counted at 2,000: until that leaves the window, a refusal trusts the kept count, even a
+    // wrong one, instead of counting the rows again.
+    await keepWrong();
+    expect((await hit(3_000)).allowed).toBe(false);
+    await db.client.query(`INSERT INTO ${hits} (key, at) VALUES ('send:z', 40000)`);
+    expect((await hit(61_000)).allowed).toBe(false);
+    // The window no longer holds the check: the refusal counts the rows (40,000 alone) again.
+    expect(await hit(62_001)).toMatchObject({ allowed: true, remaining: 1 });
+    expect(await counts(schema)).toEqual({
+      kept: [{ key: "send:z", hits: 2 }],
+      rows: [{ key: "send:z", hits: 2 }],
+    });
+  });
+
   // PGlite is one connection: two transactions cannot be open at once there.
   it.skipIf(
     skippedUnless(

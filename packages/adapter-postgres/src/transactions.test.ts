@@ -294,6 +294,76 @@ describe("profile inserts outside a transaction on PostgreSQL", () => {
     expect(recorded.statements.filter(isInsert)).toHaveLength(2);
   });
 
+  // PGlite is one connection: a transaction cannot hold a number while a batch runs.
+  it.skipIf(
+    skippedUnless(
+      serverUrl !== undefined,
+      "a number held by another transaction needs a PostgreSQL server; set TIDINGS_TEST_PG_URL to run it",
+    ),
+  )(
+    "a number another transaction holds keeps only its own profile of a batch waiting, which then hears what a single insert would",
+    async () => {
+      const organization = anOrganization();
+      await storage.organizations.insert(organization);
+      const recorded = recording(db.client);
+      const watched = postgresStorage(recorded.client, { schema });
+      for (const holderEnds of ["commit", "rollback"] as const) {
+        recorded.statements.length = 0;
+        const held = aProfile({ organizationId: organization.id });
+        let release!: () => void;
+        const released = new Promise<void>((resolve) => {
+          release = resolve;
+        });
+        let holding!: () => void;
+        const isHeld = new Promise<void>((resolve) => {
+          holding = resolve;
+        });
+        const holder = storage
+          .transaction(async (tx) => {
+            await tx.profiles.insert(held);
+            holding();
+            await released;
+            if (holderEnds === "rollback") throw new Error("the holder rolls back");
+          })
+          .catch(() => undefined);
+        await isHeld;
+        const rival = aProfile({ organizationId: organization.id, phoneNumber: held.phoneNumber });
+        const others = Array.from({ length: 3 }, () =>
+          aProfile({ organizationId: organization.id }),
+        );
+        let rivalSettled = false;
+        const rivalAnswer = watched.profiles.insert(rival).finally(() => {
+          rivalSettled = true;
+        });
+        // Asked for after the first rival: run again alone, it still comes second.
+        const second = aProfile({ organizationId: organization.id, phoneNumber: held.phoneNumber });
+        const secondAnswer = watched.profiles.insert(second);
+        const otherAnswers = Promise.all(others.map((profile) => watched.profiles.insert(profile)));
+        // Bounded: the others are answered while the number is still held, or the test fails.
+        const stillWaiting = Symbol("still waiting");
+        const early = await Promise.race([
+          otherAnswers,
+          new Promise<typeof stillWaiting>((resolve) => setTimeout(resolve, 10_000, stillWaiting)),
+        ]);
+        const rivalWasWaiting = !rivalSettled;
+        release();
+        await holder;
+        expect(early).not.toBe(stillWaiting);
+        expect(rivalWasWaiting).toBe(true);
+        expect(
+          (await otherAnswers).map((answer) => answer !== "phone_number_taken" && answer.id),
+        ).toEqual(others.map((profile) => profile.id));
+        const answer = await rivalAnswer;
+        expect(answer === "phone_number_taken" ? answer : answer.id).toBe(
+          holderEnds === "commit" ? "phone_number_taken" : rival.id,
+        );
+        expect(await secondAnswer).toBe("phone_number_taken");
+        // They were asked for as one batch.
+        expect(recorded.statements.filter(isBatch)).toHaveLength(1);
+      }
+    },
+  );
+
   it("a batch stores every value as the single insert does", async () => {
     const organization = anOrganization();
     await storage.organizations.insert(organization);

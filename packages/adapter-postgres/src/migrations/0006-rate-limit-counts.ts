@@ -1,3 +1,5 @@
+import { rateLimitHitFunction } from "./rate-limit-hit.js";
+
 /**
  * A rate-limit hit as one function: it takes the key's lock, prunes the hits that left the
  * window, counts the rest, adds this hit when it fits and finds when the next slot opens. One
@@ -10,34 +12,11 @@
  * count per key here too.)
  */
 export const rateLimitCounts: readonly string[] = [
-  `CREATE FUNCTION rate_limit_hit(
-     lock_space TEXT, hit_key TEXT, window_start BIGINT, hit_at BIGINT, hit_limit BIGINT,
-     commit_async BOOLEAN)
-   RETURNS TABLE (hits BIGINT, oldest BIGINT, leaving BIGINT)
-   LANGUAGE plpgsql VOLATILE
-   SET search_path FROM CURRENT
-   AS $$
-   DECLARE
-     in_window BIGINT;
-   BEGIN
-     PERFORM pg_advisory_xact_lock(hashtext(lock_space), hashtext(hit_key));
-     IF commit_async THEN
-       PERFORM set_config('synchronous_commit', 'off', true);
-     END IF;
-     DELETE FROM rate_limit_hits h WHERE h.key = hit_key AND h.at <= window_start;
-     SELECT count(*), min(h.at) INTO hits, oldest
+  rateLimitHitFunction({
+    create: "CREATE",
+    declarations: "",
+    counting: `     SELECT count(*), min(h.at) INTO hits, oldest
        FROM rate_limit_hits h WHERE h.key = hit_key AND h.at > window_start;
-     in_window := hits;
-     IF hits < hit_limit THEN
-       INSERT INTO rate_limit_hits (key, at) VALUES (hit_key, hit_at);
-       in_window := hits + 1;
-     END IF;
-     IF in_window > hit_limit THEN
-       SELECT h.at INTO leaving FROM rate_limit_hits h
-         WHERE h.key = hit_key AND h.at > window_start
-         ORDER BY h.at OFFSET in_window - hit_limit LIMIT 1;
-     END IF;
-     RETURN NEXT;
-   END
-   $$`,
+`,
+  }),
 ];

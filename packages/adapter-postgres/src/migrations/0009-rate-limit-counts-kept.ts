@@ -1,3 +1,5 @@
+import { rateLimitHitFunction } from "./rate-limit-hit.js";
+
 /**
  * How many hits each rate-limit key holds, kept by triggers, so a hit reads one row instead of
  * counting the window's rows: under a high limit that count walked hundreds of index entries, and
@@ -71,23 +73,11 @@ export const rateLimitCountsKept: readonly string[] = [
    $$`,
   `CREATE TRIGGER rate_limit_hits_emptied AFTER TRUNCATE ON rate_limit_hits
    FOR EACH STATEMENT EXECUTE FUNCTION rate_limit_hits_emptied()`,
-  `CREATE OR REPLACE FUNCTION rate_limit_hit(
-     lock_space TEXT, hit_key TEXT, window_start BIGINT, hit_at BIGINT, hit_limit BIGINT,
-     commit_async BOOLEAN)
-   RETURNS TABLE (hits BIGINT, oldest BIGINT, leaving BIGINT)
-   LANGUAGE plpgsql VOLATILE
-   SET search_path FROM CURRENT
-   AS $$
-   DECLARE
-     in_window BIGINT;
-     stored BIGINT;
-   BEGIN
-     PERFORM pg_advisory_xact_lock(hashtext(lock_space), hashtext(hit_key));
-     IF commit_async THEN
-       PERFORM set_config('synchronous_commit', 'off', true);
-     END IF;
-     DELETE FROM rate_limit_hits h WHERE h.key = hit_key AND h.at <= window_start;
-     -- Every hit left is in the window, so the kept count is the window's. Hits after hit_at
+  rateLimitHitFunction({
+    create: "CREATE OR REPLACE",
+    declarations: `     stored BIGINT;
+`,
+    counting: `     -- Every hit left is in the window, so the kept count is the window's. Hits after hit_at
      -- count too: a caller that read its clock later got the lock first.
      SELECT coalesce((SELECT c.hits FROM rate_limit_counts c WHERE c.key = hit_key), 0),
             (SELECT min(h.at) FROM rate_limit_hits h WHERE h.key = hit_key)
@@ -110,17 +100,6 @@ export const rateLimitCountsKept: readonly string[] = [
          hits := stored;
        END IF;
      END IF;
-     in_window := hits;
-     IF hits < hit_limit THEN
-       INSERT INTO rate_limit_hits (key, at) VALUES (hit_key, hit_at);
-       in_window := hits + 1;
-     END IF;
-     IF in_window > hit_limit THEN
-       SELECT h.at INTO leaving FROM rate_limit_hits h
-         WHERE h.key = hit_key AND h.at > window_start
-         ORDER BY h.at OFFSET in_window - hit_limit LIMIT 1;
-     END IF;
-     RETURN NEXT;
-   END
-   $$`,
+`,
+  }),
 ];

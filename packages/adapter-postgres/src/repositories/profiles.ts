@@ -26,6 +26,7 @@ const keyAndFields = (profile: NewProfile): unknown[] => [
 interface Queued {
   id: string;
   organizationId: string;
+  phoneNumber: string;
   values: unknown[];
 }
 
@@ -55,6 +56,11 @@ const INSERT_ARRAYS = Array.from(
 // The partial unique index that makes a number unique among an organization's active profiles.
 const PHONE_INDEX = "profiles_active_phone";
 
+// How long a batched insert waits for a number another transaction holds (an uncommitted
+// insert of it) before it gives up: long enough for a commit in flight, short enough that the
+// batch's other profiles hardly wait for a transaction that keeps the number longer.
+const HELD_NUMBER_WAIT = "50ms";
+
 /** Profiles, with phone uniqueness among active profiles enforced by a partial unique index. */
 export function profileRepository({ sql, access }: PgConnection): ProfileRepository {
   const t = sql.tables;
@@ -77,7 +83,11 @@ export function profileRepository({ sql, access }: PgConnection): ProfileReposit
   // The same insert for many profiles of one organization in one statement. Rows go in by
   // number, so two batches that share numbers wait for each other in the same order and never
   // deadlock each other; of two profiles with one number, the one asked for first wins, as it
-  // would one statement after the other.
+  // would one statement after the other. A number another transaction holds would keep the
+  // whole batch waiting until that transaction ends; the statement's own lock_timeout (set
+  // before its first row goes in, and only for its own transaction) makes it give up instead,
+  // having written nothing, and `batchedByTurn` runs each profile again alone: only the held
+  // number's profile waits for its holder, and hears what a single insert would have.
   const insertMany = async (queued: Queued[]) => {
     const rows = await many(
       `INSERT INTO ${t.profiles} (${INSERT_COLUMNS})
@@ -85,6 +95,7 @@ export function profileRepository({ sql, access }: PgConnection): ProfileReposit
          viber_marketing_consent, sms_marketing_consent, attributes::jsonb, source, status,
          created_at, updated_at, deleted_at
        FROM unnest(${INSERT_ARRAYS.join(", ")}) WITH ORDINALITY AS v (${INSERT_COLUMNS}, n)
+       WHERE (SELECT set_config('lock_timeout', '${HELD_NUMBER_WAIT}', true)) IS NOT NULL
        ORDER BY phone_number COLLATE "C", n
        ON CONFLICT (organization_id, phone_number) WHERE status = 'active' DO NOTHING
        RETURNING ${columns.profiles}`,
@@ -96,18 +107,21 @@ export function profileRepository({ sql, access }: PgConnection): ProfileReposit
 
   // Outside a transaction each insert commits alone, so the inserts of concurrent requests can
   // share one statement and one commit, each organization's apart: a number another
-  // transaction holds keeps waiting only that organization's batch. Inside a transaction the
-  // caller's transaction is the unit.
+  // transaction holds keeps waiting only that organization's batch, and only briefly. Inside a
+  // transaction the caller's transaction is the unit.
   const batched = batchedByTurn({
     one: insertOne,
     many: insertMany,
     alone: isRefusedStatement,
     groupOf: (queued: Queued) => queued.organizationId,
+    // Run again alone, the first asked for a number still goes in first.
+    contendedOf: (queued: Queued) => queued.phoneNumber,
   });
   const insert = async (profile: NewProfile): Promise<InsertAnswer> => {
     const queued = {
       id: profile.id,
       organizationId: profile.organizationId,
+      phoneNumber: profile.phoneNumber,
       values: insertValues(profile),
     };
     if (sql.inTransaction) return insertOne(queued);

@@ -12,3 +12,4 @@ export { messageProviderLegs } from "./0010-message-provider-legs.js";
 export { sendLookupNotices } from "./0011-send-lookup-notices.js";
 export { trackedLinks } from "./0012-tracked-links.js";
 export { recoveryPointGuard } from "./0013-recovery-point-guard.js";
+export { rateLimitRecountOnce } from "./0014-rate-limit-recount-once.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Actor } from "../deps.js";
-import type { ProfileSource } from "../ports.js";
+import type { ProfileSource, Repositories, Storage } from "../ports.js";
 import { manualClock } from "../support/clock.js";
 import { createIds } from "../support/ids.js";
 import { memoryStorage } from "../testing/memory/index.js";
@@ -20,7 +20,7 @@ const rows = (...data: unknown[]) => data.map((item, i) => ({ row: i + 2, data: 
 
 /** The summary of importing `data` as rows 2, 3, … from `source`. */
 const imported = async (
-  deps: ReturnType<typeof setup>["deps"],
+  deps: Parameters<typeof importProfiles>[0],
   source: ProfileSource,
   ...data: unknown[]
 ) => (await importProfiles(deps, actor, rows(...data), { source }))._unsafeUnwrap();
@@ -114,5 +114,35 @@ describe("importing profiles (CLI profiles import)", () => {
     );
     await expect(result).rejects.toThrow();
     expect((await listProfiles(deps, actor, {}))._unsafeUnwrap().data).toEqual([]);
+  });
+  it("a row whose number another writer created after its lookup updates that profile", async () => {
+    const { deps, storage } = setup();
+    await imported(deps, "import", { phone_number: "+14155552671", first_name: "Ann" });
+    // The lookup misses the profile, as one that missed another writer's uncommitted insert
+    // would; the import's insert then finds the number taken, once that writer committed.
+    let missed = false;
+    const missingOnce = (tx: Repositories): Repositories => ({
+      ...tx,
+      profiles: {
+        ...tx.profiles,
+        findByPhone: async (organizationId, phoneNumber) => {
+          if (missed) return tx.profiles.findByPhone(organizationId, phoneNumber);
+          missed = true;
+          return null;
+        },
+      },
+    });
+    const racing: Storage = {
+      ...storage,
+      transaction: (fn) => storage.transaction((tx) => fn(missingOnce(tx))),
+    };
+    const summary = await imported({ ...deps, storage: racing }, "import", {
+      phone_number: "+14155552671",
+      first_name: "Bea",
+    });
+    expect(missed).toBe(true);
+    expect(summary).toMatchObject({ created: 0, updated: 1, unchanged: 0, rejected: [] });
+    const page = (await listProfiles(deps, actor, {}))._unsafeUnwrap();
+    expect(page.data.map((profile) => profile.first_name)).toEqual(["Bea"]);
   });
 });

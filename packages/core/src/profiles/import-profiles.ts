@@ -32,6 +32,13 @@ export interface ImportRow {
  * a re-run updates rather than duplicates. Invalid rows are reported and skipped. Everything
  * valid is written in one transaction: an interrupted import leaves nothing half-imported.
  * The store owns what it imports, so imported profiles take the import's `source`.
+ *
+ * The rows are written in phone-number order, not the file's: each write holds its number
+ * until the import commits, and a database's concurrent writers of several numbers at once
+ * (PostgreSQL's batched profile inserts) take them in that order too, so an import and a batch
+ * that share numbers wait for each other instead of deadlocking. Each row is written once
+ * whatever the order (a number appears once), so the summary is the same; the profiles one
+ * import creates share their creation time and are listed in the order they were written.
  */
 export function importProfiles(
   deps: Pick<Deps, "storage" | "ids" | "clock">,
@@ -66,17 +73,21 @@ export function importProfiles(
     }
     const now = isoAt(deps.clock.now());
     await deps.storage.transaction(async (tx) => {
-      for (const { row, input } of valid) {
-        const existing = await tx.profiles.findByPhone(actor.organizationId, input.phone_number);
+      for (const { row, input } of inNumberOrder(valid)) {
+        let existing = await tx.profiles.findByPhone(actor.organizationId, input.phone_number);
         if (!existing) {
           const inserted = await tx.profiles.insert(
             newProfile(deps, actor.organizationId, input, options.source, now),
           );
-          if (inserted === "phone_number_taken")
-            throw new Error("phone taken inside the import transaction");
-          await recordConsentChanges(tx, deps, actor, null, inserted);
-          summary.created += 1;
-          continue;
+          if (inserted !== "phone_number_taken") {
+            await recordConsentChanges(tx, deps, actor, null, inserted);
+            summary.created += 1;
+            continue;
+          }
+          // Another writer's profile with the number committed after the lookup (the insert
+          // waited for it): the row updates it, as it would have had the import come later.
+          existing = await tx.profiles.findByPhone(actor.organizationId, input.phone_number);
+          if (!existing) throw new Error("phone taken inside the import transaction");
         }
         const next: ProfileRecord = {
           ...withFieldChanges(existing, input),
@@ -107,4 +118,18 @@ export function importProfiles(
     summary.rejected.sort((a, b) => a.row - b.row);
     return ok(summary);
   });
+}
+
+/**
+ * The rows sorted by phone number, compared by UTF-16 code units: for E.164 numbers (ASCII)
+ * that is PostgreSQL's `COLLATE "C"` order, the order batched inserts take them in.
+ */
+function inNumberOrder<R extends { input: { phone_number: string } }>(rows: R[]): R[] {
+  return [...rows].sort((a, b) =>
+    a.input.phone_number < b.input.phone_number
+      ? -1
+      : a.input.phone_number > b.input.phone_number
+        ? 1
+        : 0,
+  );
 }

@@ -33,6 +33,7 @@ export const SCHEMA_VERSIONS = {
   sendLookupNotices: "change notices of campaigns and webhook subscriptions",
   trackedLinks: "tracked links and campaigns' track_links",
   recoveryPointGuard: "a guard that fails a taken-over request's transaction",
+  rateLimitRecountOnce: "rate limit counts recounted once per window",
 } as const;
 
 /** One database's change for each of `SCHEMA_VERSIONS`, under the same key. */
