@@ -1,3 +1,4 @@
+import { markNothingWritten } from "@tidings/core";
 import { createAsyncMutex } from "@tidings/core/sql";
 import { asPgFault } from "./pg-faults.js";
 
@@ -160,7 +161,7 @@ export async function runTransaction<T>(
 ): Promise<T> {
   if (isTransactor(client)) return client.transaction(fn);
   const connection = await client.connect().catch((error: unknown) => {
-    throw asPgFault(error, "unchanged");
+    throw markNothingWritten(asPgFault(error, "unchanged"));
   });
   const watch = watchErrors(connection);
   const transaction = batching(connection);
@@ -172,7 +173,7 @@ export async function runTransaction<T>(
       await transaction.rollback();
       // A transaction that never reached COMMIT wrote nothing: PostgreSQL rolls back the
       // transaction of a connection that breaks.
-      throw asPgFault(error, "unchanged");
+      throw markNothingWritten(asPgFault(error, "unchanged"));
     }
     await transaction.commit();
     return result;
@@ -286,7 +287,7 @@ function batching(connection: PgPoolConnection): {
       await turn;
       if (lost !== undefined) {
         await control("ROLLBACK").catch(() => undefined);
-        throw asPgFault(lost.error, "unchanged");
+        throw markNothingWritten(asPgFault(lost.error, "unchanged"));
       }
       if (!sent && deferred.length === 0) return;
       if (batch === undefined) {
@@ -305,7 +306,7 @@ function batching(connection: PgPoolConnection): {
         if (failedBefore.has(error as object)) {
           // A statement before COMMIT failed, so COMMIT never ran: nothing was written.
           await control("ROLLBACK").catch(() => undefined);
-          throw asPgFault(error, "unchanged");
+          throw markNothingWritten(asPgFault(error, "unchanged"));
         }
         reusable = false;
         // Broken during COMMIT, the transaction may or may not have committed.

@@ -100,6 +100,16 @@ describe("rate-limit counts (migration 9)", () => {
       kept: [{ key: "send:z", hits: 2 }],
       rows: [{ key: "send:z", hits: 2 }],
     });
+    // Checked in this window, but with no row left behind the count (they were deleted with
+    // the triggers off), and stamped later than the hit (a clock ahead): counted at once, not
+    // refused for the rest of the window with nothing to wait for.
+    await db.client.query(`TRUNCATE ${hits}`);
+    await keepWrong();
+    expect(await hit(63_000)).toMatchObject({ allowed: true, remaining: 2 });
+    await hit(63_001);
+    await keepWrong();
+    await db.client.query(`UPDATE ${kept} SET checked_at = 999999 WHERE key = 'send:z'`);
+    expect(await hit(63_002)).toMatchObject({ allowed: true, remaining: 0 });
   });
 
   // PGlite is one connection: two transactions cannot be open at once there.

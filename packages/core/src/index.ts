@@ -237,8 +237,10 @@ export type {
 } from "./support/storage-faults.js";
 export {
   isStorageUnavailable,
+  markNothingWritten,
   StorageUnavailableError,
   storageHealth,
+  wroteNothing,
 } from "./support/storage-faults.js";
 export { tracingEnabled } from "./support/tracing.js";
 export type { Transact } from "./support/transaction.js";

@@ -8,7 +8,10 @@ import { rateLimitHitFunction } from "./rate-limit-hit.js";
  * (`checked_at`, in the hits' milliseconds), and a refusal counts them again only when that
  * was at or before the window's open edge: a wrong count is put right within one window, as
  * every hit it wrongly holds would have left by then, and a refusal inside a window that was
- * checked reads one row, as an allowed hit does.
+ * checked reads one row, as an allowed hit does. A count with no row left behind it, or a check
+ * stamped later than the hit (a clock that ran ahead), is counted again at once: the first
+ * would answer refusals with nothing to wait for, the second would trust a count for longer
+ * than a window.
  *
  * Nothing but a repair changes `checked_at`: the triggers that keep the count leave it alone,
  * and a count that falls to zero goes with its row. `rate_limit_hit` keeps its signature and
@@ -31,10 +34,13 @@ export const rateLimitRecountOnce: readonly string[] = [
      hits := coalesce(hits, 0);
      SELECT min(h.at) INTO oldest FROM rate_limit_hits h WHERE h.key = hit_key;
      -- A refusal whose key was not counted in this window counts its rows: a kept count above
-     -- them would otherwise refuse the key for good. The count is locked before the rows are
-     -- counted, so a retention batch's decrement is either counted already or applied after,
-     -- to the corrected row.
-     IF hits >= hit_limit AND (checked IS NULL OR checked <= window_start) THEN
+     -- them would otherwise refuse the key for good. So does one whose count is plainly wrong
+     -- (no row at all), or whose last check is later than this hit (another process's clock
+     -- ahead, or a clock set back). The count is locked before the rows are counted, so a
+     -- retention batch's decrement is either counted already or applied after, to the
+     -- corrected row.
+     IF hits >= hit_limit AND (checked IS NULL OR checked <= window_start OR checked > hit_at
+         OR oldest IS NULL) THEN
        PERFORM 1 FROM rate_limit_counts c WHERE c.key = hit_key FOR UPDATE;
        SELECT count(*) INTO stored FROM rate_limit_hits h WHERE h.key = hit_key;
        IF stored = 0 THEN

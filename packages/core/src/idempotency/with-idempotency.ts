@@ -8,6 +8,7 @@ import {
 } from "../errors.js";
 import type { IdempotencyRecord, Repositories, StoredResponse } from "../ports.js";
 import { isoAt } from "../support/clock.js";
+import { wroteNothing } from "../support/storage-faults.js";
 import { requestHash } from "./request-hash.js";
 
 export interface IdempotentRequest {
@@ -134,10 +135,14 @@ export async function withIdempotency(
     response = await run(checkpoint);
   } catch (error) {
     // The work's transaction rolled back with the checkpoint; the retry that took over runs it.
-    if (error instanceof IdempotencyTakenOverError) return err(inProgress());
+    if (isIdempotencyTakenOver(error)) return err(inProgress());
     // Work that may have committed keeps the key held: a retry after the lock resumes it and
-    // answers from the recovery point, rather than doing the work again.
-    if (!checkpointed) await repository.release(apiKeyId, endpoint, key, lockedUntil);
+    // answers from the recovery point, rather than doing the work again. A failure that says
+    // nothing was written (a transaction that never reached COMMIT, whose checkpoint went to
+    // be written with it) releases it, so the retry runs at once.
+    if (!checkpointed || wroteNothing(error)) {
+      await repository.release(apiKeyId, endpoint, key, lockedUntil);
+    }
     throw error;
   }
   if (isReplayable(response.status)) {
@@ -153,12 +158,17 @@ export async function withIdempotency(
  * storage's `markRecoveryPointAtCommit` fails the transaction with it.
  */
 export class IdempotencyTakenOverError extends Error {
+  override readonly name = "IdempotencyTakenOverError";
   constructor(key?: string) {
     super(
       key === undefined
         ? "The Idempotency-Key was taken over by a retry."
         : `Idempotency-Key ${JSON.stringify(key)} was taken over by a retry.`,
     );
-    this.name = "IdempotencyTakenOverError";
   }
 }
+
+/** An `IdempotencyTakenOverError`, also one made by another copy of @tidings/core. */
+const isIdempotencyTakenOver = (error: unknown): boolean =>
+  error instanceof IdempotencyTakenOverError ||
+  (error instanceof Error && error.name === "IdempotencyTakenOverError");

@@ -50,6 +50,32 @@ export const isStorageUnavailable = (error: unknown): error is StorageUnavailabl
   error instanceof StorageUnavailableError ||
   (error instanceof Error && error.name === "StorageUnavailableError");
 
+/** The mark `markNothingWritten` sets, shared by every copy of @tidings/core. */
+const NOTHING_WRITTEN = Symbol.for("tidings.nothingWritten");
+
+/**
+ * Marks `error` as the failure of a transaction that never reached its COMMIT, and returns it:
+ * nothing of it was written. A storage adapter marks what its transactions throw when it knows
+ * (a statement failed before COMMIT, the callback threw), so the core can tell a failure that
+ * left nothing behind from one that may have committed.
+ */
+export function markNothingWritten(error: unknown): unknown {
+  if (typeof error === "object" && error !== null && Object.isExtensible(error)) {
+    Object.defineProperty(error, NOTHING_WRITTEN, { value: true });
+  }
+  return error;
+}
+
+/**
+ * Whether `error` says that nothing was written: marked by `markNothingWritten`, or a storage
+ * fault whose outcome is `unchanged`.
+ */
+export const wroteNothing = (error: unknown): boolean =>
+  (isStorageUnavailable(error) && error.outcome === "unchanged") ||
+  (typeof error === "object" &&
+    error !== null &&
+    (error as { [NOTHING_WRITTEN]?: unknown })[NOTHING_WRITTEN] === true);
+
 /**
  * Whether storage works, as its adapter last saw it: a fault makes it unavailable, and the next
  * write or probe that succeeds makes it available again. Listeners hear each change once, so

@@ -5,7 +5,7 @@ import type { IdempotencyRecord } from "../../ports.js";
 import { manualClock } from "../../support/clock.js";
 import { anIdempotencyRecord, at, T0 } from "./fixtures.js";
 import type { StorageHarness } from "./raw.js";
-import { seedOrganization } from "./seed.js";
+import { seedMessage, seedOrganization } from "./seed.js";
 
 const RESPONSE = {
   status: 202,
@@ -186,6 +186,32 @@ export function idempotencyContract(harness: () => StorageHarness): void {
       expect(again._unsafeUnwrap()).toEqual({ response: RESPONSE, replayed: true });
       const record = await raw.idempotency(...holderOf({ ...work, key: request.key }));
       expect(record?.recoveryPoint).toBeNull();
+    });
+
+    // On PostgreSQL the failing write and the mark both go out with COMMIT: the mark is asked
+    // for, but the transaction fails before it commits, so nothing holds the key.
+    it("a request whose work fails before it commits releases its key, so a retry runs at once", async () => {
+      const { storage } = harness();
+      const org = await seedOrganization(storage);
+      const { message } = await seedMessage(storage, org);
+      const deps = { storage, clock: manualClock(T0), config: defaultConfig };
+      const request = {
+        apiKeyId: org.apiKey.id,
+        endpoint: "POST /v1/messages/send",
+        key: "fails-before-commit",
+        requestBody: { pin: 2 },
+      };
+      const failed = withIdempotency(deps, request, async (checkpoint) => {
+        await storage.transaction(async (tx) => {
+          // The same message id again: refused by every storage, at COMMIT at the latest.
+          await tx.messages.insert(message);
+          await checkpoint(tx, `message:${message.id}`);
+        });
+        return RESPONSE;
+      });
+      await expect(failed).rejects.toThrow();
+      const retry = await withIdempotency(deps, request, async () => RESPONSE);
+      expect(retry._unsafeUnwrap()).toEqual({ response: RESPONSE, replayed: false });
     });
 
     it("concurrent begins of the same key: exactly one starts", async () => {
