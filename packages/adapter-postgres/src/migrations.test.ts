@@ -1,3 +1,4 @@
+import { aDelivery, at } from "@tidings/core/testing";
 import { describe, expect, it } from "vitest";
 import type { Migration } from "./migrations.js";
 import {
@@ -10,6 +11,7 @@ import {
 
 const every = migrations.map((m) => m.version);
 
+import { postgresStorage } from "./postgres-storage.js";
 import { quoteIdent, tablesIn } from "./tables.js";
 import { testDatabaseOfFile } from "./testing/test-database.js";
 
@@ -91,6 +93,63 @@ describe("migrate", () => {
         version: 2,
       });
       expect(await tablesOf(schema)).toEqual(["a", "b", "schema_migrations"]);
+    });
+  });
+
+  it("v13 leaves room on the pages of deliveries: pending rows stay, and a lease stays on its page", async () => {
+    await withSchema(async (schema) => {
+      const deliveries = tablesIn(schema).deliveries;
+      const organizationId = "org_1";
+      const pending = (n: number, webhookId: string) =>
+        Array.from({ length: n }, (_, i) =>
+          aDelivery({
+            organizationId,
+            eventId: `evt_${webhookId}_${i}`,
+            destination: { kind: "subscription", webhookId },
+            // A message event's size, so a page holds several rows.
+            payload: JSON.stringify({ topic: "message.sent", padding: "x".repeat(600) }),
+          }),
+        );
+      /** Each delivery's page (block) in the table, by id. */
+      const pagesOf = async (): Promise<Map<string, string>> => {
+        const { rows } = await db.client.query(
+          `SELECT id, (ctid::text::point)[0]::text AS page FROM ${deliveries}`,
+        );
+        return new Map((rows as { id: string; page: string }[]).map((r) => [r.id, r.page]));
+      };
+      const storage = postgresStorage(db.client, { schema });
+
+      await migrate(db.client, { schema, migrations: migrations.filter((m) => m.version < 13) });
+      const before = pending(40, "wh_before");
+      for (const d of before) await storage.deliveries.insert(d);
+      expect(await migrate(db.client, { schema })).toEqual({
+        applied: [13],
+        version: latestSchemaVersion,
+      });
+      const { rows } = await db.client.query(
+        "SELECT reloptions FROM pg_class WHERE oid = $1::regclass",
+        [deliveries],
+      );
+      expect(rows[0]).toEqual({ reloptions: ["fillfactor=60"] });
+
+      // Rows written before the migration are still pending and claimable.
+      const claimedBefore = await storage.deliveries.claimDue(at(1), 100, "engine-a", 60_000);
+      expect(claimedBefore.map((d) => d.id).sort()).toEqual(before.map((d) => d.id).sort());
+
+      // Rows written after it leave room: each one's lease, claimed a few at a time as an
+      // engine claims them, is written beside it on its page, which makes the update heap-only
+      // (a lease changes no indexed column). On full pages each lease moves to another page.
+      const after = pending(40, "wh_after");
+      for (const d of after) await storage.deliveries.insert(d);
+      const written = await pagesOf();
+      let claimedAfter = 0;
+      for (let claim = 0; claim < after.length / 2; claim++) {
+        claimedAfter += (await storage.deliveries.claimDue(at(1), 2, `engine-${claim}`, 60_000))
+          .length;
+      }
+      expect(claimedAfter).toBe(after.length);
+      const leased = await pagesOf();
+      for (const d of after) expect(leased.get(d.id)).toBe(written.get(d.id));
     });
   });
 });

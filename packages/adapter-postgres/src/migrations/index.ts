@@ -11,3 +11,4 @@ export { rateLimitCountsKept } from "./0009-rate-limit-counts-kept.js";
 export { messageProviderLegs } from "./0010-message-provider-legs.js";
 export { sendLookupNotices } from "./0011-send-lookup-notices.js";
 export { trackedLinks } from "./0012-tracked-links.js";
+export { deliveriesFillfactor } from "./0013-deliveries-fillfactor.js";

@@ -32,6 +32,7 @@ export const SCHEMA_VERSIONS = {
   messageProviderLegs: "provider legs of messages, their SMS fallback jobs and sms_sender",
   sendLookupNotices: "change notices of campaigns and webhook subscriptions",
   trackedLinks: "tracked links and campaigns' track_links",
+  deliveriesFillfactor: "room on the pages of deliveries for their leases",
 } as const;
 
 /** One database's change for each of `SCHEMA_VERSIONS`, under the same key. */
