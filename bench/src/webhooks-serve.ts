@@ -217,7 +217,7 @@ async function runOnce(
   stats: PgStats | null,
 ): Promise<Run> {
   const pgUrl = await benchDatabase(PG_DATABASE);
-  const fixture = await createFixture(database, pgUrl);
+  const fixture = await createFixture(database, pgUrl, build.bin);
   const applicationName = `tidings-hooks-${randomBytes(3).toString("hex")}`;
   const countFile = join(tmpdir(), `tidings-bench-hooks-${randomBytes(4).toString("hex")}.count`);
   const counting = database === "postgres" ? roundTripCounting(countFile, build.bin) : null;

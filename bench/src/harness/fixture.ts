@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import { type Env, tidingsCli } from "./tidings-process.js";
+import { type Env, TIDINGS_BIN, tidingsCli } from "./tidings-process.js";
 
 export type Database = "sqlite" | "postgres";
 
@@ -52,10 +52,15 @@ export const otpSend = (campaignId: string, phoneNumber: string, k: number) => (
 });
 
 /**
- * Creates the database and its organization, key and active OTP campaign with the CLI; on
- * PostgreSQL a new schema of the database at `pgUrl`.
+ * Creates the database and its organization, key and active OTP campaign with the CLI of the
+ * build at `bin` (so its own migrations make the schema); on PostgreSQL a new schema of the
+ * database at `pgUrl`.
  */
-export async function createFixture(database: Database, pgUrl = PG_URL): Promise<Fixture> {
+export async function createFixture(
+  database: Database,
+  pgUrl = PG_URL,
+  bin = TIDINGS_BIN,
+): Promise<Fixture> {
   const secretKey = randomBytes(32).toString("hex");
   let env: Env;
   let sqlitePath: string | null = null;
@@ -75,7 +80,7 @@ export async function createFixture(database: Database, pgUrl = PG_URL): Promise
     url.searchParams.set("schema", pgSchema);
     env = { ...BENCH_ENV, TIDINGS_DATABASE_URL: url.toString(), TIDINGS_SECRET_KEY: secretKey };
   }
-  const org = await tidingsCli<{ org_id: string }>(["orgs", "create", "--name", "Bench"], env);
+  const org = await tidingsCli<{ org_id: string }>(["orgs", "create", "--name", "Bench"], env, bin);
   const key = await tidingsCli<{ token: string }>(
     [
       "keys",
@@ -86,6 +91,7 @@ export async function createFixture(database: Database, pgUrl = PG_URL): Promise
       "profiles:read,profiles:write,messages:send,messages:read,webhooks:manage",
     ],
     env,
+    bin,
   );
   const campaign = await tidingsCli<{ campaign_id: string }>(
     [
@@ -106,6 +112,7 @@ export async function createFixture(database: Database, pgUrl = PG_URL): Promise
       "--active",
     ],
     env,
+    bin,
   );
   return {
     database,

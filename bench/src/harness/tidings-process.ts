@@ -16,11 +16,11 @@ export const TIDINGS_BIN = fileURLToPath(
 export type Env = Record<string, string>;
 
 /** Runs one `tidings … --json` command and resolves with its JSON answer. */
-export function tidingsCli<T>(args: string[], env: Env): Promise<T> {
+export function tidingsCli<T>(args: string[], env: Env, bin = TIDINGS_BIN): Promise<T> {
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
-      [TIDINGS_BIN, ...args, "--json"],
+      [bin, ...args, "--json"],
       { env: { ...process.env, ...env } },
       (error, stdout, stderr) => {
         if (error) reject(new Error(`tidings ${args.join(" ")} failed: ${stderr || stdout}`));

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { aDelivery, at } from "@tidings/core/testing";
 import { describe, expect, it } from "vitest";
 import type { Migration } from "./migrations.js";
 import {
@@ -11,6 +12,7 @@ import {
 
 const every = migrations.map((m) => m.version);
 
+import { postgresStorage } from "./postgres-storage.js";
 import { quoteIdent, tablesIn } from "./tables.js";
 import { testDatabaseOfFile } from "./testing/test-database.js";
 
@@ -94,6 +96,59 @@ describe("migrate", () => {
       expect(await tablesOf(schema)).toEqual(["a", "b", "schema_migrations"]);
     });
   });
+
+  it("v15 leaves room on the pages of deliveries: pending rows stay, and a lease stays on its page", async () => {
+    await withSchema(async (schema) => {
+      const deliveries = tablesIn(schema).deliveries;
+      const organizationId = "org_1";
+      const pending = (n: number, webhookId: string) =>
+        Array.from({ length: n }, (_, i) =>
+          aDelivery({
+            organizationId,
+            eventId: `evt_${webhookId}_${i}`,
+            destination: { kind: "subscription", webhookId },
+            // A message event's size, so a page holds several rows.
+            payload: JSON.stringify({ topic: "message.sent", padding: "x".repeat(600) }),
+          }),
+        );
+      /** Each delivery's page (block) in the table, by id. */
+      const pagesOf = async (): Promise<Map<string, string>> => {
+        const { rows } = await db.client.query(
+          `SELECT id, (ctid::text::point)[0]::text AS page FROM ${deliveries}`,
+        );
+        return new Map((rows as { id: string; page: string }[]).map((r) => [r.id, r.page]));
+      };
+      const storage = postgresStorage(db.client, { schema });
+
+      await migrate(db.client, { schema, migrations: migrations.filter((m) => m.version < 15) });
+      const before = pending(40, "wh_before");
+      for (const d of before) await storage.deliveries.insert(d);
+      expect(await migrate(db.client, { schema })).toEqual({
+        applied: [15],
+        version: latestSchemaVersion,
+      });
+      const { rows } = await db.client.query(
+        "SELECT reloptions FROM pg_class WHERE oid = $1::regclass",
+        [deliveries],
+      );
+      expect(rows[0]).toEqual({ reloptions: ["fillfactor=60"] });
+
+      // Rows written before the migration are still pending and claimable.
+      const claimedBefore = await storage.deliveries.claimDue(at(1), 100, "engine-a", 60_000);
+      expect(claimedBefore.map((d) => d.id).sort()).toEqual(before.map((d) => d.id).sort());
+
+      // Rows written after it leave room: the lease of a claim of two, which changes no indexed
+      // column, is written beside each row on its page, which makes the update heap-only. On a
+      // full page (no room, nothing dead to prune yet) each lease moves to another page.
+      const after = pending(40, "wh_after");
+      for (const d of after) await storage.deliveries.insert(d);
+      const written = await pagesOf();
+      const claimedAfter = await storage.deliveries.claimDue(at(1), 2, "engine-b", 60_000);
+      expect(claimedAfter).toHaveLength(2);
+      const leased = await pagesOf();
+      for (const d of claimedAfter) expect(leased.get(d.id)).toBe(written.get(d.id));
+    });
+  });
 });
 
 /**
@@ -117,6 +172,7 @@ const RELEASED_TEXT: Record<number, string> = {
   12: "df297ead3d37d16ea29018185330881d73ccdbc29918fe792799493d0142263e",
   13: "287c0f96f851d6bc7f71c0b57ec7348eaa118c7979b6db75c5f00495ba8b108e",
   14: "17070970c16fef6ff4c38116384b4697653ece13b1fc95d0588e16df29b70e44",
+  15: "3de462a7b928ed215b2423a5c151940f76e499f8e4dc72c2643a948e894220a3",
 };
 
 describe("released migrations", () => {

@@ -13,3 +13,4 @@ export { sendLookupNotices } from "./0011-send-lookup-notices.js";
 export { trackedLinks } from "./0012-tracked-links.js";
 export { recoveryPointGuard } from "./0013-recovery-point-guard.js";
 export { rateLimitRecountOnce } from "./0014-rate-limit-recount-once.js";
+export { deliveriesFillfactor } from "./0015-deliveries-fillfactor.js";

@@ -34,6 +34,7 @@ export const SCHEMA_VERSIONS = {
   trackedLinks: "tracked links and campaigns' track_links",
   recoveryPointGuard: "a guard that fails a taken-over request's transaction",
   rateLimitRecountOnce: "rate limit counts recounted once per window",
+  deliveriesFillfactor: "room on the pages of deliveries for their leases",
 } as const;
 
 /** One database's change for each of `SCHEMA_VERSIONS`, under the same key. */
