@@ -149,6 +149,9 @@ const SINGLE_STATEMENT = /^\s*(?:BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE)\b[^;]*
 
 const BEGIN: PgStatement = { text: "BEGIN", values: [] };
 
+/** The failure of a transaction that never reached COMMIT, marked as having written nothing. */
+const unchanged = (error: unknown): unknown => markNothingWritten(asPgFault(error, "unchanged"));
+
 /**
  * Runs `fn` in one transaction on one connection of `client`; rolls back when it rejects. On
  * a connection that batches statements, `BEGIN` goes out with the transaction's first
@@ -161,7 +164,7 @@ export async function runTransaction<T>(
 ): Promise<T> {
   if (isTransactor(client)) return client.transaction(fn);
   const connection = await client.connect().catch((error: unknown) => {
-    throw markNothingWritten(asPgFault(error, "unchanged"));
+    throw unchanged(error);
   });
   const watch = watchErrors(connection);
   const transaction = batching(connection);
@@ -173,7 +176,7 @@ export async function runTransaction<T>(
       await transaction.rollback();
       // A transaction that never reached COMMIT wrote nothing: PostgreSQL rolls back the
       // transaction of a connection that breaks.
-      throw markNothingWritten(asPgFault(error, "unchanged"));
+      throw unchanged(error);
     }
     await transaction.commit();
     return result;
@@ -287,7 +290,7 @@ function batching(connection: PgPoolConnection): {
       await turn;
       if (lost !== undefined) {
         await control("ROLLBACK").catch(() => undefined);
-        throw markNothingWritten(asPgFault(lost.error, "unchanged"));
+        throw unchanged(lost.error);
       }
       if (!sent && deferred.length === 0) return;
       if (batch === undefined) {
@@ -306,7 +309,7 @@ function batching(connection: PgPoolConnection): {
         if (failedBefore.has(error as object)) {
           // A statement before COMMIT failed, so COMMIT never ran: nothing was written.
           await control("ROLLBACK").catch(() => undefined);
-          throw markNothingWritten(asPgFault(error, "unchanged"));
+          throw unchanged(error);
         }
         reusable = false;
         // Broken during COMMIT, the transaction may or may not have committed.

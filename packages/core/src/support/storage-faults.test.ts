@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
 import {
+  markNothingWritten,
   type StorageHealthChange,
   StorageUnavailableError,
   storageHealth,
+  wroteNothing,
 } from "./storage-faults.js";
 
 describe("storageHealth", () => {
@@ -40,5 +42,21 @@ describe("storageHealth", () => {
     stop();
     health.succeeded();
     expect(heard).toEqual([false]);
+  });
+});
+
+describe("markNothingWritten", () => {
+  it("marks an error once, however many transactions it passes through, and leaves others unmarked", () => {
+    const error = new Error("refused before COMMIT");
+    expect(wroteNothing(error)).toBe(false);
+    expect(markNothingWritten(markNothingWritten(error))).toBe(error);
+    expect(wroteNothing(error)).toBe(true);
+    expect(wroteNothing(new Error("after COMMIT"))).toBe(false);
+    expect(wroteNothing(new StorageUnavailableError("unreachable", "unchanged"))).toBe(true);
+    expect(wroteNothing(new StorageUnavailableError("unreachable", "unknown"))).toBe(false);
+    // Nothing to mark on a frozen error or a thrown string: they are passed on as they are.
+    const frozen = Object.freeze(new Error("frozen"));
+    expect(markNothingWritten(frozen)).toBe(frozen);
+    expect(markNothingWritten("text")).toBe("text");
   });
 });

@@ -60,7 +60,13 @@ const NOTHING_WRITTEN = Symbol.for("tidings.nothingWritten");
  * left nothing behind from one that may have committed.
  */
 export function markNothingWritten(error: unknown): unknown {
-  if (typeof error === "object" && error !== null && Object.isExtensible(error)) {
+  // Once is enough: the same error may pass through more than one transaction on its way out.
+  if (
+    typeof error === "object" &&
+    error !== null &&
+    !wroteNothing(error) &&
+    Object.isExtensible(error)
+  ) {
     Object.defineProperty(error, NOTHING_WRITTEN, { value: true });
   }
   return error;
