@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { parse, stringify } from "node:querystring";
+import { parseUrl } from "@tidings/core";
 
 /** A callback's form parameters; a name sent more than once holds every value. */
 export type TwilioParams = Record<string, string | string[]>;
@@ -78,8 +79,9 @@ const legacyQuery = (url: string): string => {
  */
 export function signedUrlVariants(url: string): string[] {
   const variants = [withoutPort(url), withPort(url)];
-  if (URL.canParse(url)) {
-    const normalized = new URL(url).toString();
+  const parsed = parseUrl(url);
+  if (parsed !== null) {
+    const normalized = parsed.toString();
     const bare = withoutPort(normalized);
     const ported = withPort(normalized);
     variants.push(bare, ported, legacyQuery(bare), legacyQuery(ported));

@@ -245,6 +245,7 @@ export {
 export { tracingEnabled } from "./support/tracing.js";
 export type { Transact } from "./support/transaction.js";
 export { isErrResult, rollingBackErrors } from "./support/transaction.js";
+export { parseUrl } from "./support/url.js";
 export type { AttemptReport, AttemptResult } from "./webhooks/attempt-delivery.js";
 export { makeAttempt, RESPONSE_BODY_LIMIT } from "./webhooks/attempt-delivery.js";
 export type { ResolvedDestination } from "./webhooks/delivery-destination.js";

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { isIP } from "node:net";
 import { dirname, isAbsolute, resolve } from "node:path";
-import { defaultConfig, parseSecretKey } from "@tidings/core";
+import { defaultConfig, parseSecretKey, parseUrl } from "@tidings/core";
 import { err, ok, type Result } from "neverthrow";
 import { formatDuration, parseDuration } from "./duration.js";
 import { type ProviderConfig, readProviderConfig } from "./provider-config.js";
@@ -299,7 +299,7 @@ function publicUrlOf(
   example = "https://tidings.example.com",
 ): string | null {
   if (text === null) return null;
-  const url = URL.canParse(text) ? new URL(text) : null;
+  const url = parseUrl(text);
   if (!url || !["http:", "https:"].includes(url.protocol) || url.search || url.hash) {
     errors.push(
       `${name} must be an http or https URL such as ${example}, without query or fragment, not ${JSON.stringify(text)}.`,

@@ -1,5 +1,6 @@
 import { createPrivateKey } from "node:crypto";
 import type { Channel } from "@tidings/core";
+import { parseUrl } from "@tidings/core";
 
 /** The providers a server can route a channel to. */
 export const PROVIDER_NAMES = ["sandbox", "twilio", "infobip", "vonage"] as const;
@@ -109,7 +110,7 @@ interface Choice {
  * tests can point it at a local fake; `null` after pushing why not.
  */
 function originOf(variable: string, text: string, dev: boolean, errors: string[]): string | null {
-  const url = URL.canParse(text) ? new URL(text) : null;
+  const url = parseUrl(text);
   if (!url || !["http:", "https:"].includes(url.protocol) || url.search || url.hash) {
     errors.push(
       `${variable} must be an https URL (an origin, without query or fragment), not ${JSON.stringify(text)}.`,

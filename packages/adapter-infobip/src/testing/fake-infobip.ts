@@ -7,6 +7,7 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { parseUrl } from "@tidings/core";
 
 /** What the fake answers a send with, instead of accepting it. */
 export type FakeInfobipAnswer =
@@ -143,7 +144,7 @@ function violationsOf(
     at("options.smsFailover", "is not a field of SMS options");
   const webhooks = isObject(message.webhooks) ? message.webhooks : {};
   const delivery = isObject(webhooks.delivery) ? webhooks.delivery.url : undefined;
-  if (delivery !== undefined && (typeof delivery !== "string" || !URL.canParse(delivery)))
+  if (delivery !== undefined && (typeof delivery !== "string" || parseUrl(delivery) === null))
     at("webhooks.delivery.url", "must be a URL");
   if (!viber && webhooks.seen !== undefined) at("webhooks.seen", "is not a field of SMS webhooks");
   return found;

@@ -7,6 +7,7 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { parseUrl } from "@tidings/core";
 import { twilioSignature } from "../signature.js";
 
 /** What the fake answers a send with, instead of accepting it. */
@@ -156,7 +157,7 @@ export async function startFakeTwilio(options: FakeTwilioOptions): Promise<FakeT
       if (!Number.isInteger(validity) || validity < 1 || validity > 36_000) {
         return restError(res, 400, 30045, "ValidityPeriod must be between 1 and 36000.");
       }
-      if (form.StatusCallback !== undefined && !URL.canParse(form.StatusCallback)) {
+      if (form.StatusCallback !== undefined && parseUrl(form.StatusCallback) === null) {
         return restError(res, 400, 21609, "Invalid StatusCallback URL.");
       }
       const sid = `SM${randomBytes(16).toString("hex")}`;

@@ -7,6 +7,7 @@
 import { createHash, createPublicKey, randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { parseUrl } from "@tidings/core";
 import { jwtVerify, SignJWT } from "jose";
 
 export type FakeVonageAnswer =
@@ -88,7 +89,7 @@ function invalidOf(body: Record<string, unknown>): string | null {
   if (typeof body.text !== "string" || body.text === "") return "text is required";
   if (typeof body.client_ref !== "string" || body.client_ref.length > 100)
     return "client_ref must be at most 100 characters";
-  if (typeof body.webhook_url !== "string" || !URL.canParse(body.webhook_url))
+  if (typeof body.webhook_url !== "string" || parseUrl(body.webhook_url) === null)
     return "webhook_url must be a URL";
   if (body.channel === "viber_service") {
     const viber = body.viber_service as { category?: unknown; ttl?: unknown } | undefined;

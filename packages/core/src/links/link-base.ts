@@ -1,11 +1,13 @@
 import type { LinkSettings } from "../deps.js";
 import type { Issue } from "../errors.js";
+import { parseUrl } from "../support/url.js";
 
 /** The base short links are made under, or `null` when tracking may not be used. */
 export function usableLinkBase(settings: LinkSettings | undefined): string | null {
   const base = settings?.baseUrl ?? null;
-  if (base === null || !URL.canParse(base)) return null;
-  const { protocol } = new URL(base);
+  const parsed = base === null ? null : parseUrl(base);
+  if (base === null || parsed === null) return null;
+  const { protocol } = parsed;
   if (protocol === "https:") return base;
   return protocol === "http:" && settings?.dev === true ? base : null;
 }

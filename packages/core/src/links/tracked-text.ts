@@ -1,5 +1,6 @@
 import { findWebUrls, type WebUrlSpan } from "../campaigns/link-detection.js";
 import { renderTemplate, templatePlaceholders } from "../campaigns/template.js";
+import { parseUrl } from "../support/url.js";
 
 /** One URL of a rendered text replaced by a short link. */
 export interface TrackedUrl {
@@ -27,9 +28,8 @@ const NOT_IN_A_LOCATION = /[\s\u0000-\u001f\u007f]/u;
  * is, untracked, and never reaches a `Location` header).
  */
 export function isTrackableUrl(url: string): boolean {
-  if (NOT_IN_A_LOCATION.test(url) || !URL.canParse(url)) return false;
-  const { protocol } = new URL(url);
-  return protocol === "http:" || protocol === "https:";
+  const parsed = NOT_IN_A_LOCATION.test(url) ? null : parseUrl(url);
+  return parsed?.protocol === "http:" || parsed?.protocol === "https:";
 }
 
 /**

@@ -7,6 +7,7 @@ import type {
 } from "../ports.js";
 import { isoAt } from "../support/clock.js";
 import { inSpan, SPAN_ATTRIBUTES } from "../support/tracing.js";
+import { parseUrl } from "../support/url.js";
 import { type ResolvedDestination, resolveDestination } from "./delivery-destination.js";
 import { loggableUrl, withLoggableUrl } from "./loggable-url.js";
 import { nextAttemptAt, parseRetryAfter } from "./retry-schedule.js";
@@ -65,7 +66,7 @@ export function makeAttempt(
     // Without a tracing SDK nobody reads the attributes: skip parsing the URL for them.
     if (!span.isRecording()) return result;
     // Scheme, host and path only: a query string often carries the receiver's token.
-    const url = result.url !== null && URL.canParse(result.url) ? new URL(result.url) : null;
+    const url = result.url === null ? null : parseUrl(result.url);
     if (url) {
       span.setAttributes({
         "url.scheme": url.protocol.replace(/:$/, ""),

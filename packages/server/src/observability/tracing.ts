@@ -1,3 +1,4 @@
+import { parseUrl } from "@tidings/core";
 import type { Logger } from "../logger.js";
 
 /** The tracing SDK of this process, started; `stop` exports what is buffered and shuts it down. */
@@ -25,7 +26,7 @@ export async function startTracing(env: Env, logger: Logger): Promise<Tracing | 
   const sdk = new NodeSDK({ serviceName, instrumentations: [] });
   sdk.start();
   // Only where spans go, as scheme, host and path: the endpoint's query could hold a token.
-  const where = URL.canParse(endpoint) ? new URL(endpoint) : null;
+  const where = parseUrl(endpoint);
   logger.info("tracing on", {
     service: serviceName,
     endpoint: where ? `${where.protocol}//${where.host}${where.pathname}` : null,
