@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
@@ -38,6 +39,10 @@ export default defineConfig({
   test: {
     include: ["packages/*/src/**/*.test.{ts,tsx}", "examples/**/*.test.ts", "bench/**/*.test.ts"],
     exclude: ["**/node_modules/**", "**/dist/**"],
+    // Vitest's default, one worker fewer than the CPUs, is a single worker on a 2-core machine,
+    // where most files wait on PostgreSQL, child processes or timers: two workers take the
+    // whole suite from some 530 s to some 305 s there, with the same results.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     testTimeout: 30_000,
     hookTimeout: 60_000,
     typecheck: { enabled: true, include: ["packages/*/src/**/*.test-d.ts"] },
