@@ -77,6 +77,12 @@ export interface LinkSettings {
   baseUrl: string | null;
   /** Development: an `http` base is accepted (outside it, only `https`). */
   dev: boolean;
+  /**
+   * Told of each send of a campaign that tracks links while no usable base is set (there was
+   * one when the campaign turned tracking on; the settings changed since): its links go out
+   * as written, untracked, and whoever runs Tidings should hear of it.
+   */
+  untracked?: ((campaignId: string) => void) | undefined;
 }
 
 /** Everything a use case may touch. */

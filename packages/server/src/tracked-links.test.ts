@@ -181,6 +181,44 @@ describe("tracked links through tidings serve (issue 35)", () => {
     });
   });
 
+  it("a campaign tracking links after its link base was removed sends them as written, and the log says so once", {
+    timeout: 60_000,
+  }, async () => {
+    const tidings = await serveTidings(
+      { TIDINGS_DEV: "0", TIDINGS_PUBLIC_URL: "https://tidings.example" },
+      { scopes: SCOPES },
+    );
+    cleanups.push(() => tidings.stop());
+    const created = await tidings.call("POST", "/v1/campaigns", {
+      name: "Tracked",
+      channel: "sms",
+      category: "transactional",
+      sender: "Acme",
+      template: TEMPLATE,
+      status: "active",
+      track_links: true,
+    });
+    expect(created.status).toBe(201);
+    const campaignId = String((await json(created)).campaign_id);
+
+    await tidings.restart({ TIDINGS_PUBLIC_URL: undefined });
+    for (const order of ["A-1", "A-2"]) {
+      const sent = await tidings.call("POST", "/v1/messages/send", {
+        campaign_id: campaignId,
+        recipient: { type: "phone_number", value: "+14155550123" },
+        params: { order },
+      });
+      expect(sent.status).toBe(200);
+      const id = String((await json(sent)).message_id);
+      const view = await json(await tidings.call("GET", `/v1/messages/${id}`));
+      expect(view.links).toEqual([]);
+    }
+    const warnings = tidings
+      .logs()
+      .filter((line) => String(line.msg).startsWith("campaign tracks links"));
+    expect(warnings).toEqual([expect.objectContaining({ level: "warn", campaign_id: campaignId })]);
+  });
+
   it("outside dev, a campaign cannot turn tracking on without an https link base", {
     timeout: 30_000,
   }, async () => {

@@ -14,17 +14,20 @@ export interface MessageBody {
 /**
  * The text of a new message of `campaign`: the template rendered with `values`, its http(s)
  * URLs turned into short links when the campaign tracks them. Without tracking (or without a
- * usable link base, should the settings have changed since the campaign turned it on), the
- * text is exactly `renderTemplate`'s.
+ * usable link base, should the settings have changed since the campaign turned it on, which
+ * `settings.untracked` hears of), the text is exactly `renderTemplate`'s.
  */
 export function messageBody(
   settings: LinkSettings | undefined,
-  campaign: Pick<CampaignRecord, "template" | "trackLinks">,
+  campaign: Pick<CampaignRecord, "id" | "template" | "trackLinks">,
   values: Record<string, string>,
   message: { id: string; organizationId: string; createdAt: string },
 ): MessageBody {
   const base = campaign.trackLinks ? usableLinkBase(settings) : null;
-  if (base === null) return { body: renderTemplate(campaign.template, values), links: [] };
+  if (base === null) {
+    if (campaign.trackLinks) settings?.untracked?.(campaign.id);
+    return { body: renderTemplate(campaign.template, values), links: [] };
+  }
   const tracked = renderTracked(
     campaign.template,
     values,

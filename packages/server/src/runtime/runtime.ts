@@ -135,6 +135,7 @@ export async function openRuntime(
         return config.linkBaseUrl ?? config.publicUrl ?? (config.dev ? listeningUrl : null);
       },
       dev: config.dev,
+      untracked: untrackedCampaignWarning(logger),
     },
     ...(metrics
       ? {
@@ -180,5 +181,25 @@ export async function openRuntime(
       await transport.close?.();
       await opened.close();
     },
+  };
+}
+
+/** Campaigns warned of, at most: past it the memory starts over, so a warning may come again. */
+const WARNED_CAMPAIGNS = 1_000;
+
+/**
+ * A warning, once per campaign in this process, that a campaign tracking links sends while no
+ * usable link base is set: its links go out untracked, which nothing else would show.
+ */
+function untrackedCampaignWarning(logger: Logger): (campaignId: string) => void {
+  const warned = new Set<string>();
+  return (campaignId) => {
+    if (warned.has(campaignId)) return;
+    if (warned.size >= WARNED_CAMPAIGNS) warned.clear();
+    warned.add(campaignId);
+    logger.warn(
+      "campaign tracks links but no https link base is set (TIDINGS_LINK_BASE_URL or TIDINGS_PUBLIC_URL): its links go out untracked",
+      { campaignId },
+    );
   };
 }

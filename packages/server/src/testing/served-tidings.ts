@@ -18,6 +18,12 @@ export interface ServedTidings {
   waitForLog(msg: string, also?: (line: LogLine) => boolean): Promise<LogLine>;
   /** Calls the API with the key; `body` is sent as JSON. */
   call(method: string, path: string, body?: unknown): Promise<Response>;
+  /**
+   * Stops the server and starts it again on the same database, its environment changed by
+   * `env` (a variable given `undefined` is removed); `url`, `env` and the logs are the new
+   * server's.
+   */
+  restart(env: Record<string, string | undefined>): Promise<void>;
   /** Stops the server and removes the database. */
   stop(): Promise<void>;
 }
@@ -40,17 +46,22 @@ export async function serveTidings(
   };
   const scopes = options.scopes ?? "profiles:read,profiles:write,messages:send,webhooks:manage";
   const { token, campaignId } = await createSender(fullEnv, scopes);
-  const server = startInProcess(workspace.dir, ["serve", "--port", "0"], fullEnv);
-  const { port } = await server.waitForLog("listening");
-  const url = `http://127.0.0.1:${port}`;
+  const start = async () => {
+    const started = startInProcess(workspace.dir, ["serve", "--port", "0"], fullEnv);
+    const { port } = await started.waitForLog("listening");
+    return { server: started, url: `http://127.0.0.1:${port}` };
+  };
+  let { server, url } = await start();
   return {
-    url,
+    get url() {
+      return url;
+    },
     databasePath: (fullEnv.TIDINGS_DATABASE_URL ?? "").slice("sqlite:".length),
     token,
     campaignId,
     env: fullEnv,
-    logs: server.logs,
-    waitForLog: server.waitForLog,
+    logs: () => server.logs(),
+    waitForLog: (msg, also) => server.waitForLog(msg, also),
     call: (method, path, body) =>
       fetch(`${url}${path}`, {
         method,
@@ -60,6 +71,14 @@ export async function serveTidings(
         },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       }),
+    async restart(env) {
+      await server.stop();
+      for (const [name, value] of Object.entries(env)) {
+        if (value === undefined) delete fullEnv[name];
+        else fullEnv[name] = value;
+      }
+      ({ server, url } = await start());
+    },
     async stop() {
       await server.stop();
       workspace.cleanup();
