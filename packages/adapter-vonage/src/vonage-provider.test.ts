@@ -67,14 +67,19 @@ describe("vonageProvider against a fake Vonage", () => {
     });
   });
 
-  it("sends SMS under the client_ref {id}.sms; Promotional Viber is category promotion", async () => {
+  it("sends SMS under the client_ref {id}.sms with the TTL; Promotional Viber is category promotion", async () => {
     const provider = await setup();
-    await provider.dispatch({ ...viber, channel: "sms", sender: "Acme" });
+    await provider.dispatch({ ...viber, channel: "sms", sender: "Acme", ttlSeconds: 299.9 });
     await provider.dispatch({ ...viber, category: "promotional" });
-    expect(fake.sends[0]?.body).toMatchObject({
+    expect(fake.sends[0]?.body).toEqual({
       channel: "sms",
-      client_ref: `${ID}.sms`,
+      message_type: "text",
+      to: "447700900000",
       from: "Acme",
+      text: "Your code is 123456",
+      client_ref: `${ID}.sms`,
+      webhook_url: `${CALLBACKS}/status`,
+      ttl: 299,
     });
     expect(fake.sends[0]?.body.viber_service).toBeUndefined();
     expect(fake.sends[1]?.body).toMatchObject({ viber_service: { category: "promotion" } });

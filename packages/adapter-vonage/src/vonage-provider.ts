@@ -83,7 +83,8 @@ export function vonageMessage(message: OutboundMessage, webhookUrl: string): Von
       },
     };
   }
-  return { channel: "sms", ...common };
+  // The message's TTL, so an SMS Vonage could not deliver in time is not delivered late.
+  return { channel: "sms", ...common, ttl: Math.max(1, Math.trunc(message.ttlSeconds)) };
 }
 
 /**

@@ -11,7 +11,11 @@ export interface VonageMessageRequest {
   client_ref: string;
   webhook_url: string;
   viber_service?: { category: "transaction" | "promotion"; ttl: number };
-  sms?: { ttl?: number };
+  /**
+   * SMS only: how long, in seconds, Vonage attempts delivery (72 hours when absent); the SDK's
+   * `SMS` class sends it at the top level, beside `text`.
+   */
+  ttl?: number;
 }
 
 /** The 202 answer: the message's id. */

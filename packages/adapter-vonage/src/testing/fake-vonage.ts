@@ -104,7 +104,10 @@ function invalidOf(body: Record<string, unknown>): string | null {
     if (!/^[0-9]+$/.test(String(body.from))) return "from must be the Viber service id";
     return null;
   }
-  return body.channel === "sms" ? null : "channel must be sms or viber_service";
+  if (body.channel !== "sms") return "channel must be sms or viber_service";
+  if (body.ttl !== undefined && (!Number.isInteger(body.ttl) || (body.ttl as number) < 1))
+    return "ttl must be a positive number of seconds";
+  return null;
 }
 
 /** Starts the fake on 127.0.0.1 with a free port. */
