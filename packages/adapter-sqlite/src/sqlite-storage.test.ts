@@ -13,10 +13,10 @@ async function freshHarness() {
   return {
     storage,
     raw: sqliteRawReaders(reader),
-    async corrupt(table: string, column: string, literal: string, id: string) {
+    async corrupt(table: string, column: string, literal: string, id: string, key = "id") {
       const writer = new Database(file.path);
       try {
-        writer.prepare(`UPDATE ${table} SET ${column} = ${literal} WHERE id = ?`).run(id);
+        writer.prepare(`UPDATE ${table} SET ${column} = ${literal} WHERE ${key} = ?`).run(id);
       } finally {
         writer.close();
       }

@@ -214,7 +214,10 @@ export interface NewLink {
   code: string;
   messageId: string;
   organizationId: string;
-  /** The URL as the rendered text had it, params filled in. */
+  /**
+   * The URL as the rendered text had it, params filled in: always a trackable `http`/`https`
+   * URL. A SQL storage fails the read of a row whose URL has not the shape of one.
+   */
   originalUrl: string;
   createdAt: string;
 }

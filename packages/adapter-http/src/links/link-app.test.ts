@@ -1,16 +1,19 @@
 import { createIds, manualClock } from "@tidings/core";
+import { CorruptRowError } from "@tidings/core/sql";
 import { memoryStorage, seedMessage, seedOrganization } from "@tidings/core/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createFetchHandler } from "../fetch-handler.js";
-import type { HttpRequest } from "../types.js";
+import type { HttpLogger, HttpRequest } from "../types.js";
 import { trustedProxies } from "./client-address.js";
 import { createLinkApp } from "./link-app.js";
 
 const CODE = "AbCdEfGh1234";
 const STORED = "https://shop.example/o/1?t=secret";
 
-async function linkWorld(options: { proxies?: string[] } = {}) {
+async function linkWorld(
+  options: { proxies?: string[]; stored?: string; logger?: HttpLogger } = {},
+) {
   const clock = manualClock(Date.UTC(2026, 4, 1, 12, 0, 5));
   const storage = memoryStorage();
   const deps = { storage, clock, ids: createIds(clock) };
@@ -21,12 +24,12 @@ async function linkWorld(options: { proxies?: string[] } = {}) {
       code: CODE,
       messageId: message.id,
       organizationId: message.organizationId,
-      originalUrl: STORED,
+      originalUrl: options.stored ?? STORED,
       createdAt: message.createdAt,
     },
   ]);
   const app = createLinkApp(deps, {
-    logger: { error: (msg) => expect.fail(msg) },
+    logger: options.logger ?? { error: (msg) => expect.fail(msg) },
     trustedProxies: trustedProxies(options.proxies ?? []),
   });
   const get = (url: string, extra: Partial<HttpRequest> = {}) =>
@@ -155,6 +158,46 @@ describe("GET /l/{code} (issue 35 item 3)", () => {
     for (let i = 0; i < 60; i += 1) await behindProxy.get(`/p${i}`, viaProxy("192.0.2.7"));
     expect((await behindProxy.get("/p61", viaProxy("192.0.2.7"))).status).toBe(429);
     expect((await behindProxy.get("/p62", viaProxy("192.0.2.8"))).status).toBe(404);
+  });
+
+  it("a stored URL that is not http(s) is never a redirect: the 404 page, nothing counted", async () => {
+    for (const stored of [
+      "javascript:alert(1)",
+      "not a url at all",
+      "https://shop.example/o/1\r\nSet-Cookie: session=stolen",
+    ]) {
+      const { get, clicks } = await linkWorld({ stored });
+      for (const method of ["GET", "HEAD"]) {
+        const response = await get(`/${CODE}`, { method });
+        expect(response.status, stored).toBe(404);
+        expect(response.headers.location).toBeUndefined();
+      }
+      expect(await clicks()).toBe(0);
+    }
+  });
+
+  it("a link row the storage finds corrupt is a plain 500 with no Location, logged, never a crash", async () => {
+    const errors: unknown[] = [];
+    const { get, storage, clicks } = await linkWorld({
+      logger: { error: (_message, fields) => errors.push(fields?.error) },
+    });
+    // What a SQL storage throws for a row whose URL was rewritten behind its back.
+    const corrupt = () =>
+      new CorruptRowError("links", "original_url", "javascript:alert(1)", "an http or https URL");
+    for (const headers of [{}, { "user-agent": "WhatsApp/2.23.20.0 A" }]) {
+      storage.failNext("links.get", corrupt());
+      const response = await get(`/${CODE}`, { headers });
+      expect(response).toMatchObject({ status: 500, body: "Something went wrong.\n" });
+      expect(response.headers).toMatchObject({
+        "content-type": "text/plain; charset=utf-8",
+        "cache-control": "no-store",
+      });
+      expect(response.headers.location).toBeUndefined();
+    }
+    expect(errors).toHaveLength(2);
+    expect(String(errors[0])).toContain("corrupt row in links: column original_url");
+    expect(await clicks()).toBe(0);
+    expect((await get(`/${CODE}`)).status).toBe(302);
   });
 
   it("mounts as a web-standard handler too, with the host's peer address", async () => {

@@ -150,9 +150,9 @@ export async function freshStorageHarness(
   return {
     storage,
     raw: postgresRawReaders(db.client, schema),
-    async corrupt(table, column, literal, id) {
+    async corrupt(table, column, literal, id, key = "id") {
       const target = `${quoteIdent(schema)}.${quoteIdent(table)}`;
-      await db.client.query(`UPDATE ${target} SET ${column} = ${literal} WHERE id = $1`, [id]);
+      await db.client.query(`UPDATE ${target} SET ${column} = ${literal} WHERE ${key} = $1`, [id]);
     },
     async dispose() {
       await storage.close();

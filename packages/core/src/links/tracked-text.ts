@@ -1,6 +1,7 @@
 import { findWebUrls, type WebUrlSpan } from "../campaigns/link-detection.js";
 import { renderTemplate, templatePlaceholders } from "../campaigns/template.js";
 import { parseUrl } from "../support/url.js";
+import { hasRedirectableShape } from "./redirect-shape.js";
 
 /** One URL of a rendered text replaced by a short link. */
 export interface TrackedUrl {
@@ -19,16 +20,13 @@ export interface TrackedText {
 export const shortLink = (baseUrl: string, code: string): string =>
   `${baseUrl.replace(/\/+$/, "")}/l/${code}`;
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds.
-const NOT_IN_A_LOCATION = /[\s\u0000-\u001f\u007f]/u;
-
 /**
  * Whether a rendered URL may be stored and redirected to: an `http`/`https` URL that parses,
  * with no whitespace or control character (a param may bring either; such a URL is left as it
  * is, untracked, and never reaches a `Location` header).
  */
 export function isTrackableUrl(url: string): boolean {
-  const parsed = NOT_IN_A_LOCATION.test(url) ? null : parseUrl(url);
+  const parsed = hasRedirectableShape(url) ? parseUrl(url) : null;
   return parsed?.protocol === "http:" || parsed?.protocol === "https:";
 }
 

@@ -1,3 +1,4 @@
+import { hasRedirectableShape } from "../links/redirect-shape.js";
 import type {
   ApiKeyRecord,
   CampaignRecord,
@@ -32,7 +33,7 @@ import {
   storedResponseShape,
   topicsShape,
 } from "./json-shapes.js";
-import { type RowReader, rowReader } from "./row-reader.js";
+import { type RowReader, rowReader, type TextShape } from "./row-reader.js";
 import { type SqlTable, type SqlTableName, sqlTables as t } from "./tables.js";
 
 /** Every member of a string union, checked complete by the compiler. */
@@ -66,6 +67,11 @@ const IDEMPOTENCY_STATES = members<IdempotencyRecord["state"]>({
   completed: true,
 });
 const DISABLED_REASONS = ["failing"] as const;
+/** Every stored link was trackable; one that is not never leaves storage to be redirected to. */
+const REDIRECTABLE_URL: TextShape = {
+  expected: "an http or https URL without whitespace or control characters",
+  is: hasRedirectableShape,
+};
 
 /**
  * Each record as decoded from a driver's row; every decoder throws `CorruptRowError` on a bad
@@ -339,7 +345,7 @@ export function sqlRecords(codec: SqlCodec): SqlRecords {
       code: r.text("code"),
       messageId: r.text("message_id"),
       organizationId: r.text("organization_id"),
-      originalUrl: r.text("original_url"),
+      originalUrl: r.textOf("original_url", REDIRECTABLE_URL),
       createdAt: r.text("created_at"),
       clicks: r.integer("clicks"),
       firstClickedAt: r.textOrNull("first_clicked_at"),

@@ -8,10 +8,18 @@ export interface JsonShape<T> {
   is(value: unknown): value is T;
 }
 
+/** A check that a text value has the form a record field needs, made without parsing it. */
+export interface TextShape {
+  /** What the value should be, for the error message. */
+  readonly expected: string;
+  is(text: string): boolean;
+}
+
 /** Typed, checked reads of one row's columns; each throws `CorruptRowError` on a bad value. */
 export interface RowReader {
   text(column: string): string;
   textOrNull(column: string): string | null;
+  textOf(column: string, shape: TextShape): string;
   oneOf<T extends string>(column: string, allowed: readonly T[]): T;
   oneOfOrNull<T extends string>(column: string, allowed: readonly T[]): T | null;
   flag(column: string): boolean;
@@ -48,6 +56,11 @@ class CheckedRow implements RowReader {
 
   textOrNull(column: string): string | null {
     return this.present(column) === null ? null : this.text(column);
+  }
+
+  textOf(column: string, shape: TextShape): string {
+    const value = this.text(column);
+    return shape.is(value) ? value : this.corrupt(column, shape.expected);
   }
 
   oneOf<T extends string>(column: string, allowed: readonly T[]): T {

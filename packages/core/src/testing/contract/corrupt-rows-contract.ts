@@ -1,19 +1,27 @@
 import { describe, expect, it } from "vitest";
+import { followLink } from "../../links/follow-link.js";
 import { CorruptRowError } from "../../sql/corrupt-row-error.js";
+import { manualClock } from "../../support/clock.js";
+import { createIds } from "../../support/ids.js";
 import { useHarness } from "./harness.js";
 import type { StorageHarness } from "./raw.js";
 import { seedDelivery, seedMessage, seedOrganization, seedWebhook } from "./seed.js";
 
 /**
- * Overwrites `column` of the row of `table` whose `id` is `id` with the SQL literal `literal`,
- * straight on the table, as a hand-made fix, an old bug or a half-applied migration would.
+ * Overwrites `column` of the row of `table` whose `key` column (`id` unless told) is `id` with
+ * the SQL literal `literal`, straight on the table, as a hand-made fix, an old bug or a
+ * half-applied migration would.
  */
 export type CorruptRow = (
   table: string,
   column: string,
   literal: string,
   id: string,
+  key?: string | undefined,
 ) => Promise<void>;
+
+/** `text` as an SQL string literal both databases read alike. */
+const literalOf = (text: string): string => `'${text.replaceAll("'", "''")}'`;
 
 /** A storage harness of a SQL adapter, able to write what no repository would. */
 export interface CorruptibleHarness extends StorageHarness {
@@ -119,6 +127,43 @@ export function runCorruptRowContract(
         "destination",
         '{"kind": "pigeon"}',
       );
+    });
+
+    it("a link to anything but an http(s) URL fails every read of it and is never followed", async () => {
+      const { storage, raw, corrupt } = harness();
+      const org = await seedOrganization(storage);
+      const organizationId = org.organization.id;
+      const { message } = await seedMessage(storage, org);
+      const code = "Cr0rrUptL1nk";
+      const stored = "https://shop.example/o/1";
+      const link = { code, messageId: message.id, organizationId, createdAt: message.createdAt };
+      await storage.links.insertMany([{ ...link, originalUrl: stored }]);
+      const clock = manualClock(Date.parse(message.createdAt) + 60_000);
+      const deps = { storage, clock, ids: createIds(clock) };
+      const targets = [
+        "javascript:alert(1)",
+        "data:text/html,<script>alert(1)</script>",
+        "not a url at all",
+        "//evil.example/",
+        "https://shop.example/o/1\r\nSet-Cookie: session=stolen",
+        "https://shop.example/o/1 https://evil.example/",
+      ];
+      for (const target of targets) {
+        await corrupt("links", "original_url", literalOf(target), code, "code");
+        const reads = [
+          () => storage.links.get(code),
+          () => storage.links.listForMessage(organizationId, message.id),
+          () => storage.links.listForMessages(organizationId, [message.id]),
+          () => storage.transaction((tx) => tx.links.recordClick(code, message.createdAt)),
+          () => followLink(deps, code, true),
+          () => followLink(deps, code, false),
+        ];
+        for (const read of reads) await expectCorrupt(read(), "links", "original_url", target);
+      }
+      // Nothing was counted or recorded on the way: put right, the link is as it was stored.
+      await corrupt("links", "original_url", literalOf(stored), code, "code");
+      expect(await storage.links.get(code)).toMatchObject({ originalUrl: stored, clicks: 0 });
+      expect(await raw.message(message.id)).toMatchObject({ status: message.status });
     });
 
     it("one corrupt row fails a whole list rather than dropping out of it", async () => {
