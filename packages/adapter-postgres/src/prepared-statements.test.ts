@@ -107,6 +107,45 @@ describe.skipIf(
     }
   });
 
+  it("keeps a pool connection whose statement the server refused; destroys one the server ended", async () => {
+    const schema = db.newSchemaName();
+    const inner = new pg.Pool({ connectionString: serverUrl, max: 1 });
+    const other = new pg.Client({ connectionString: serverUrl });
+    await other.connect();
+    try {
+      await other.query(`CREATE SCHEMA "${schema}"`);
+      await other.query(`CREATE TABLE "${schema}".t (id int PRIMARY KEY)`);
+      const pool = preparedStatements(inner);
+      const session = async () =>
+        (await pool.query("SELECT pg_backend_pid() AS pid", [])).rows[0] as { pid: number };
+      const insert = `INSERT INTO "${schema}".t VALUES ($1)`;
+      await pool.query(insert, [1]);
+      const first = await session();
+      await expect(pool.query(insert, [1])).rejects.toMatchObject({ code: "23505" });
+      await other.query("BEGIN");
+      await other.query(`LOCK TABLE "${schema}".t`);
+      await expect(
+        pool.query(`SET lock_timeout = '10ms'; SELECT count(*) FROM "${schema}".t`),
+      ).rejects.toMatchObject({ code: "55P03" });
+      await other.query("ROLLBACK");
+      // The same session answers, its statement still prepared: nothing was reconnected.
+      expect(await session()).toEqual(first);
+      await pool.query(insert, [2]);
+      expect(inner.totalCount).toBe(1);
+
+      // FATAL: the server ended the session, so the connection goes and the next is new.
+      await expect(
+        pool.query("SELECT pg_terminate_backend(pg_backend_pid())", []),
+      ).rejects.toMatchObject({ code: "57P01" });
+      expect(inner.totalCount).toBe(0);
+      expect(await session()).not.toEqual(first);
+    } finally {
+      await other.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await other.end();
+      await inner.end();
+    }
+  });
+
   it("stops naming new texts at maxStatements and runs the rest unnamed", async () => {
     const names = await preparedAfter(async (pool) => {
       for (let i = 0; i < 5; i++) {

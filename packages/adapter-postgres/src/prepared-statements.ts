@@ -62,6 +62,17 @@ const PLANNED_PER_CALL =
 /** SQLSTATE of "cached plan must not change result type". */
 const STALE_PLAN = "0A000";
 
+/**
+ * Whether `error` is the server refusing one statement at severity ERROR: the session goes on
+ * and, outside a transaction, is ready for the next. Not a stale plan (the connection's named
+ * statements are not to be trusted again), not FATAL (the server ends the session), not an
+ * error of the driver's own (no SQLSTATE).
+ */
+function refusedStatement(error: unknown): boolean {
+  const { severity, code } = (error ?? {}) as { severity?: unknown; code?: unknown };
+  return severity === "ERROR" && typeof code === "string" && code !== STALE_PLAN;
+}
+
 /** Options of `preparedStatements`. */
 export interface PreparedStatementsOptions {
   /**
@@ -157,7 +168,9 @@ export function preparedStatements(
     };
   };
   return {
-    // As pg.Pool's own query does: borrow, run, give back (destroyed when the query failed).
+    // As pg.Pool's own query does: borrow, run, give back; but a statement the server refused
+    // (a unique violation, a lock timeout) leaves its connection fit for the next, so only a
+    // broken connection, a stale plan or the driver's own error destroys it.
     query: async (text, values) => {
       const inner = await pool.connect();
       const watch = watchErrors(inner);
@@ -168,7 +181,7 @@ export function preparedStatements(
         return answer;
       } catch (error) {
         watch.stop();
-        inner.release(error as Error);
+        inner.release(refusedStatement(error) && !watch.broken() ? false : (error as Error));
         throw error;
       }
     },
