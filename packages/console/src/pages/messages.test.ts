@@ -69,6 +69,13 @@ describe("message pages", () => {
     const page = await world.get(browser, `/messages/${messageId}`);
     expect(page.body).toContain(sid);
     expect(page.body).toContain("upstream_failed (twilio 30003): Unreachable handset.");
+    // The list names each message's provider too.
+    const other = await world.send(world.org.id, campaign.campaign_id);
+    const list = await world.get(browser, "/messages");
+    const cellsOf = (id: string) =>
+      list.body.split("<tr>").find((row) => row.includes(`/messages/${id}"`)) ?? "";
+    expect(cellsOf(messageId)).toContain("<td>twilio</td>");
+    expect(cellsOf(other)).toContain("<td>sandbox</td>");
   });
 
   it("finds messages by phone number and by client reference, newest first, by status and campaign, in pages with the filters kept", async () => {

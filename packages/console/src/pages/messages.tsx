@@ -63,7 +63,15 @@ function MessagesPage(props: {
         list={list}
         heading={filtered ? "Matching messages" : "All messages, newest first"}
         empty={filtered ? "No message matches." : "No messages yet."}
-        columns={["Message ID", "Recipient", "Campaign", "Status", "Client reference", "Sent"]}
+        columns={[
+          "Message ID",
+          "Recipient",
+          "Campaign",
+          "Status",
+          "Provider",
+          "Client reference",
+          "Sent",
+        ]}
         filterLabel="Find messages"
         filterButton="Search"
         filters={
@@ -91,6 +99,7 @@ function MessagesPage(props: {
             <td>
               <MessageStatus status={message.status} />
             </td>
+            <td>{message.provider ?? "—"}</td>
             <td class="wrap">{message.client_reference ?? "—"}</td>
             <td>
               <Time at={message.created_at} />
