@@ -41,8 +41,9 @@ export default defineConfig({
     exclude: ["**/node_modules/**", "**/dist/**"],
     // Vitest's default, one worker fewer than the CPUs, is a single worker on a 2-core machine,
     // where most files wait on PostgreSQL, child processes or timers: two workers take the
-    // whole suite from some 530 s to some 305 s there, with the same results.
-    maxWorkers: Math.max(2, availableParallelism() - 1),
+    // whole suite from some 530 s to some 305 s there, with the same results. Larger machines
+    // (and watch mode) keep Vitest's defaults.
+    ...(availableParallelism() <= 2 ? { maxWorkers: 2 } : {}),
     testTimeout: 30_000,
     hookTimeout: 60_000,
     typecheck: { enabled: true, include: ["packages/*/src/**/*.test-d.ts"] },

@@ -131,12 +131,15 @@ describe("rate-limit counts (migration 9)", () => {
       // other row of each key, meeting them in the other order, and waits for it.
       await first.query("BEGIN");
       await first.query(`DELETE FROM ${hits} WHERE at IN (1, 3)`);
-      const second = db.client.query(`DELETE FROM ${hits} WHERE at IN (2, 4)`);
-      // Bounded: the second statement is seen waiting on a lock before the first commits.
+      const secondText = `DELETE FROM ${hits} WHERE at IN (2, 4)`;
+      const second = db.client.query(secondText);
+      // Bounded: the second statement is seen waiting on a lock before the first commits (this
+      // file's statement, by its text: another file's schema has its own).
       for (let tries = 0; tries < 100; tries += 1) {
         const { rows } = await first.query(
           `SELECT count(*)::int AS waiting FROM pg_stat_activity
-             WHERE wait_event_type = 'Lock' AND query LIKE 'DELETE FROM%rate_limit_hits%'`,
+             WHERE wait_event_type = 'Lock' AND query = $1`,
+          [secondText],
         );
         if ((rows[0] as { waiting: number }).waiting > 0) break;
         await new Promise((resolve) => setTimeout(resolve, 20));

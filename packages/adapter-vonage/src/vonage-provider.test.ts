@@ -71,6 +71,10 @@ describe("vonageProvider against a fake Vonage", () => {
     const provider = await setup();
     await provider.dispatch({ ...viber, channel: "sms", sender: "Acme", ttlSeconds: 299.9 });
     await provider.dispatch({ ...viber, category: "promotional" });
+    // A fallback leg's last seconds and a campaign longer than a week stay within the bounds.
+    await provider.dispatch({ ...viber, channel: "sms", sender: "Acme", ttlSeconds: 5 });
+    await provider.dispatch({ ...viber, channel: "sms", sender: "Acme", ttlSeconds: 2_000_000 });
+    expect(fake.sends.slice(2).map((send) => send.body.ttl)).toEqual([20, 604_800]);
     expect(fake.sends[0]?.body).toEqual({
       channel: "sms",
       message_type: "text",

@@ -56,6 +56,12 @@ export interface VonageProviderOptions {
 
 const PROVIDER = "vonage";
 
+/**
+ * The bounds of an SMS's `ttl`, in seconds. The Messages API documents none; Vonage's SMS API
+ * takes the same setting from 20 seconds to 7 days, so a value stays within what either takes.
+ */
+const SMS_TTL_SECONDS = { min: 20, max: 7 * 24 * 60 * 60 } as const;
+
 /** The status webhook URL every message gives. */
 export const statusWebhookUrl = (callbackBaseUrl: string): string =>
   `${callbackBaseUrl.replace(/\/+$/, "")}/status`;
@@ -84,7 +90,11 @@ export function vonageMessage(message: OutboundMessage, webhookUrl: string): Von
     };
   }
   // The message's TTL, so an SMS Vonage could not deliver in time is not delivered late.
-  return { channel: "sms", ...common, ttl: Math.max(1, Math.trunc(message.ttlSeconds)) };
+  const ttl = Math.min(
+    SMS_TTL_SECONDS.max,
+    Math.max(SMS_TTL_SECONDS.min, Math.trunc(message.ttlSeconds)),
+  );
+  return { channel: "sms", ...common, ttl };
 }
 
 /**

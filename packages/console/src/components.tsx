@@ -1,3 +1,4 @@
+import { parseUrl } from "@tidings/core";
 import type { ComponentChildren } from "preact";
 
 /** Each field's problems by field name; `""` holds those that belong to no one field. */
@@ -457,8 +458,8 @@ export function Notice(props: { tone?: "good" | "bad"; children: ComponentChildr
  * receiver's token (the edit form, for its owner, still has it whole).
  */
 export function shownUrl(url: string): string {
-  if (!URL.canParse(url)) return url;
-  const parsed = new URL(url);
+  const parsed = parseUrl(url);
+  if (parsed === null) return url;
   return `${parsed.origin}${parsed.pathname}${parsed.search ? "?…" : ""}`;
 }
 

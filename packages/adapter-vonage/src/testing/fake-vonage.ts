@@ -105,8 +105,11 @@ function invalidOf(body: Record<string, unknown>): string | null {
     return null;
   }
   if (body.channel !== "sms") return "channel must be sms or viber_service";
-  if (body.ttl !== undefined && (!Number.isInteger(body.ttl) || (body.ttl as number) < 1))
-    return "ttl must be a positive number of seconds";
+  if (
+    body.ttl !== undefined &&
+    (!Number.isInteger(body.ttl) || (body.ttl as number) < 20 || (body.ttl as number) > 604_800)
+  )
+    return "ttl must be 20 to 604800 seconds";
   return null;
 }
 

@@ -8,8 +8,7 @@ const PACKAGES = fileURLToPath(new URL("../../../", import.meta.url));
 
 function sourceFiles(dir: string, into: string[] = []): string[] {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    // The console runs in a browser, whose `URL.canParse` has no such fault.
-    if (["node_modules", "dist", "console"].includes(entry.name)) continue;
+    if (entry.name === "node_modules" || entry.name === "dist") continue;
     const path = join(dir, entry.name);
     if (entry.isDirectory()) sourceFiles(path, into);
     else if (/\.tsx?$/.test(entry.name)) into.push(path);

@@ -5,7 +5,7 @@ import { tempWorkspace } from "./run-cli.js";
 /** A `tidings serve` on a fresh SQLite database, with an organization ready to call the API. */
 export interface ServedTidings {
   /** `http://127.0.0.1:<port>`. */
-  url: string;
+  readonly url: string;
   /** The database file. */
   databasePath: string;
   /** A key of the organization holding every scope. */
@@ -48,8 +48,14 @@ export async function serveTidings(
   const { token, campaignId } = await createSender(fullEnv, scopes);
   const start = async () => {
     const started = startInProcess(workspace.dir, ["serve", "--port", "0"], fullEnv);
-    const { port } = await started.waitForLog("listening");
-    return { server: started, url: `http://127.0.0.1:${port}` };
+    try {
+      const { port } = await started.waitForLog("listening");
+      return { server: started, url: `http://127.0.0.1:${port}` };
+    } catch (error) {
+      // Not left running; stopping it again in `stop` is harmless.
+      await Promise.resolve(started.stop()).catch(() => undefined);
+      throw error;
+    }
   };
   let { server, url } = await start();
   return {
