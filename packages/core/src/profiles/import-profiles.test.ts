@@ -145,4 +145,46 @@ describe("importing profiles (CLI profiles import)", () => {
     const page = (await listProfiles(deps, actor, {}))._unsafeUnwrap();
     expect(page.data.map((profile) => profile.first_name)).toEqual(["Bea"]);
   });
+
+  /** `storage` whose profile inserts find the number taken `times` times, writing nothing. */
+  const takenBy = (storage: Storage, times: number): Storage => {
+    let refused = 0;
+    const taking = (tx: Repositories): Repositories => ({
+      ...tx,
+      profiles: {
+        ...tx.profiles,
+        insert: async (profile) => {
+          if (refused >= times) return tx.profiles.insert(profile);
+          refused += 1;
+          return "phone_number_taken";
+        },
+      },
+    });
+    return { ...storage, transaction: (fn) => storage.transaction((tx) => fn(taking(tx))) };
+  };
+
+  it("a row whose number another writer created and removed again before its second lookup tries again", async () => {
+    const { deps, storage } = setup();
+    const summary = await imported({ ...deps, storage: takenBy(storage, 2) }, "import", {
+      phone_number: "+14155552671",
+      first_name: "Ann",
+    });
+    expect(summary).toMatchObject({ created: 1, updated: 0, unchanged: 0, rejected: [] });
+    const page = (await listProfiles(deps, actor, {}))._unsafeUnwrap();
+    expect(page.data.map((profile) => profile.first_name)).toEqual(["Ann"]);
+  });
+
+  it("past three tries the import fails whole, saying why, and nothing is imported", async () => {
+    const { deps, storage } = setup();
+    const attempt = importProfiles(
+      { ...deps, storage: takenBy(storage, 3) },
+      actor,
+      rows({ phone_number: "+14155550100" }, { phone_number: "+14155552671" }),
+      { source: "import" },
+    );
+    await expect(attempt).rejects.toThrow(
+      /\+14155550100 was created and removed by other writers 3 times while this import ran; nothing was imported, run it again/,
+    );
+    expect((await listProfiles(deps, actor, {}))._unsafeUnwrap().data).toEqual([]);
+  });
 });

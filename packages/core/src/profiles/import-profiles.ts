@@ -2,14 +2,14 @@ import { ok, type ResultAsync } from "neverthrow";
 import * as v from "valibot";
 import type { Actor, Deps } from "../deps.js";
 import type { DomainError, Issue } from "../errors.js";
-import type { ProfileRecord, ProfileSource } from "../ports.js";
+import type { ProfileRecord, ProfileSource, Repositories } from "../ports.js";
 import { isoAt } from "../support/clock.js";
 import { toIssues } from "../support/parse.js";
 import { useCase } from "../support/result.js";
 import { withinAttributeLimit } from "./attributes.js";
 import { withFieldChanges } from "./changed-profile.js";
 import { recordConsentChanges } from "./consent-history.js";
-import { newProfile } from "./new-profile.js";
+import { type NewProfileInput, newProfile } from "./new-profile.js";
 import { createProfileInput } from "./profile-input.js";
 
 /** What an import did; rows are numbered by the caller (e.g. the file's line numbers). */
@@ -74,20 +74,10 @@ export function importProfiles(
     const now = isoAt(deps.clock.now());
     await deps.storage.transaction(async (tx) => {
       for (const { row, input } of inNumberOrder(valid)) {
-        let existing = await tx.profiles.findByPhone(actor.organizationId, input.phone_number);
-        if (!existing) {
-          const inserted = await tx.profiles.insert(
-            newProfile(deps, actor.organizationId, input, options.source, now),
-          );
-          if (inserted !== "phone_number_taken") {
-            await recordConsentChanges(tx, deps, actor, null, inserted);
-            summary.created += 1;
-            continue;
-          }
-          // Another writer's profile with the number committed after the lookup (the insert
-          // waited for it): the row updates it, as it would have had the import come later.
-          existing = await tx.profiles.findByPhone(actor.organizationId, input.phone_number);
-          if (!existing) throw new Error("phone taken inside the import transaction");
+        const existing = await profileOfRow(tx, deps, actor, input, options.source, now);
+        if (existing === "created") {
+          summary.created += 1;
+          continue;
         }
         const next: ProfileRecord = {
           ...withFieldChanges(existing, input),
@@ -118,6 +108,40 @@ export function importProfiles(
     summary.rejected.sort((a, b) => a.row - b.row);
     return ok(summary);
   });
+}
+
+/** How many times a row looks its number up and inserts it before the import gives up. */
+const ROW_TRIES = 3;
+
+/**
+ * The active profile holding the row's number, or `"created"` once the row's own profile went
+ * in. Another writer's profile with the number may commit after the lookup (the insert waits
+ * for it and finds the number taken): the row then updates it, as it would have had the import
+ * come later; and should that profile be gone again by the next lookup, the row tries again.
+ * Past `ROW_TRIES` the import fails whole, having written nothing, and may simply be run again.
+ */
+async function profileOfRow(
+  tx: Repositories,
+  deps: Pick<Deps, "ids">,
+  actor: Actor,
+  input: NewProfileInput,
+  source: ProfileSource,
+  now: string,
+): Promise<ProfileRecord | "created"> {
+  for (let tries = 0; tries < ROW_TRIES; tries += 1) {
+    const existing = await tx.profiles.findByPhone(actor.organizationId, input.phone_number);
+    if (existing) return existing;
+    const inserted = await tx.profiles.insert(
+      newProfile(deps, actor.organizationId, input, source, now),
+    );
+    if (inserted !== "phone_number_taken") {
+      await recordConsentChanges(tx, deps, actor, null, inserted);
+      return "created";
+    }
+  }
+  throw new Error(
+    `${input.phone_number} was created and removed by other writers ${ROW_TRIES} times while this import ran; nothing was imported, run it again.`,
+  );
 }
 
 /**
