@@ -122,10 +122,16 @@ describe.skipIf(
       await pool.query(insert, [1]);
       const first = await session();
       await expect(pool.query(insert, [1])).rejects.toMatchObject({ code: "23505" });
+      // A number held by another transaction, given up after the statement's own lock_timeout,
+      // as a batched profile insert does.
       await other.query("BEGIN");
-      await other.query(`LOCK TABLE "${schema}".t`);
+      await other.query(`INSERT INTO "${schema}".t VALUES (5)`);
       await expect(
-        pool.query(`SET lock_timeout = '10ms'; SELECT count(*) FROM "${schema}".t`),
+        pool.query(
+          `INSERT INTO "${schema}".t SELECT $1::int
+            WHERE (SELECT set_config('lock_timeout', '10ms', true)) IS NOT NULL`,
+          [5],
+        ),
       ).rejects.toMatchObject({ code: "55P03" });
       await other.query("ROLLBACK");
       // The same session answers, its statement still prepared: nothing was reconnected.
@@ -133,12 +139,24 @@ describe.skipIf(
       await pool.query(insert, [2]);
       expect(inner.totalCount).toBe(1);
 
+      // A script without values may leave a failed transaction open: that connection goes.
+      await expect(pool.query("BEGIN; SELECT 1/0")).rejects.toMatchObject({ code: "22012" });
+      expect(inner.totalCount).toBe(0);
+      const second = await session();
+      expect(second).not.toEqual(first);
+      await pool.query(insert, [3]);
+      // A prepared statement the session lost (a DEALLOCATE, a pooler) goes with its connection.
+      await pool.query("DEALLOCATE ALL");
+      await expect(pool.query(insert, [4])).rejects.toMatchObject({ code: "26000" });
+      expect(inner.totalCount).toBe(0);
+      await pool.query(insert, [4]);
+
       // FATAL: the server ended the session, so the connection goes and the next is new.
       await expect(
         pool.query("SELECT pg_terminate_backend(pg_backend_pid())", []),
       ).rejects.toMatchObject({ code: "57P01" });
       expect(inner.totalCount).toBe(0);
-      expect(await session()).not.toEqual(first);
+      expect(await session()).not.toEqual(second);
     } finally {
       await other.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
       await other.end();

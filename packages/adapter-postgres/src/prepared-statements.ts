@@ -63,14 +63,20 @@ const PLANNED_PER_CALL =
 const STALE_PLAN = "0A000";
 
 /**
- * Whether `error` is the server refusing one statement at severity ERROR: the session goes on
- * and, outside a transaction, is ready for the next. Not a stale plan (the connection's named
- * statements are not to be trusted again), not FATAL (the server ends the session), not an
- * error of the driver's own (no SQLSTATE).
+ * SQLSTATEs after which a connection's session is not to be trusted again though the server
+ * only refused a statement: its named statements (a stale plan, one that no longer exists,
+ * one already there) or its transaction (class 25: one left open and failed).
+ */
+const UNFIT_AFTER = /^(?:0A000|26000|42P05|25...)$/;
+
+/**
+ * Whether `error` is the server refusing one statement at severity ERROR, after which its
+ * session is ready for the next: not FATAL (the server ends the session), not an error of the
+ * driver's own (no SQLSTATE), not one of `UNFIT_AFTER`.
  */
 function refusedStatement(error: unknown): boolean {
   const { severity, code } = (error ?? {}) as { severity?: unknown; code?: unknown };
-  return severity === "ERROR" && typeof code === "string" && code !== STALE_PLAN;
+  return severity === "ERROR" && typeof code === "string" && !UNFIT_AFTER.test(code);
 }
 
 /** Options of `preparedStatements`. */
@@ -168,9 +174,10 @@ export function preparedStatements(
     };
   };
   return {
-    // As pg.Pool's own query does: borrow, run, give back; but a statement the server refused
-    // (a unique violation, a lock timeout) leaves its connection fit for the next, so only a
-    // broken connection, a stale plan or the driver's own error destroys it.
+    // As pg.Pool's own query does: borrow, run, give back; but one statement with values that
+    // the server refused (a unique violation, a lock timeout) leaves its connection fit for
+    // the next. A text without values may be a script (`BEGIN; …`) that left a transaction
+    // open, so its failure destroys the connection, as does a broken one or an unfit session.
     query: async (text, values) => {
       const inner = await pool.connect();
       const watch = watchErrors(inner);
@@ -181,7 +188,8 @@ export function preparedStatements(
         return answer;
       } catch (error) {
         watch.stop();
-        inner.release(refusedStatement(error) && !watch.broken() ? false : (error as Error));
+        const fit = (values?.length ?? 0) > 0 && refusedStatement(error) && !watch.broken();
+        inner.release(fit ? false : (error as Error));
         throw error;
       }
     },
