@@ -35,6 +35,29 @@ describe.skipIf(
     }
   }
 
+  /**
+   * Runs `run` with a fresh schema holding table `t` (made by `table`'s columns), a pool of one
+   * connection and another client to act beside it; drops the schema and closes both after.
+   */
+  async function withTable(
+    table: string,
+    run: (t: string, inner: pg.Pool, other: pg.Client) => Promise<void>,
+  ): Promise<void> {
+    const schema = db.newSchemaName();
+    const inner = new pg.Pool({ connectionString: serverUrl, max: 1 });
+    const other = new pg.Client({ connectionString: serverUrl });
+    await other.connect();
+    try {
+      await other.query(`CREATE SCHEMA "${schema}"`);
+      await other.query(`CREATE TABLE "${schema}".t (${table})`);
+      await run(`"${schema}".t`, inner, other);
+    } finally {
+      await other.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await other.end();
+      await inner.end();
+    }
+  }
+
   it("names each statement with values once per text, on the pool and on a borrowed connection", async () => {
     const names = await preparedAfter(async (pool) => {
       expect((await pool.query("SELECT $1::int + 1 AS n", [1])).rows).toEqual([{ n: 2 }]);
@@ -76,59 +99,43 @@ describe.skipIf(
   });
 
   it("destroys a borrowed connection whose statement's result type changed, so the next prepares it afresh", async () => {
-    const schema = db.newSchemaName();
-    const inner = new pg.Pool({ connectionString: serverUrl, max: 1 });
-    const other = new pg.Client({ connectionString: serverUrl });
-    await other.connect();
-    try {
-      await other.query(`CREATE SCHEMA "${schema}"`);
-      await other.query(`CREATE TABLE "${schema}".t (id int, v int)`);
-      await other.query(`INSERT INTO "${schema}".t VALUES (1, 7)`);
+    await withTable("id int, v int", async (t, inner, other) => {
+      await other.query(`INSERT INTO ${t} VALUES (1, 7)`);
       const pool = preparedStatements(inner);
-      const read = `SELECT v FROM "${schema}".t WHERE id = $1`;
+      const read = `SELECT v FROM ${t} WHERE id = $1`;
       const connection = await pool.connect();
       expect((await connection.query(read, [1])).rows).toEqual([{ v: 7 }]);
-      await other.query(`ALTER TABLE "${schema}".t ALTER COLUMN v TYPE text`);
+      await other.query(`ALTER TABLE ${t} ALTER COLUMN v TYPE text`);
       await expect(connection.query(read, [1])).rejects.toMatchObject({ code: "0A000" });
       connection.release();
       expect(inner.totalCount).toBe(0);
       expect((await pool.query(read, [1])).rows).toEqual([{ v: "7" }]);
       // Inside a transaction too: the connection that saw it goes, and the next one reads.
-      await other.query(`ALTER TABLE "${schema}".t ALTER COLUMN v TYPE int USING v::int`);
+      await other.query(`ALTER TABLE ${t} ALTER COLUMN v TYPE int USING v::int`);
       await expect(runTransaction(pool, (tx) => tx.query(read, [1]))).rejects.toMatchObject({
         code: "0A000",
       });
       expect(inner.totalCount).toBe(0);
       expect((await runTransaction(pool, (tx) => tx.query(read, [1]))).rows).toEqual([{ v: 7 }]);
-    } finally {
-      await other.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      await other.end();
-      await inner.end();
-    }
+    });
   });
 
   it("keeps a pool connection whose statement the server refused; destroys one the server ended", async () => {
-    const schema = db.newSchemaName();
-    const inner = new pg.Pool({ connectionString: serverUrl, max: 1 });
-    const other = new pg.Client({ connectionString: serverUrl });
-    await other.connect();
-    try {
-      await other.query(`CREATE SCHEMA "${schema}"`);
-      await other.query(`CREATE TABLE "${schema}".t (id int PRIMARY KEY)`);
+    await withTable("id int PRIMARY KEY", async (t, inner, other) => {
       const pool = preparedStatements(inner);
       const session = async () =>
         (await pool.query("SELECT pg_backend_pid() AS pid", [])).rows[0] as { pid: number };
-      const insert = `INSERT INTO "${schema}".t VALUES ($1)`;
+      const insert = `INSERT INTO ${t} VALUES ($1)`;
       await pool.query(insert, [1]);
       const first = await session();
       await expect(pool.query(insert, [1])).rejects.toMatchObject({ code: "23505" });
       // A number held by another transaction, given up after the statement's own lock_timeout,
       // as a batched profile insert does.
       await other.query("BEGIN");
-      await other.query(`INSERT INTO "${schema}".t VALUES (5)`);
+      await other.query(`INSERT INTO ${t} VALUES (5)`);
       await expect(
         pool.query(
-          `INSERT INTO "${schema}".t SELECT $1::int
+          `INSERT INTO ${t} SELECT $1::int
             WHERE (SELECT set_config('lock_timeout', '10ms', true)) IS NOT NULL`,
           [5],
         ),
@@ -157,11 +164,7 @@ describe.skipIf(
       ).rejects.toMatchObject({ code: "57P01" });
       expect(inner.totalCount).toBe(0);
       expect(await session()).not.toEqual(second);
-    } finally {
-      await other.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      await other.end();
-      await inner.end();
-    }
+    });
   });
 
   it("stops naming new texts at maxStatements and runs the rest unnamed", async () => {
