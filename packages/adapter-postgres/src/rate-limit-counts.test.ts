@@ -77,7 +77,7 @@ describe("rate-limit counts (migration 9)", () => {
     });
   });
 
-  it("count a refused key's rows at most once per window, and put a wrong count right within one (migration 14)", async () => {
+  it("count a refused key's rows at most once per window, and put a wrong count right within one (migrations 13 and 16)", async () => {
     const storage = postgresStorage(db.client, { schema });
     const hits = tablesIn(schema).rateLimitHits;
     const kept = `${quoteIdent(schema)}.rate_limit_counts`;

@@ -25,7 +25,7 @@ export interface Tables {
   readonly schemaMigrations: string;
   /** The rate-limit hit function (migration 6). */
   readonly rateLimitHit: string;
-  /** The guard of a recovery point's mark (migration 13). */
+  /** The guard of a recovery point's mark (migration 14). */
   readonly idempotencyHeld: string;
 }
 

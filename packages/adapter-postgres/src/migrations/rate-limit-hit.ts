@@ -1,5 +1,5 @@
 /**
- * The `rate_limit_hit` function's text as versions 6, 9 and 14 write it: every version keeps
+ * The `rate_limit_hit` function's text as versions 6, 9, 13 and 16 write it: every version keeps
  * the signature, the key's lock, the prune and the answer, and changes only how the window's
  * hits are counted. Each version's statement is built from these parts, and the parts are the
  * text those versions were released with, character for character (migrations.test.ts pins

@@ -7,7 +7,7 @@ import type { PgConnection } from "../sql.js";
  * advisory lock on the key makes count-then-insert atomic across connections. The whole hit is
  * one call of the schema's `rate_limit_hit` function (migration 6): one round trip. It reads the
  * key's count that triggers keep (migration 9) rather than counting the window's rows; a
- * refusal counts them at most once per window, to put a wrong count right (migration 14).
+ * refusal counts them at most once per window, to put a wrong count right (migration 13), and at once when it plainly cannot be right (migration 16).
  */
 export function rateLimitRepository({ sql }: PgConnection): RateLimitRepository {
   const t = sql.tables;

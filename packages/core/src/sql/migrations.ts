@@ -32,9 +32,10 @@ export const SCHEMA_VERSIONS = {
   messageProviderLegs: "provider legs of messages, their SMS fallback jobs and sms_sender",
   sendLookupNotices: "change notices of campaigns and webhook subscriptions",
   trackedLinks: "tracked links and campaigns' track_links",
-  recoveryPointGuard: "a guard that fails a taken-over request's transaction",
   rateLimitRecountOnce: "rate limit counts recounted once per window",
+  recoveryPointGuard: "a guard that fails a taken-over request's transaction",
   deliveriesFillfactor: "room on the pages of deliveries for their leases",
+  rateLimitRecountOnEvidence: "rate limit counts recounted at once when plainly wrong",
 } as const;
 
 /** One database's change for each of `SCHEMA_VERSIONS`, under the same key. */

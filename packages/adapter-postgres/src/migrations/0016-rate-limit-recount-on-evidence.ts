@@ -1,27 +1,15 @@
 import { rateLimitHitFunction } from "./rate-limit-hit.js";
 
 /**
- * A refusal counts a key's rows at most once per window. Version 9 counted them at every
- * refusal, to put right a kept count above the rows; a client flooding a key past its limit
- * so paid a count of up to `limit` rows, and the dead ones beside them, at each refused
- * request, with the key's lock held. The count now records when its rows were last counted
- * (`checked_at`, in the hits' milliseconds), and a refusal counts them again only when that
- * was at or before the window's open edge: a wrong count is put right within one window, as
- * every hit it wrongly holds would have left by then, and a refusal inside a window that was
- * checked reads one row, as an allowed hit does. A count with no row left behind it, or a check
- * stamped later than the hit (a clock that ran ahead), is counted again at once: the first
- * would answer refusals with nothing to wait for, the second would trust a count for longer
- * than a window.
- *
- * Nothing but a repair changes `checked_at`: the triggers that keep the count leave it alone,
- * and a count that falls to zero goes with its row. `rate_limit_hit` keeps its signature and
- * answers, so processes of the previous version call the new one unchanged, and the limit
- * stays exact across processes: the count the triggers keep is the window's count, and only a
- * count put wrong from outside (hits deleted with triggers off) waits up to a window for its
- * repair.
+ * A refusal also counts a key's rows again, within the window version 13 trusts, when the kept
+ * count plainly cannot be right: no hit row is left behind it (such a count would answer
+ * refusals with nothing to wait for, `Retry-After: 0`, for the rest of the window), or its
+ * last check is stamped later than this hit (another process's clock ahead, or a clock set
+ * back, which would make a count be trusted for longer than a window). Everything else is
+ * version 13's: `rate_limit_hit` keeps its signature and answers, so processes of the previous
+ * version call the new one unchanged.
  */
-export const rateLimitRecountOnce: readonly string[] = [
-  "ALTER TABLE rate_limit_counts ADD COLUMN checked_at BIGINT",
+export const rateLimitRecountOnEvidence: readonly string[] = [
   rateLimitHitFunction({
     create: "CREATE OR REPLACE",
     declarations: `     stored BIGINT;
