@@ -1,4 +1,9 @@
-import { rateLimitHitFunction } from "./rate-limit-hit.js";
+import {
+  keptCountRead,
+  rateLimitHitFunction,
+  recount,
+  recountDeclarations,
+} from "./rate-limit-hit.js";
 
 /**
  * A refusal counts a key's rows at most once per window. Version 9 counted them at every
@@ -21,30 +26,12 @@ export const rateLimitRecountOnce: readonly string[] = [
   "ALTER TABLE rate_limit_counts ADD COLUMN checked_at BIGINT",
   rateLimitHitFunction({
     create: "CREATE OR REPLACE",
-    declarations: `     stored BIGINT;
-     checked BIGINT;
-`,
-    counting: `     -- Every hit left is in the window, so the kept count is the window's. Hits after hit_at
-     -- count too: a caller that read its clock later got the lock first.
-     SELECT c.hits, c.checked_at INTO hits, checked
-       FROM rate_limit_counts c WHERE c.key = hit_key;
-     hits := coalesce(hits, 0);
-     SELECT min(h.at) INTO oldest FROM rate_limit_hits h WHERE h.key = hit_key;
-     -- A refusal whose key was not counted in this window counts its rows: a kept count above
+    declarations: recountDeclarations,
+    counting: `${keptCountRead}     -- A refusal whose key was not counted in this window counts its rows: a kept count above
      -- them would otherwise refuse the key for good. The count is locked before the rows are
      -- counted, so a retention batch's decrement is either counted already or applied after,
      -- to the corrected row.
      IF hits >= hit_limit AND (checked IS NULL OR checked <= window_start) THEN
-       PERFORM 1 FROM rate_limit_counts c WHERE c.key = hit_key FOR UPDATE;
-       SELECT count(*) INTO stored FROM rate_limit_hits h WHERE h.key = hit_key;
-       IF stored = 0 THEN
-         DELETE FROM rate_limit_counts c WHERE c.key = hit_key;
-       ELSE
-         INSERT INTO rate_limit_counts AS c (key, hits, checked_at) VALUES (hit_key, stored, hit_at)
-           ON CONFLICT (key) DO UPDATE SET hits = EXCLUDED.hits, checked_at = EXCLUDED.checked_at;
-       END IF;
-       hits := stored;
-     END IF;
-`,
+${recount}`,
   }),
 ];

@@ -1,4 +1,9 @@
-import { rateLimitHitFunction } from "./rate-limit-hit.js";
+import {
+  keptCountRead,
+  rateLimitHitFunction,
+  recount,
+  recountDeclarations,
+} from "./rate-limit-hit.js";
 
 /**
  * A refusal also counts a key's rows again, within the window version 13 trusts, when the kept
@@ -12,16 +17,8 @@ import { rateLimitHitFunction } from "./rate-limit-hit.js";
 export const rateLimitRecountOnEvidence: readonly string[] = [
   rateLimitHitFunction({
     create: "CREATE OR REPLACE",
-    declarations: `     stored BIGINT;
-     checked BIGINT;
-`,
-    counting: `     -- Every hit left is in the window, so the kept count is the window's. Hits after hit_at
-     -- count too: a caller that read its clock later got the lock first.
-     SELECT c.hits, c.checked_at INTO hits, checked
-       FROM rate_limit_counts c WHERE c.key = hit_key;
-     hits := coalesce(hits, 0);
-     SELECT min(h.at) INTO oldest FROM rate_limit_hits h WHERE h.key = hit_key;
-     -- A refusal whose key was not counted in this window counts its rows: a kept count above
+    declarations: recountDeclarations,
+    counting: `${keptCountRead}     -- A refusal whose key was not counted in this window counts its rows: a kept count above
      -- them would otherwise refuse the key for good. So does one whose count is plainly wrong
      -- (no row at all), or whose last check is later than this hit (another process's clock
      -- ahead, or a clock set back). The count is locked before the rows are counted, so a
@@ -29,16 +26,6 @@ export const rateLimitRecountOnEvidence: readonly string[] = [
      -- corrected row.
      IF hits >= hit_limit AND (checked IS NULL OR checked <= window_start OR checked > hit_at
          OR oldest IS NULL) THEN
-       PERFORM 1 FROM rate_limit_counts c WHERE c.key = hit_key FOR UPDATE;
-       SELECT count(*) INTO stored FROM rate_limit_hits h WHERE h.key = hit_key;
-       IF stored = 0 THEN
-         DELETE FROM rate_limit_counts c WHERE c.key = hit_key;
-       ELSE
-         INSERT INTO rate_limit_counts AS c (key, hits, checked_at) VALUES (hit_key, stored, hit_at)
-           ON CONFLICT (key) DO UPDATE SET hits = EXCLUDED.hits, checked_at = EXCLUDED.checked_at;
-       END IF;
-       hits := stored;
-     END IF;
-`,
+${recount}`,
   }),
 ];

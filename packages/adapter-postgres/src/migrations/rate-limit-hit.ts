@@ -59,3 +59,30 @@ export const rateLimitHitFunction = ({
   counting,
 }: RateLimitHitCounting): string =>
   `${create} ${signature}${declarations}${lockAndPrune}${counting}${addAndAnswer}`;
+
+/** What a version that keeps `checked_at` (13, 16) declares beside the signature's variables. */
+export const recountDeclarations = `     stored BIGINT;
+     checked BIGINT;
+`;
+
+/** How versions 13 and 16 read the kept count, its last check and the oldest hit. */
+export const keptCountRead = `     -- Every hit left is in the window, so the kept count is the window's. Hits after hit_at
+     -- count too: a caller that read its clock later got the lock first.
+     SELECT c.hits, c.checked_at INTO hits, checked
+       FROM rate_limit_counts c WHERE c.key = hit_key;
+     hits := coalesce(hits, 0);
+     SELECT min(h.at) INTO oldest FROM rate_limit_hits h WHERE h.key = hit_key;
+`;
+
+/** How versions 13 and 16 count a key's rows again, once they decided to, and end the IF. */
+export const recount = `       PERFORM 1 FROM rate_limit_counts c WHERE c.key = hit_key FOR UPDATE;
+       SELECT count(*) INTO stored FROM rate_limit_hits h WHERE h.key = hit_key;
+       IF stored = 0 THEN
+         DELETE FROM rate_limit_counts c WHERE c.key = hit_key;
+       ELSE
+         INSERT INTO rate_limit_counts AS c (key, hits, checked_at) VALUES (hit_key, stored, hit_at)
+           ON CONFLICT (key) DO UPDATE SET hits = EXCLUDED.hits, checked_at = EXCLUDED.checked_at;
+       END IF;
+       hits := stored;
+     END IF;
+`;
