@@ -158,6 +158,13 @@ export type { ProfileView } from "./profiles/profile-view.js";
 export { toProfileView } from "./profiles/profile-view.js";
 export { updateProfile } from "./profiles/update-profile.js";
 export type {
+  InboundChannel,
+  InboundOutcome,
+  InboundReport,
+  InboundSink,
+  ProviderKeywordClass,
+} from "./inbound/inbound-report.js";
+export type {
   CallbackApp,
   CallbackLogger,
   CallbackRefusal,
