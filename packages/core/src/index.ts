@@ -80,6 +80,13 @@ export {
   isReplayable,
   withIdempotency,
 } from "./idempotency/with-idempotency.js";
+export type {
+  InboundChannel,
+  InboundOutcome,
+  InboundReport,
+  InboundSink,
+  ProviderKeywordClass,
+} from "./inbound/inbound-report.js";
 export type { FollowedLink } from "./links/follow-link.js";
 export { followLink } from "./links/follow-link.js";
 export { trackingRefusal, usableLinkBase } from "./links/link-base.js";
@@ -157,13 +164,6 @@ export { createProfileInput, updateProfileInput } from "./profiles/profile-input
 export type { ProfileView } from "./profiles/profile-view.js";
 export { toProfileView } from "./profiles/profile-view.js";
 export { updateProfile } from "./profiles/update-profile.js";
-export type {
-  InboundChannel,
-  InboundOutcome,
-  InboundReport,
-  InboundSink,
-  ProviderKeywordClass,
-} from "./inbound/inbound-report.js";
 export type {
   CallbackApp,
   CallbackLogger,
