@@ -58,6 +58,7 @@ const STATUS_OF: Record<DomainError["type"], number> = {
   not_found: 404,
   conflict: 409,
   idempotency_mismatch: 422,
+  unprocessable: 422,
   rate_limited: 429,
 };
 

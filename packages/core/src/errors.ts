@@ -94,6 +94,13 @@ export interface UnauthorizedError {
   message: string;
 }
 
+/** The request is understood and allowed, but what it asks for cannot be done. */
+export interface UnprocessableError {
+  type: "unprocessable";
+  code: "no_sending_time";
+  message: string;
+}
+
 export type DomainError =
   | ValidationError
   | NotFoundError
@@ -102,7 +109,8 @@ export type DomainError =
   | AmbiguousError
   | RateLimitedError
   | IdempotencyMismatchError
-  | UnauthorizedError;
+  | UnauthorizedError
+  | UnprocessableError;
 
 export const validationError = (
   issues: Issue[],

@@ -227,6 +227,25 @@ export type {
   RetentionSweepOptions,
 } from "./retention/retention-sweep.js";
 export { createRetentionSweeper, RATE_LIMIT_HIT_HORIZON_MS } from "./retention/retention-sweep.js";
+export { numberCountry, recipientZones } from "./schedule/recipient-zones.js";
+export type { HolidayCheck, Interval, ReleaseQuery } from "./schedule/release-time.js";
+export { insideWindow, RELEASE_HORIZON_MS, releaseTime } from "./schedule/release-time.js";
+export type { ScheduleDecision, ScheduleQuery } from "./schedule/schedule-decision.js";
+export { decideSchedule, noSendingTime } from "./schedule/schedule-decision.js";
+export type {
+  SendingWindow,
+  SendingWindowInput,
+  SendingWindowView,
+  Weekday,
+} from "./schedule/sending-window.js";
+export {
+  RECOMMENDED_SENDING_WINDOW,
+  sendingWindowInput,
+  toSendingWindow,
+  toSendingWindowView,
+  WEEKDAYS,
+} from "./schedule/sending-window.js";
+export { isTimeZone } from "./schedule/zone-offsets.js";
 export { aesGcmSecretBox, generateSecretKey, parseSecretKey } from "./secrets/secret-box.js";
 export type { ManualClock } from "./support/clock.js";
 export { isoAt, manualClock, systemClock } from "./support/clock.js";

@@ -26,6 +26,20 @@ export interface Clock {
   now(): number;
 }
 
+/**
+ * Where a phone number may be and which days are public holidays there, from data an adapter
+ * loads once (core reads no files). Both answers are plain lookups, fast enough for every send.
+ */
+export interface LocalCalendar {
+  /**
+   * The IANA time zones the number's prefix may be in (several for a prefix that spans
+   * zones); `[]` when the data knows none.
+   */
+  zonesOf(phoneNumber: string): readonly string[];
+  /** Whether `localDate` (`YYYY-MM-DD`) is a public holiday in `country` (ISO 3166-1 alpha-2). */
+  isPublicHoliday(country: string, localDate: string): boolean;
+}
+
 /** The source of ids. */
 export interface Ids {
   /** A fresh UUID v7 (RFC 9562), strictly increasing within one process. */
