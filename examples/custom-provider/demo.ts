@@ -9,6 +9,7 @@ import {
   listMessageEvents,
   parseSecretKey,
   recordProviderReport,
+  type SendResult,
   sendMessage,
   systemClock,
 } from "@tidings/core";
@@ -18,7 +19,7 @@ import { consoleSmsProvider } from "./console-sms-provider.js";
 /** What happened to one message: its dispatch status and its lifecycle events. */
 export interface DemoSend {
   phone: string;
-  status: "sent" | "failed";
+  status: SendResult["status"];
   topics: string[];
 }
 
@@ -77,7 +78,7 @@ export async function runDemo(write: (line: string) => void): Promise<DemoSend[]
     }),
   );
 
-  const sent: Array<{ phone: string; id: string; status: "sent" | "failed" }> = [];
+  const sent: Array<{ phone: string; id: string; status: SendResult["status"] }> = [];
   for (const phone of ["+14155550101", "+14155550102"]) {
     const result = unwrap(
       await sendMessage(deps, actor, {

@@ -53,6 +53,7 @@ export const benchMessage = (
   smsProvider: null,
   smsProviderMessageId: null,
   fallbackDueAt: null,
+  scheduledFor: null,
 });
 
 /** What the delivery engine needs (the core names it `AttemptDeps` but does not export it). */

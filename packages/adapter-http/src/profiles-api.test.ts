@@ -173,6 +173,7 @@ describe("profiles over HTTP", () => {
       createdAt: at,
       updatedAt: at,
       deletedAt: null,
+      timeZone: null,
     });
     const patched = await world.call("PATCH", "/v1/profiles/{public_id}", `/v1/profiles/${id}`, {
       body: { first_name: "Augusta" },

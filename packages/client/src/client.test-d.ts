@@ -60,7 +60,7 @@ describe("outputs", () => {
     expectTypeOf(tidings.webhooks.rotateSecret).returns.resolves.toEqualTypeOf<WebhookWithSecret>();
     expectTypeOf(tidings.profiles.delete).returns.resolves.toBeVoid();
     expectTypeOf(tidings.profiles.list).returns.toEqualTypeOf<PageIterator<Profile>>();
-    expectTypeOf<SendResult["status"]>().toEqualTypeOf<"sent" | "failed">();
+    expectTypeOf<SendResult["status"]>().toEqualTypeOf<"sent" | "failed" | "scheduled">();
   });
 
   it("narrows a verified webhook to its event, and an event by its topic", async () => {

@@ -2,6 +2,7 @@ import type {
   ChannelProvider,
   Clock,
   Ids,
+  LocalCalendar,
   SecretBox,
   Storage,
   Telemetry,
@@ -99,4 +100,9 @@ export interface Deps {
   links?: LinkSettings | undefined;
   /** Where sends are reported for metrics; none by default. */
   telemetry?: Telemetry | undefined;
+  /**
+   * The zones of phone number prefixes and the public holidays of countries, for sending
+   * windows; absent, no prefix has a zone, so a windowed send needs the profile's `time_zone`.
+   */
+  calendar?: LocalCalendar | undefined;
 }

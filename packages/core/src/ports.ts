@@ -14,6 +14,7 @@
  *   reach, full, read-only), which the HTTP adapter answers with 503 and `Retry-After`.
  */
 
+import type { SendingWindow } from "./schedule/sending-window.js";
 import type { StorageHealth } from "./support/storage-faults.js";
 
 // ---------------------------------------------------------------------------------------------
@@ -81,6 +82,8 @@ export interface ProfileRecord {
   createdAt: string;
   updatedAt: string;
   deletedAt: string | null;
+  /** The recipient's own IANA time zone, when known; else their number's prefix decides. */
+  timeZone: string | null;
 }
 
 /** A profile as handed to `insert`: storage assigns `seq`. */
@@ -133,6 +136,8 @@ export interface CampaignRecord {
   smsSender: string | null;
   /** Whether sends rewrite the template's http(s) URLs into tracked short links. */
   trackLinks: boolean;
+  /** When its messages may reach a recipient, in the recipient's local time; `null`: any time. */
+  sendingWindow: SendingWindow | null;
 }
 
 export type Scope =
@@ -161,14 +166,28 @@ export interface ApiKeyRecord {
   createdAt: string;
 }
 
-export type MessageStatus = "sent" | "delivered" | "seen" | "clicked" | "failed" | "expired";
+/**
+ * `scheduled`: held until its release time; `releasing`: taken by one process for the hand-off
+ * (a compare-and-set from `scheduled`); `cancelled`: withdrawn before its release.
+ */
+export type MessageStatus =
+  | "scheduled"
+  | "releasing"
+  | "sent"
+  | "delivered"
+  | "seen"
+  | "clicked"
+  | "failed"
+  | "expired"
+  | "cancelled";
 export type Topic =
   | "message.sent"
   | "message.delivered"
   | "message.seen"
   | "message.clicked"
   | "message.failed"
-  | "message.expired";
+  | "message.expired"
+  | "message.cancelled";
 
 /**
  * Why a message failed. `provider` names the provider of the leg that failed (`sandbox`,
@@ -220,6 +239,8 @@ export interface MessageRecord {
    * hold on it ends); `null` when no such job is pending.
    */
   fallbackDueAt: string | null;
+  /** When a held message is (or was) released; `null` for a message sent at its request. */
+  scheduledFor: string | null;
 }
 
 /** A tracked link as a send stores it: a short code standing for one URL of one message. */
@@ -585,6 +606,16 @@ export interface MessageRepository {
    * it is still `from`, so of workers racing for one job exactly one takes it.
    */
   moveFallback(id: string, from: string, to: string | null): Promise<boolean>;
+  /**
+   * Ids of held messages in `status` (`scheduled`: due for release; `releasing`: taken for
+   * release and possibly stuck) whose `scheduledFor` is at or before `now`, the longest due
+   * first.
+   */
+  listScheduledDue(
+    status: "scheduled" | "releasing",
+    now: string,
+    limit: number,
+  ): Promise<string[]>;
   /** Ids of messages still `sent` whose `expiresAt` is at or before `now`, oldest first. */
   listExpired(now: string, limit: number): Promise<string[]>;
   /**
@@ -621,6 +652,8 @@ export interface MessageAdvance {
   status: MessageStatus;
   /** Written when present (a failure's reason); absent, the stored error is kept. */
   error?: MessageError | null | undefined;
+  /** Written when present (a held message's TTL counted from its release); absent, kept. */
+  expiresAt?: string | undefined;
   updatedAt: string;
 }
 

@@ -86,7 +86,9 @@ export const errorResponses: Record<string, unknown> = {
     "A body was sent without `Content-Type: application/json` (`unsupported_media_type`).",
   ),
   E422: problemResponse(
-    "The Idempotency-Key was used with another body (`idempotency_key_reused`).",
+    "The Idempotency-Key was used with another body (`idempotency_key_reused`), or, on a send, " +
+      "no moment in the next 8 days is inside the campaign's sending window in every time " +
+      "zone the recipient may be in, or none is known (`no_sending_time`).",
   ),
   E429: problemResponse(
     "Too many sends, or test webhooks, in the window for this API key (`rate_limited`).",

@@ -1,4 +1,4 @@
-import { TOPICS } from "@tidings/core";
+import { TOPICS, WEEKDAYS } from "@tidings/core";
 
 /**
  * The response schemas of the OpenAPI document, written by hand: requests are validated by
@@ -40,6 +40,12 @@ const profileProperties: Record<string, JsonSchema> = {
     additionalProperties: { type: ["string", "number", "boolean"] },
   },
   source: oneOf(["api", "import", "shopify", "woocommerce"]),
+  time_zone: nullable({
+    type: "string",
+    description:
+      "The recipient's IANA time zone (Europe/Paris), which sending windows are read in; " +
+      "null: the zones of the number's prefix.",
+  }),
   created_at: timestamp,
   updated_at: timestamp,
 };
@@ -115,11 +121,33 @@ const campaignProperties: Record<string, JsonSchema> = {
   template: { type: "string" },
   ttl_seconds: { type: "integer", minimum: 30, maximum: 1_209_600 },
   status: oneOf(["active", "inactive"]),
+  sending_window: nullable(
+    closed(
+      {
+        days: { type: "array", items: oneOf(WEEKDAYS), minItems: 1 },
+        start: { type: "string", pattern: "^([01][0-9]|2[0-3]):[0-5][0-9]$" },
+        end: { type: "string", pattern: "^(([01][0-9]|2[0-3]):[0-5][0-9]|24:00)$" },
+        skip_public_holidays: { type: "boolean" },
+      },
+      "When the campaign's messages may reach a recipient, in the recipient's local time " +
+        "(every zone their number may be in); null: any time.",
+    ),
+  ),
   created_at: timestamp,
   updated_at: timestamp,
 };
 
-const MESSAGE_STATUSES = ["sent", "delivered", "seen", "clicked", "failed", "expired"];
+const MESSAGE_STATUSES = [
+  "scheduled",
+  "releasing",
+  "sent",
+  "delivered",
+  "seen",
+  "clicked",
+  "failed",
+  "expired",
+  "cancelled",
+];
 
 const messageProperties: Record<string, JsonSchema> = {
   message_id: { type: "string", format: "uuid" },
@@ -168,6 +196,12 @@ const messageProperties: Record<string, JsonSchema> = {
       "A tracked link of the message.",
     ),
   },
+  scheduled_for: nullable({
+    ...timestamp,
+    description:
+      "When a message held for its campaign's sending window or its send_at is (or was) " +
+      "released; null for a message sent at its request.",
+  }),
   expires_at: timestamp,
   created_at: timestamp,
   updated_at: timestamp,
@@ -259,21 +293,29 @@ export const responseSchemas: Record<string, JsonSchema> = {
     updated_at: "2026-11-23T09:30:00.000Z",
   }),
   ProfilePage: pageSchema("Profile", "A page of profiles, oldest first."),
-  SendResult: closed(
-    {
-      message_id: { type: "string", format: "uuid" },
-      status: oneOf(["sent", "failed"]),
-      client_reference: nullable({ type: "string" }),
-      error: messageError,
-    },
-    "The message dispatch result.",
-    {
-      message_id: "01936b8e-4c2a-7d3e-9f10-2b3c4d5e6f70",
-      status: "sent",
-      client_reference: "login-42",
-      error: null,
-    },
-  ),
+  SendResult: {
+    ...closed(
+      {
+        message_id: { type: "string", format: "uuid" },
+        status: {
+          ...oneOf(["sent", "failed", "scheduled"]),
+          description:
+            "scheduled: held until scheduled_for, for the campaign's sending window or send_at.",
+        },
+        scheduled_for: { ...timestamp, description: "Present only when status is scheduled." },
+        client_reference: nullable({ type: "string" }),
+        error: messageError,
+      },
+      "The message dispatch result.",
+      {
+        message_id: "01936b8e-4c2a-7d3e-9f10-2b3c4d5e6f70",
+        status: "sent",
+        client_reference: "login-42",
+        error: null,
+      },
+    ),
+    required: ["message_id", "status", "client_reference", "error"],
+  },
   Webhook: closed(
     webhookProperties,
     "A webhook subscription; its secret is never shown here.",

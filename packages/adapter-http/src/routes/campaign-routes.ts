@@ -24,6 +24,7 @@ const CAMPAIGN_EXAMPLE = {
   template: "Your code is {{pin}}.",
   ttl_seconds: 300,
   status: "active",
+  sending_window: null,
   created_at: "2026-01-15T09:00:00.000Z",
   updated_at: "2026-01-15T09:05:00.000Z",
 };

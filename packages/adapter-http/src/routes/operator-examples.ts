@@ -21,6 +21,7 @@ export const MESSAGE_EXAMPLE = {
       last_clicked_at: "2026-01-15T09:03:42.000Z",
     },
   ],
+  scheduled_for: null,
   expires_at: "2026-01-15T09:05:00.000Z",
   created_at: "2026-01-15T09:00:00.000Z",
   updated_at: "2026-01-15T09:00:02.000Z",

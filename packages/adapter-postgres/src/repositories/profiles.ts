@@ -32,7 +32,7 @@ interface Queued {
 
 type InsertAnswer = ProfileRecord | "phone_number_taken";
 
-/** The insert's values, `$1` to `$15`. */
+/** The insert's values, `$1` to `$16`. */
 const insertValues = (profile: NewProfile): unknown[] => [
   ...keyAndFields(profile),
   profile.source,
@@ -40,16 +40,17 @@ const insertValues = (profile: NewProfile): unknown[] => [
   profile.createdAt,
   profile.updatedAt,
   profile.deletedAt,
+  profile.timeZone,
 ];
 
 const INSERT_COLUMNS = `id, organization_id, phone_number, email, email_lower, first_name,
   last_name, viber_marketing_consent, sms_marketing_consent, attributes, source, status,
-  created_at, updated_at, deleted_at`;
+  created_at, updated_at, deleted_at, time_zone`;
 
 /** `insertValues` as arrays, for the batched insert's `unnest`: `$8` and `$9`, the consents, are
  * booleans, every other value text. */
 const INSERT_ARRAYS = Array.from(
-  { length: 15 },
+  { length: 16 },
   (_, i) => `$${i + 1}::${i === 7 || i === 8 ? "boolean" : "text"}[]`,
 );
 
@@ -72,7 +73,8 @@ export function profileRepository({ sql, access }: PgConnection): ProfileReposit
   const insertOne = async ({ values }: Queued) => {
     const rows = await many(
       `INSERT INTO ${t.profiles} (${INSERT_COLUMNS})
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::text::jsonb, $11, $12, $13, $14, $15)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::text::jsonb, $11, $12, $13, $14, $15,
+         $16)
        ON CONFLICT (organization_id, phone_number) WHERE status = 'active' DO NOTHING
        RETURNING ${columns.profiles}`,
       values,
@@ -93,7 +95,7 @@ export function profileRepository({ sql, access }: PgConnection): ProfileReposit
       `INSERT INTO ${t.profiles} (${INSERT_COLUMNS})
        SELECT id, organization_id, phone_number, email, email_lower, first_name, last_name,
          viber_marketing_consent, sms_marketing_consent, attributes::jsonb, source, status,
-         created_at, updated_at, deleted_at
+         created_at, updated_at, deleted_at, time_zone
        FROM unnest(${INSERT_ARRAYS.join(", ")}) WITH ORDINALITY AS v (${INSERT_COLUMNS}, n)
        WHERE (SELECT set_config('lock_timeout', '${HELD_NUMBER_WAIT}', true)) IS NOT NULL
        ORDER BY phone_number COLLATE "C", n
@@ -139,10 +141,11 @@ export function profileRepository({ sql, access }: PgConnection): ProfileReposit
         const rows = await sql.tentative(
           `UPDATE ${t.profiles} SET phone_number = $3, email = $4, email_lower = $5,
              first_name = $6, last_name = $7, viber_marketing_consent = $8,
-             sms_marketing_consent = $9, attributes = $10::text::jsonb, updated_at = $11
+             sms_marketing_consent = $9, attributes = $10::text::jsonb, updated_at = $11,
+             time_zone = $12
            WHERE id = $1 AND organization_id = $2 AND status = 'active'
            RETURNING id`,
-          [...keyAndFields(profile), profile.updatedAt],
+          [...keyAndFields(profile), profile.updatedAt, profile.timeZone],
         );
         return rows.length === 1;
       } catch (error) {

@@ -22,6 +22,7 @@ const profileParams = (profile: NewProfile) => ({
   createdAt: profile.createdAt,
   updatedAt: profile.updatedAt,
   deletedAt: profile.deletedAt,
+  timeZone: profile.timeZone,
 });
 
 // JavaScript's toLowerCase is Unicode-aware; SQLite's lower() only folds ASCII.
@@ -47,10 +48,10 @@ export function profileRepository({
         const row = sql(
           `INSERT INTO profiles (id, organization_id, phone_number, email, email_lower,
              first_name, last_name, viber_marketing_consent, sms_marketing_consent, attributes,
-             source, status, created_at, updated_at, deleted_at)
+             source, status, created_at, updated_at, deleted_at, time_zone)
            VALUES (@id, @organizationId, @phoneNumber, @email, @emailLower, @firstName,
              @lastName, @viber, @sms, @attributes, @source, @status, @createdAt, @updatedAt,
-             @deletedAt)
+             @deletedAt, @timeZone)
            RETURNING ${columns.profiles}`,
         ).get(profileParams(profile));
         return records.profile(row);
@@ -68,7 +69,7 @@ export function profileRepository({
           `UPDATE profiles SET phone_number = @phoneNumber, email = @email,
              email_lower = @emailLower, first_name = @firstName, last_name = @lastName,
              viber_marketing_consent = @viber, sms_marketing_consent = @sms,
-             attributes = @attributes, updated_at = @updatedAt
+             attributes = @attributes, updated_at = @updatedAt, time_zone = @timeZone
            WHERE id = @id AND organization_id = @organizationId AND status = 'active'`,
         ).run(profileParams(profile));
         return result.changes === 1;

@@ -470,6 +470,7 @@ export interface components {
     schemas: {
         CreateProfileRequest: {
             phone_number: string;
+            time_zone?: string | null;
             email?: string | null;
             first_name?: string | null;
             last_name?: string | null;
@@ -481,6 +482,7 @@ export interface components {
         };
         UpdateProfileRequest: {
             phone_number?: string;
+            time_zone?: string | null;
             email?: string | null;
             first_name?: string | null;
             last_name?: string | null;
@@ -508,10 +510,16 @@ export interface components {
             };
             client_reference?: string;
             webhook_url?: string;
+            /**
+             * Format: date-time
+             * @description When to send, at the earliest (at most 30 days ahead); the campaign's sending window may hold it longer. Absent or past: now.
+             * @example 2026-07-01T09:00:00+02:00
+             */
+            send_at?: string;
         };
         CreateWebhookRequest: {
             url: string;
-            topics: ("message.sent" | "message.delivered" | "message.seen" | "message.clicked" | "message.failed" | "message.expired")[];
+            topics: ("message.sent" | "message.delivered" | "message.seen" | "message.clicked" | "message.failed" | "message.expired" | "message.cancelled")[];
             /**
              * @default active
              * @enum {string}
@@ -525,7 +533,7 @@ export interface components {
         };
         UpdateWebhookRequest: {
             url?: string;
-            topics?: ("message.sent" | "message.delivered" | "message.seen" | "message.clicked" | "message.failed" | "message.expired")[];
+            topics?: ("message.sent" | "message.delivered" | "message.seen" | "message.clicked" | "message.failed" | "message.expired" | "message.cancelled")[];
             /** @enum {string} */
             status?: "active" | "inactive";
             description?: string | null;
@@ -544,6 +552,12 @@ export interface components {
             /** @enum {string} */
             status?: "active" | "inactive";
             track_links?: boolean;
+            sending_window?: {
+                days: ("sun" | "mon" | "tue" | "wed" | "thu" | "fri" | "sat")[];
+                start: string;
+                end: string;
+                skip_public_holidays?: boolean;
+            } | null;
         };
         UpdateCampaignRequest: {
             name?: string;
@@ -557,6 +571,12 @@ export interface components {
             sms_fallback?: boolean;
             sms_sender?: string | null;
             track_links?: boolean;
+            sending_window?: {
+                days: ("sun" | "mon" | "tue" | "wed" | "thu" | "fri" | "sat")[];
+                start: string;
+                end: string;
+                skip_public_holidays?: boolean;
+            } | null;
         };
         RecoverWebhookRequest: {
             since: string;
@@ -596,6 +616,7 @@ export interface components {
             };
             /** @enum {string} */
             source: "api" | "import" | "shopify" | "woocommerce";
+            time_zone: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -622,8 +643,16 @@ export interface components {
         SendResult: {
             /** Format: uuid */
             message_id: string;
-            /** @enum {string} */
-            status: "sent" | "failed";
+            /**
+             * @description scheduled: held until scheduled_for, for the campaign's sending window or send_at.
+             * @enum {string}
+             */
+            status: "sent" | "failed" | "scheduled";
+            /**
+             * Format: date-time
+             * @description Present only when status is scheduled.
+             */
+            scheduled_for?: string;
             client_reference: string | null;
             error: {
                 /** @description Stable code: upstream_rejected (refused at send), upstream_failed (reported failed later), upstream_unavailable (unreachable, timed out, 5xx), upstream_unauthorized (credentials refused), not_on_viber, and others. */
@@ -652,7 +681,7 @@ export interface components {
         Webhook: {
             webhook_id: string;
             url: string;
-            topics: ("message.sent" | "message.delivered" | "message.seen" | "message.clicked" | "message.failed" | "message.expired")[];
+            topics: ("message.sent" | "message.delivered" | "message.seen" | "message.clicked" | "message.failed" | "message.expired" | "message.cancelled")[];
             /** @enum {string} */
             status: "active" | "inactive";
             description: string | null;
@@ -682,7 +711,7 @@ export interface components {
         WebhookWithSecret: {
             webhook_id: string;
             url: string;
-            topics: ("message.sent" | "message.delivered" | "message.seen" | "message.clicked" | "message.failed" | "message.expired")[];
+            topics: ("message.sent" | "message.delivered" | "message.seen" | "message.clicked" | "message.failed" | "message.expired" | "message.cancelled")[];
             /** @enum {string} */
             status: "active" | "inactive";
             description: string | null;
@@ -753,6 +782,12 @@ export interface components {
             ttl_seconds: number;
             /** @enum {string} */
             status: "active" | "inactive";
+            sending_window: {
+                days: ("sun" | "mon" | "tue" | "wed" | "thu" | "fri" | "sat")[];
+                start: string;
+                end: string;
+                skip_public_holidays: boolean;
+            } | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -780,7 +815,7 @@ export interface components {
              */
             channel: "viber" | "sms";
             /** @enum {string} */
-            status: "sent" | "delivered" | "seen" | "clicked" | "failed" | "expired";
+            status: "scheduled" | "releasing" | "sent" | "delivered" | "seen" | "clicked" | "failed" | "expired" | "cancelled";
             /** @description The profile the message went to. */
             recipient: {
                 public_id: string;
@@ -808,6 +843,7 @@ export interface components {
                 first_clicked_at: string | null;
                 last_clicked_at: string | null;
             }[];
+            scheduled_for: string | null;
             /** Format: date-time */
             expires_at: string;
             /** Format: date-time */
@@ -828,7 +864,7 @@ export interface components {
              */
             channel: "viber" | "sms";
             /** @enum {string} */
-            status: "sent" | "delivered" | "seen" | "clicked" | "failed" | "expired";
+            status: "scheduled" | "releasing" | "sent" | "delivered" | "seen" | "clicked" | "failed" | "expired" | "cancelled";
             /** @description The profile the message went to. */
             recipient: {
                 public_id: string;
@@ -856,6 +892,7 @@ export interface components {
                 first_clicked_at: string | null;
                 last_clicked_at: string | null;
             }[];
+            scheduled_for: string | null;
             /** Format: date-time */
             expires_at: string;
             /** Format: date-time */
@@ -866,7 +903,7 @@ export interface components {
                 /** Format: uuid */
                 event_id: string;
                 /** @enum {string} */
-                topic: "message.sent" | "message.delivered" | "message.seen" | "message.clicked" | "message.failed" | "message.expired";
+                topic: "message.sent" | "message.delivered" | "message.seen" | "message.clicked" | "message.failed" | "message.expired" | "message.cancelled";
                 /** @enum {string} */
                 channel: "viber" | "sms";
                 error: {
@@ -1081,7 +1118,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The Idempotency-Key was used with another body (`idempotency_key_reused`). */
+        /** @description The Idempotency-Key was used with another body (`idempotency_key_reused`), or, on a send, no moment in the next 8 days is inside the campaign's sending window in every time zone the recipient may be in, or none is known (`no_sending_time`). */
         E422: {
             headers: {
                 /** @description The request's id: the client's when sane, otherwise a UUID v7. */
@@ -1560,7 +1597,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The Idempotency-Key was used with another body (`idempotency_key_reused`). */
+            /** @description The Idempotency-Key was used with another body (`idempotency_key_reused`), or, on a send, no moment in the next 8 days is inside the campaign's sending window in every time zone the recipient may be in, or none is known (`no_sending_time`). */
             422: {
                 headers: {
                     /** @description The request's id: the client's when sane, otherwise a UUID v7. */
@@ -1619,7 +1656,7 @@ export interface operations {
     listMessages: {
         parameters: {
             query?: {
-                status?: "sent" | "delivered" | "seen" | "clicked" | "failed" | "expired";
+                status?: "scheduled" | "releasing" | "sent" | "delivered" | "seen" | "clicked" | "failed" | "expired" | "cancelled";
                 campaign_id?: string;
                 client_reference?: string;
                 phone_number?: string;
@@ -1672,6 +1709,7 @@ export interface operations {
                      *               "last_clicked_at": "2026-01-15T09:03:42.000Z"
                      *             }
                      *           ],
+                     *           "scheduled_for": null,
                      *           "expires_at": "2026-01-15T09:05:00.000Z",
                      *           "created_at": "2026-01-15T09:00:00.000Z",
                      *           "updated_at": "2026-01-15T09:00:02.000Z"
@@ -1742,6 +1780,7 @@ export interface operations {
                      *           "last_clicked_at": "2026-01-15T09:03:42.000Z"
                      *         }
                      *       ],
+                     *       "scheduled_for": null,
                      *       "expires_at": "2026-01-15T09:05:00.000Z",
                      *       "created_at": "2026-01-15T09:00:00.000Z",
                      *       "updated_at": "2026-01-15T09:00:02.000Z",
@@ -2218,6 +2257,7 @@ export interface operations {
                      *           "template": "Your code is {{pin}}.",
                      *           "ttl_seconds": 300,
                      *           "status": "active",
+                     *           "sending_window": null,
                      *           "created_at": "2026-01-15T09:00:00.000Z",
                      *           "updated_at": "2026-01-15T09:05:00.000Z"
                      *         }
@@ -2288,6 +2328,7 @@ export interface operations {
                      *       "template": "Your code is {{pin}}.",
                      *       "ttl_seconds": 300,
                      *       "status": "active",
+                     *       "sending_window": null,
                      *       "created_at": "2026-01-15T09:00:00.000Z",
                      *       "updated_at": "2026-01-15T09:05:00.000Z"
                      *     }
@@ -2340,6 +2381,7 @@ export interface operations {
                      *       "template": "Your code is {{pin}}.",
                      *       "ttl_seconds": 300,
                      *       "status": "active",
+                     *       "sending_window": null,
                      *       "created_at": "2026-01-15T09:00:00.000Z",
                      *       "updated_at": "2026-01-15T09:05:00.000Z"
                      *     }
@@ -2402,6 +2444,7 @@ export interface operations {
                      *       "template": "Your code is {{pin}}.",
                      *       "ttl_seconds": 300,
                      *       "status": "active",
+                     *       "sending_window": null,
                      *       "created_at": "2026-01-15T09:00:00.000Z",
                      *       "updated_at": "2026-01-15T09:05:00.000Z"
                      *     }
@@ -2469,6 +2512,7 @@ export interface operations {
                      *       "template": "Your code is {{pin}}.",
                      *       "ttl_seconds": 300,
                      *       "status": "active",
+                     *       "sending_window": null,
                      *       "created_at": "2026-01-15T09:00:00.000Z",
                      *       "updated_at": "2026-01-15T09:05:00.000Z"
                      *     }
@@ -2521,6 +2565,7 @@ export interface operations {
                      *       "template": "Your code is {{pin}}.",
                      *       "ttl_seconds": 300,
                      *       "status": "active",
+                     *       "sending_window": null,
                      *       "created_at": "2026-01-15T09:00:00.000Z",
                      *       "updated_at": "2026-01-15T09:05:00.000Z"
                      *     }

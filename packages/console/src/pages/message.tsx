@@ -11,12 +11,15 @@ import { type PageContext, type PageRoute, renderPage } from "../context.js";
 import { DeliveryList, withAttempts } from "./deliveries.js";
 
 const STATUS_TONES = {
+  scheduled: "neutral",
+  releasing: "neutral",
   sent: "warn",
   delivered: "good",
   seen: "good",
   clicked: "good",
   failed: "bad",
   expired: "bad",
+  cancelled: "neutral",
 } as const;
 
 /** A message's status in words, with a colour that repeats them. */

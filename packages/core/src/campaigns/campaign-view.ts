@@ -1,4 +1,5 @@
 import type { CampaignRecord, Category, Channel } from "../ports.js";
+import { type SendingWindowView, toSendingWindowView } from "../schedule/sending-window.js";
 
 /** An API campaign as the core API and the CLI show it. */
 export interface CampaignView {
@@ -10,6 +11,8 @@ export interface CampaignView {
   sms_sender: string | null;
   /** Whether sends rewrite the template's http(s) URLs into tracked short links. */
   track_links: boolean;
+  /** When its messages may reach a recipient, in the recipient's local time; `null`: any time. */
+  sending_window: SendingWindowView | null;
   category: Category;
   sender: string;
   template: string;
@@ -28,6 +31,7 @@ export function toCampaignView(campaign: CampaignRecord): CampaignView {
     sms_fallback: campaign.smsFallback,
     sms_sender: campaign.smsSender,
     track_links: campaign.trackLinks,
+    sending_window: toSendingWindowView(campaign.sendingWindow),
     category: campaign.category,
     sender: campaign.sender,
     template: campaign.template,

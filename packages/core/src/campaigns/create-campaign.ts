@@ -3,6 +3,7 @@ import type { Actor, Deps } from "../deps.js";
 import { type DomainError, validationError } from "../errors.js";
 import { trackingRefusal } from "../links/link-base.js";
 import type { CampaignRecord } from "../ports.js";
+import { toSendingWindow } from "../schedule/sending-window.js";
 import { isoAt } from "../support/clock.js";
 import { useCase } from "../support/result.js";
 import { createCampaignInput, DEFAULT_TTL_SECONDS } from "./campaign-input.js";
@@ -37,6 +38,7 @@ export function createCampaign(
       updatedAt: now,
       smsSender: body.channel === "viber" ? (smsSender ?? null) : null,
       trackLinks: body.track_links ?? false,
+      sendingWindow: toSendingWindow(body.sending_window ?? null),
     };
     await deps.storage.campaigns.insert(campaign);
     return ok(toCampaignView(campaign));

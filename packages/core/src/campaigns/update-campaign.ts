@@ -4,6 +4,7 @@ import type { Actor, Deps } from "../deps.js";
 import { type ConflictError, type DomainError, type Issue, validationError } from "../errors.js";
 import { trackingRefusal } from "../links/link-base.js";
 import type { CampaignRecord } from "../ports.js";
+import { toSendingWindow } from "../schedule/sending-window.js";
 import { isoAt } from "../support/clock.js";
 import { isPrefixedId } from "../support/ids.js";
 import { toIssues } from "../support/parse.js";
@@ -48,7 +49,10 @@ function changeCampaign(
       if (!current) return err(campaignNotFound(campaignId));
       const next = change(current);
       if ("type" in next) return err(next);
-      if (MUTABLE.every((key) => next[key] === current[key])) return ok(toCampaignView(current));
+      const same =
+        MUTABLE.every((key) => next[key] === current[key]) &&
+        JSON.stringify(next.sendingWindow) === JSON.stringify(current.sendingWindow);
+      if (same) return ok(toCampaignView(current));
       const updated = { ...next, updatedAt: isoAt(deps.clock.now()) };
       if (!(await tx.campaigns.update(updated))) return err(campaignNotFound(campaignId));
       return ok(toCampaignView(updated));
@@ -113,6 +117,10 @@ export function updateCampaign(
             : null
           : (rules.smsSender ?? null),
       trackLinks: patch.track_links ?? current.trackLinks,
+      sendingWindow:
+        patch.sending_window === undefined
+          ? current.sendingWindow
+          : toSendingWindow(patch.sending_window),
     };
   });
 }

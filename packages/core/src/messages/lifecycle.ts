@@ -12,6 +12,10 @@ import { recordEvent } from "../webhooks/outbox.js";
 
 /** How far along the way to the reader a status is; failed and expired end the way. */
 const PROGRESS: Record<MessageStatus, number> = {
+  // Held, being released or withdrawn: outside the way to the reader; the schedule moves them.
+  scheduled: Number.NaN,
+  releasing: Number.NaN,
+  cancelled: Number.NaN,
   sent: 0,
   delivered: 1,
   seen: 2,
@@ -26,6 +30,10 @@ const STATUSES = Object.keys(PROGRESS) as MessageStatus[];
 /** Failed and expired are final: nothing follows them. */
 const isFinal = (status: MessageStatus): boolean => status === "failed" || status === "expired";
 
+/** Statuses only the schedule (release and cancel) moves into or out of, never a report. */
+const isHeld = (status: MessageStatus): boolean =>
+  status === "scheduled" || status === "releasing" || status === "cancelled";
+
 /**
  * Whether the lifecycle may move from one status to another (docs/decisions.md "Lifecycle"):
  * sent → delivered → seen → clicked, forward only (a lost report may be skipped); only a
@@ -33,13 +41,14 @@ const isFinal = (status: MessageStatus): boolean => status === "failed" || statu
  * would go backwards or repeat a status is refused, and the report behind it is ignored.
  */
 export function canAdvance(from: MessageStatus, to: MessageStatus): boolean {
-  if (isFinal(from)) return false;
+  if (isHeld(from) || isHeld(to) || isFinal(from)) return false;
   if (isFinal(to)) return from === "sent";
   return PROGRESS[to] > PROGRESS[from];
 }
 
 /** The event topic that announces a status. */
-const topicOf = (status: MessageStatus): Topic => `message.${status}`;
+const topicOf = (status: MessageStatus): Topic | null =>
+  status === "scheduled" || status === "releasing" ? null : `message.${status}`;
 
 export type Advance =
   | { kind: "applied"; message: MessageRecord; event: MessageEventRecord }
@@ -83,6 +92,9 @@ export async function advanceWithin(
     const current = await tx.messages.getById(messageId);
     return current === null ? { kind: "not_found" } : { kind: "ignored", message: current };
   }
-  const event = await recordEvent(tx, deps, message, topicOf(to), message.error);
+  const topic = topicOf(to);
+  // canAdvance refuses every move into a held status, so nothing was written for those.
+  if (topic === null) throw new Error(`No report moves a message to ${to}.`);
+  const event = await recordEvent(tx, deps, message, topic, message.error);
   return { kind: "applied", message, event };
 }

@@ -15,7 +15,17 @@ import type { Page } from "../support/page.js";
 import { useCase } from "../support/result.js";
 import { type MessageView, toMessageView } from "./message-view.js";
 
-const MESSAGE_STATUSES = ["sent", "delivered", "seen", "clicked", "failed", "expired"] as const;
+const MESSAGE_STATUSES = [
+  "scheduled",
+  "releasing",
+  "sent",
+  "delivered",
+  "seen",
+  "clicked",
+  "failed",
+  "expired",
+  "cancelled",
+] as const;
 
 const PARAMETERS = [
   "status",

@@ -31,6 +31,8 @@ export interface MessageView {
   provider_message_id: string | null;
   /** Its tracked links, in the order of its text; `[]` when none. */
   links: LinkView[];
+  /** When a message held for its sending window or `send_at` is (or was) released, else `null`. */
+  scheduled_for: string | null;
   expires_at: string;
   created_at: string;
   updated_at: string;
@@ -68,6 +70,7 @@ export function toMessageView(
     provider: leg?.provider ?? null,
     provider_message_id: leg?.providerMessageId ?? null,
     links: toLinkViews(message, links, linkBase),
+    scheduled_for: message.scheduledFor,
     expires_at: message.expiresAt,
     created_at: message.createdAt,
     updated_at: message.updatedAt,

@@ -2,6 +2,7 @@ import * as v from "valibot";
 import { strictFields } from "../support/parse.js";
 import { lengthBetween } from "../support/text.js";
 import { webhookUrlSchema } from "../webhooks/webhook-input.js";
+import { sendAtSchema } from "./send-schedule.js";
 
 /** docs/decisions.md "Campaign template": `client_reference` is at most 255 characters. */
 export const MAX_CLIENT_REFERENCE_LENGTH = 255;
@@ -56,6 +57,8 @@ export const sendMessageInput = strictFields(
     ),
     // As long as a subscription's may be: it is stored with the message and each delivery.
     webhook_url: v.optional(webhookUrlSchema),
+    // Whether it is at most 30 days ahead is checked against the clock (`checkSendAt`).
+    send_at: v.optional(sendAtSchema),
   },
   "must be a JSON object.",
 );

@@ -17,24 +17,42 @@ import { firstLeg, NO_FALLBACK } from "./provider-legs.js";
 import { resolveRecipient } from "./resolve-recipient.js";
 import { campaignInactive, checkSend } from "./send-checks.js";
 import { sendMessageInput } from "./send-input.js";
+import { checkSendAt, scheduleOfSend } from "./send-schedule.js";
 
 /** The message dispatch result of docs/api.md. */
 export interface SendResult {
   message_id: string;
-  /** The initial dispatch status. */
-  status: "sent" | "failed";
+  /**
+   * The initial dispatch status: `scheduled` only for a send held for its campaign's sending
+   * window or its `send_at`.
+   */
+  status: "sent" | "failed" | "scheduled";
+  /** When a `scheduled` message is released; present only then. */
+  scheduled_for?: string;
   client_reference: string | null;
   /** Why the upstream refused the message; `null` unless `status` is `failed`. */
   error: MessageErrorView | null;
 }
 
-/** The dispatch result of a message as it stands after the hand-off. */
-export const toSendResult = (message: MessageRecord): SendResult => ({
-  message_id: message.id,
-  status: message.status === "failed" ? "failed" : "sent",
-  client_reference: message.clientReference,
-  error: message.status === "failed" ? toErrorView(message.error) : null,
-});
+/** Statuses of a message that was held at its request and has not gone out (yet). */
+const HELD = new Set<MessageRecord["status"]>(["scheduled", "releasing", "cancelled"]);
+
+/** The dispatch result of a message as it stands after the hand-off (or as it was held). */
+export const toSendResult = (message: MessageRecord): SendResult =>
+  HELD.has(message.status) && message.scheduledFor !== null
+    ? {
+        message_id: message.id,
+        status: "scheduled",
+        scheduled_for: message.scheduledFor,
+        client_reference: message.clientReference,
+        error: null,
+      }
+    : {
+        message_id: message.id,
+        status: message.status === "failed" ? "failed" : "sent",
+        client_reference: message.clientReference,
+        error: message.status === "failed" ? toErrorView(message.error) : null,
+      };
 
 /** How the hand-off ended, for metrics: a Viber message now on SMS fell back. */
 const sendOutcome = (
@@ -86,7 +104,10 @@ export async function recoverSendResult(
  * The reverse order (dispatch first, store after) could send a message that has no record.
  */
 export function sendMessage(
-  deps: Pick<Deps, "storage" | "ids" | "clock" | "provider" | "urlPolicy" | "telemetry" | "links">,
+  deps: Pick<
+    Deps,
+    "storage" | "ids" | "clock" | "provider" | "urlPolicy" | "telemetry" | "links" | "calendar"
+  >,
   actor: Actor & { apiKeyId: string },
   input: unknown,
   options: SendOptions = {},
@@ -95,6 +116,8 @@ export function sendMessage(
     const parsed = parseInput(sendMessageInput, input);
     if (parsed.isErr()) return err(parsed.error);
     const body = parsed.value;
+    const sendAt = checkSendAt(deps.clock.now(), body.send_at);
+    if (sendAt.isErr()) return err(sendAt.error);
 
     const campaign = await findCampaign(deps.storage, actor.organizationId, body.campaign_id);
     if (!campaign) return err(campaignNotFound(body.campaign_id));
@@ -112,6 +135,9 @@ export function sendMessage(
       if (consent.isErr()) return err(consent.error);
 
       const now = deps.clock.now();
+      const schedule = scheduleOfSend(deps, campaign, profile, now, sendAt.value);
+      if (schedule.isErr()) return err(schedule.error);
+      const releaseAt = schedule.value.release === "later" ? schedule.value.at : null;
       const at = isoAt(now);
       const id = deps.ids.uuidv7();
       const { body: text, links } = messageBody(deps.links, campaign, values, {
@@ -133,23 +159,27 @@ export function sendMessage(
         body: text,
         clientReference: body.client_reference ?? null,
         webhookUrl: body.webhook_url ?? null,
-        status: "sent",
+        status: releaseAt === null ? "sent" : "scheduled",
         error: null,
-        expiresAt: isoAt(now + campaign.ttlSeconds * 1000),
+        // A held message's TTL starts again when it is released.
+        expiresAt: isoAt((releaseAt ?? now) + campaign.ttlSeconds * 1000),
         createdAt: at,
         updatedAt: at,
         ...firstLeg(deps.provider, campaign.channel),
         ...NO_FALLBACK,
+        scheduledFor: releaseAt === null ? null : isoAt(releaseAt),
       };
       await tx.messages.insert(message);
       // One call, and none at all without links: a send that tracks nothing costs nothing more.
       if (links.length > 0) await tx.links.insertMany(links);
-      await recordEvent(tx, deps, message, "message.sent", null);
+      // A held message is announced `message.sent` when it is released, not before.
+      if (releaseAt === null) await recordEvent(tx, deps, message, "message.sent", null);
       await options.checkpoint?.(tx, `${MESSAGE_POINT}${message.id}`);
       return ok(message);
     });
     if (stored.isErr()) return err(stored.error);
     annotateActiveSpan(SPAN_ATTRIBUTES.messageId, stored.value.id);
+    if (stored.value.status === "scheduled") return ok(toSendResult(stored.value));
 
     let handedOff: MessageRecord;
     try {

@@ -20,4 +20,5 @@ export const withFieldChanges = (
   viberMarketingConsent: changes.viber_marketing_consent ?? current.viberMarketingConsent,
   smsMarketingConsent: changes.sms_marketing_consent ?? current.smsMarketingConsent,
   attributes: mergeAttributes(current.attributes, changes.attributes),
+  timeZone: changes.time_zone === undefined ? current.timeZone : changes.time_zone,
 });

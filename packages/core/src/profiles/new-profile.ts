@@ -35,5 +35,6 @@ export function newProfile(
     createdAt: now,
     updatedAt: now,
     deletedAt: null,
+    timeZone: input.time_zone ?? null,
   };
 }

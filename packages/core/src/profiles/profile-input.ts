@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { isTimeZone } from "../schedule/zone-offsets.js";
 import { strictFields } from "../support/parse.js";
 import { codePointLength, lengthBetween } from "../support/text.js";
 import { normalizePhone } from "./phone.js";
@@ -76,8 +77,15 @@ const attributesPatch = v.pipe(
   v.check((record) => Object.keys(record).length <= 50, "must have at most 50 keys."),
 );
 
+/** The recipient's own IANA time zone, which a campaign's sending window is read in. */
+const timeZone = v.pipe(
+  v.string("must be a string."),
+  v.check(isTimeZone, "must be an IANA time zone name such as Europe/Paris."),
+);
+
 /** The optional fields both bodies take after `phone_number`; consent flags are never null. */
 const profileFields = {
+  time_zone: v.optional(v.nullable(timeZone)),
   email: v.optional(v.nullable(email)),
   first_name: v.optional(v.nullable(name)),
   last_name: v.optional(v.nullable(name)),

@@ -12,6 +12,8 @@ export interface ProfileView {
   sms_marketing_consent: boolean;
   attributes: Attributes;
   source: ProfileSource;
+  /** The recipient's IANA time zone, or `null`: their number's prefix decides. */
+  time_zone: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -33,6 +35,7 @@ export function toProfileView(profile: ProfileRecord): ProfileView {
     sms_marketing_consent: profile.smsMarketingConsent,
     attributes: profile.attributes,
     source: profile.source,
+    time_zone: profile.timeZone,
     created_at: profile.createdAt,
     updated_at: profile.updatedAt,
   };

@@ -44,6 +44,7 @@ describe("profile rules (docs/api.md Profiles, docs/decisions.md)", () => {
       sms_marketing_consent: false,
       attributes: {},
       source: "api",
+      time_zone: null,
       created_at: "2026-05-01T12:00:00.000Z",
       updated_at: "2026-05-01T12:00:00.000Z",
     });

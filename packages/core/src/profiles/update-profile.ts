@@ -21,6 +21,7 @@ const MUTABLE: ReadonlyArray<keyof ProfileRecord> = [
   "lastName",
   "viberMarketingConsent",
   "smsMarketingConsent",
+  "timeZone",
 ];
 
 /**

@@ -7,6 +7,8 @@ import type {
   StoredResponse,
   Topic,
 } from "../ports.js";
+import type { SendingWindow } from "../schedule/sending-window.js";
+import { WEEKDAYS } from "../schedule/sending-window.js";
 import { TOPICS } from "../webhooks/webhook-input.js";
 import type { JsonShape } from "./row-reader.js";
 
@@ -68,4 +70,20 @@ export const storedResponseShape: JsonShape<StoredResponse> = {
     isString(value.body) &&
     isObject(value.headers) &&
     Object.values(value.headers).every(isString),
+};
+
+const TIME = /^(([01]\d|2[0-3]):[0-5]\d|24:00)$/;
+
+/** A campaign's sending window: days, `HH:MM` start and end, the holiday flag. */
+export const sendingWindowShape: JsonShape<SendingWindow> = {
+  expected: "an object with days, start and end times and boolean skipPublicHolidays",
+  is: (value): value is SendingWindow =>
+    isObject(value) &&
+    Array.isArray(value.days) &&
+    value.days.every((day) => (WEEKDAYS as readonly unknown[]).includes(day)) &&
+    isString(value.start) &&
+    TIME.test(value.start) &&
+    isString(value.end) &&
+    TIME.test(value.end) &&
+    typeof value.skipPublicHolidays === "boolean",
 };

@@ -30,6 +30,7 @@ import {
   destinationShape,
   messageErrorShape,
   scopesShape,
+  sendingWindowShape,
   storedResponseShape,
   topicsShape,
 } from "./json-shapes.js";
@@ -49,6 +50,9 @@ const PROFILE_SOURCES = members<ProfileSource>({
   woocommerce: true,
 });
 const MESSAGE_STATUSES = members<MessageStatus>({
+  scheduled: true,
+  releasing: true,
+  cancelled: true,
   sent: true,
   delivered: true,
   seen: true,
@@ -177,6 +181,7 @@ export function sqlRecords(codec: SqlCodec): SqlRecords {
       createdAt: r.text("created_at"),
       updatedAt: r.text("updated_at"),
       deletedAt: r.textOrNull("deleted_at"),
+      timeZone: r.textOrNull("time_zone"),
     })),
     consentChange: from(t.consentChanges, (r) => ({
       id: r.text("id"),
@@ -215,6 +220,7 @@ export function sqlRecords(codec: SqlCodec): SqlRecords {
       updatedAt: r.text("updated_at"),
       smsSender: r.textOrNull("sms_sender"),
       trackLinks: r.flag("track_links"),
+      sendingWindow: r.jsonOrNull("sending_window", sendingWindowShape),
     })),
     apiKey: from(t.apiKeys, (r) => ({
       id: r.text("id"),
@@ -251,6 +257,7 @@ export function sqlRecords(codec: SqlCodec): SqlRecords {
       smsProvider: r.textOrNull("sms_provider"),
       smsProviderMessageId: r.textOrNull("sms_provider_message_id"),
       fallbackDueAt: r.textOrNull("fallback_due_at"),
+      scheduledFor: r.textOrNull("scheduled_for"),
     })),
     messageEvent: from(t.messageEvents, (r) => ({
       id: r.text("id"),

@@ -30,7 +30,7 @@ export const sqlTables = {
     "profiles",
     "seq, id, organization_id, phone_number, email, first_name, last_name, " +
       "viber_marketing_consent, sms_marketing_consent, attributes, source, status, " +
-      "created_at, updated_at, deleted_at",
+      "created_at, updated_at, deleted_at, time_zone",
     { json: ["attributes"], flags: ["viber_marketing_consent", "sms_marketing_consent"] },
   ),
   consentChanges: table(
@@ -43,8 +43,8 @@ export const sqlTables = {
   campaigns: table(
     "campaigns",
     "id, organization_id, name, channel, sms_fallback, category, sender, template, " +
-      "ttl_seconds, status, created_at, updated_at, sms_sender, track_links",
-    { flags: ["sms_fallback", "track_links"] },
+      "ttl_seconds, status, created_at, updated_at, sms_sender, track_links, sending_window",
+    { json: ["sending_window"], flags: ["sms_fallback", "track_links"] },
   ),
   apiKeys: table(
     "api_keys",
@@ -57,7 +57,7 @@ export const sqlTables = {
     "id, organization_id, api_key_id, campaign_id, profile_id, phone_number, category, " +
       "channel, sms_fallback_allowed, sender, body, client_reference, webhook_url, status, " +
       "error, expires_at, created_at, updated_at, viber_provider, viber_provider_message_id, " +
-      "sms_provider, sms_provider_message_id, fallback_due_at",
+      "sms_provider, sms_provider_message_id, fallback_due_at, scheduled_for",
     { json: ["error"], flags: ["sms_fallback_allowed"] },
   ),
   messageEvents: table(

@@ -12,6 +12,7 @@ export const TOPICS: readonly Topic[] = [
   "message.clicked",
   "message.failed",
   "message.expired",
+  "message.cancelled",
 ];
 
 /** A webhook URL, of a subscription or of one message: 1 to 2048 characters. */

@@ -16,6 +16,7 @@ import { createMetrics, type Metrics } from "../observability/metrics.js";
 import { withStorageMetrics } from "../observability/storage-metrics.js";
 import { loadSecretKey } from "../secret-key.js";
 import { withDeliveryWakeups } from "./delivery-wakeups.js";
+import { loadedLocalCalendar } from "./local-calendar.js";
 import type { Mount } from "./mount.js";
 import { assertDatabaseDirectory, openStorage } from "./open-storage.js";
 import type { OpenedStorage } from "./opened-storage.js";
@@ -129,6 +130,7 @@ export async function openRuntime(
     transport,
     urlPolicy,
     config: tidingsConfig(config),
+    calendar: loadedLocalCalendar(),
     links: {
       // Read at each use: in development the listening URL is known only once the port is.
       get baseUrl() {

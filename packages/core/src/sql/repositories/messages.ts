@@ -30,9 +30,9 @@ export function messageRows<A extends boolean>(
       ),
     // One conditional UPDATE that answers the row: of concurrent writers making the same
     // move, one matches. `IN (NULL)` matches no status, so an empty `from` writes nothing.
-    advance: (id, from, { status, error, updatedAt }) =>
+    advance: (id, from, { status, error, expiresAt, updatedAt }) =>
       messages.updateOne(
-        { status, error, updatedAt },
+        { status, error, expiresAt, updatedAt },
         `id = ? AND status IN (${from.map(() => "?").join(", ") || "NULL"})`,
         [id, ...from],
       ),
@@ -57,6 +57,17 @@ export function messageRows<A extends boolean>(
       access.map(
         messages.many(
           "fallback_due_at IS NOT NULL AND fallback_due_at <= ? ORDER BY fallback_due_at, id LIMIT ?",
+          [now, limit],
+        ),
+        (due) => due.map((message) => message.id),
+      ),
+    // Served by the partial index of each status (`messages_scheduled`, `messages_releasing`),
+    // which SQLite uses only when the query names the status literally, as the index does.
+    listScheduledDue: (status, now, limit) =>
+      access.map(
+        messages.many(
+          `status = '${status === "scheduled" ? "scheduled" : "releasing"}' ` +
+            "AND scheduled_for <= ? ORDER BY scheduled_for, id LIMIT ?",
           [now, limit],
         ),
         (due) => due.map((message) => message.id),

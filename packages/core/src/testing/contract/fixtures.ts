@@ -71,6 +71,7 @@ export const aProfile = (overrides: Owned<NewProfile>): NewProfile => ({
   createdAt: at(0),
   updatedAt: at(0),
   deletedAt: null,
+  timeZone: null,
   ...overrides,
 });
 
@@ -113,6 +114,7 @@ export const aCampaign = (overrides: Owned<CampaignRecord>): CampaignRecord => (
   updatedAt: at(0),
   smsSender: null,
   trackLinks: false,
+  sendingWindow: null,
   ...overrides,
 });
 
@@ -152,6 +154,7 @@ export const aMessage = (
   smsProvider: "sandbox",
   smsProviderMessageId: null,
   fallbackDueAt: null,
+  scheduledFor: null,
   ...overrides,
 });
 

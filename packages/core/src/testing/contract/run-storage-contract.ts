@@ -18,6 +18,7 @@ import { profileListContract } from "./profile-list-contract.js";
 import { profilesContract } from "./profiles-contract.js";
 import { rateLimitsContract } from "./rate-limits-contract.js";
 import { retentionContract } from "./retention-contract.js";
+import { scheduleContract } from "./schedule-contract.js";
 import { transactionsContract } from "./transactions-contract.js";
 import { webhookChangesContract } from "./webhook-changes-contract.js";
 import { webhooksContract } from "./webhooks-contract.js";
@@ -50,5 +51,6 @@ export function runStorageContract(name: string, makeHarness: HarnessFactory): v
     consoleSessionsContract(harness);
     messageCountsContract(harness);
     linksContract(harness);
+    scheduleContract(harness);
   });
 }

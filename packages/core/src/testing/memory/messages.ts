@@ -63,6 +63,7 @@ export function memoryMessages(scope: MemoryScope): MessageRepository {
           ...stored,
           status: changes.status,
           error: changes.error === undefined ? stored.error : clone(changes.error),
+          expiresAt: changes.expiresAt ?? stored.expiresAt,
           updatedAt: changes.updatedAt,
         };
         s.messages.set(id, advanced);
@@ -106,6 +107,18 @@ export function memoryMessages(scope: MemoryScope): MessageRepository {
             (m) => m.fallbackDueAt !== null && ms(m.fallbackDueAt) <= ms(now),
           ),
           (m) => m.fallbackDueAt ?? "",
+          (m) => m.id,
+        )
+          .slice(0, limit)
+          .map((m) => m.id),
+      ),
+    listScheduledDue: (status, now, limit) =>
+      scope.read("messages.listScheduledDue", (s) =>
+        oldestFirst(
+          [...s.messages.values()].filter(
+            (m) => m.status === status && m.scheduledFor !== null && ms(m.scheduledFor) <= ms(now),
+          ),
+          (m) => m.scheduledFor ?? "",
           (m) => m.id,
         )
           .slice(0, limit)
