@@ -28,6 +28,7 @@ const EXPECTED = [
   "post /v1/webhooks/test",
   "get /v1/messages",
   "get /v1/messages/{message_id}",
+  "post /v1/messages/{message_id}/cancel",
   "get /v1/messages/{message_id}/deliveries",
   "post /v1/campaigns",
   "get /v1/campaigns",
@@ -140,6 +141,7 @@ describe("the OpenAPI document", () => {
       "patch /v1/profiles/{public_id}": ["phone_number_taken", "profile_protected"],
       "delete /v1/profiles/{public_id}": ["profile_protected"],
       "post /v1/messages/send": ["idempotency_in_progress"],
+      "post /v1/messages/{message_id}/cancel": ["message_not_scheduled"],
       "post /v1/webhooks": [
         "webhook_limit_reached",
         "webhook_topic_overlap",

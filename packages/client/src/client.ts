@@ -155,6 +155,18 @@ export class Tidings {
     /** Messages, newest first, filtered by status, campaign, reference, phone or time. */
     list: (params?: ListParams<Filters<"listMessages">>, options?: RequestOptions) =>
       this.#list<Message>("/v1/messages", params, options),
+    /**
+     * Cancels a scheduled message (scope `messages:send`); 409 `message_not_scheduled` once it
+     * is released, cancelled or otherwise not scheduled. Not retried: a retry after a lost
+     * answer would hear 409 for its own cancel.
+     */
+    cancel: (messageId: string, options?: RequestOptions) =>
+      this.#post<Message>(
+        `/v1/messages/${segment(messageId)}/cancel`,
+        undefined,
+        "unsafe",
+        options,
+      ),
     /** The webhook deliveries of the message's events (scope `webhooks:manage`). */
     deliveries: (
       messageId: string,

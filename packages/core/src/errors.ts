@@ -50,7 +50,8 @@ export interface ConflictError {
     | "campaign_active"
     | "delivery_pending"
     | "webhook_deleted"
-    | "webhook_inactive";
+    | "webhook_inactive"
+    | "message_not_scheduled";
   message: string;
   /** The other records involved, e.g. the conflicting webhooks' ids. */
   conflicts?: ReadonlyArray<{ id: string; reason: string }> | undefined;

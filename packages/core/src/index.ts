@@ -130,6 +130,13 @@ export type {
   SandboxScheduler,
 } from "./messages/sandbox-provider.js";
 export { SANDBOX_NUMBERS, sandboxProvider } from "./messages/sandbox-provider.js";
+export type { ReleaseOptions, ReleaseRound } from "./messages/scheduled-messages.js";
+export {
+  cancelMessage,
+  cancelScheduledOfKey,
+  messageNotScheduled,
+  releaseDueMessages,
+} from "./messages/scheduled-messages.js";
 export type { SendMessageInput } from "./messages/send-input.js";
 export { MAX_CLIENT_REFERENCE_LENGTH, sendMessageInput } from "./messages/send-input.js";
 export type { SendOptions, SendResult } from "./messages/send-message.js";

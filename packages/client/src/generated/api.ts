@@ -113,6 +113,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/messages/{message_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a scheduled message (held for its campaign's sending window or its send_at).
+         * @description Requires the scope `messages:send`.
+         */
+        post: operations["cancelMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhooks": {
         parameters: {
             query?: never;
@@ -1810,6 +1830,86 @@ export interface operations {
             403: components["responses"]["E403"];
             404: components["responses"]["E404"];
             405: components["responses"]["E405"];
+            413: components["responses"]["E413"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    cancelMessage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed when 1–128 visible ASCII characters; otherwise a UUID v7 is made. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                message_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The message, now cancelled. */
+            200: {
+                headers: {
+                    /** @description The request's id: the client's when sane, otherwise a UUID v7. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message_id": "0194f2a1-7c3e-7d10-9a2b-3c4d5e6f7a8b",
+                     *       "campaign_id": "cmp_01jd5x7k9m2n3p4q5r6s7t8v9w",
+                     *       "category": "otp",
+                     *       "channel": "sms",
+                     *       "status": "cancelled",
+                     *       "recipient": {
+                     *         "public_id": "prf_01jd5x7k9m2n3p4q5r6s7t8v9x",
+                     *         "phone_number": "+14155550123"
+                     *       },
+                     *       "client_reference": "login-4711",
+                     *       "webhook_url": null,
+                     *       "error": null,
+                     *       "provider": "twilio",
+                     *       "provider_message_id": "SM3f1c0e4a2b8d4e6f9a7c5b3d1e0f2a4c",
+                     *       "links": [
+                     *         {
+                     *           "url": "https://t.example.com/l/4fJq8ZxK2mNb",
+                     *           "original_url": "https://shop.example.com/orders/4711",
+                     *           "clicks": 2,
+                     *           "first_clicked_at": "2026-01-15T09:01:10.000Z",
+                     *           "last_clicked_at": "2026-01-15T09:03:42.000Z"
+                     *         }
+                     *       ],
+                     *       "scheduled_for": "2026-01-15T09:00:00.000Z",
+                     *       "expires_at": "2026-01-15T09:05:00.000Z",
+                     *       "created_at": "2026-01-15T09:00:00.000Z",
+                     *       "updated_at": "2026-01-15T09:00:02.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            405: components["responses"]["E405"];
+            /** @description The request clashes with stored state: `message_not_scheduled`. */
+            409: {
+                headers: {
+                    /** @description The request's id: the client's when sane, otherwise a UUID v7. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "message_not_scheduled";
+                    };
+                };
+            };
             413: components["responses"]["E413"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];

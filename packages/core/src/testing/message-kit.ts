@@ -7,7 +7,7 @@ import { defaultConfig } from "../deps.js";
 import { recordProviderReport } from "../messages/provider-report.js";
 import { type SandboxScheduler, sandboxProvider } from "../messages/sandbox-provider.js";
 import { sendMessage } from "../messages/send-message.js";
-import type { ChannelProvider, Telemetry } from "../ports.js";
+import type { ChannelProvider, LocalCalendar, Telemetry } from "../ports.js";
 import { createProfile } from "../profiles/create-profile.js";
 import { manualClock } from "../support/clock.js";
 import { createIds } from "../support/ids.js";
@@ -70,7 +70,11 @@ export const CAMPAIGN_DEFAULTS = {
 
 /** A fresh world for sending: deps, an organization with an API key, shortcuts. */
 export async function sendWorld(
-  options: { provider?: ChannelProvider | undefined; links?: LinkSettings | undefined } = {},
+  options: {
+    provider?: ChannelProvider | undefined;
+    links?: LinkSettings | undefined;
+    calendar?: LocalCalendar | undefined;
+  } = {},
 ) {
   const clock = manualClock(Date.UTC(2026, 4, 1, 12));
   const storage = memoryStorage();
@@ -87,6 +91,7 @@ export async function sendWorld(
     urlPolicy: httpsOnly,
     config: defaultConfig,
     links: options.links,
+    calendar: options.calendar,
     telemetry: { messageSent: (send) => reported.push(send) } satisfies Telemetry,
   };
   sandbox.onReport(async (messageId, report) => {

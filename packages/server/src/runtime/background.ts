@@ -6,6 +6,7 @@ import { countWebhookAttempt } from "../observability/webhook-attempt-metrics.js
 import { startExpirySweep } from "./expiry-sweep.js";
 import { startFallbackSweep } from "./fallback-sweep.js";
 import { startMaintenance } from "./maintenance.js";
+import { startReleaseSweep } from "./release-sweep.js";
 import { startRetentionSweep } from "./retention-sweep.js";
 import type { Runtime } from "./runtime.js";
 
@@ -54,7 +55,8 @@ export interface BackgroundWork {
 }
 
 /**
- * Starts the webhook delivery engine, the expiry sweep, the SMS fallback sweep, the retention
+ * Starts the webhook delivery engine, the expiry sweep, the SMS fallback sweep, the release of
+ * scheduled messages, the retention
  * sweep and the storage's housekeeping. The engine wakes when this process queues a delivery and, on PostgreSQL, when
  * another one does (LISTEN/NOTIFY); it also polls.
  */
@@ -80,6 +82,7 @@ export async function startBackgroundWork(
   for (const warning of runtime.storageWarnings) logger.warn(warning);
   const sweep = startExpirySweep(runtime.deps, logger);
   const fallbacks = startFallbackSweep(runtime.deps, logger);
+  const releases = startReleaseSweep(runtime.deps, logger);
   const maintenance = startMaintenance(runtime.maintain, logger);
   const retention = startRetentionSweep(runtime.deps, logger);
   let unlisten: (() => Promise<void>) | null = null;
@@ -92,6 +95,7 @@ export async function startBackgroundWork(
       await unlisten?.();
       await sweep.stop();
       await fallbacks.stop();
+      await releases.stop();
       await maintenance.stop();
       await retention.stop();
       await engine.stop();

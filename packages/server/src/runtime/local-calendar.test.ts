@@ -26,6 +26,26 @@ describe("loadedLocalCalendar", () => {
     expect(calendar.isPublicHoliday("ZZ", "2026-01-01")).toBe(false);
   });
 
+  it("finds no sending time for a US toll-free number without the profile's time_zone", () => {
+    const query = {
+      window: RECOMMENDED_SENDING_WINDOW,
+      now: Date.parse("2026-06-10T12:00:00Z"),
+      sendAt: null,
+    };
+    expect(
+      decideSchedule(calendar, {
+        ...query,
+        recipient: { phoneNumber: "+18005550100", timeZone: null },
+      })._unsafeUnwrapErr().code,
+    ).toBe("no_sending_time");
+    expect(
+      decideSchedule(calendar, {
+        ...query,
+        recipient: { phoneNumber: "+18005550100", timeZone: "America/Chicago" },
+      }).isOk(),
+    ).toBe(true);
+  });
+
   it("decides a French promotional send on 14 July through the real data", () => {
     const decision = decideSchedule(calendar, {
       window: RECOMMENDED_SENDING_WINDOW,
