@@ -2,6 +2,7 @@ import { err, ok, type ResultAsync } from "neverthrow";
 import * as v from "valibot";
 import type { Deps } from "../deps.js";
 import { type DomainError, notFound, validationError } from "../errors.js";
+import { cancelScheduledOfKey } from "../messages/scheduled-messages.js";
 import type { ApiKeyRecord, Scope } from "../ports.js";
 import { isoAt } from "../support/clock.js";
 import { parseInput, strictFields } from "../support/parse.js";
@@ -124,7 +125,7 @@ export function listApiKeys(
 
 /** Revokes a key at once: requests made with it stop being accepted. */
 export function revokeApiKey(
-  deps: Pick<Deps, "storage" | "clock">,
+  deps: Pick<Deps, "storage" | "clock" | "ids">,
   keyId: string,
 ): ResultAsync<ApiKeyView, DomainError> {
   return useCase("revokeApiKey", async () => {
@@ -133,6 +134,10 @@ export function revokeApiKey(
     if (key.revokedAt !== null) return ok(toApiKeyView(key));
     const at = isoAt(deps.clock.now());
     await deps.storage.apiKeys.revoke(keyId, at);
+    // What the key scheduled and has not gone out goes no further.
+    await deps.storage.transaction((tx) =>
+      cancelScheduledOfKey(tx, deps, key.organizationId, keyId),
+    );
     // A copy: the record read may be one kept in memory (and frozen) for other requests.
     return ok(toApiKeyView({ ...key, revokedAt: at }));
   });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { revokeApiKey } from "../auth/api-keys.js";
 import type { LocalCalendar } from "../ports.js";
 import { sendBody, sendWorld } from "../testing/message-kit.js";
 import { cancelMessage, releaseDueMessages } from "./scheduled-messages.js";
@@ -174,5 +175,15 @@ describe("cancel and the race with release", () => {
       error: { code: "upstream_unavailable" },
     });
     expect(w.sandbox.dispatched).toEqual([]);
+  });
+});
+
+describe("revoking a key", () => {
+  it("cancels the messages it scheduled, each with message.cancelled", async () => {
+    const w = await heldWorld();
+    const held = (await w.send(sendBody(w.campaignId, PHONE)))._unsafeUnwrap();
+    (await revokeApiKey(w.deps, w.actor.apiKeyId))._unsafeUnwrap();
+    expect(await w.storage.raw.message(held.message_id)).toMatchObject({ status: "cancelled" });
+    expect(await w.topics(held.message_id)).toEqual(["message.cancelled"]);
   });
 });
