@@ -51,6 +51,8 @@ function resultsOf(text: string): unknown[] | null {
  * leg carries a token only Tidings can make; a wrong or missing one answers 404 and changes
  * nothing (and is never logged). A body's reports apply one by one, and only those about the
  * leg the URL names (others are ignored and logged). Answers 200 with an empty body once stored.
+ * With `inbound`, the same app serves `POST /inbound/{token}`, where Infobip forwards inbound
+ * SMS and Viber messages (see `handleInfobipInbound`).
  */
 export function infobipCallbacks(options: InfobipCallbackOptions): CallbackApp {
   const key = callbackKey(options.secretKey);

@@ -47,6 +47,8 @@ const one = (params: TwilioParams, name: string): string | null => {
  * newer HMAC-SHA256 webhook signing (`X-Twilio-Webhooks-Signature-Settings`), which Tidings
  * does not verify. A verified report answers 200 with an empty body once stored, also when it
  * changes nothing (intermediate, repeated, backwards, another leg, unknown message).
+ * With `inbound`, the same app serves `POST /inbound`, the incoming-message webhook, signed and
+ * checked the same way (see `handleTwilioInbound`).
  */
 export function twilioCallbacks(options: TwilioCallbackOptions): CallbackApp {
   const baseUrl = (): string => {

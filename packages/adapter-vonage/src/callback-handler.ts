@@ -40,7 +40,8 @@ const ROUTE = "/providers/vonage/status";
  * HS256 JWT over the body's hash. One without any `Authorization` (Vonage sometimes sends one
  * unsigned) answers 503 with `Retry-After`, so Vonage sends it again, signed; a bad signature,
  * a stale one or one over another body answers 403. Nothing changes either way. A verified
- * report answers 200 with an empty body once stored.
+ * report answers 200 with an empty body once stored. With `inbound`, the same app serves
+ * `POST /inbound`, the application's inbound URL, signed the same way (see `handleVonageInbound`).
  */
 export function vonageCallbacks(options: VonageCallbackOptions): CallbackApp {
   const { logger } = options;
