@@ -2,6 +2,17 @@ export type { InfobipCallbackOptions } from "./callback-handler.js";
 export { infobipCallbacks } from "./callback-handler.js";
 export { callbackKey, checkLegToken, legToken } from "./callback-token.js";
 export { checkInfobipCredentials } from "./credentials-check.js";
+export type { InfobipInboundOptions } from "./inbound-handler.js";
+export {
+  checkInboundToken,
+  handleInfobipInbound,
+  INFOBIP_INBOUND_ROUTE,
+  inboundTokenDigests,
+  inboundTokenProblem,
+  infobipInboundResults,
+  infobipTime,
+  MIN_INBOUND_TOKEN_LENGTH,
+} from "./inbound-handler.js";
 export type {
   InfobipLogger,
   InfobipProviderOptions,

@@ -6,9 +6,11 @@ import {
   type Deps,
   emptyAnswer,
   headerOf,
+  type InboundSink,
   isUuidV7,
   recordUpstreamReport,
 } from "@tidings/core";
+import { handleTwilioInbound } from "./inbound-handler.js";
 import { formParams, type TwilioParams, verifyTwilioSignature } from "./signature.js";
 import { reportOf } from "./status-map.js";
 
@@ -23,6 +25,11 @@ export interface TwilioCallbackOptions {
    */
   publicBaseUrl: string | (() => string);
   logger: CallbackLogger;
+  /**
+   * Where incoming messages go: with it the same app also serves `POST /inbound`, Twilio's
+   * incoming-message webhook; without it `/inbound` is 404.
+   */
+  inbound?: InboundSink | undefined;
 }
 
 const ROUTE = "/providers/twilio/status";
@@ -40,6 +47,8 @@ const one = (params: TwilioParams, name: string): string | null => {
  * newer HMAC-SHA256 webhook signing (`X-Twilio-Webhooks-Signature-Settings`), which Tidings
  * does not verify. A verified report answers 200 with an empty body once stored, also when it
  * changes nothing (intermediate, repeated, backwards, another leg, unknown message).
+ * With `inbound`, the same app serves `POST /inbound`, the incoming-message webhook, signed and
+ * checked the same way (see `handleTwilioInbound`).
  */
 export function twilioCallbacks(options: TwilioCallbackOptions): CallbackApp {
   const baseUrl = (): string => {
@@ -49,6 +58,14 @@ export function twilioCallbacks(options: TwilioCallbackOptions): CallbackApp {
   const { logger } = options;
   return callbackApp("twilio", logger, async (request) => {
     const path = request.url.split("?", 1)[0];
+    if (path === "/inbound" && options.inbound !== undefined) {
+      return handleTwilioInbound(request, {
+        authToken: options.authToken,
+        url: baseUrl() + request.url,
+        sink: options.inbound,
+        logger,
+      });
+    }
     if (path !== "/status") return emptyAnswer(404, "/providers/twilio");
     if (request.method !== "POST") return emptyAnswer(405, ROUTE, { allow: "POST" });
     const signature = headerOf(request, "x-twilio-signature");

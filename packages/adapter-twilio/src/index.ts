@@ -1,6 +1,13 @@
 export type { TwilioCallbackOptions } from "./callback-handler.js";
 export { twilioCallbacks } from "./callback-handler.js";
 export { checkTwilioCredentials } from "./credentials-check.js";
+export type { TwilioInboundOptions } from "./inbound-handler.js";
+export {
+  EMPTY_TWIML,
+  handleTwilioInbound,
+  TWILIO_INBOUND_ROUTE,
+  twilioInboundReport,
+} from "./inbound-handler.js";
 export type { TwilioParams } from "./signature.js";
 export {
   formParams,

@@ -7,9 +7,11 @@ import {
   type Deps,
   emptyAnswer,
   headerOf,
+  type InboundSink,
   isUuidV7,
   recordUpstreamReport,
 } from "@tidings/core";
+import { handleVonageInbound } from "./inbound-handler.js";
 import { parseClientRef } from "./legs.js";
 import { providerCodeOf, reportOf } from "./status-map.js";
 import { verifyVonageWebhook } from "./webhook-signature.js";
@@ -24,6 +26,11 @@ export interface VonageCallbackOptions {
   logger: CallbackLogger;
   /** The clock `iat` is checked against (default: `deps.clock`). */
   clock?: Clock | undefined;
+  /**
+   * Where inbound messages go: with it the same app also serves `POST /inbound`, the
+   * application's inbound URL, signed as the status webhooks are.
+   */
+  inbound?: InboundSink | undefined;
 }
 
 const ROUTE = "/providers/vonage/status";
@@ -33,12 +40,22 @@ const ROUTE = "/providers/vonage/status";
  * HS256 JWT over the body's hash. One without any `Authorization` (Vonage sometimes sends one
  * unsigned) answers 503 with `Retry-After`, so Vonage sends it again, signed; a bad signature,
  * a stale one or one over another body answers 403. Nothing changes either way. A verified
- * report answers 200 with an empty body once stored.
+ * report answers 200 with an empty body once stored. With `inbound`, the same app serves
+ * `POST /inbound`, the application's inbound URL, signed the same way (see `handleVonageInbound`).
  */
 export function vonageCallbacks(options: VonageCallbackOptions): CallbackApp {
   const { logger } = options;
   const clock = options.clock ?? options.deps.clock;
   return callbackApp("vonage", logger, async (request) => {
+    if (request.url.split("?", 1)[0] === "/inbound" && options.inbound !== undefined) {
+      return handleVonageInbound(request, {
+        signatureSecret: options.signatureSecret,
+        apiKey: options.apiKey,
+        nowMs: clock.now(),
+        sink: options.inbound,
+        logger,
+      });
+    }
     if (request.url.split("?", 1)[0] !== "/status") return emptyAnswer(404, "/providers/vonage");
     if (request.method !== "POST") return emptyAnswer(405, ROUTE, { allow: "POST" });
     const verdict = await verifyVonageWebhook(

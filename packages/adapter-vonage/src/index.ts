@@ -2,6 +2,8 @@ export { applicationJwt } from "./application-jwt.js";
 export type { VonageCallbackOptions } from "./callback-handler.js";
 export { vonageCallbacks } from "./callback-handler.js";
 export { checkVonageCredentials } from "./credentials-check.js";
+export type { VonageInbound, VonageInboundOptions } from "./inbound-handler.js";
+export { handleVonageInbound, VONAGE_INBOUND_ROUTE, vonageInbound } from "./inbound-handler.js";
 export { clientRefOf, parseClientRef } from "./legs.js";
 export { providerCodeOf, reportOf, VONAGE_STATUSES } from "./status-map.js";
 export type {

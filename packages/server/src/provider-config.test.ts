@@ -108,11 +108,37 @@ describe("provider routing (TIDINGS_PROVIDER, _VIBER, _SMS)", () => {
     expect(result.isOk() && result.value.providers).toMatchObject({
       viber: "infobip",
       sms: "twilio",
-      infobip: { baseUrl: "https://abcde.api.infobip.com", apiKey: "key" },
+      infobip: { baseUrl: "https://abcde.api.infobip.com", apiKey: "key", inboundTokens: [] },
     });
     expect(errorsOf({ ...TWILIO, TIDINGS_PROVIDER: "infobip" })).toEqual([
       "TIDINGS_PROVIDER is infobip, which needs TIDINGS_INFOBIP_BASE_URL, TIDINGS_INFOBIP_API_KEY: set them.",
     ]);
+  });
+
+  it("Infobip's inbound tokens: a comma-separated list, each at least 32 URL-safe characters, never echoed", () => {
+    const infobip = {
+      ...TWILIO,
+      TIDINGS_PROVIDER: "infobip",
+      TIDINGS_PROVIDER_SMS: "twilio",
+      TIDINGS_INFOBIP_BASE_URL: "https://abcde.api.infobip.com/",
+      TIDINGS_INFOBIP_API_KEY: "key",
+    };
+    const current = "a".repeat(32);
+    const next = "b".repeat(48);
+    const result = read({ ...infobip, TIDINGS_INFOBIP_INBOUND_TOKENS: ` ${current} , ${next},` });
+    expect(result.isOk() && result.value.providers.infobip?.inboundTokens).toEqual([current, next]);
+    const short = "s3cr3t-but-short";
+    const errors = errorsOf({
+      ...infobip,
+      TIDINGS_INFOBIP_INBOUND_TOKENS: `${current},${short},${"c".repeat(31)}/`,
+    });
+    expect(errors).toEqual([
+      expect.stringMatching(
+        /^TIDINGS_INFOBIP_INBOUND_TOKENS: token 2 has 16 characters; at least 32/,
+      ),
+      expect.stringMatching(/^TIDINGS_INFOBIP_INBOUND_TOKENS: token 3 may hold only letters/),
+    ]);
+    expect(errors.join(" ")).not.toContain(short);
   });
 
   it("Vonage needs its application, a PEM private key and the signature secret", () => {

@@ -1,4 +1,5 @@
 import { createPrivateKey } from "node:crypto";
+import { inboundTokenProblem } from "@tidings/adapter-infobip";
 import type { Channel } from "@tidings/core";
 import { parseUrl } from "@tidings/core";
 
@@ -37,6 +38,11 @@ export interface InfobipSettings {
   /** The account's base URL, `https://{xxxxx}.api.infobip.com`. */
   baseUrl: string;
   apiKey: string;
+  /**
+   * `TIDINGS_INFOBIP_INBOUND_TOKENS`: the tokens `/providers/infobip/inbound/{token}` accepts
+   * (none: that route is 404).
+   */
+  inboundTokens: string[];
 }
 
 /** Vonage's settings (`TIDINGS_VONAGE_*`). */
@@ -78,7 +84,7 @@ export const PROVIDER_VARIABLES = {
   },
   infobip: {
     required: ["TIDINGS_INFOBIP_BASE_URL", "TIDINGS_INFOBIP_API_KEY"],
-    optional: [],
+    optional: ["TIDINGS_INFOBIP_INBOUND_TOKENS"],
   },
   vonage: {
     required: [
@@ -196,7 +202,20 @@ function readInfobip(
   const baseUrl =
     baseText === null ? null : originOf("TIDINGS_INFOBIP_BASE_URL", baseText, dev, errors);
   const apiKey = setting(env, "TIDINGS_INFOBIP_API_KEY");
-  return baseUrl === null || apiKey === null ? null : { baseUrl, apiKey };
+  const inboundTokens = (setting(env, "TIDINGS_INFOBIP_INBOUND_TOKENS") ?? "")
+    .split(",")
+    .map((token) => token.trim())
+    .filter((token) => token !== "");
+  inboundTokens.forEach((token, index) => {
+    // Never the token itself: it is a secret.
+    const problem = inboundTokenProblem(token);
+    if (problem !== null) {
+      errors.push(
+        `TIDINGS_INFOBIP_INBOUND_TOKENS: token ${index + 1} ${problem} (a random one: openssl rand -hex 24).`,
+      );
+    }
+  });
+  return baseUrl === null || apiKey === null ? null : { baseUrl, apiKey, inboundTokens };
 }
 
 function readVonage(

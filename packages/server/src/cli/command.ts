@@ -1,5 +1,5 @@
 import type { Writable } from "node:stream";
-import type { DomainError } from "@tidings/core";
+import type { DomainError, InboundSink } from "@tidings/core";
 import type { Result } from "neverthrow";
 import type { ServerConfig } from "../config.js";
 import type { Logger } from "../logger.js";
@@ -18,6 +18,11 @@ export interface CliIo {
    * `serve` and `worker` call it, then drain and return. Tests pass a promise they resolve.
    */
   waitForShutdown?: (() => Promise<string>) | undefined;
+  /**
+   * Where the providers' inbound routes hand messages, in place of the runtime's own sink: for
+   * an embedder that stores them itself, and for tests.
+   */
+  inboundSink?: InboundSink | undefined;
 }
 
 /** The value of each option of a parsed command line (`node:util` parseArgs). */

@@ -6,6 +6,7 @@ import {
   type ChannelProvider,
   channelRouter,
   type Deps,
+  type InboundSink,
   sandboxProvider,
   systemClock,
 } from "@tidings/core";
@@ -23,8 +24,11 @@ export interface ComposedProviders {
   provider: ChannelProvider;
   /** Whether some channel uses the sandbox (its `/sandbox` routes are served then only). */
   sandbox: boolean;
-  /** The callback endpoints of the real providers in use, to mount on the HTTP server. */
-  callbacks(deps: Pick<Deps, "storage" | "ids" | "clock">): Mount[];
+  /**
+   * The callback endpoints of the real providers in use, to mount on the HTTP server; each also
+   * serves its provider's inbound messages, handed to `inbound`.
+   */
+  callbacks(deps: Pick<Deps, "storage" | "ids" | "clock">, inbound: InboundSink): Mount[];
 }
 
 /**
@@ -112,7 +116,7 @@ export function composeProviders(
   return {
     provider: viber === sms ? viber : channelRouter({ viber, sms }),
     sandbox: built.has("sandbox"),
-    callbacks(deps) {
+    callbacks(deps, inbound) {
       const mounts: Mount[] = [];
       if (settings.twilio !== null && built.has("twilio")) {
         mounts.push({
@@ -122,13 +126,20 @@ export function composeProviders(
             authToken: settings.twilio.authToken,
             publicBaseUrl: callbackBase("twilio"),
             logger,
+            inbound,
           }),
         });
       }
       if (settings.infobip !== null && built.has("infobip")) {
         mounts.push({
           prefix: `${PROVIDERS_PATH}/infobip`,
-          app: infobipCallbacks({ deps, secretKey, logger }),
+          app: infobipCallbacks({
+            deps,
+            secretKey,
+            logger,
+            inbound,
+            inboundTokens: settings.infobip.inboundTokens,
+          }),
         });
       }
       if (settings.vonage !== null && built.has("vonage")) {
@@ -139,6 +150,7 @@ export function composeProviders(
             signatureSecret: settings.vonage.signatureSecret,
             apiKey: settings.vonage.apiKey ?? undefined,
             logger,
+            inbound,
           }),
         });
       }

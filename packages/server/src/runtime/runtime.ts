@@ -5,6 +5,7 @@ import {
   createIds,
   type Deps,
   defaultConfig,
+  type InboundSink,
   isStorageUnavailable,
   StorageBusyError,
   systemClock,
@@ -37,7 +38,10 @@ export interface Runtime {
   onDeliveriesQueued(fn: () => void): void;
   /** Whether some channel uses the sandbox provider (so `/sandbox` is served). */
   sandbox: boolean;
-  /** The real providers' callback endpoints, mounted by `serve` under `/providers/{name}`. */
+  /**
+   * The real providers' callback endpoints, mounted by `serve` under `/providers/{name}`, their
+   * inbound routes included.
+   */
   providerCallbacks: Mount[];
   /**
    * Tells the runtime where this server listens, when `TIDINGS_PUBLIC_URL` is unset: providers
@@ -66,6 +70,25 @@ export function tidingsConfig(config: ServerConfig): TidingsConfig {
 }
 
 /**
+ * The sink of inbound messages until core's is connected: it refuses every message, so each
+ * provider's inbound route answers 503 and the provider keeps the message to send again, rather
+ * than a STOP being dropped with a 200.
+ */
+const refuseInbound: InboundSink = {
+  receive() {
+    return Promise.reject(new Error("inbound not wired: no sink stores inbound messages yet"));
+  },
+};
+
+/** What `openRuntime` may be given besides the configuration. */
+export interface RuntimeOptions {
+  /** Serve Prometheus metrics (`serve`, `worker`). */
+  metrics?: boolean | undefined;
+  /** Where the providers' inbound routes hand messages, instead of the runtime's own sink. */
+  inboundSink?: InboundSink | undefined;
+}
+
+/**
  * Composes the application from the configuration: opens (and migrates) the storage, loads
  * the secret key, and builds each channel's provider, the webhook transport and the URL policy.
  * The provider's lifecycle reports are recorded here, so they reach the webhooks. With
@@ -74,7 +97,7 @@ export function tidingsConfig(config: ServerConfig): TidingsConfig {
 export async function openRuntime(
   config: ServerConfig,
   logger: Logger,
-  options: { metrics?: boolean | undefined } = {},
+  options: RuntimeOptions = {},
 ): Promise<Runtime> {
   // The key is checked before the database is touched, so a bad key changes nothing.
   assertDatabaseDirectory(config.database);
@@ -146,6 +169,8 @@ export async function openRuntime(
         }
       : {}),
   };
+  // The one place the inbound sink is chosen.
+  const inboundSink: InboundSink = options.inboundSink ?? refuseInbound;
   // Reports that come due together (a busy second's sends) share a transaction.
   const recordReport = batchedProviderReports(deps);
   provider.onReport?.(async (messageId, report) => {
@@ -172,7 +197,7 @@ export async function openRuntime(
       queuedListeners.push(fn);
     },
     sandbox: providers.sandbox,
-    providerCallbacks: providers.callbacks(deps),
+    providerCallbacks: providers.callbacks(deps, inboundSink),
     listeningAt(url) {
       listeningUrl = url;
     },
