@@ -1,7 +1,7 @@
 // The quickstart through @tidings/client: find or create a profile, send it a one-time code
 // with a per-message webhook, verify each webhook with the client's verifyWebhook, and show
 // a refused request as the TidingsError it becomes. Prints one JSON line per step.
-//   TIDINGS_TOKEN=… TIDINGS_WEBHOOK_SECRET=… TIDINGS_CAMPAIGN_ID=… pnpm exec tsx examples/client/main.ts
+//   TIDINGS_URL=… TIDINGS_TOKEN=… TIDINGS_WEBHOOK_SECRET=… TIDINGS_CAMPAIGN_ID=… pnpm exec tsx examples/client/main.ts
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type Profile, Tidings, TidingsError, verifyWebhook } from "@tidings/client";

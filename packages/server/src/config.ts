@@ -18,7 +18,7 @@ export type DatabaseConfig =
     }
   | { kind: "postgres"; url: string };
 
-/** The server's configuration, read from the environment (README "Configuration"). */
+/** The server's configuration, read from the environment (docs/configuration.md). */
 export interface ServerConfig {
   database: DatabaseConfig;
   port: number;
@@ -68,7 +68,7 @@ export interface ServerConfig {
 
 type Env = Record<string, string | undefined>;
 
-/** Every variable with its default, in the order the README lists them. */
+/** Every variable with its default, in the order docs/configuration.md lists them. */
 export const CONFIG_DEFAULTS = {
   TIDINGS_DATABASE_URL: "sqlite:./tidings.db",
   TIDINGS_SQLITE_SYNCHRONOUS: "normal",

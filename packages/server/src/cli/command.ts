@@ -35,6 +35,11 @@ export interface CommandContext {
   positionals: string[];
   json: boolean;
   config: ServerConfig;
+  /**
+   * The absolute path of the `--env-file` the configuration was read from as well as the
+   * environment; `null`: the environment alone.
+   */
+  envFile: string | null;
   /** Logs JSON lines: to stdout for serve and worker, to stderr for every other command. */
   logger: Logger;
   runtime: Runtime;

@@ -66,6 +66,14 @@ const optionsOf = (command: Command) => [
     required: false,
     description: "Print one JSON document on stdout (errors as JSON on stderr).",
   },
+  {
+    name: "--env-file",
+    type: "string",
+    required: false,
+    value: "FILE",
+    description:
+      "Read settings from FILE (NAME=value lines) as well as the environment, which wins where both set one. Give serve and every other command the same file.",
+  },
   { name: "--help", type: "boolean", required: false, description: "Print this help." },
 ];
 
@@ -106,7 +114,8 @@ export function commandHelp(command: Command): Help {
 
 const NOTES = [
   "Every command applies pending migrations first. With --json, stdout holds one JSON",
-  "document. Configuration comes from the environment (TIDINGS_DATABASE_URL, PORT, …).",
+  "document. Configuration comes from the environment (TIDINGS_DATABASE_URL, PORT, …) and,",
+  "with --env-file FILE, from FILE too; give serve and the other commands the same file.",
   "Run `tidings <command> --help` for a command's options; `tidings --version` prints the version.",
 ];
 

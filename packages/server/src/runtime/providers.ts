@@ -12,6 +12,7 @@ import {
 } from "@tidings/core";
 import type { ServerConfig } from "../config.js";
 import type { Logger } from "../logger.js";
+import { isLoopback } from "../observability/loopback.js";
 import { type ProviderName, providersInUse } from "../provider-config.js";
 import type { Mount } from "./mount.js";
 
@@ -157,4 +158,29 @@ export function composeProviders(
       return mounts;
     },
   };
+}
+
+/**
+ * Warns when a real provider's delivery reports are addressed to this machine alone: with
+ * `TIDINGS_DEV=1` and no `TIDINGS_PUBLIC_URL` they go to the address `serve` listens on
+ * (`http://127.0.0.1:…`), which the provider cannot reach, so messages go out but their
+ * lifecycle stops at `sent`. A public URL on a loopback host is warned of the same way.
+ */
+export function warnIfCallbacksUnreachable(
+  logger: Logger,
+  config: Pick<ServerConfig, "providers" | "publicUrl">,
+  listeningUrl: string,
+): void {
+  const real = providersInUse(config.providers).filter((name) => name !== "sandbox");
+  if (real.length === 0) return;
+  const base = config.publicUrl ?? listeningUrl;
+  if (config.publicUrl !== null && !isLoopback(new URL(base).hostname)) return;
+  logger.warn("provider callbacks cannot reach this server", {
+    providers: real,
+    callback_urls: real.map((name) => `${base}${PROVIDERS_PATH}/${name}`),
+    hint:
+      config.publicUrl === null
+        ? "TIDINGS_PUBLIC_URL is not set, so delivery reports are addressed to the address this server listens on, which the provider cannot reach: messages are sent, but stay `sent`. Set TIDINGS_PUBLIC_URL to an address the provider reaches (a tunnel to this port will do)."
+        : "TIDINGS_PUBLIC_URL is on this machine, which the provider cannot reach: messages are sent, but stay `sent`. Set it to an address the provider reaches (a tunnel to this port will do).",
+  });
 }

@@ -4,6 +4,7 @@ import { METRICS_PATH } from "../../observability/metrics-endpoint.js";
 import { warnIfMetricsExposed } from "../../observability/metrics-listener.js";
 import { startBackgroundWork } from "../../runtime/background.js";
 import { listenHttp } from "../../runtime/http-listener.js";
+import { warnIfCallbacksUnreachable } from "../../runtime/providers.js";
 import { ConfigError } from "../../secret-key.js";
 import type { Command, CommandContext } from "../command.js";
 import { UsageError } from "../usage-error.js";
@@ -115,12 +116,14 @@ export const serveCommand: Command = {
       database: config.database.kind,
       ...runtime.storageSettings,
       dev: config.dev,
+      env_file: context.envFile,
       providers: { viber: config.providers.viber, sms: config.providers.sms },
       engine: background.owner,
       console: config.console ? `${config.publicUrl ?? http.url}/console` : null,
       metrics: runtime.metrics ? `${http.url}${METRICS_PATH}` : null,
     });
     if (runtime.metrics) warnIfMetricsExposed(logger, http.host, config.metricsToken);
+    warnIfCallbacksUnreachable(logger, config, http.url);
     const signal = await shutdownRequested(context);
     logger.info("shutting down", { signal });
     await http.close();
