@@ -13,6 +13,8 @@ import {
   type OutboundMessage,
   type ProviderRequestSeen,
   providerRequestWatch,
+  requestFailure,
+  requestFailureMessage,
   systemClock,
   type UpstreamTry,
   upstreamError,
@@ -26,9 +28,10 @@ import { callbackKey, legSegment } from "./callback-token.js";
 import { legIdOf } from "./legs.js";
 import type { InfobipApiError, InfobipMessage, InfobipSendResponse } from "./wire.js";
 
-/** What the provider logs: refused credentials, loudly. */
+/** What the provider logs: refused credentials, loudly; each failed request at warn. */
 export interface InfobipLogger {
   error(msg: string, fields?: Record<string, unknown>): void;
+  warn?(msg: string, fields?: Record<string, unknown>): void;
 }
 
 /** One request to Infobip as the host's metrics and traces see it: no secret, no text. */
@@ -46,6 +49,13 @@ export interface InfobipProviderOptions {
   callbackBaseUrl: string | (() => string);
   /** The server's secret key, from which the callback tokens' key is derived. */
   secretKey: Uint8Array;
+  /**
+   * Whether the account has Infobip's opt-in idempotent sending (`TIDINGS_INFOBIP_IDEMPOTENT=1`):
+   * Infobip then refuses a `messageId` it already has, so a send whose answer was lost (a
+   * timeout, a dropped connection, a 5xx) may be tried again. Off (most accounts), such a retry
+   * would be a second message, so it is not made.
+   */
+  idempotent?: boolean | undefined;
   /** The deadline of one send, retries included, in ms (default 10 000). */
   timeoutMs?: number | undefined;
   clock?: Clock | undefined;
@@ -108,11 +118,13 @@ export function infobipMessage(
 /**
  * Infobip as a `ChannelProvider` for Viber Business Messages (`POST /viber/2/messages`) and
  * SMS (`POST /sms/3/messages`), one message per request, each leg under a `messageId` of
- * Tidings' own (`legIdOf`), which is also its provider message id. Infobip refuses a
- * `messageId` it has seen (`REJECTED_DUPLICATE_MESSAGE_ID`), so besides 429 and a refused
- * connection a timeout or 5xx is retried too within the deadline, and a duplicate answer to a
- * retry means the first try got through. No `smsFailover` and no URL tracking: Tidings falls
- * back and tracks clicks itself. Behind a circuit breaker.
+ * Tidings' own (`legIdOf`), which is also its provider message id. A 429 and a request that
+ * never reached Infobip are retried within the deadline. A timeout, a dropped connection or a
+ * 5xx may have left the message with Infobip, so it is retried only on an account with
+ * Infobip's opt-in idempotent sending (`idempotent`), where a repeated `messageId` is refused
+ * (`REJECTED_DUPLICATE_MESSAGE_ID`) and such a refusal of a retry means the first try got
+ * through. No `smsFailover` and no URL tracking: Tidings falls back and tracks clicks itself.
+ * Behind a circuit breaker.
  */
 export function infobipProvider(options: InfobipProviderOptions): ChannelProvider {
   const clock = options.clock ?? systemClock;
@@ -126,7 +138,9 @@ export function infobipProvider(options: InfobipProviderOptions): ChannelProvide
     refusal: "Infobip refused Tidings' API key",
   });
 
-  const seen = providerRequestWatch(PROVIDER, clock, options.onRequest);
+  const seen = providerRequestWatch(PROVIDER, clock, options.onRequest, options.logger);
+  const idempotent = options.idempotent === true;
+  const deadlineMs = options.timeoutMs ?? 10_000;
 
   const unavailable = (why: string, code: string | null = null): DispatchResult =>
     upstreamUnavailable(PROVIDER, why, code);
@@ -151,13 +165,14 @@ export function infobipProvider(options: InfobipProviderOptions): ChannelProvide
         body,
         signal,
       });
-    } catch {
-      seen(channel, "unavailable", null, startedAt);
-      const why = signal.aborted
-        ? "Infobip did not answer in time."
-        : "Infobip could not be reached.";
-      // Infobip refuses a messageId it already has, so trying again cannot send twice.
-      return { retry: true, value: unavailable(why), retryAfterMs: null };
+    } catch (thrown) {
+      const failure = requestFailure(thrown, signal.aborted);
+      seen(channel, "unavailable", null, startedAt, failure.cause);
+      // Only an account that refuses a messageId it already has makes a retry of a request that
+      // may have got through safe.
+      const retry = failure.neverReached || idempotent;
+      const why = requestFailureMessage("Infobip", failure, { deadlineMs, sentAgain: idempotent });
+      return { retry, value: unavailable(why), retryAfterMs: null };
     }
     const status = response.statusCode;
     const json = await jsonOrEmpty(response.body);
@@ -166,8 +181,9 @@ export function infobipProvider(options: InfobipProviderOptions): ChannelProvide
       const group = answer?.status?.groupName;
       const name = answer?.status?.name ?? null;
       // A duplicate on a retry: the earlier try reached Infobip, which kept the message.
-      if (group === "REJECTED" && !(name === "REJECTED_DUPLICATE_MESSAGE_ID" && tryNumber > 1)) {
-        seen(channel, "rejected", status, startedAt);
+      const duplicate = name === "REJECTED_DUPLICATE_MESSAGE_ID" && idempotent && tryNumber > 1;
+      if (group === "REJECTED" && !duplicate) {
+        seen(channel, "rejected", status, startedAt, name);
         return {
           retry: false,
           value: {
@@ -191,7 +207,7 @@ export function infobipProvider(options: InfobipProviderOptions): ChannelProvide
     const said = error.description ?? `HTTP ${status}`;
     const code = error.errorCode ?? null;
     if (status === 429) {
-      seen(channel, "rate_limited", status, startedAt);
+      seen(channel, "rate_limited", status, startedAt, said);
       const retryAfter = firstHeader(response.headers["retry-after"]);
       const why = `Infobip is rate limiting requests: ${said}`;
       return upstreamRateLimited(
@@ -203,18 +219,21 @@ export function infobipProvider(options: InfobipProviderOptions): ChannelProvide
       );
     }
     if (status === 401 || status === 403) {
-      seen(channel, "unauthorized", status, startedAt);
+      seen(channel, "unauthorized", status, startedAt, said);
       return unauthorized(status, said, code);
     }
     if (status >= 500) {
-      seen(channel, "unavailable", status, startedAt);
+      seen(channel, "unavailable", status, startedAt, said);
+      const again = idempotent
+        ? "it may be tried again, as the account refuses a message id it already has"
+        : "the message was not sent again, as Infobip may have taken it";
       return {
-        retry: true,
-        value: unavailable(`Infobip answered ${status}: ${said}`, code),
+        retry: idempotent,
+        value: unavailable(`Infobip answered ${status} (${said}); ${again}.`, code),
         retryAfterMs: null,
       };
     }
-    seen(channel, "rejected", status, startedAt);
+    seen(channel, "rejected", status, startedAt, said);
     const violation = error.violations?.[0];
     const detail = violation?.violation
       ? ` (${violation.property ?? "request"}: ${violation.violation})`
@@ -236,7 +255,7 @@ export function infobipProvider(options: InfobipProviderOptions): ChannelProvide
           inProviderRequestSpan(PROVIDER, message.channel, () =>
             once(message.channel, body, signal, tryNumber),
           ),
-        { deadlineMs: options.timeoutMs ?? 10_000, clock, random: options.random },
+        { deadlineMs, clock, random: options.random },
       );
     },
   };

@@ -188,13 +188,15 @@ export type {
 export { circuitBreaker } from "./providers/circuit-breaker.js";
 export type { CredentialsCheck } from "./providers/credentials-check.js";
 export { guardedProvider } from "./providers/guarded-provider.js";
-export type { ProviderRequestSeen } from "./providers/provider-span.js";
+export type { ProviderRequestSeen, ProviderWarnLogger } from "./providers/provider-span.js";
 export {
   inProviderRequestSpan,
   noteProviderOutcome,
   PROVIDER_SPAN_ATTRIBUTES,
   providerRequestWatch,
 } from "./providers/provider-span.js";
+export type { RequestFailure } from "./providers/request-failure.js";
+export { requestFailure, requestFailureMessage } from "./providers/request-failure.js";
 export { retryAfterMs } from "./providers/retry-after.js";
 export type { CredentialsRefusalOptions } from "./providers/upstream-answers.js";
 export {

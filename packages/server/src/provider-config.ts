@@ -37,6 +37,8 @@ export interface InfobipSettings {
   /** The account's base URL, `https://{xxxxx}.api.infobip.com`. */
   baseUrl: string;
   apiKey: string;
+  /** `TIDINGS_INFOBIP_IDEMPOTENT=1`: the account has Infobip's opt-in idempotent sending. */
+  idempotent: boolean;
 }
 
 /** Vonage's settings (`TIDINGS_VONAGE_*`). */
@@ -78,7 +80,7 @@ export const PROVIDER_VARIABLES = {
   },
   infobip: {
     required: ["TIDINGS_INFOBIP_BASE_URL", "TIDINGS_INFOBIP_API_KEY"],
-    optional: [],
+    optional: ["TIDINGS_INFOBIP_IDEMPOTENT"],
   },
   vonage: {
     required: [
@@ -196,7 +198,15 @@ function readInfobip(
   const baseUrl =
     baseText === null ? null : originOf("TIDINGS_INFOBIP_BASE_URL", baseText, dev, errors);
   const apiKey = setting(env, "TIDINGS_INFOBIP_API_KEY");
-  return baseUrl === null || apiKey === null ? null : { baseUrl, apiKey };
+  const idempotentText = setting(env, "TIDINGS_INFOBIP_IDEMPOTENT") ?? "0";
+  if (idempotentText !== "0" && idempotentText !== "1") {
+    errors.push(
+      `TIDINGS_INFOBIP_IDEMPOTENT must be 1 (the account has Infobip's idempotent sending) or 0, not ${JSON.stringify(idempotentText)}.`,
+    );
+  }
+  return baseUrl === null || apiKey === null
+    ? null
+    : { baseUrl, apiKey, idempotent: idempotentText === "1" };
 }
 
 function readVonage(

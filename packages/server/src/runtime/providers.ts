@@ -77,6 +77,7 @@ export function composeProviders(
         infobipProvider({
           baseUrl: settings.infobip.baseUrl,
           apiKey: settings.infobip.apiKey,
+          idempotent: settings.infobip.idempotent,
           callbackBaseUrl: callbackBase("infobip"),
           secretKey,
           timeoutMs: settings.timeoutMs,
