@@ -9,13 +9,24 @@ import {
   isUuidV7,
   recordUpstreamReport,
 } from "@tidings/core";
-import { formParams, type TwilioParams, verifyTwilioSignature } from "./signature.js";
+import {
+  formParams,
+  signatureSettings,
+  type TwilioParams,
+  verifyTwilioSignature,
+} from "./signature.js";
 import { reportOf } from "./status-map.js";
 
 export interface TwilioCallbackOptions {
   deps: Pick<Deps, "storage" | "ids" | "clock">;
   /** The account's auth token: the key of `X-Twilio-Signature`. */
   authToken: string;
+  /**
+   * The secrets of Twilio webhook signing keys by key id (`TIDINGS_TWILIO_WEBHOOK_KEYS`): a
+   * request carrying `X-Twilio-Webhooks-Signature-Settings: key={id},algorithm=…` is verified
+   * with the named key's secret instead of the auth token.
+   */
+  webhookKeys?: Readonly<Record<string, string>> | undefined;
   /**
    * The public URL these callbacks are mounted at, as Twilio calls it (the send's
    * `callbackBaseUrl`), e.g. `https://tidings.example.com/providers/twilio`. Signatures are
@@ -36,9 +47,9 @@ const one = (params: TwilioParams, name: string): string | null => {
 /**
  * Twilio's status callbacks, mounted at `/providers/twilio`: `POST /status?m={message_id}`,
  * form encoded, signed with `X-Twilio-Signature` over the public URL and every parameter.
- * A missing or wrong signature is 403 and changes nothing; so is a request signed with the
- * newer HMAC-SHA256 webhook signing (`X-Twilio-Webhooks-Signature-Settings`), which Tidings
- * does not verify. A verified report answers 200 with an empty body once stored, also when it
+ * A missing or wrong signature is 403 and changes nothing. A request signed under webhook
+ * signing settings (`X-Twilio-Webhooks-Signature-Settings`, HMAC-SHA256) is verified with the
+ * named key's secret; an unknown key or algorithm is 403 and logged. A verified report answers 200 with an empty body once stored, also when it
  * changes nothing (intermediate, repeated, backwards, another leg, unknown message).
  */
 export function twilioCallbacks(options: TwilioCallbackOptions): CallbackApp {
@@ -56,15 +67,24 @@ export function twilioCallbacks(options: TwilioCallbackOptions): CallbackApp {
       logger.warn("twilio callback refused: no signature", { route: ROUTE });
       return emptyAnswer(403, ROUTE);
     }
-    if (headerOf(request, "x-twilio-webhooks-signature-settings") !== null) {
+    const settingsHeader = headerOf(request, "x-twilio-webhooks-signature-settings");
+    const settings = settingsHeader === null ? null : signatureSettings(settingsHeader);
+    const secret =
+      settingsHeader === null
+        ? options.authToken
+        : settings?.key == null
+          ? undefined
+          : options.webhookKeys?.[settings.key];
+    if (secret === undefined) {
       logger.warn(
-        "twilio callback refused: signed with webhook signing settings, which Tidings does not verify; keep the auth token signature",
-        { route: ROUTE },
+        "twilio callback refused: its webhook signing key or algorithm is not one Tidings knows (TIDINGS_TWILIO_WEBHOOK_KEYS)",
+        { route: ROUTE, settings: settingsHeader },
       );
       return emptyAnswer(403, ROUTE);
     }
     const params = formParams(bodyText(request.body));
-    if (!verifyTwilioSignature(options.authToken, signature, baseUrl() + request.url, params)) {
+    const url = baseUrl() + request.url;
+    if (!verifyTwilioSignature(secret, signature, url, params, settings?.hash ?? "sha1")) {
       logger.warn("twilio callback refused: signature does not match", { route: ROUTE });
       return emptyAnswer(403, ROUTE);
     }

@@ -14,5 +14,10 @@ export type {
   TwilioProviderOptions,
   TwilioRequestSeen,
 } from "./twilio-provider.js";
-export { messageForm, statusCallbackUrl, twilioProvider } from "./twilio-provider.js";
+export {
+  messageForm,
+  statusCallbackUrl,
+  TWILIO_LIMITS,
+  twilioProvider,
+} from "./twilio-provider.js";
 export type { TwilioMessage, TwilioRestError, TwilioStatusCallback } from "./wire.js";

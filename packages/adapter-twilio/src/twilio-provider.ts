@@ -10,9 +10,13 @@ import {
   inProviderRequestSpan,
   jsonOrEmpty,
   type OutboundMessage,
+  type ProviderLimits,
   type ProviderRequestSeen,
   providerRequestWatch,
+  requestFailure,
+  requestFailureMessage,
   systemClock,
+  textOverLimit,
   type UpstreamTry,
   upstreamError,
   upstreamRateLimited,
@@ -23,9 +27,10 @@ import {
 import { request } from "undici";
 import type { TwilioMessage, TwilioRestError } from "./wire.js";
 
-/** What the provider logs: refused credentials (loudly) and each request's outcome. */
+/** What the provider logs: refused credentials (loudly) and each failed request at warn. */
 export interface TwilioLogger {
   error(msg: string, fields?: Record<string, unknown>): void;
+  warn?(msg: string, fields?: Record<string, unknown>): void;
   info?(msg: string, fields?: Record<string, unknown>): void;
 }
 
@@ -65,6 +70,18 @@ const PROVIDER = "twilio";
 /** Twilio accepts a validity period of 1 to 36 000 seconds. */
 const MAX_VALIDITY_SECONDS = 36_000;
 
+/** What Twilio takes: a `Body` of at most 1,600 characters, a validity of 1–36,000 s. */
+export const TWILIO_LIMITS: ProviderLimits = {
+  text: { sms: 1600 },
+  ttlSeconds: { sms: { min: 1, max: MAX_VALIDITY_SECONDS } },
+};
+
+/**
+ * Twilio's 21611: the sender's queue is full. Twilio did not take the message, and the queue
+ * drains, so it is tried again like a 429, not taken as a refusal of the message.
+ */
+const QUEUE_FULL = 21611;
+
 /** The status callback URL of one message: its id rides in the query, which Twilio signs. */
 export const statusCallbackUrl = (callbackBaseUrl: string, messageId: string): string =>
   `${callbackBaseUrl.replace(/\/+$/, "")}/status?m=${encodeURIComponent(messageId)}`;
@@ -85,15 +102,12 @@ export function messageForm(
   return form;
 }
 
-/** Whether an error happened before any byte reached Twilio (so a retry cannot send twice). */
-const refusedBeforeSending = (error: unknown): boolean =>
-  (error as { code?: unknown } | null)?.code === "ECONNREFUSED";
-
 /**
  * Twilio Programmable Messaging as a `ChannelProvider` for SMS: one `POST …/Messages.json` per
- * message, its `sid` kept as the provider message id. 429 and a refused connection are retried
- * within the deadline (never sooner than `Retry-After`); a timeout or 5xx is not, since Twilio
- * cannot tell a repeated request from a new message. Behind a circuit breaker.
+ * message, its `sid` kept as the provider message id. A 429, a full queue (21611) and a request
+ * that never reached Twilio are retried within the deadline (never sooner than `Retry-After`);
+ * a timeout or 5xx is not, since Twilio cannot tell a repeated request from a new message. A
+ * text longer than Twilio takes is refused before it leaves. Behind a circuit breaker.
  */
 export function twilioProvider(options: TwilioProviderOptions): ChannelProvider {
   const clock = options.clock ?? systemClock;
@@ -110,10 +124,11 @@ export function twilioProvider(options: TwilioProviderOptions): ChannelProvider 
     refusal: "Twilio refused Tidings' credentials",
   });
 
-  const watch = providerRequestWatch(PROVIDER, clock, options.onRequest);
+  const watch = providerRequestWatch(PROVIDER, clock, options.onRequest, options.logger);
   // Twilio carries SMS only.
-  const seen = (outcome: string, status: number | null, startedAt: number) =>
-    watch("sms", outcome, status, startedAt);
+  const seen = (outcome: string, status: number | null, startedAt: number, cause?: string) =>
+    watch("sms", outcome, status, startedAt, cause);
+  const deadlineMs = options.timeoutMs ?? 10_000;
 
   const unavailable = (why: string, code: string | number | null = null): DispatchResult =>
     upstreamUnavailable(PROVIDER, why, code);
@@ -136,21 +151,13 @@ export function twilioProvider(options: TwilioProviderOptions): ChannelProvider 
         signal,
       });
     } catch (error) {
-      if (refusedBeforeSending(error)) {
-        seen("unavailable", null, startedAt);
-        const value = unavailable("Twilio refused the connection.");
-        return { retry: true, value, retryAfterMs: null };
-      }
-      seen("unavailable", null, startedAt);
-      const timedOut = signal.aborted;
-      return {
-        retry: false,
-        value: unavailable(
-          timedOut
-            ? "Twilio did not answer in time; the message was not sent again, as Twilio might have taken it."
-            : "The connection to Twilio failed; the message was not sent again, as Twilio might have taken it.",
-        ),
-      };
+      const failure = requestFailure(error, signal.aborted);
+      seen("unavailable", null, startedAt, failure.cause);
+      const value = unavailable(requestFailureMessage("Twilio", failure, { deadlineMs }));
+      // Only a request that never reached Twilio is safe to send again.
+      return failure.neverReached
+        ? { retry: true, value, retryAfterMs: null }
+        : { retry: false, value };
     }
     const body = await jsonOrEmpty(response.body);
     const status = response.statusCode;
@@ -166,26 +173,31 @@ export function twilioProvider(options: TwilioProviderOptions): ChannelProvider 
     const code = typeof error.code === "number" ? error.code : null;
     const said = typeof error.message === "string" ? error.message : `HTTP ${status}`;
     if (status === 429) {
-      seen("rate_limited", status, startedAt);
+      seen("rate_limited", status, startedAt, said);
       const retryAfter = firstHeader(response.headers["retry-after"]);
       const why = `Twilio is rate limiting requests: ${said}`;
       return upstreamRateLimited(PROVIDER, why, code ?? 20429, retryAfter, clock.now());
     }
+    if (code === QUEUE_FULL) {
+      seen("rate_limited", status, startedAt, said);
+      const why = `Twilio's queue for this sender is full: ${said}`;
+      return { retry: true, value: unavailable(why, code), retryAfterMs: null };
+    }
     if (status === 401 || status === 403) {
-      seen("unauthorized", status, startedAt);
+      seen("unauthorized", status, startedAt, said);
       return unauthorized(status, said, code);
     }
     if (status >= 500) {
-      seen("unavailable", status, startedAt);
+      seen("unavailable", status, startedAt, said);
       return {
         retry: false,
         value: unavailable(
-          `Twilio answered ${status}; the message was not sent again, as Twilio might have taken it.`,
+          `Twilio answered ${status} (${said}); the message was not sent again, as Twilio may have taken it.`,
           code,
         ),
       };
     }
-    seen("rejected", status, startedAt);
+    seen("rejected", status, startedAt, said);
     return upstreamRejected(PROVIDER, `Twilio refused the message: ${said}`, code);
   }
 
@@ -198,6 +210,8 @@ export function twilioProvider(options: TwilioProviderOptions): ChannelProvider 
           error: upstreamError("upstream_rejected", "Twilio carries SMS only.", PROVIDER),
         };
       }
+      const tooLong = textOverLimit(PROVIDER, "Twilio", TWILIO_LIMITS, message);
+      if (tooLong !== null) return tooLong;
       const base = options.callbackBaseUrl;
       const form = messageForm(message, {
         messagingServiceSid: options.messagingServiceSid,
@@ -205,11 +219,7 @@ export function twilioProvider(options: TwilioProviderOptions): ChannelProvider 
       });
       return withUpstreamRetries(
         (signal) => inProviderRequestSpan(PROVIDER, "sms", () => once(form, signal)),
-        {
-          deadlineMs: options.timeoutMs ?? 10_000,
-          clock,
-          random: options.random,
-        },
+        { deadlineMs, clock, random: options.random },
       );
     },
   };

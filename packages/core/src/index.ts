@@ -188,6 +188,8 @@ export type {
 export { circuitBreaker } from "./providers/circuit-breaker.js";
 export type { CredentialsCheck } from "./providers/credentials-check.js";
 export { guardedProvider } from "./providers/guarded-provider.js";
+export type { ProviderLimits } from "./providers/provider-limits.js";
+export { clampTtl, textLength, textOverLimit } from "./providers/provider-limits.js";
 export type { ProviderRequestSeen, ProviderWarnLogger } from "./providers/provider-span.js";
 export {
   inProviderRequestSpan,

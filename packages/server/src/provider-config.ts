@@ -30,6 +30,8 @@ export interface TwilioSettings {
   apiKeySecret: string | null;
   messagingServiceSid: string | null;
   apiUrl: string;
+  /** `TIDINGS_TWILIO_WEBHOOK_KEYS`: webhook signing key id → its secret (HMAC-SHA256 signing). */
+  webhookKeys: Record<string, string>;
 }
 
 /** Infobip's settings (`TIDINGS_INFOBIP_*`). */
@@ -76,6 +78,7 @@ export const PROVIDER_VARIABLES = {
       "TIDINGS_TWILIO_API_KEY_SECRET",
       "TIDINGS_TWILIO_MESSAGING_SERVICE_SID",
       "TIDINGS_TWILIO_API_URL",
+      "TIDINGS_TWILIO_WEBHOOK_KEYS",
     ],
   },
   infobip: {
@@ -129,6 +132,29 @@ function originOf(variable: string, text: string, dev: boolean, errors: string[]
   return `${url.origin}${url.pathname}`.replace(/\/+$/, "");
 }
 
+/** `TIDINGS_TWILIO_WEBHOOK_KEYS`: a JSON object of key id → secret (never echoed back). */
+function readWebhookKeys(text: string | null, errors: string[]): Record<string, string> {
+  if (text === null) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = null;
+  }
+  const valid =
+    typeof parsed === "object" &&
+    parsed !== null &&
+    !Array.isArray(parsed) &&
+    Object.values(parsed).every((secret) => typeof secret === "string" && secret !== "");
+  if (!valid) {
+    errors.push(
+      'TIDINGS_TWILIO_WEBHOOK_KEYS must be a JSON object of webhook signing key id to its secret, e.g. {"webhooks_sharedkey_…":"…"}.',
+    );
+    return {};
+  }
+  return { ...(parsed as Record<string, string>) };
+}
+
 function readTwilio(
   env: Env,
   dev: boolean,
@@ -169,6 +195,7 @@ function readTwilio(
     errors,
   );
   const authToken = setting(env, "TIDINGS_TWILIO_AUTH_TOKEN");
+  const webhookKeys = readWebhookKeys(setting(env, "TIDINGS_TWILIO_WEBHOOK_KEYS"), errors);
   if (accountSid === null || authToken === null || apiUrl === null) return null;
   return {
     accountSid,
@@ -177,6 +204,7 @@ function readTwilio(
     apiKeySecret,
     messagingServiceSid: service,
     apiUrl,
+    webhookKeys,
   };
 }
 

@@ -38,6 +38,11 @@ export interface ReceivedInfobipSend {
 
 export interface FakeInfobipOptions {
   apiKey: string;
+  /**
+   * The key has send scopes only (no `account-management:manage`): it sends, and reading the
+   * balance answers 403, as Infobip answers a key without the scope.
+   */
+  sendOnly?: boolean | undefined;
   /** The `Retry-After` of a `rate_limited` answer, in seconds (default 1). */
   retryAfterSeconds?: number | undefined;
   /**
@@ -183,6 +188,7 @@ export async function startFakeInfobip(options: FakeInfobipOptions): Promise<Fak
         if (req.headers.authorization !== `App ${options.apiKey}`) {
           return apiError(res, 401, "E401", "Invalid login details");
         }
+        if (options.sendOnly) return apiError(res, 403, "E403", "Forbidden");
         res.writeHead(200, { "content-type": "application/json" });
         return res.end(JSON.stringify({ balance: 42.5, currency: "EUR" }));
       }

@@ -121,6 +121,7 @@ export function composeProviders(
           app: twilioCallbacks({
             deps,
             authToken: settings.twilio.authToken,
+            webhookKeys: settings.twilio.webhookKeys,
             publicBaseUrl: callbackBase("twilio"),
             logger,
           }),
