@@ -7,7 +7,12 @@ export type {
   InfobipProviderOptions,
   InfobipRequestSeen,
 } from "./infobip-provider.js";
-export { infobipMessage, infobipProvider, legCallbackUrls } from "./infobip-provider.js";
+export {
+  INFOBIP_LIMITS,
+  infobipMessage,
+  infobipProvider,
+  legCallbackUrls,
+} from "./infobip-provider.js";
 export { legIdOf, parseLegId } from "./legs.js";
 export { descriptionOf, INFOBIP_GROUPS, providerCodeOf, reportOf } from "./status-map.js";
 export type {

@@ -71,6 +71,27 @@ describe("infobipProvider against a fake Infobip", () => {
     });
   });
 
+  it("a validity over Infobip's 48 hours is clamped to 48 hours, not promised", async () => {
+    const provider = await setup();
+    await provider.dispatch({ ...viber, ttlSeconds: 14 * 24 * 3600 });
+    await provider.dispatch({ ...sms, ttlSeconds: 3 * 24 * 3600 });
+    expect(
+      fake.sends.map((s) => (s.body.messages as Array<{ options: unknown }>)[0]?.options),
+    ).toMatchObject([
+      { validityPeriod: { amount: 172_800, timeUnit: "SECONDS" } },
+      { validityPeriod: { amount: 172_800, timeUnit: "SECONDS" } },
+    ]);
+  });
+
+  it("a Viber text over Infobip's 1,000 characters is refused before it leaves", async () => {
+    const provider = await setup();
+    expect(await provider.dispatch({ ...viber, body: "y".repeat(1001) })).toMatchObject({
+      status: "rejected",
+      error: { code: "upstream_rejected", provider: "infobip", provider_code: "text_too_long" },
+    });
+    expect(fake.sends).toHaveLength(0);
+  });
+
   it("labels Promotional Viber messages PROMOTIONAL", async () => {
     const provider = await setup();
     await provider.dispatch({ ...viber, category: "promotional" });

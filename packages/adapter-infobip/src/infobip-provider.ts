@@ -4,6 +4,7 @@ import {
   type CircuitBreakerOptions,
   type Clock,
   circuitBreaker,
+  clampTtl,
   credentialsRefusal,
   type DispatchResult,
   firstHeader,
@@ -11,11 +12,13 @@ import {
   inProviderRequestSpan,
   jsonOrEmpty,
   type OutboundMessage,
+  type ProviderLimits,
   type ProviderRequestSeen,
   providerRequestWatch,
   requestFailure,
   requestFailureMessage,
   systemClock,
+  textOverLimit,
   type UpstreamTry,
   upstreamError,
   upstreamRateLimited,
@@ -67,6 +70,21 @@ export interface InfobipProviderOptions {
 
 const PROVIDER = "infobip";
 
+/** 48 hours: Infobip sets a longer validity to this, so a longer TTL is clamped, never promised. */
+const MAX_VALIDITY_SECONDS = 48 * 60 * 60;
+
+/**
+ * What Infobip takes: Viber `content.text` of at most 1,000 characters (SMS text has no limit in
+ * Infobip's documents), and a validity of at most 48 hours on either channel.
+ */
+export const INFOBIP_LIMITS: ProviderLimits = {
+  text: { viber: 1000 },
+  ttlSeconds: {
+    viber: { min: 1, max: MAX_VALIDITY_SECONDS },
+    sms: { min: 1, max: MAX_VALIDITY_SECONDS },
+  },
+};
+
 /** The two callback URLs of a leg, each carrying the leg's token. */
 export function legCallbackUrls(
   callbackBaseUrl: string,
@@ -87,7 +105,7 @@ export function infobipMessage(
     messageId: legIdOf(message.messageId, message.channel),
   };
   const validityPeriod = {
-    amount: Math.max(1, Math.trunc(message.ttlSeconds)),
+    amount: clampTtl(INFOBIP_LIMITS, message.channel, message.ttlSeconds),
     timeUnit: "SECONDS",
   } as const;
   if (message.channel === "viber") {
@@ -244,6 +262,8 @@ export function infobipProvider(options: InfobipProviderOptions): ChannelProvide
   const inner: ChannelProvider = {
     name: PROVIDER,
     async dispatch(message) {
+      const tooLong = textOverLimit(PROVIDER, "Infobip", INFOBIP_LIMITS, message);
+      if (tooLong !== null) return tooLong;
       const callbackBase =
         typeof options.callbackBaseUrl === "string"
           ? options.callbackBaseUrl

@@ -1,4 +1,4 @@
-import { generateKeyPairSync } from "node:crypto";
+import { createPrivateKey, generateKeyPairSync } from "node:crypto";
 import type { ChannelProvider, OutboundMessage } from "@tidings/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { type FakeVonage, startFakeVonage } from "./testing/fake-vonage.js";
@@ -75,6 +75,7 @@ describe("vonageProvider against a fake Vonage", () => {
     await provider.dispatch({ ...viber, channel: "sms", sender: "Acme", ttlSeconds: 5 });
     await provider.dispatch({ ...viber, channel: "sms", sender: "Acme", ttlSeconds: 2_000_000 });
     expect(fake.sends.slice(2).map((send) => send.body.ttl)).toEqual([20, 604_800]);
+    expect(fake.sends.every((send) => send.messageUuid !== null)).toBe(true);
     expect(fake.sends[0]?.body).toEqual({
       channel: "sms",
       message_type: "text",
@@ -101,6 +102,39 @@ describe("vonageProvider against a fake Vonage", () => {
       error: { code, provider: "vonage", provider_code: providerCode },
     });
     expect(fake.sends).toHaveLength(1);
+  });
+
+  it("a Viber TTL longer than Vonage's 3 days is clamped to 259,200 s, and accepted", async () => {
+    const provider = await setup();
+    const result = await provider.dispatch({ ...viber, ttlSeconds: 14 * 24 * 3600 });
+    expect(result).toMatchObject({ status: "accepted" });
+    expect(fake.sends[0]?.body).toMatchObject({ viber_service: { ttl: 259_200 } });
+  });
+
+  it("an SMS from a number goes without + (Vonage takes E.164 without it)", async () => {
+    const provider = await setup();
+    const result = await provider.dispatch({ ...viber, channel: "sms", sender: "+447700900001" });
+    expect(result).toMatchObject({ status: "accepted" });
+    expect(fake.sends[0]?.body).toMatchObject({ from: "447700900001" });
+  });
+
+  it("a text over Vonage's 1,000 characters is refused before it leaves", async () => {
+    const provider = await setup();
+    for (const channel of ["viber", "sms"] as const) {
+      expect(await provider.dispatch({ ...viber, channel, body: "x".repeat(1001) })).toMatchObject({
+        status: "rejected",
+        error: { code: "upstream_rejected", provider_code: "text_too_long" },
+      });
+    }
+    expect(fake.sends).toHaveLength(0);
+  });
+
+  it("a private key in PKCS #1 (BEGIN RSA PRIVATE KEY) is converted and sends", async () => {
+    const pkcs1 = createPrivateKey(privateKey).export({ type: "pkcs1", format: "pem" }).toString();
+    expect(pkcs1).toContain("BEGIN RSA PRIVATE KEY");
+    const provider = await setup({ privateKey: pkcs1 });
+    expect(await provider.dispatch(viber)).toMatchObject({ status: "accepted" });
+    expect(fake.sends[0]?.claims).toMatchObject({ application_id: APP });
   });
 
   it("429 is retried after its Retry-After", async () => {

@@ -4,6 +4,7 @@ import {
   type CircuitBreakerOptions,
   type Clock,
   circuitBreaker,
+  clampTtl,
   credentialsRefusal,
   type DispatchResult,
   firstHeader,
@@ -11,9 +12,13 @@ import {
   inProviderRequestSpan,
   jsonOrEmpty,
   type OutboundMessage,
+  type ProviderLimits,
   type ProviderRequestSeen,
   providerRequestWatch,
+  requestFailure,
+  requestFailureMessage,
   systemClock,
+  textOverLimit,
   type UpstreamTry,
   upstreamRateLimited,
   upstreamRejected,
@@ -26,9 +31,10 @@ import { clientRefOf } from "./legs.js";
 import { providerCodeOf } from "./status-map.js";
 import type { VonageError, VonageMessageAccepted, VonageMessageRequest } from "./wire.js";
 
-/** What the provider logs: refused credentials, loudly. */
+/** What the provider logs: refused credentials, loudly; each failed request at warn. */
 export interface VonageLogger {
   error(msg: string, fields?: Record<string, unknown>): void;
+  warn?(msg: string, fields?: Record<string, unknown>): void;
 }
 
 /** One request to Vonage as the host's metrics and traces see it: no secret, no text. */
@@ -37,7 +43,7 @@ export type VonageRequestSeen = ProviderRequestSeen<"vonage">;
 export interface VonageProviderOptions {
   /** The Vonage application's id: the `application_id` of the JWT. */
   applicationId: string;
-  /** The application's private key, as PEM text (PKCS #8). */
+  /** The application's private key, as PEM text (PKCS #8, or PKCS #1, which is converted). */
   privateKey: string;
   /** The Messages API origin (default `https://api.nexmo.com`); tests point it at a fake. */
   apiUrl?: string | undefined;
@@ -57,10 +63,17 @@ export interface VonageProviderOptions {
 const PROVIDER = "vonage";
 
 /**
- * The bounds of an SMS's `ttl`, in seconds. The Messages API documents none; Vonage's SMS API
- * takes the same setting from 20 seconds to 7 days, so a value stays within what either takes.
+ * What Vonage takes: a `text` of at most 1,000 characters on both channels; a Viber `ttl` of 30
+ * to 259,200 s (3 days; longer is refused); an SMS `ttl` the Messages API bounds nowhere, kept
+ * within what Vonage's SMS API takes for the same setting (20 s to 7 days).
  */
-const SMS_TTL_SECONDS = { min: 20, max: 7 * 24 * 60 * 60 } as const;
+export const VONAGE_LIMITS: ProviderLimits = {
+  text: { viber: 1000, sms: 1000 },
+  ttlSeconds: {
+    viber: { min: 30, max: 259_200 },
+    sms: { min: 20, max: 7 * 24 * 60 * 60 },
+  },
+};
 
 /** The status webhook URL every message gives. */
 export const statusWebhookUrl = (callbackBaseUrl: string): string =>
@@ -68,13 +81,13 @@ export const statusWebhookUrl = (callbackBaseUrl: string): string =>
 
 /**
  * The request of one message, built in one place. A Viber `from` on Vonage is the numeric
- * service id, the campaign's sender; numbers go without `+`.
+ * service id, the campaign's sender; numbers go without `+` (or `00`), `from` included.
  */
 export function vonageMessage(message: OutboundMessage, webhookUrl: string): VonageMessageRequest {
   const common = {
     message_type: "text" as const,
     to: message.phoneNumber.replace(/^\+/, ""),
-    from: message.sender,
+    from: message.sender.replace(/^(\+|00)(?=[0-9]+$)/, ""),
     text: message.body,
     client_ref: clientRefOf(message.messageId, message.channel),
     webhook_url: webhookUrl,
@@ -85,23 +98,20 @@ export function vonageMessage(message: OutboundMessage, webhookUrl: string): Von
       ...common,
       viber_service: {
         category: message.category === "promotional" ? "promotion" : "transaction",
-        ttl: Math.max(30, Math.trunc(message.ttlSeconds)),
+        ttl: clampTtl(VONAGE_LIMITS, "viber", message.ttlSeconds),
       },
     };
   }
   // The message's TTL, so an SMS Vonage could not deliver in time is not delivered late.
-  const ttl = Math.min(
-    SMS_TTL_SECONDS.max,
-    Math.max(SMS_TTL_SECONDS.min, Math.trunc(message.ttlSeconds)),
-  );
-  return { channel: "sms", ...common, ttl };
+  return { channel: "sms", ...common, ttl: clampTtl(VONAGE_LIMITS, "sms", message.ttlSeconds) };
 }
 
 /**
  * The Vonage Messages API as a `ChannelProvider` for Viber (`viber_service`) and SMS: one
  * `POST /v1/messages` per message with an application JWT, its `message_uuid` kept as the
- * provider message id. 429 and a refused connection are retried within the deadline; a timeout
- * or 5xx is not, since Vonage does not deduplicate by `client_ref`. Behind a circuit breaker.
+ * provider message id. A 429 and a request that never reached Vonage are retried within the
+ * deadline; a timeout or 5xx is not, since Vonage does not deduplicate by `client_ref`. A text
+ * longer than Vonage takes is refused before it leaves. Behind a circuit breaker.
  */
 export function vonageProvider(options: VonageProviderOptions): ChannelProvider {
   const clock = options.clock ?? systemClock;
@@ -116,7 +126,8 @@ export function vonageProvider(options: VonageProviderOptions): ChannelProvider 
     refusal: "Vonage refused Tidings' credentials",
   });
 
-  const seen = providerRequestWatch(PROVIDER, clock, options.onRequest);
+  const seen = providerRequestWatch(PROVIDER, clock, options.onRequest, options.logger);
+  const deadlineMs = options.timeoutMs ?? 10_000;
 
   const unavailable = (why: string, code: string | null = null): DispatchResult =>
     upstreamUnavailable(PROVIDER, why, code);
@@ -140,22 +151,13 @@ export function vonageProvider(options: VonageProviderOptions): ChannelProvider 
         signal,
       });
     } catch (error) {
-      seen(channel, "unavailable", null, startedAt);
-      if ((error as { code?: unknown } | null)?.code === "ECONNREFUSED") {
-        return {
-          retry: true,
-          value: unavailable("Vonage refused the connection."),
-          retryAfterMs: null,
-        };
-      }
-      return {
-        retry: false,
-        value: unavailable(
-          signal.aborted
-            ? "Vonage did not answer in time; the message was not sent again, as Vonage might have taken it."
-            : "The request to Vonage failed; the message was not sent again, as Vonage might have taken it.",
-        ),
-      };
+      const failure = requestFailure(error, signal.aborted);
+      seen(channel, "unavailable", null, startedAt, failure.cause);
+      const value = unavailable(requestFailureMessage("Vonage", failure, { deadlineMs }));
+      // Only a request that never reached Vonage is safe to send again.
+      return failure.neverReached
+        ? { retry: true, value, retryAfterMs: null }
+        : { retry: false, value };
     }
     const status = response.statusCode;
     const json = await jsonOrEmpty(response.body);
@@ -168,35 +170,38 @@ export function vonageProvider(options: VonageProviderOptions): ChannelProvider 
       };
     }
     const error = json as VonageError;
-    const said = error.detail ?? error.title ?? `HTTP ${status}`;
+    const said =
+      error.detail ?? (error.title === undefined ? null : String(error.title)) ?? `HTTP ${status}`;
     const code = providerCodeOf(error);
     if (status === 429) {
-      seen(channel, "rate_limited", status, startedAt);
+      seen(channel, "rate_limited", status, startedAt, said);
       const retryAfter = firstHeader(response.headers["retry-after"]);
       const why = `Vonage is rate limiting requests: ${said}`;
       return upstreamRateLimited(PROVIDER, why, code, retryAfter, clock.now());
     }
     if (status === 401 || status === 403) {
-      seen(channel, "unauthorized", status, startedAt);
+      seen(channel, "unauthorized", status, startedAt, said);
       return unauthorized(status, said, code);
     }
     if (status >= 500) {
-      seen(channel, "unavailable", status, startedAt);
+      seen(channel, "unavailable", status, startedAt, said);
       return {
         retry: false,
         value: unavailable(
-          `Vonage answered ${status}; the message was not sent again, as Vonage might have taken it.`,
+          `Vonage answered ${status} (${said}); the message was not sent again, as Vonage may have taken it.`,
           code,
         ),
       };
     }
-    seen(channel, "rejected", status, startedAt);
+    seen(channel, "rejected", status, startedAt, said);
     return upstreamRejected(PROVIDER, `Vonage refused the message: ${said}`, code);
   }
 
   const inner: ChannelProvider = {
     name: PROVIDER,
     async dispatch(message) {
+      const tooLong = textOverLimit(PROVIDER, "Vonage", VONAGE_LIMITS, message);
+      if (tooLong !== null) return tooLong;
       const base =
         typeof options.callbackBaseUrl === "string"
           ? options.callbackBaseUrl
@@ -207,11 +212,7 @@ export function vonageProvider(options: VonageProviderOptions): ChannelProvider 
           inProviderRequestSpan(PROVIDER, message.channel, () =>
             once(message.channel, body, signal),
           ),
-        {
-          deadlineMs: options.timeoutMs ?? 10_000,
-          clock,
-          random: options.random,
-        },
+        { deadlineMs, clock, random: options.random },
       );
     },
   };

@@ -151,6 +151,7 @@ function violationsOf(
     validity !== undefined &&
     (!isObject(validity) ||
       !Number.isInteger(validity.amount) ||
+      (validity.amount as number) < 1 ||
       !["SECONDS", "MINUTES", "HOURS"].includes(String(validity.timeUnit ?? "MINUTES")))
   )
     at("options.validityPeriod", "must be { amount, timeUnit }");

@@ -37,7 +37,7 @@ function check(name: ProviderName, config: ProviderConfig): Promise<CredentialsC
 
 /**
  * `providers check`: calls each configured provider's cheapest authenticated read once (Twilio
- * the account, Infobip the balance, Vonage the balance when its API key and secret are set) and
+ * a page of messages, Infobip the balance, Vonage the balance when its API key and secret are set) and
  * says per channel whether its credentials work. Exits 1 when one is refused or unreachable.
  */
 export const providersCheck: Command = {
