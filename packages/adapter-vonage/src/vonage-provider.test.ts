@@ -153,4 +153,34 @@ describe("vonageProvider against a fake Vonage", () => {
     });
     expect(fake.sends).toHaveLength(1);
   });
+
+  it("no connection names its cause, says nothing was sent, and logs one warn line per try", async () => {
+    await setup();
+    const closed = fake.url;
+    await fake.close();
+    const warned: Array<Record<string, unknown> | undefined> = [];
+    const down = vonageProvider({
+      applicationId: APP,
+      privateKey,
+      apiUrl: closed,
+      callbackBaseUrl: CALLBACKS,
+      timeoutMs: 2000,
+      random: () => 0,
+      logger: { error: () => {}, warn: (_msg, fields) => warned.push(fields) },
+    });
+    const result = await down.dispatch(viber);
+    expect(result).toMatchObject({
+      status: "rejected",
+      error: {
+        code: "upstream_unavailable",
+        message: expect.stringMatching(/ECONNREFUSED.*nothing was sent/),
+      },
+    });
+    expect(warned.length).toBeGreaterThanOrEqual(1);
+    expect(warned[0]).toMatchObject({
+      provider: "vonage",
+      channel: "viber",
+      outcome: "unavailable",
+    });
+  });
 });
