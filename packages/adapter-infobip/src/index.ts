@@ -2,15 +2,12 @@ export type { InfobipCallbackOptions } from "./callback-handler.js";
 export { infobipCallbacks } from "./callback-handler.js";
 export { callbackKey, checkLegToken, legToken } from "./callback-token.js";
 export { checkInfobipCredentials } from "./credentials-check.js";
-export type {
-  InfobipLogger,
-  InfobipProviderOptions,
-  InfobipRequestSeen,
-} from "./infobip-provider.js";
+export type { InfobipProviderOptions, InfobipRequestSeen } from "./infobip-provider.js";
 export {
   INFOBIP_LIMITS,
   infobipMessage,
   infobipProvider,
+  infobipSpec,
   legCallbackUrls,
 } from "./infobip-provider.js";
 export { legIdOf, parseLegId } from "./legs.js";

@@ -36,7 +36,7 @@ async function setup(extra: Partial<InfobipProviderOptions> = {}): Promise<Chann
     secretKey: SECRET,
     timeoutMs: 2000,
     random: () => 0,
-    logger: { error: (msg) => logged.push(msg) },
+    logger: { error: (msg) => logged.push(msg), warn: () => {}, info: () => {} },
     ...extra,
   });
 }

@@ -34,7 +34,7 @@ async function setup(extra: Partial<TwilioProviderOptions> = {}): Promise<Channe
     callbackBaseUrl: CALLBACKS,
     timeoutMs: 2000,
     random: () => 0,
-    logger: { error: (msg) => logged.push(msg) },
+    logger: { error: (msg) => logged.push(msg), warn: () => {}, info: () => {} },
     ...extra,
   });
 }
@@ -231,6 +231,7 @@ describe("a Twilio send that gets no answer names its cause and whether anything
       logger: {
         error: (msg) => logged.push(msg),
         warn: (msg, fields) => warned.push({ msg, fields }),
+        info: () => {},
       },
       ...extra,
     });

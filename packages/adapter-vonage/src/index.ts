@@ -10,16 +10,13 @@ export {
   UNDELIVERABLE_DESCRIPTION,
   VONAGE_STATUSES,
 } from "./status-map.js";
-export type {
-  VonageLogger,
-  VonageProviderOptions,
-  VonageRequestSeen,
-} from "./vonage-provider.js";
+export type { VonageProviderOptions, VonageRequestSeen } from "./vonage-provider.js";
 export {
   statusWebhookUrl,
   VONAGE_LIMITS,
   vonageMessage,
   vonageProvider,
+  vonageSpec,
 } from "./vonage-provider.js";
 export type { VonageSignatureOptions, VonageSignatureVerdict } from "./webhook-signature.js";
 export { verifyVonageWebhook } from "./webhook-signature.js";

@@ -166,7 +166,7 @@ describe("vonageProvider against a fake Vonage", () => {
       callbackBaseUrl: CALLBACKS,
       timeoutMs: 2000,
       random: () => 0,
-      logger: { error: () => {}, warn: (_msg, fields) => warned.push(fields) },
+      logger: { error: () => {}, warn: (_msg, fields) => warned.push(fields), info: () => {} },
     });
     const result = await down.dispatch(viber);
     expect(result).toMatchObject({

@@ -1,46 +1,24 @@
 import {
-  type Channel,
   type ChannelProvider,
-  type CircuitBreakerOptions,
-  type Clock,
-  circuitBreaker,
   clampTtl,
-  credentialsRefusal,
-  type DispatchResult,
-  firstHeader,
-  guardedProvider,
-  inProviderRequestSpan,
-  jsonOrEmpty,
+  type HttpProviderOptions,
+  type HttpProviderSpec,
+  httpProvider,
   type OutboundMessage,
   type ProviderLimits,
   type ProviderRequestSeen,
-  providerRequestWatch,
-  requestFailure,
-  requestFailureMessage,
-  systemClock,
-  textOverLimit,
-  type UpstreamTry,
-  upstreamRateLimited,
-  upstreamRejected,
-  upstreamUnavailable,
-  withUpstreamRetries,
 } from "@tidings/core";
-import { request } from "undici";
 import { applicationJwt } from "./application-jwt.js";
 import { clientRefOf } from "./legs.js";
 import { providerCodeOf } from "./status-map.js";
+import { undiciTransport } from "./transport.js";
 import type { VonageError, VonageMessageAccepted, VonageMessageRequest } from "./wire.js";
-
-/** What the provider logs: refused credentials, loudly; each failed request at warn. */
-export interface VonageLogger {
-  error(msg: string, fields?: Record<string, unknown>): void;
-  warn?(msg: string, fields?: Record<string, unknown>): void;
-}
 
 /** One request to Vonage as the host's metrics and traces see it: no secret, no text. */
 export type VonageRequestSeen = ProviderRequestSeen<"vonage">;
 
-export interface VonageProviderOptions {
+export interface VonageProviderOptions
+  extends Omit<HttpProviderOptions<"vonage">, "transport" | "onRequest"> {
   /** The Vonage application's id: the `application_id` of the JWT. */
   applicationId: string;
   /** The application's private key, as PEM text (PKCS #8, or PKCS #1, which is converted). */
@@ -52,15 +30,8 @@ export interface VonageProviderOptions {
    * a function when it is known only once the server listens.
    */
   callbackBaseUrl: string | (() => string);
-  timeoutMs?: number | undefined;
-  clock?: Clock | undefined;
-  logger?: VonageLogger | undefined;
-  circuit?: Omit<CircuitBreakerOptions, "clock"> | undefined;
   onRequest?: ((seen: VonageRequestSeen) => void) | undefined;
-  random?: (() => number) | undefined;
 }
-
-const PROVIDER = "vonage";
 
 /**
  * What Vonage takes: a `text` of at most 1,000 characters on both channels; a Viber `ttl` of 30
@@ -107,114 +78,48 @@ export function vonageMessage(message: OutboundMessage, webhookUrl: string): Von
 }
 
 /**
- * The Vonage Messages API as a `ChannelProvider` for Viber (`viber_service`) and SMS: one
- * `POST /v1/messages` per message with an application JWT, its `message_uuid` kept as the
- * provider message id. A 429 and a request that never reached Vonage are retried within the
- * deadline; a timeout or 5xx is not, since Vonage does not deduplicate by `client_ref`. A text
- * longer than Vonage takes is refused before it leaves. Behind a circuit breaker.
+ * The Vonage Messages API for Viber (`viber_service`) and SMS on the provider skeleton: one
+ * `POST /v1/messages` per message with an application JWT made fresh per try, its
+ * `message_uuid` kept as the provider message id. Vonage does not deduplicate by `client_ref`,
+ * so nothing is sent again once it may have reached Vonage.
  */
-export function vonageProvider(options: VonageProviderOptions): ChannelProvider {
-  const clock = options.clock ?? systemClock;
-  const endpoint = `${(options.apiUrl ?? "https://api.nexmo.com").replace(/\/+$/, "")}/v1/messages`;
+export function vonageSpec(options: VonageProviderOptions): HttpProviderSpec<"vonage"> {
+  const url = `${(options.apiUrl ?? "https://api.nexmo.com").replace(/\/+$/, "")}/v1/messages`;
   const token = applicationJwt(options.applicationId, options.privateKey);
-  const unauthorized = credentialsRefusal({
-    provider: PROVIDER,
-    clock,
-    logger: options.logger,
-    logLine:
-      "Vonage refused the application's credentials: every message will fail until they are fixed",
-    refusal: "Vonage refused Tidings' credentials",
-  });
-
-  const seen = providerRequestWatch(PROVIDER, clock, options.onRequest, options.logger);
-  const deadlineMs = options.timeoutMs ?? 10_000;
-
-  const unavailable = (why: string, code: string | null = null): DispatchResult =>
-    upstreamUnavailable(PROVIDER, why, code);
-
-  async function once(
-    channel: Channel,
-    body: string,
-    signal: AbortSignal,
-  ): Promise<UpstreamTry<DispatchResult>> {
-    const startedAt = clock.now();
-    let response: Awaited<ReturnType<typeof request>>;
-    try {
-      response = await request(endpoint, {
-        method: "POST",
-        headers: {
-          authorization: `Bearer ${await token(clock.now())}`,
-          "content-type": "application/json",
-          accept: "application/json",
-        },
-        body,
-        signal,
-      });
-    } catch (error) {
-      const failure = requestFailure(error, signal.aborted);
-      seen(channel, "unavailable", null, startedAt, failure.cause);
-      const value = unavailable(requestFailureMessage("Vonage", failure, { deadlineMs }));
-      // Only a request that never reached Vonage is safe to send again.
-      return failure.neverReached
-        ? { retry: true, value, retryAfterMs: null }
-        : { retry: false, value };
-    }
-    const status = response.statusCode;
-    const json = await jsonOrEmpty(response.body);
-    if (status === 202 || status === 200) {
-      seen(channel, "accepted", status, startedAt);
-      const uuid = (json as VonageMessageAccepted).message_uuid;
-      return {
-        retry: false,
-        value: { status: "accepted", providerMessageId: typeof uuid === "string" ? uuid : null },
-      };
-    }
-    const error = json as VonageError;
-    const said =
-      error.detail ?? (error.title === undefined ? null : String(error.title)) ?? `HTTP ${status}`;
-    const code = providerCodeOf(error);
-    if (status === 429) {
-      seen(channel, "rate_limited", status, startedAt, said);
-      const retryAfter = firstHeader(response.headers["retry-after"]);
-      const why = `Vonage is rate limiting requests: ${said}`;
-      return upstreamRateLimited(PROVIDER, why, code, retryAfter, clock.now());
-    }
-    if (status === 401 || status === 403) {
-      seen(channel, "unauthorized", status, startedAt, said);
-      return unauthorized(status, said, code);
-    }
-    if (status >= 500) {
-      seen(channel, "unavailable", status, startedAt, said);
-      return {
-        retry: false,
-        value: unavailable(
-          `Vonage answered ${status} (${said}); the message was not sent again, as Vonage may have taken it.`,
-          code,
-        ),
-      };
-    }
-    seen(channel, "rejected", status, startedAt, said);
-    return upstreamRejected(PROVIDER, `Vonage refused the message: ${said}`, code);
-  }
-
-  const inner: ChannelProvider = {
-    name: PROVIDER,
-    async dispatch(message) {
-      const tooLong = textOverLimit(PROVIDER, "Vonage", VONAGE_LIMITS, message);
-      if (tooLong !== null) return tooLong;
+  return {
+    name: "vonage",
+    title: "Vonage",
+    channels: ["viber", "sms"],
+    limits: VONAGE_LIMITS,
+    retryUnknownOutcome: false,
+    request(message) {
       const base =
         typeof options.callbackBaseUrl === "string"
           ? options.callbackBaseUrl
           : options.callbackBaseUrl();
-      const body = JSON.stringify(vonageMessage(message, statusWebhookUrl(base)));
-      return withUpstreamRetries(
-        (signal) =>
-          inProviderRequestSpan(PROVIDER, message.channel, () =>
-            once(message.channel, body, signal),
-          ),
-        { deadlineMs, clock, random: options.random },
-      );
+      return {
+        method: "POST",
+        url,
+        headers: { "content-type": "application/json", accept: "application/json" },
+        body: JSON.stringify(vonageMessage(message, statusWebhookUrl(base))),
+      };
+    },
+    headersPerTry: async (nowMs) => ({ authorization: `Bearer ${await token(nowMs)}` }),
+    accepted(answer) {
+      const uuid = (answer.body as VonageMessageAccepted).message_uuid;
+      return { accepted: true, providerMessageId: typeof uuid === "string" ? uuid : null };
+    },
+    errorOf(answer) {
+      const error = answer.body as VonageError;
+      const title = error.title === undefined ? null : String(error.title);
+      return {
+        said: error.detail ?? title ?? `HTTP ${answer.status}`,
+        code: providerCodeOf(error),
+      };
     },
   };
-  return guardedProvider(inner, circuitBreaker({ clock, ...options.circuit }));
 }
+
+/** Vonage as a `ChannelProvider`, behind the skeleton's retries, deadline and breaker. */
+export const vonageProvider = (options: VonageProviderOptions): ChannelProvider =>
+  httpProvider(vonageSpec(options), { ...options, transport: undiciTransport });

@@ -188,9 +188,20 @@ export type {
 export { circuitBreaker } from "./providers/circuit-breaker.js";
 export type { CredentialsCheck } from "./providers/credentials-check.js";
 export { guardedProvider } from "./providers/guarded-provider.js";
+export type {
+  HttpProviderOptions,
+  HttpProviderSpec,
+  ProviderAcceptance,
+  ProviderErrorSaid,
+  ProviderHttpAnswer,
+  ProviderHttpRequest,
+  ProviderTransport,
+} from "./providers/http-provider.js";
+export { httpProvider, PROVIDER_TIMEOUT_MS } from "./providers/http-provider.js";
 export type { ProviderLimits } from "./providers/provider-limits.js";
 export { clampTtl, textLength, textOverLimit } from "./providers/provider-limits.js";
-export type { ProviderRequestSeen, ProviderWarnLogger } from "./providers/provider-span.js";
+export type { ProviderLogger } from "./providers/provider-logger.js";
+export type { ProviderRequestSeen } from "./providers/provider-span.js";
 export {
   inProviderRequestSpan,
   noteProviderOutcome,

@@ -1,5 +1,6 @@
 import type { Channel, Clock } from "../ports.js";
 import { annotateActiveSpan, inSpan } from "../support/tracing.js";
+import type { ProviderLogger } from "./provider-logger.js";
 
 /** Span attribute names of a provider request: names and outcomes only, never a number or text. */
 export const PROVIDER_SPAN_ATTRIBUTES = {
@@ -41,11 +42,6 @@ export interface ProviderRequestSeen<P extends string = string, C extends Channe
   durationMs: number;
 }
 
-/** Where a failed provider request is logged: the server's JSON-lines logger fits. */
-export interface ProviderWarnLogger {
-  warn?(msg: string, fields?: Record<string, unknown>): void;
-}
-
 /**
  * What an adapter calls once a request to `provider` has ended: notes its outcome on the
  * request's span and tells `onRequest` (the host's metrics), timed from `startedAt`. A request
@@ -56,7 +52,7 @@ export function providerRequestWatch<P extends string, C extends Channel>(
   provider: P,
   clock: Clock,
   onRequest: ((seen: ProviderRequestSeen<P, C>) => void) | undefined,
-  logger?: ProviderWarnLogger | undefined,
+  logger?: Pick<ProviderLogger, "warn"> | undefined,
 ): (
   channel: C,
   outcome: string,
@@ -69,7 +65,7 @@ export function providerRequestWatch<P extends string, C extends Channel>(
     noteProviderOutcome(outcome, status);
     onRequest?.({ provider, channel, outcome, status, durationMs });
     if (outcome !== "accepted") {
-      logger?.warn?.("provider request failed", {
+      logger?.warn("provider request failed", {
         provider,
         channel,
         outcome,
