@@ -84,7 +84,7 @@ export function twilioCallbacks(options: TwilioCallbackOptions): CallbackApp {
     }
     const params = formParams(bodyText(request.body));
     const url = baseUrl() + request.url;
-    if (!verifyTwilioSignature(secret, signature, url, params, settings?.hash ?? "sha1")) {
+    if (!verifyTwilioSignature(secret, signature, url, params, settings?.hash ?? "sha1").ok) {
       logger.warn("twilio callback refused: signature does not match", { route: ROUTE });
       return emptyAnswer(403, ROUTE);
     }

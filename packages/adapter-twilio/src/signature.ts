@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { parse, stringify } from "node:querystring";
-import { parseUrl } from "@tidings/core";
+import { parseUrl, type Verified, verifiedOk } from "@tidings/core";
 
 /** A callback's form parameters; a name sent more than once holds every value. */
 export type TwilioParams = Record<string, string | string[]>;
@@ -131,11 +131,11 @@ export function verifyTwilioSignature(
   url: string,
   params: TwilioParams,
   hash: TwilioSignatureHash = "sha1",
-): boolean {
+): Verified<"signature_mismatch"> {
   let valid = false;
   // Every variant is computed, so the time taken says nothing about which one matched.
   for (const variant of signedUrlVariants(url)) {
     if (sameText(signature, twilioSignature(authToken, variant, params, hash))) valid = true;
   }
-  return valid;
+  return valid ? verifiedOk : { ok: false, reason: "signature_mismatch" };
 }

@@ -50,7 +50,7 @@ export function vonageCallbacks(options: VonageCallbackOptions): CallbackApp {
         nowMs: clock.now(),
       },
     );
-    if (!verdict.valid) {
+    if (!verdict.ok) {
       logger.warn("vonage webhook refused", { route: ROUTE, reason: verdict.reason });
       return verdict.reason === "unsigned"
         ? emptyAnswer(503, ROUTE, { "retry-after": "5" })

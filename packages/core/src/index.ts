@@ -225,6 +225,8 @@ export type { UpstreamErrorCode } from "./providers/upstream-errors.js";
 export { upstreamError } from "./providers/upstream-errors.js";
 export type { UpstreamRetryOptions, UpstreamTry } from "./providers/upstream-retry.js";
 export { backoffMs, withUpstreamRetries } from "./providers/upstream-retry.js";
+export type { Verified } from "./providers/verified.js";
+export { verifiedOk } from "./providers/verified.js";
 export {
   checkSendRateLimit,
   checkWebhookTestRateLimit,
