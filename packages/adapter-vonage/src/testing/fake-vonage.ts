@@ -16,7 +16,9 @@ export type FakeVonageAnswer =
   | "unauthorized"
   | "rate_limited"
   | "server_error"
-  | "hang";
+  | "hang"
+  /** Cuts the connection after the request arrived, without an answer. */
+  | "drop";
 
 export interface ReceivedVonageSend {
   authorization: string | null;
@@ -164,6 +166,10 @@ export async function startFakeVonage(options: FakeVonageOptions): Promise<FakeV
       };
       sends.push(received);
       const answer = answers.shift() ?? "accept";
+      if (answer === "drop") {
+        req.socket.destroy();
+        return;
+      }
       if (answer === "hang") {
         hanging.add(res);
         return;

@@ -42,6 +42,14 @@ export {
   T0,
 } from "./contract/fixtures.js";
 export type { HarnessFactory } from "./contract/harness.js";
+export type {
+  ContractFake,
+  ContractFault,
+  ContractProviderOptions,
+  ContractWorld,
+  ProviderContractSetup,
+} from "./contract/provider-contract.js";
+export { runProviderContract } from "./contract/provider-contract.js";
 export type { RawReaders, StorageHarness } from "./contract/raw.js";
 export { runStorageContract } from "./contract/run-storage-contract.js";
 export type { SeededOrganization } from "./contract/seed.js";
