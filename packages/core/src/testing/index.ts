@@ -19,6 +19,11 @@ export {
 } from "./arbitraries/rate-limit-steps.js";
 export type { Cleanup } from "./cleanups.js";
 export { cleanupsEach } from "./cleanups.js";
+export type {
+  CallbackContractSetup,
+  CallbackContractWorld,
+} from "./contract/callback-contract.js";
+export { runCallbackContract } from "./contract/callback-contract.js";
 export type { CorruptibleHarness, CorruptRow } from "./contract/corrupt-rows-contract.js";
 export { runCorruptRowContract } from "./contract/corrupt-rows-contract.js";
 export {
