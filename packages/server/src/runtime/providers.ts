@@ -6,6 +6,7 @@ import {
   type ChannelProvider,
   channelRouter,
   type Deps,
+  type SandboxProvider,
   sandboxProvider,
   systemClock,
 } from "@tidings/core";
@@ -23,6 +24,8 @@ export interface ComposedProviders {
   provider: ChannelProvider;
   /** Whether some channel uses the sandbox (its `/sandbox` routes are served then only). */
   sandbox: boolean;
+  /** The sandbox, when some channel uses it: the one provider that reports in process. */
+  sandboxProvider: SandboxProvider | null;
   /** The callback endpoints of the real providers in use, to mount on the HTTP server. */
   callbacks(deps: Pick<Deps, "storage" | "ids" | "clock">): Mount[];
 }
@@ -50,9 +53,11 @@ export function composeProviders(
   const settings = config.providers;
   const callbackBase = (name: ProviderName) => () => `${publicUrl()}${PROVIDERS_PATH}/${name}`;
   const built = new Map<ProviderName, ChannelProvider>();
+  let sandbox: SandboxProvider | null = null;
   for (const name of providersInUse(settings)) {
     if (name === "sandbox") {
-      built.set(name, sandboxProvider({ delayMs: config.sandboxDelayMs }));
+      sandbox = sandboxProvider({ delayMs: config.sandboxDelayMs });
+      built.set(name, sandbox);
     } else if (name === "twilio" && settings.twilio !== null) {
       const twilio = settings.twilio;
       built.set(
@@ -113,6 +118,7 @@ export function composeProviders(
   return {
     provider: viber === sms ? viber : channelRouter({ viber, sms }),
     sandbox: built.has("sandbox"),
+    sandboxProvider: sandbox,
     callbacks(deps) {
       const mounts: Mount[] = [];
       if (settings.twilio !== null && built.has("twilio")) {

@@ -148,7 +148,7 @@ export async function openRuntime(
   };
   // Reports that come due together (a busy second's sends) share a transaction.
   const recordReport = batchedProviderReports(deps);
-  provider.onReport?.(async (messageId, report) => {
+  providers.sandboxProvider?.onReport(async (messageId, report) => {
     try {
       const recorded = await recordReport(messageId, report);
       if (recorded.isErr()) {
