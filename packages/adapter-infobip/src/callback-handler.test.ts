@@ -45,7 +45,11 @@ async function world(channel: "viber" | "sms" = "viber") {
   };
   const dlr = (groupName: string, extra: Record<string, unknown> = {}, messageId = legId) => ({
     messageId,
-    status: { groupName, name: `${groupName}_X`, description: groupName },
+    status: {
+      groupName,
+      name: groupName === "DELIVERED" ? "DELIVERED_TO_HANDSET" : `${groupName}_X`,
+      description: groupName,
+    },
     error: { id: 0, name: "NO_ERROR" },
     ...extra,
   });
@@ -77,6 +81,28 @@ describe("Infobip delivery and seen reports", () => {
       provider: "infobip",
       provider_code: "EC_UNKNOWN_USER",
     });
+  });
+
+  it("DELIVERED_TO_OPERATOR is intermediate: a later UNDELIVERABLE still fails the message", async () => {
+    const w = await world();
+    const operator = w.dlr("DELIVERED", {
+      status: { groupName: "DELIVERED", id: 2, name: "DELIVERED_TO_OPERATOR" },
+    });
+    expect((await w.post("delivery", [operator])).status).toBe(200);
+    expect(await w.topics()).toEqual(["message.sent"]);
+    await w.post("delivery", [w.dlr("UNDELIVERABLE")]);
+    expect(await w.topics()).toEqual(["message.sent", "message.failed"]);
+  });
+
+  it("a duplicate refusal reported for a retry (idempotent sending) changes nothing", async () => {
+    const w = await world();
+    const duplicate = w.dlr("REJECTED", {
+      status: { groupName: "REJECTED", id: 23, name: "REJECTED_DUPLICATE_MESSAGE_ID" },
+    });
+    expect((await w.post("delivery", [duplicate])).status).toBe(200);
+    expect(await w.topics()).toEqual(["message.sent"]);
+    await w.post("delivery", [w.dlr("DELIVERED")]);
+    expect(await w.topics()).toEqual(["message.sent", "message.delivered"]);
   });
 
   it("EXPIRED expires the message; PENDING changes nothing", async () => {

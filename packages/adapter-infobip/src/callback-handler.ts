@@ -72,7 +72,7 @@ export function infobipCallbacks(options: InfobipCallbackOptions): CallbackApp {
     if (leg === null || rest.length > 0 || (kind !== "delivery" && kind !== "seen")) {
       return emptyAnswer(404, "/providers/infobip");
     }
-    if (!checkLegToken(key, leg.legId, leg.token)) return emptyAnswer(404, "/providers/infobip");
+    if (!checkLegToken(key, leg.legId, leg.token).ok) return emptyAnswer(404, "/providers/infobip");
     if (request.method !== "POST") return emptyAnswer(405, route(kind), { allow: "POST" });
     const { messageId, channel } = parseLegId(leg.legId);
     const results = resultsOf(bodyText(request.body));

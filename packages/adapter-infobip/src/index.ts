@@ -13,12 +13,14 @@ export {
   infobipTime,
   MIN_INBOUND_TOKEN_LENGTH,
 } from "./inbound-handler.js";
-export type {
-  InfobipLogger,
-  InfobipProviderOptions,
-  InfobipRequestSeen,
+export type { InfobipProviderOptions, InfobipRequestSeen } from "./infobip-provider.js";
+export {
+  INFOBIP_LIMITS,
+  infobipMessage,
+  infobipProvider,
+  infobipSpec,
+  legCallbackUrls,
 } from "./infobip-provider.js";
-export { infobipMessage, infobipProvider, legCallbackUrls } from "./infobip-provider.js";
 export { legIdOf, parseLegId } from "./legs.js";
 export { descriptionOf, INFOBIP_GROUPS, providerCodeOf, reportOf } from "./status-map.js";
 export type {

@@ -13,6 +13,8 @@ import { EMPTY_TWIML } from "./inbound-handler.js";
 import { twilioInboundForm } from "./testing/twilio-inbound.js";
 
 const TOKEN = "test-auth-token";
+const WEBHOOK_KEY = "HK0000000000000000000000000000000a";
+const WEBHOOK_SECRET = "webhook-key-secret";
 const BASE = "https://tidings.example.com/providers/twilio";
 const SID = `SM${"a".repeat(32)}`;
 
@@ -42,6 +44,7 @@ function world(outcome: InboundOutcome = "stored", withSink = true) {
   const app = twilioCallbacks({
     deps,
     authToken: TOKEN,
+    webhookKeys: { [WEBHOOK_KEY]: WEBHOOK_SECRET },
     publicBaseUrl: BASE,
     logger: { error: log, warn: log, info: log },
     ...(withSink ? { inbound: sink } : {}),
@@ -134,6 +137,26 @@ describe("Twilio incoming messages", () => {
     });
     expect(changed.status).toBe(403);
     expect(w.sink.received).toEqual([]);
+  });
+
+  it("signed under webhook signing settings with a known key: reaches the sink, as status callbacks do", async () => {
+    const w = world();
+    const form = stop({ messageSid: SID });
+    const settings = `key=${WEBHOOK_KEY},algorithm=HMAC_SHA256`;
+    const signature = twilio.getExpectedTwilioSignature(
+      WEBHOOK_SECRET,
+      `${BASE}/inbound`,
+      form,
+      twilio.getSignatureAlgorithm(settings),
+    );
+    const headers = { "X-Twilio-Webhooks-Signature-Settings": settings };
+    expect((await w.post(form, { signature, headers })).status).toBe(200);
+    expect(w.sink.received.map((report) => report.providerMessageId)).toEqual([SID]);
+    const unknownKey = {
+      "X-Twilio-Webhooks-Signature-Settings": "key=HKother,algorithm=HMAC_SHA256",
+    };
+    expect((await w.post(form, { signature, headers: unknownKey })).status).toBe(403);
+    expect(w.sink.received).toHaveLength(1);
   });
 
   it("a signed form that is not an incoming message is 400 and reaches nothing", async () => {

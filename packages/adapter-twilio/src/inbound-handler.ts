@@ -1,15 +1,14 @@
 import {
-  bodyText,
   type CallbackLogger,
   type CallbackRequest,
   type CallbackResponse,
   emptyAnswer,
-  headerOf,
   type InboundReport,
   type InboundSink,
   type ProviderKeywordClass,
 } from "@tidings/core";
-import { formParams, type TwilioParams, verifyTwilioSignature } from "./signature.js";
+import type { TwilioParams } from "./signature.js";
+import { signedForm, type TwilioSigningSecrets } from "./signed-request.js";
 
 /** The route label of Twilio's incoming-message webhook. */
 export const TWILIO_INBOUND_ROUTE = "/providers/twilio/inbound";
@@ -56,8 +55,7 @@ export function twilioInboundReport(params: TwilioParams): InboundReport | null 
   };
 }
 
-export interface TwilioInboundOptions {
-  authToken: string;
+export interface TwilioInboundOptions extends TwilioSigningSecrets {
   /** The public URL of this request as Twilio called it (base URL plus path and query). */
   url: string;
   sink: InboundSink;
@@ -74,7 +72,7 @@ const twiml = (): CallbackResponse => ({
 /**
  * Twilio's incoming-message webhook (`POST /inbound`, the number's or Messaging Service's "A
  * message comes in" URL): form encoded and signed with `X-Twilio-Signature` exactly as the
- * status callbacks are. Unsigned, forged or signed with webhook signing settings: 403. Signed
+ * status callbacks are (webhook signing settings included). Unsigned or forged: 403. Signed
  * but not an incoming message: 400. Otherwise the message goes to `sink`, and whatever it makes
  * of it the answer is 200 with empty TwiML; a sink that throws is answered 503 by the app.
  */
@@ -85,23 +83,9 @@ export async function handleTwilioInbound(
   const { logger } = options;
   const route = TWILIO_INBOUND_ROUTE;
   if (request.method !== "POST") return emptyAnswer(405, route, { allow: "POST" });
-  const signature = headerOf(request, "x-twilio-signature");
-  if (signature === null) {
-    logger.warn("twilio inbound refused: no signature", { route });
-    return emptyAnswer(403, route);
-  }
-  if (headerOf(request, "x-twilio-webhooks-signature-settings") !== null) {
-    logger.warn(
-      "twilio inbound refused: signed with webhook signing settings, which Tidings does not verify; keep the auth token signature",
-      { route },
-    );
-    return emptyAnswer(403, route);
-  }
-  const params = formParams(bodyText(request.body));
-  if (!verifyTwilioSignature(options.authToken, signature, options.url, params)) {
-    logger.warn("twilio inbound refused: signature does not match", { route });
-    return emptyAnswer(403, route);
-  }
+  const signed = signedForm(request, options, options.url, { route, what: "inbound", logger });
+  if (!signed.ok) return signed.answer;
+  const { params } = signed;
   const report = twilioInboundReport(params);
   if (report === null) {
     logger.warn("twilio inbound refused: not an incoming message", { route });

@@ -16,10 +16,12 @@ export {
   verifyTwilioSignature,
 } from "./signature.js";
 export { reportOf, TWILIO_STATUSES, VALIDITY_EXPIRED } from "./status-map.js";
-export type {
-  TwilioLogger,
-  TwilioProviderOptions,
-  TwilioRequestSeen,
+export type { TwilioProviderOptions, TwilioRequestSeen } from "./twilio-provider.js";
+export {
+  messageForm,
+  statusCallbackUrl,
+  TWILIO_LIMITS,
+  twilioProvider,
+  twilioSpec,
 } from "./twilio-provider.js";
-export { messageForm, statusCallbackUrl, twilioProvider } from "./twilio-provider.js";
 export type { TwilioMessage, TwilioRestError, TwilioStatusCallback } from "./wire.js";

@@ -13,7 +13,7 @@ import {
 } from "@tidings/core";
 import { handleVonageInbound } from "./inbound-handler.js";
 import { parseClientRef } from "./legs.js";
-import { providerCodeOf, reportOf } from "./status-map.js";
+import { providerCodeOf, reportOf, UNDELIVERABLE_DESCRIPTION } from "./status-map.js";
 import { verifyVonageWebhook } from "./webhook-signature.js";
 import type { VonageStatus } from "./wire.js";
 
@@ -67,7 +67,7 @@ export function vonageCallbacks(options: VonageCallbackOptions): CallbackApp {
         nowMs: clock.now(),
       },
     );
-    if (!verdict.valid) {
+    if (!verdict.ok) {
       logger.warn("vonage webhook refused", { route: ROUTE, reason: verdict.reason });
       return verdict.reason === "unsigned"
         ? emptyAnswer(503, ROUTE, { "retry-after": "5" })
@@ -88,7 +88,10 @@ export function vonageCallbacks(options: VonageCallbackOptions): CallbackApp {
       return emptyAnswer(200, ROUTE);
     }
     const providerCode = providerCodeOf(status.error);
-    const description = status.error?.detail ?? status.error?.title;
+    const description =
+      status.status === "undeliverable"
+        ? UNDELIVERABLE_DESCRIPTION
+        : (status.error?.detail ?? textOf(status.error?.title));
     const recorded = await recordUpstreamReport(options.deps, {
       messageId,
       channel,
@@ -127,7 +130,7 @@ function statusOf(body: unknown): VonageStatus | null {
   const error = isObject(body.error)
     ? {
         type: textOf(body.error.type),
-        title: textOf(body.error.title),
+        title: typeof body.error.title === "number" ? body.error.title : textOf(body.error.title),
         detail: textOf(body.error.detail),
       }
     : undefined;

@@ -95,7 +95,7 @@ export async function handleVonageInbound(
     request.body ?? "",
     { signatureSecret: options.signatureSecret, apiKey: options.apiKey, nowMs: options.nowMs },
   );
-  if (!verdict.valid) {
+  if (!verdict.ok) {
     logger.warn("vonage inbound refused", { route, reason: verdict.reason });
     return emptyAnswer(403, route);
   }

@@ -188,6 +188,19 @@ export type {
 export { circuitBreaker } from "./providers/circuit-breaker.js";
 export type { CredentialsCheck } from "./providers/credentials-check.js";
 export { guardedProvider } from "./providers/guarded-provider.js";
+export type {
+  HttpProviderOptions,
+  HttpProviderSpec,
+  ProviderAcceptance,
+  ProviderErrorSaid,
+  ProviderHttpAnswer,
+  ProviderHttpRequest,
+  ProviderTransport,
+} from "./providers/http-provider.js";
+export { httpProvider, PROVIDER_TIMEOUT_MS } from "./providers/http-provider.js";
+export type { ProviderLimits } from "./providers/provider-limits.js";
+export { clampTtl, textLength, textOverLimit } from "./providers/provider-limits.js";
+export type { ProviderLogger } from "./providers/provider-logger.js";
 export type { ProviderRequestSeen } from "./providers/provider-span.js";
 export {
   inProviderRequestSpan,
@@ -195,6 +208,8 @@ export {
   PROVIDER_SPAN_ATTRIBUTES,
   providerRequestWatch,
 } from "./providers/provider-span.js";
+export type { RequestFailure } from "./providers/request-failure.js";
+export { requestFailure, requestFailureMessage } from "./providers/request-failure.js";
 export { retryAfterMs } from "./providers/retry-after.js";
 export type { CredentialsRefusalOptions } from "./providers/upstream-answers.js";
 export {
@@ -210,6 +225,8 @@ export type { UpstreamErrorCode } from "./providers/upstream-errors.js";
 export { upstreamError } from "./providers/upstream-errors.js";
 export type { UpstreamRetryOptions, UpstreamTry } from "./providers/upstream-retry.js";
 export { backoffMs, withUpstreamRetries } from "./providers/upstream-retry.js";
+export type { Verified } from "./providers/verified.js";
+export { verifiedOk } from "./providers/verified.js";
 export {
   checkSendRateLimit,
   checkWebhookTestRateLimit,

@@ -1183,12 +1183,23 @@ export interface ChannelProvider {
    * provider per channel answers per channel). Kept on each leg of a message.
    */
   providerFor?(channel: Channel): string;
-  /** Hands one message to the upstream. Rejects only on a transport failure. */
+  /**
+   * Hands one message to the upstream. Rejects only on a transport failure. A real provider's
+   * later reports arrive at its callbacks (`CallbackApp`), not through the provider.
+   */
   dispatch(message: OutboundMessage): Promise<DispatchResult>;
-  /** Called once with the sink for the provider's asynchronous lifecycle reports. */
-  onReport?(sink: (messageId: string, report: ProviderReport) => Promise<void>): void;
   /** Stops timers; pending reports are dropped. */
   close?(): Promise<void>;
+}
+
+/**
+ * A provider that hands its lifecycle reports to the host in process, with no callback to
+ * receive: the sandbox (and test doubles shaped like it). A real upstream reports through its
+ * callbacks instead.
+ */
+export interface InProcessReportingProvider extends ChannelProvider {
+  /** Called once with the sink for the provider's asynchronous lifecycle reports. */
+  onReport(sink: (messageId: string, report: ProviderReport) => Promise<void>): void;
 }
 
 export interface WebhookRequest {

@@ -7,6 +7,7 @@ import {
   channelRouter,
   type Deps,
   type InboundSink,
+  type SandboxProvider,
   sandboxProvider,
   systemClock,
 } from "@tidings/core";
@@ -25,6 +26,8 @@ export interface ComposedProviders {
   provider: ChannelProvider;
   /** Whether some channel uses the sandbox (its `/sandbox` routes are served then only). */
   sandbox: boolean;
+  /** The sandbox, when some channel uses it: the one provider that reports in process. */
+  sandboxProvider: SandboxProvider | null;
   /**
    * The callback endpoints of the real providers in use, to mount on the HTTP server; each also
    * serves its provider's inbound messages, handed to `inbound`.
@@ -55,9 +58,11 @@ export function composeProviders(
   const settings = config.providers;
   const callbackBase = (name: ProviderName) => () => `${publicUrl()}${PROVIDERS_PATH}/${name}`;
   const built = new Map<ProviderName, ChannelProvider>();
+  let sandbox: SandboxProvider | null = null;
   for (const name of providersInUse(settings)) {
     if (name === "sandbox") {
-      built.set(name, sandboxProvider({ delayMs: config.sandboxDelayMs }));
+      sandbox = sandboxProvider({ delayMs: config.sandboxDelayMs });
+      built.set(name, sandbox);
     } else if (name === "twilio" && settings.twilio !== null) {
       const twilio = settings.twilio;
       built.set(
@@ -82,6 +87,7 @@ export function composeProviders(
         infobipProvider({
           baseUrl: settings.infobip.baseUrl,
           apiKey: settings.infobip.apiKey,
+          idempotent: settings.infobip.idempotent,
           callbackBaseUrl: callbackBase("infobip"),
           secretKey,
           timeoutMs: settings.timeoutMs,
@@ -117,6 +123,7 @@ export function composeProviders(
   return {
     provider: viber === sms ? viber : channelRouter({ viber, sms }),
     sandbox: built.has("sandbox"),
+    sandboxProvider: sandbox,
     callbacks(deps, inbound) {
       const mounts: Mount[] = [];
       if (settings.twilio !== null && built.has("twilio")) {
@@ -125,6 +132,7 @@ export function composeProviders(
           app: twilioCallbacks({
             deps,
             authToken: settings.twilio.authToken,
+            webhookKeys: settings.twilio.webhookKeys,
             publicBaseUrl: callbackBase("twilio"),
             logger,
             inbound,

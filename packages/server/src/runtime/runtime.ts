@@ -173,7 +173,7 @@ export async function openRuntime(
   const inboundSink: InboundSink = options.inboundSink ?? refuseInbound;
   // Reports that come due together (a busy second's sends) share a transaction.
   const recordReport = batchedProviderReports(deps);
-  provider.onReport?.(async (messageId, report) => {
+  providers.sandboxProvider?.onReport(async (messageId, report) => {
     try {
       const recorded = await recordReport(messageId, report);
       if (recorded.isErr()) {

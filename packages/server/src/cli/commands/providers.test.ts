@@ -40,7 +40,11 @@ it("checks Viber on Infobip and SMS on Twilio: both work, exit 0", async () => {
   expect(run.json()).toEqual({
     channels: {
       viber: { provider: "infobip", outcome: "ok", detail: "Infobip balance 42.5 EUR." },
-      sms: { provider: "twilio", outcome: "ok", detail: `Twilio account ${ACCOUNT} is active.` },
+      sms: {
+        provider: "twilio",
+        outcome: "ok",
+        detail: `Twilio accepted the auth token of account ${ACCOUNT}.`,
+      },
     },
     configuration: { env_file: null },
   });

@@ -47,7 +47,7 @@ function configurationRead(envFile: string | null): string {
 
 /**
  * `providers check`: calls each configured provider's cheapest authenticated read once (Twilio
- * the account, Infobip the balance, Vonage the balance when its API key and secret are set) and
+ * a page of messages, Infobip the balance, Vonage the balance when its API key and secret are set) and
  * says per channel whether its credentials work. Exits 1 when one is refused or unreachable.
  */
 export const providersCheck: Command = {
