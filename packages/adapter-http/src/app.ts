@@ -45,11 +45,12 @@ export interface HttpAppOptions {
   /** The largest request body, in bytes (1 MiB). */
   maxBodyBytes?: number | undefined;
   /**
-   * How long one request may spend on storage, in ms (default: no limit here). Once it has
-   * spent this long, no further storage call of it starts: it answers 503
-   * `storage_unavailable`, with nothing more written. Give the storage the same bound for each
-   * of its own waits (a PostgreSQL pool's `connectionTimeoutMillis` and `query_timeout`,
-   * SQLite's `busyTimeoutMs`), so that a database that stops answering cannot hold a request.
+   * How long one request may spend on storage, in ms, all its calls together (default: no
+   * limit here). A call still running when the time is up, or begun after, is given up: the
+   * request answers 503 `storage_unavailable`, saying whether anything may have been written
+   * (a transaction cut off before its COMMIT rolls back). Give the storage the same bound for
+   * each of its own waits (a PostgreSQL pool's `connectionTimeoutMillis` and `query_timeout`,
+   * SQLite's `busyTimeoutMs`), so what a request gave up does not run on for long.
    */
   storageTimeoutMs?: number | undefined;
   /**

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { isStorageUnavailable, type Storage } from "@tidings/core";
+import { isStorageUnavailable, type Repositories, type Storage } from "@tidings/core";
 import { anOrganization, memoryStorage } from "@tidings/core/testing";
 import { describe, expect, it } from "vitest";
 import { storageWithDeadline } from "./storage-deadline.js";
@@ -47,12 +47,46 @@ describe("a request's time in storage", () => {
         await tx.organizations.insert(second);
       })
       .catch((e: unknown) => e);
-    expect(isStorageUnavailable(outcome)).toBe(true);
+    expect(outcome).toMatchObject({ name: "StorageUnavailableError", outcome: "unchanged" });
+    // The callback, cut off, goes on by itself: its next call is refused.
+    await sleep(120);
     expect(await storage.organizations.get(first.id)).toBeNull();
     expect(await storage.organizations.get(second.id)).toBeNull();
   });
 
-  it("answers 503 storage_unavailable, nothing changed, once a request has spent its budget", async () => {
+  it("cuts off a call storage never answers, saying whether it may have written", async () => {
+    const storage = memoryStorage();
+    const hang = (repositories: Repositories): Repositories => ({
+      ...repositories,
+      organizations: {
+        ...repositories.organizations,
+        get: () => new Promise(() => undefined),
+        insert: () => new Promise(() => undefined),
+      },
+    });
+    const hanging: Storage = {
+      ...storage,
+      ...hang(storage),
+      transaction: (fn) => storage.transaction((tx) => fn(hang(tx))),
+    };
+    const read = await storageWithDeadline(hanging, Date.now(), 30)
+      .organizations.get("org_x")
+      .catch((e: unknown) => e);
+    // A read writes nothing, whatever happened to it.
+    expect(read).toMatchObject({ name: "StorageUnavailableError", outcome: "unchanged" });
+    const alone = await storageWithDeadline(hanging, Date.now(), 30)
+      .organizations.insert(anOrganization())
+      .catch((e: unknown) => e);
+    // A statement on its own may have been written before storage stopped answering.
+    expect(alone).toMatchObject({ name: "StorageUnavailableError", outcome: "unknown" });
+    const inTransaction = await storageWithDeadline(hanging, Date.now(), 30)
+      .transaction((tx) => tx.organizations.insert(anOrganization()))
+      .catch((e: unknown) => e);
+    // A transaction cut off before its COMMIT rolls back.
+    expect(inTransaction).toMatchObject({ name: "StorageUnavailableError", outcome: "unchanged" });
+  });
+
+  it("answers 503 storage_unavailable, nothing changed, when a read outlasts the request's budget", async () => {
     const world = await httpWorld({ storageTimeoutMs: 500 });
     world.deps.storage = slowKeys(world.storage, 1000);
     const answer = await world.request("POST", "/v1/profiles", {

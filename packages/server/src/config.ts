@@ -109,8 +109,7 @@ export const CONFIG_DEFAULTS = {
 
 /**
  * `TIDINGS_STORAGE_TIMEOUT_MS`'s default: a request that meets a database that stopped
- * answering gives up within this (a call begun just before it ran out gets the same again),
- * so it is answered 503 well under 5 s.
+ * answering gives up on it within this, so it is answered 503 well under 5 s.
  */
 export const DEFAULT_STORAGE_TIMEOUT_MS = Number(CONFIG_DEFAULTS.TIDINGS_STORAGE_TIMEOUT_MS);
 
