@@ -182,7 +182,14 @@ export function startFaultLoad(
     },
     async acknowledgedMore(count, what, ms = 20_000) {
       const target = acknowledged.size + count;
-      await eventually(what, async () => (acknowledged.size >= target ? true : undefined), ms);
+      await eventually(
+        what,
+        async () => (acknowledged.size >= target ? true : undefined),
+        ms,
+      ).catch((error: unknown) => {
+        const answered = JSON.stringify(Object.fromEntries(statuses));
+        throw new Error(`${String(error)}; answers so far by status: ${answered}`);
+      });
     },
   };
 }
