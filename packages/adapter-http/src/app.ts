@@ -69,10 +69,12 @@ function answersWithin(probe: () => Promise<void>, ms: number): Promise<boolean>
   const late = new Promise<boolean>((resolve) => {
     timer = setTimeout(() => resolve(false), ms);
   });
-  const answered = probe().then(
-    () => true,
-    () => false,
-  );
+  const answered = Promise.resolve()
+    .then(probe)
+    .then(
+      () => true,
+      () => false,
+    );
   return Promise.race([answered, late]).finally(() => clearTimeout(timer));
 }
 

@@ -76,6 +76,21 @@ export function watchErrors(connection: PgPoolConnection): ConnectionWatch {
 }
 
 /**
+ * Options for a `pg.Pool` (`new pg.Pool({ connectionString, ...boundedPoolOptions(2000) })`)
+ * that bound every wait on the client's side, where a server that stopped answering (frozen,
+ * or behind a partition that drops packets) cancels nothing of its own: a connection, borrowed
+ * or new, within `timeoutMs`, and each statement's answer within it. The storage destroys a
+ * connection whose statement timed out instead of reusing it (the statement is still in flight
+ * on it), and the server rolls that transaction back when it reads the disconnection.
+ */
+export const boundedPoolOptions = (
+  timeoutMs: number,
+): { connectionTimeoutMillis: number; query_timeout: number } => ({
+  connectionTimeoutMillis: timeoutMs,
+  query_timeout: timeoutMs,
+});
+
+/**
  * A pool of connections (`pg.Pool`): plain queries run on any connection, and a transaction
  * borrows one connection with `connect()` for its whole length.
  */

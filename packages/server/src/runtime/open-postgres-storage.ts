@@ -1,5 +1,6 @@
 import {
   analyzeNewTables,
+  boundedPoolOptions,
   DEFAULT_SCHEMA,
   keyNoticeHeartbeat,
   listenForDeliveries,
@@ -145,20 +146,6 @@ function listenerLog(
     },
   };
 }
-
-/**
- * The bounds of every wait on `pg` (client side: a server that stopped answering, frozen or
- * behind a partition that drops packets, enforces no `statement_timeout` of its own): a
- * connection, borrowed or new, within `timeoutMs`, and each statement answered within it. The
- * adapter destroys a connection whose statement timed out (the statement is still in flight on
- * it) instead of giving it back, and the server rolls its transaction back.
- */
-export const boundedPoolOptions = (
-  timeoutMs: number,
-): Pick<pg.PoolConfig, "connectionTimeoutMillis" | "query_timeout"> => ({
-  connectionTimeoutMillis: timeoutMs,
-  query_timeout: timeoutMs,
-});
 
 /**
  * Opens PostgreSQL through a `pg.Pool`, applies pending migrations (under the adapter's
