@@ -76,17 +76,27 @@ export function watchErrors(connection: PgPoolConnection): ConnectionWatch {
 }
 
 /**
+ * How long a `pg.Pool` of `boundedPoolOptions` gives a connection to be made or freed for a
+ * caller, at least: an attempt abandoned while a stalled server does not answer still waits in
+ * its listen queue, and each one is a backend the server starts and ends once it is back; so
+ * they are given up on rarely, and a caller with less time gives up on its own (the HTTP app's
+ * `storageTimeoutMs`).
+ */
+export const MIN_CONNECTION_TIMEOUT_MS = 10_000;
+
+/**
  * Options for a `pg.Pool` (`new pg.Pool({ connectionString, ...boundedPoolOptions(2000) })`)
  * that bound every wait on the client's side, where a server that stopped answering (frozen,
- * or behind a partition that drops packets) cancels nothing of its own: a connection, borrowed
- * or new, within `timeoutMs`, and each statement's answer within it. The storage destroys a
- * connection whose statement timed out instead of reusing it (the statement is still in flight
- * on it), and the server rolls that transaction back when it reads the disconnection.
+ * or behind a partition that drops packets) cancels nothing of its own: each statement's answer
+ * within `timeoutMs`, and a connection, borrowed or new, within `timeoutMs` or
+ * `MIN_CONNECTION_TIMEOUT_MS`, whichever is longer. The storage destroys a connection whose
+ * statement timed out instead of reusing it (the statement is still in flight on it), and the
+ * server rolls that transaction back when it reads the disconnection.
  */
 export const boundedPoolOptions = (
   timeoutMs: number,
 ): { connectionTimeoutMillis: number; query_timeout: number } => ({
-  connectionTimeoutMillis: timeoutMs,
+  connectionTimeoutMillis: Math.max(timeoutMs, MIN_CONNECTION_TIMEOUT_MS),
   query_timeout: timeoutMs,
 });
 

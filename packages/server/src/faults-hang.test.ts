@@ -65,11 +65,20 @@ const readyAgain = (baseUrl: string, since: string): Promise<void> =>
     })(),
   );
 
-/** What the fault did to the load: how many sends were refused, how long the longest waited. */
-const measured = (load: FaultLoad, more: Record<string, unknown>) => ({
+/**
+ * What the fault did to the load: how many sends were refused, how long the longest waited for
+ * its answer as the client saw it, and as the server's request log says it took to answer.
+ */
+const measured = (load: FaultLoad, server: CliProcess, more: Record<string, unknown>) => ({
   acknowledged: load.acknowledged.size,
   refused_503: load.statuses.get(503) ?? 0,
   longest_wait_ms: load.longestWaitMs(),
+  longest_logged_ms: Math.max(
+    0,
+    ...server.logs
+      .filter((line) => line.msg === "request" && line.path === "/v1/messages/send")
+      .map((line) => Number(line.duration_ms)),
+  ),
   ...more,
 });
 
@@ -131,7 +140,7 @@ describe.skipIf(
     }
     console.info(
       "PostgreSQL frozen:",
-      measured(load, {
+      measured(load, server, {
         readyz_during_freeze: readyzDuringFreeze,
         readyz_answered_ms: readyzAnsweredMs,
         ready_again_ms: recoveredMs,
@@ -225,7 +234,10 @@ describe("SQLite's write lock held by another process for longer than the storag
     }
     console.info(
       "SQLite locked:",
-      measured(load, { readyz_during_lock: readyzDuringLock, acknowledged_again_ms: recoveredMs }),
+      measured(load, server, {
+        readyz_during_lock: readyzDuringLock,
+        acknowledged_again_ms: recoveredMs,
+      }),
     );
     // Reads need no write lock: the database answers, and /readyz says so in time.
     expect(readyzDuringLock).not.toBeNull();
