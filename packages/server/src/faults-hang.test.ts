@@ -39,6 +39,12 @@ const READY_WITHIN_MS = 2000;
 /** How long the fault lasts: several times the default storage timeout (2 s). */
 const FAULT_MS = 8000;
 
+/** `faultServerEnv(url)` with the default storage timeout, which is what is shown here. */
+function hangEnv(url: string): Record<string, string> {
+  const { TIDINGS_STORAGE_TIMEOUT_MS: _, ...env } = faultServerEnv(url);
+  return env;
+}
+
 /** `/readyz`'s status, or `null` when it gave no answer within `READY_WITHIN_MS`. */
 async function readiness(baseUrl: string): Promise<number | null> {
   try {
@@ -102,7 +108,7 @@ describe.skipIf(
   it("answers every request within 5 s, is not ready within 2 s, and recovers within 2 s losing nothing", async () => {
     cluster = await createPrivateCluster(VERSION ?? "", "hang", { start: true });
     const env = {
-      ...faultServerEnv(cluster.url),
+      ...hangEnv(cluster.url),
       TIDINGS_SECRET_KEY: randomBytes(32).toString("base64"),
     };
     const sender = await createFaultSender(env);
@@ -185,7 +191,7 @@ describe("SQLite's write lock held by another process for longer than the storag
 
   it("answers every request within 5 s with 503 or 200, then recovers, losing nothing", async () => {
     const path = join(dir, "tidings.db");
-    const env = faultServerEnv(`sqlite:${path}`);
+    const env = hangEnv(`sqlite:${path}`);
     const sender = await createFaultSender(env);
     const server = await startServer(env);
     running.push(server);

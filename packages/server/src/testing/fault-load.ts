@@ -44,7 +44,10 @@ export const createFaultSender = (env: Record<string, string>): Promise<FaultSen
 
 /**
  * The environment of a `tidings serve` under a fault test, on `databaseUrl`: the sandbox's
- * reports and webhook retries fast, no rate limit in the senders' way, no console.
+ * reports and webhook retries fast, no rate limit in the senders' way, no console, and a
+ * storage timeout of 10 s: these faults close connections or fail writes at once, and a
+ * machine busy with other tests must not turn slow answers into refusals. The test of a
+ * database that hangs (`faults-hang.test.ts`) runs with the default instead.
  */
 export const faultServerEnv = (databaseUrl: string): Record<string, string> => ({
   ...(process.env as Record<string, string>),
@@ -56,6 +59,7 @@ export const faultServerEnv = (databaseUrl: string): Record<string, string> => (
   TIDINGS_SEND_RATE_LIMIT: "1000000/60s",
   TIDINGS_LOG_LEVEL: "info",
   TIDINGS_CONSOLE: "0",
+  TIDINGS_STORAGE_TIMEOUT_MS: "10000",
 });
 
 /** Subscribes a verifying receiver to every topic of the sender's organization. */
