@@ -57,6 +57,7 @@ describe("readConfig", () => {
         metricsToken: null,
         metricsPort: null,
         startupTimeoutMs: 30_000,
+        storageTimeoutMs: 2000,
       }),
     );
   });
@@ -91,6 +92,7 @@ describe("readConfig", () => {
       TIDINGS_METRICS_TOKEN: "scrape-token",
       TIDINGS_METRICS_PORT: "9464",
       TIDINGS_STARTUP_TIMEOUT_MS: "5000",
+      TIDINGS_STORAGE_TIMEOUT_MS: "3000",
     });
     expect(result).toEqual(
       ok({
@@ -128,6 +130,7 @@ describe("readConfig", () => {
         metricsToken: "scrape-token",
         metricsPort: 9464,
         startupTimeoutMs: 5000,
+        storageTimeoutMs: 3000,
       }),
     );
   });
@@ -167,6 +170,8 @@ describe("readConfig", () => {
     ["TIDINGS_RETENTION", "99999999d"],
     ["TIDINGS_IDEMPOTENCY_TTL", "1.5h"],
     ["TIDINGS_IDEMPOTENCY_TTL", "500ms"],
+    ["TIDINGS_STORAGE_TIMEOUT_MS", "50"],
+    ["TIDINGS_STORAGE_TIMEOUT_MS", "2s"],
   ])("refuses a bad %s (%j) with a message naming the variable", (name, value) => {
     const errors = errorsOf({ [name]: value });
     expect(errors).toHaveLength(1);
@@ -278,6 +283,7 @@ describe("readConfig", () => {
       "TIDINGS_WEBHOOK_DISABLE_AFTER_MS",
       "TIDINGS_WEBHOOK_LEASE_MS",
       "TIDINGS_STARTUP_TIMEOUT_MS",
+      "TIDINGS_STORAGE_TIMEOUT_MS",
       "TIDINGS_RETENTION",
       "TIDINGS_IDEMPOTENCY_TTL",
       "TIDINGS_LOG_LEVEL",

@@ -64,6 +64,11 @@ export interface ServerConfig {
   metricsPort: number | null;
   /** `TIDINGS_STARTUP_TIMEOUT_MS`: how long start-up retries a database it cannot reach. */
   startupTimeoutMs: number;
+  /**
+   * `TIDINGS_STORAGE_TIMEOUT_MS`: how long a request may wait on storage in all, and any one
+   * wait (a connection, a statement's answer, SQLite's write lock) at most.
+   */
+  storageTimeoutMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -89,6 +94,7 @@ export const CONFIG_DEFAULTS = {
   TIDINGS_WEBHOOK_DISABLE_AFTER_MS: "432000000",
   TIDINGS_WEBHOOK_LEASE_MS: "60000",
   TIDINGS_STARTUP_TIMEOUT_MS: "30000",
+  TIDINGS_STORAGE_TIMEOUT_MS: "2000",
   TIDINGS_RETENTION: "90d",
   TIDINGS_IDEMPOTENCY_TTL: "24h",
   TIDINGS_LOG_LEVEL: "info",
@@ -100,6 +106,12 @@ export const CONFIG_DEFAULTS = {
   TIDINGS_METRICS_TOKEN: "(none: a scrape needs no token)",
   TIDINGS_METRICS_PORT: "(none: worker serves no metrics)",
 } as const;
+
+/**
+ * `TIDINGS_STORAGE_TIMEOUT_MS`'s default: a request that meets a database that stopped
+ * answering gives up on it within this, so it is answered 503 well under 5 s.
+ */
+export const DEFAULT_STORAGE_TIMEOUT_MS = Number(CONFIG_DEFAULTS.TIDINGS_STORAGE_TIMEOUT_MS);
 
 /**
  * The shortest lease the delivery engine accepts: longer than the 15 s webhook timeout plus the
@@ -271,6 +283,7 @@ export function readConfig(env: Env, cwd = process.cwd()): Result<ServerConfig, 
     metricsToken,
     metricsPort,
     startupTimeoutMs: integer("TIDINGS_STARTUP_TIMEOUT_MS", 0, 3_600_000),
+    storageTimeoutMs: integer("TIDINGS_STORAGE_TIMEOUT_MS", 100, 600_000),
   };
   const backoffRead = !errors.some((e) => e.startsWith("TIDINGS_WEBHOOK_BACKOFF_"));
   if (backoffRead && config.webhookBackoffCapMs < config.webhookBackoffBaseMs) {

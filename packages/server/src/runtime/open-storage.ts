@@ -10,7 +10,7 @@ import {
 } from "@tidings/adapter-sqlite";
 import type { StorageUnavailableError } from "@tidings/core";
 import Database from "better-sqlite3";
-import type { DatabaseConfig } from "../config.js";
+import { type DatabaseConfig, DEFAULT_STORAGE_TIMEOUT_MS } from "../config.js";
 import type { Logger } from "../logger.js";
 import { ConfigError } from "../secret-key.js";
 import type { OpenedStorage } from "./opened-storage.js";
@@ -38,14 +38,25 @@ const MAX_STARTUP_PAUSE_MS = 2000;
 export async function openStorage(
   database: DatabaseConfig,
   logger?: Logger,
-  options: { timeoutMs?: number | undefined } = {},
+  options: {
+    timeoutMs?: number | undefined;
+    /**
+     * The longest any one wait on storage lasts once it is open (`TIDINGS_STORAGE_TIMEOUT_MS`):
+     * for a PostgreSQL connection and each statement's answer, for SQLite's write lock.
+     */
+    storageTimeoutMs?: number | undefined;
+  } = {},
 ): Promise<OpenedStorage> {
   const deadline = Date.now() + (options.timeoutMs ?? 0);
   const faultOf = await faultClassifier(database);
   let pause = 250;
   for (let attempt = 1; ; attempt++) {
     try {
-      return await openOnce(database, logger);
+      return await openOnce(
+        database,
+        logger,
+        options.storageTimeoutMs ?? DEFAULT_STORAGE_TIMEOUT_MS,
+      );
     } catch (error) {
       const fault = faultOf(error);
       if (fault === null) throw error;
@@ -78,17 +89,26 @@ async function faultClassifier(
   return (error) => pgFault(error, "unchanged");
 }
 
-async function openOnce(database: DatabaseConfig, logger?: Logger): Promise<OpenedStorage> {
+async function openOnce(
+  database: DatabaseConfig,
+  logger: Logger | undefined,
+  storageTimeoutMs: number,
+): Promise<OpenedStorage> {
   if (database.kind === "postgres") {
     const { openPostgresStorage } = await import("./open-postgres-storage.js");
-    return openPostgresStorage(database.url, logger);
+    return openPostgresStorage(database.url, logger, storageTimeoutMs);
   }
   assertDatabaseDirectory(database);
   keepDatabasePrivate(database.path);
   const db = new Database(database.path);
   try {
     const migrations = migrateSqlite(db);
-    const storage = sqliteStorage(db, { migrate: false, synchronous: database.synchronous });
+    const storage = sqliteStorage(db, {
+      migrate: false,
+      synchronous: database.synchronous,
+      // Another process's write lock (an import, a stuck script) is waited for this long.
+      busyTimeoutMs: storageTimeoutMs,
+    });
     return {
       storage,
       migrations,

@@ -104,6 +104,7 @@ export async function openRuntime(
   const key = loadSecretKey(config.secretKey, config.database);
   const opened = await openStorage(config.database, logger, {
     timeoutMs: config.startupTimeoutMs,
+    storageTimeoutMs: config.storageTimeoutMs,
   });
   if (opened.migrations.applied.length > 0) {
     logger.info("migrations applied", {
