@@ -69,8 +69,9 @@ const IDEMPOTENCY_STATES = members<IdempotencyRecord["state"]>({
 const DISABLED_REASONS = ["failing"] as const;
 /** Every stored link was trackable; one that is not never leaves storage to be redirected to. */
 const REDIRECTABLE_URL: TextShape = {
-  expected: "an http or https URL without whitespace or control characters",
-  is: hasRedirectableShape,
+  expected: "an http or https URL without whitespace or control characters, or empty (erased)",
+  // An erased link's URL is the empty string: it redirects nowhere, as an unknown code.
+  is: (text) => text === "" || hasRedirectableShape(text),
 };
 
 /**
