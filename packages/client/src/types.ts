@@ -23,6 +23,9 @@ export type UpdateCampaignRequest = Schemas["UpdateCampaignRequest"];
 export type Delivery = Schemas["Delivery"];
 export type DeliveryWithAttempts = Schemas["DeliveryWithAttempts"];
 export type Problem = Schemas["Problem"];
+export type Erasure = Schemas["Erasure"];
+export type PersonExport = Schemas["PersonExport"];
+export type ErasePersonRequest = Schemas["ErasePersonRequest"];
 /** A message lifecycle topic a webhook subscribes to, e.g. `message.delivered`. */
 export type Topic = Webhook["topics"][number];
 export type MessageStatus = Message["status"];
@@ -58,7 +61,8 @@ export interface MessageEvent {
     client_reference: string | null;
     channel: Message["channel"];
     status: MessageStatus;
-    recipient: { public_id: string; phone_number: string };
+    /** `phone_number` is `null` once the recipient was erased. */
+    recipient: { public_id: string; phone_number: string | null };
     error: { code: string; message: string } | null;
   };
 }
