@@ -53,6 +53,10 @@ describe("privacy over HTTP", () => {
 
   it("POST /v1/profiles/{id}/erase erases; GET is then 404, the export shows null, a second erase has nothing left", async () => {
     const { world, id, messageId } = await withAda();
+    const hook = await world.request("POST", "/v1/webhooks", {
+      body: { url: "https://hooks.example.com/erased", topics: ["profile.erased"] },
+    });
+    expect(hook.status).toBe(201);
     const erased = await world.call(
       "POST",
       "/v1/profiles/{public_id}/erase",
@@ -74,9 +78,24 @@ describe("privacy over HTTP", () => {
       erased: true,
     });
     expect(exported.json.consent_history).toHaveLength(1);
+    // One profile.erased, queued for the subscription, naming the profile and nothing else.
+    const erasedEvents = (await world.storage.raw.deliveries()).filter(
+      (d) => d.topic === "profile.erased",
+    );
+    expect(erasedEvents.map((d) => JSON.parse(d.payload))).toEqual([
+      {
+        id: erasedEvents[0]?.id,
+        topic: "profile.erased",
+        created_at: erased.json.erased_at,
+        data: { public_id: id, erased_at: erased.json.erased_at },
+      },
+    ]);
     const again = await world.request("POST", `/v1/profiles/${id}/erase`);
     expect(again.status).toBe(200);
     expect(Object.values(again.json.erased as Record<string, number>)).toEqual(Array(7).fill(0));
+    // Nothing erased now: nothing announced again.
+    const announced = await world.storage.raw.deliveries();
+    expect(announced.filter((d) => d.topic === "profile.erased")).toHaveLength(1);
   });
 
   it("POST /v1/privacy/erase by e-mail erases every profile with it, case-insensitively", async () => {

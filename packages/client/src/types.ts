@@ -53,7 +53,7 @@ export interface Page<T> {
 export interface MessageEvent {
   /** The delivery id: the same on every retry of this event to this destination. */
   id: string;
-  topic: Topic;
+  topic: Exclude<Topic, "profile.erased">;
   created_at: string;
   data: {
     message_id: string;
@@ -75,5 +75,13 @@ export interface TestEvent {
   data: { webhook_id: string; message: string };
 }
 
+/** The event an erasure posts: which profile was erased, and when (nothing about the person). */
+export interface ProfileErasedEvent {
+  id: string;
+  topic: "profile.erased";
+  created_at: string;
+  data: { public_id: string; erased_at: string };
+}
+
 /** Any event a webhook receives; narrow it by `topic`. */
-export type WebhookEvent = MessageEvent | TestEvent;
+export type WebhookEvent = MessageEvent | TestEvent | ProfileErasedEvent;

@@ -332,6 +332,7 @@ export { updateWebhook } from "./webhooks/update-webhook.js";
 export type { CreateWebhookInput, UpdateWebhookInput } from "./webhooks/webhook-input.js";
 export {
   createWebhookInput,
+  MESSAGE_TOPICS,
   TOPICS,
   testWebhookInput,
   updateWebhookInput,

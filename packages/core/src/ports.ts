@@ -246,7 +246,8 @@ export interface MessageEventRecord {
   createdAt: string;
 }
 
-export type WebhookTopic = Topic;
+/** What a subscription may choose: every message topic, and `profile.erased`. */
+export type WebhookTopic = Topic | "profile.erased";
 
 export interface WebhookSubscriptionRecord {
   id: string;
@@ -284,8 +285,11 @@ export interface DeliveryRecord {
   organizationId: string;
   eventId: string;
   messageId: string | null;
-  /** The message event it announces (the test event is posted at once and never stored). */
-  topic: Topic;
+  /**
+   * The event it announces: a message event, or `profile.erased` (whose `messageId` is null).
+   * The test event is posted at once and never stored.
+   */
+  topic: WebhookTopic;
   destination: DeliveryDestination;
   /**
    * The destination that concurrency, fairness and the circuit breaker count by: the

@@ -1,4 +1,4 @@
-import { TOPICS } from "@tidings/core";
+import { MESSAGE_TOPICS, TOPICS } from "@tidings/core";
 
 /**
  * The response schemas of the OpenAPI document, written by hand: requests are validated by
@@ -182,7 +182,7 @@ const messageProperties: Record<string, JsonSchema> = {
 const messageEvent = closed(
   {
     event_id: { type: "string", format: "uuid" },
-    topic: oneOf(TOPICS),
+    topic: oneOf(MESSAGE_TOPICS),
     channel: oneOf(["viber", "sms"]),
     error: messageError,
     created_at: timestamp,

@@ -597,7 +597,7 @@ export interface components {
         };
         CreateWebhookRequest: {
             url: string;
-            topics: ("message.sent" | "message.delivered" | "message.seen" | "message.clicked" | "message.failed" | "message.expired")[];
+            topics: ("message.sent" | "message.delivered" | "message.seen" | "message.clicked" | "message.failed" | "message.expired" | "profile.erased")[];
             /**
              * @default active
              * @enum {string}
@@ -611,7 +611,7 @@ export interface components {
         };
         UpdateWebhookRequest: {
             url?: string;
-            topics?: ("message.sent" | "message.delivered" | "message.seen" | "message.clicked" | "message.failed" | "message.expired")[];
+            topics?: ("message.sent" | "message.delivered" | "message.seen" | "message.clicked" | "message.failed" | "message.expired" | "profile.erased")[];
             /** @enum {string} */
             status?: "active" | "inactive";
             description?: string | null;
@@ -738,7 +738,7 @@ export interface components {
         Webhook: {
             webhook_id: string;
             url: string;
-            topics: ("message.sent" | "message.delivered" | "message.seen" | "message.clicked" | "message.failed" | "message.expired")[];
+            topics: ("message.sent" | "message.delivered" | "message.seen" | "message.clicked" | "message.failed" | "message.expired" | "profile.erased")[];
             /** @enum {string} */
             status: "active" | "inactive";
             description: string | null;
@@ -768,7 +768,7 @@ export interface components {
         WebhookWithSecret: {
             webhook_id: string;
             url: string;
-            topics: ("message.sent" | "message.delivered" | "message.seen" | "message.clicked" | "message.failed" | "message.expired")[];
+            topics: ("message.sent" | "message.delivered" | "message.seen" | "message.clicked" | "message.failed" | "message.expired" | "profile.erased")[];
             /** @enum {string} */
             status: "active" | "inactive";
             description: string | null;

@@ -1,11 +1,13 @@
 import { err, ok, type ResultAsync } from "neverthrow";
 import type { Actor, Deps } from "../deps.js";
 import type { DomainError } from "../errors.js";
-import type { PrivacyMatch, Repositories } from "../ports.js";
+import type { DeliveryRecord, PrivacyMatch, Repositories } from "../ports.js";
 import { profileNotFound } from "../profiles/find-profile.js";
 import { isoAt } from "../support/clock.js";
 import { isPrefixedId } from "../support/ids.js";
 import { useCase } from "../support/result.js";
+import { destinationKey } from "../webhooks/delivery-destination.js";
+import { notYetAttempted } from "../webhooks/outbox.js";
 import { quotesAny, withoutValues, withoutValuesInJson } from "./erased-text.js";
 import { findPerson, type Person } from "./person.js";
 
@@ -175,9 +177,62 @@ export const ERASURE_PARTS: readonly ErasurePart[] = [
   },
 ];
 
-/** Erases everything held about the person `match` names, in the caller's transaction. */
+/** The body of a `profile.erased` event: which profile, and when; nothing about the person. */
+export interface ProfileErasedBody {
+  id: string;
+  topic: "profile.erased";
+  created_at: string;
+  data: { public_id: string; erased_at: string };
+}
+
+/**
+ * Queues `profile.erased` for each profile erased now (not one erased before), to every active
+ * subscription of the organization to the topic, in the erasure's transaction.
+ */
+async function announceErased(
+  tx: Repositories,
+  deps: Pick<Deps, "ids">,
+  organizationId: string,
+  profileIds: readonly string[],
+  at: string,
+): Promise<void> {
+  if (profileIds.length === 0) return;
+  const subscriptions = (await tx.webhooks.list(organizationId)).filter(
+    (s) => s.status === "active" && s.topics.includes("profile.erased"),
+  );
+  for (const profileId of profileIds) {
+    const eventId = deps.ids.uuidv7();
+    for (const subscription of subscriptions) {
+      const id = deps.ids.uuidv7();
+      const body: ProfileErasedBody = {
+        id,
+        topic: "profile.erased",
+        created_at: at,
+        data: { public_id: profileId, erased_at: at },
+      };
+      const delivery: DeliveryRecord = {
+        id,
+        organizationId,
+        eventId,
+        messageId: null,
+        topic: "profile.erased",
+        destination: { kind: "subscription", webhookId: subscription.id },
+        destinationKey: destinationKey(organizationId, subscription.url),
+        payload: JSON.stringify(body),
+        ...notYetAttempted(at),
+      };
+      await tx.deliveries.insert(delivery);
+    }
+  }
+}
+
+/**
+ * Erases everything held about the person `match` names, in the caller's transaction, and
+ * announces `profile.erased` for each profile it erased.
+ */
 export async function erasePersonWithin(
   tx: Repositories,
+  deps: Pick<Deps, "ids">,
   organizationId: string,
   match: PrivacyMatch,
   at: string,
@@ -185,6 +240,8 @@ export async function erasePersonWithin(
   const person = await findPerson(tx, organizationId, match);
   const erased = {} as Record<ErasedKind, number>;
   for (const part of ERASURE_PARTS) erased[part.kind] = await part.erase(tx, person, at);
+  const erasedNow = person.profiles.filter((p) => p.phoneNumber !== "").map((p) => p.id);
+  await announceErased(tx, deps, organizationId, erasedNow, at);
   return { profile_ids: person.profiles.map((p) => p.id), erased, erased_at: at };
 }
 
@@ -193,7 +250,7 @@ export async function erasePersonWithin(
  * transaction: irreversible. 404 when the organization has no such profile.
  */
 export function eraseProfile(
-  deps: Pick<Deps, "storage" | "clock">,
+  deps: Pick<Deps, "storage" | "clock" | "ids">,
   actor: Actor,
   profileId: string,
 ): ResultAsync<ErasureView, DomainError> {
@@ -201,7 +258,7 @@ export function eraseProfile(
     deps.storage.transaction(async (tx) => {
       if (!isPrefixedId(profileId, "prf")) return err(profileNotFound(profileId));
       const at = isoAt(deps.clock.now());
-      const view = await erasePersonWithin(tx, actor.organizationId, { profileId }, at);
+      const view = await erasePersonWithin(tx, deps, actor.organizationId, { profileId }, at);
       if (view.profile_ids.length === 0) return err(profileNotFound(profileId));
       return ok(view);
     }),
@@ -214,13 +271,13 @@ export function eraseProfile(
  * with nothing left to erase.
  */
 export function erasePerson(
-  deps: Pick<Deps, "storage" | "clock">,
+  deps: Pick<Deps, "storage" | "clock" | "ids">,
   actor: Actor,
   match: { phoneNumber: string } | { email: string },
 ): ResultAsync<ErasureView, DomainError> {
   return useCase("erasePerson", () =>
     deps.storage.transaction(async (tx) =>
-      ok(await erasePersonWithin(tx, actor.organizationId, match, isoAt(deps.clock.now()))),
+      ok(await erasePersonWithin(tx, deps, actor.organizationId, match, isoAt(deps.clock.now()))),
     ),
   );
 }

@@ -54,7 +54,7 @@ export interface RetentionSweeper {
  * looked at once per pass, not once per batch.
  */
 export function createRetentionSweeper(
-  deps: Pick<Deps, "storage" | "clock" | "config">,
+  deps: Pick<Deps, "storage" | "clock" | "config" | "ids">,
   options: RetentionSweepOptions = {},
 ): RetentionSweeper {
   const batchSize = options.batchSize ?? 200;
@@ -103,7 +103,7 @@ export function createRetentionSweeper(
           const due = await deps.storage.privacy.deletedNotErased(deletedBefore, batchSize);
           for (const profile of due) {
             await deps.storage.transaction((tx) =>
-              erasePersonWithin(tx, profile.organizationId, { profileId: profile.id }, now),
+              erasePersonWithin(tx, deps, profile.organizationId, { profileId: profile.id }, now),
             );
           }
           return due.length;

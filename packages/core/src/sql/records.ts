@@ -23,7 +23,7 @@ import type {
   ProfileSource,
   WebhookSubscriptionRecord,
 } from "../ports.js";
-import { TOPICS } from "../webhooks/webhook-input.js";
+import { MESSAGE_TOPICS, TOPICS } from "../webhooks/webhook-input.js";
 import type { SqlCodec } from "./codec.js";
 import {
   attributesShape,
@@ -257,7 +257,7 @@ export function sqlRecords(codec: SqlCodec): SqlRecords {
       id: r.text("id"),
       organizationId: r.text("organization_id"),
       messageId: r.text("message_id"),
-      topic: r.oneOf("topic", TOPICS),
+      topic: r.oneOf("topic", MESSAGE_TOPICS),
       channel: r.oneOf("channel", CHANNELS),
       error: r.jsonOrNull("error", messageErrorShape),
       createdAt: r.text("created_at"),

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { MessageRecord, Repositories } from "../../ports.js";
 import { erasePersonWithin } from "../../privacy/erase-person.js";
+import { systemClock } from "../../support/clock.js";
+import { createIds } from "../../support/ids.js";
 import {
   aConsentChange,
   aDelivery,
@@ -132,7 +134,13 @@ export function privacyContract(harness: () => StorageHarness): void {
       await storage.idempotency.begin(unrelated, at(0));
 
       const view = await storage.transaction((tx) =>
-        erasePersonWithin(tx, orgId, { profileId: org.profile.id }, at(100)),
+        erasePersonWithin(
+          tx,
+          { ids: createIds(systemClock) },
+          orgId,
+          { profileId: org.profile.id },
+          at(100),
+        ),
       );
       expect(view.profile_ids).toEqual([org.profile.id]);
       expect(view.erased).toEqual({
@@ -188,7 +196,13 @@ export function privacyContract(harness: () => StorageHarness): void {
 
       // Once erased, there is nothing left to erase.
       const again = await storage.transaction((tx) =>
-        erasePersonWithin(tx, orgId, { profileId: org.profile.id }, at(200)),
+        erasePersonWithin(
+          tx,
+          { ids: createIds(systemClock) },
+          orgId,
+          { profileId: org.profile.id },
+          at(200),
+        ),
       );
       expect(Object.values(again.erased).every((count) => count === 0)).toBe(true);
       expect((await raw.profile(org.profile.id))?.deletedAt).toBe(at(100));
@@ -208,7 +222,13 @@ export function privacyContract(harness: () => StorageHarness): void {
       );
       await expect(
         storage.transaction(async (tx) => {
-          await erasePersonWithin(tx, orgId, { phoneNumber: phone }, at(100));
+          await erasePersonWithin(
+            tx,
+            { ids: createIds(systemClock) },
+            orgId,
+            { phoneNumber: phone },
+            at(100),
+          );
           throw new Error("rolled back");
         }),
       ).rejects.toThrow("rolled back");
@@ -216,7 +236,13 @@ export function privacyContract(harness: () => StorageHarness): void {
       expect((await raw.message(message.id))?.phoneNumber).toBe(phone);
 
       const view = await storage.transaction((tx) =>
-        erasePersonWithin(tx, orgId, { phoneNumber: phone }, at(100)),
+        erasePersonWithin(
+          tx,
+          { ids: createIds(systemClock) },
+          orgId,
+          { phoneNumber: phone },
+          at(100),
+        ),
       );
       expect(view.profile_ids).toEqual([org.profile.id]);
       expect(view.erased.messages).toBe(1);
