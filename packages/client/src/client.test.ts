@@ -28,7 +28,11 @@ async function verifiedEvents(messageId: string, secret: string) {
   const events: MessageEvent[] = [];
   for (const request of receiver.received) {
     const result = await verifyWebhook(request.body, request.headers, secret);
-    if (result.ok && result.event.topic !== "webhook.test") {
+    if (
+      result.ok &&
+      result.event.topic !== "webhook.test" &&
+      result.event.topic !== "profile.erased"
+    ) {
       if (result.event.data.message_id === messageId) events.push(result.event);
     }
   }
