@@ -43,7 +43,8 @@ const receiver = createServer((req, res) => {
     }
     res.writeHead(200).end();
     const { event } = result;
-    if (event.topic === "webhook.test" || topics.has(event.topic)) return;
+    if (event.topic === "webhook.test" || event.topic === "profile.erased") return;
+    if (topics.has(event.topic)) return;
     topics.add(event.topic);
     print({ step: "webhook", topic: event.topic, message_id: event.data.message_id });
     if (event.topic === "message.seen") settle();

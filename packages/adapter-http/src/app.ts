@@ -18,6 +18,7 @@ import { campaignRoutes } from "./routes/campaign-routes.js";
 import { deliveryRoutes } from "./routes/delivery-routes.js";
 import { messageRoutes } from "./routes/message-routes.js";
 import { messageReadRoutes } from "./routes/operator-message-routes.js";
+import { privacyRoutes } from "./routes/privacy-routes.js";
 import { profileRoutes } from "./routes/profile-routes.js";
 import { sandboxDevRoutes, sandboxRoutes } from "./routes/sandbox-routes.js";
 import { webhookRoutes } from "./routes/webhook-routes.js";
@@ -81,6 +82,7 @@ function answersWithin(probe: () => Promise<void>, ms: number): Promise<boolean>
 /** Every route under `/v1`; the sandbox's are apart, served only with the sandbox provider. */
 const apiRoutes: readonly Route[] = [
   ...profileRoutes,
+  ...privacyRoutes,
   ...messageRoutes,
   ...messageReadRoutes,
   ...webhookRoutes,
@@ -208,8 +210,10 @@ export function createHttpApp(deps: Deps, options: HttpAppOptions = {}): HttpApp
       return problem(edgeProblems.methodNotAllowed(request.method, match.allow));
     }
     const { route, params } = match;
-    const permitted = route.scope && requireScope(principal.value.scopes, route.scope);
-    if (permitted?.isErr()) return problem(domainProblem(permitted.error));
+    for (const scope of route.scope === null ? [] : [route.scope].flat()) {
+      const permitted = requireScope(principal.value.scopes, scope);
+      if (permitted.isErr()) return problem(domainProblem(permitted.error));
+    }
     // A rate-limited route counts the request first and refuses the query itself, so that
     // 400 is counted and carries the RateLimit headers like any other (docs/decisions.md "Rate limit").
     const badQuery = route.doc.query || route.doc.rateLimited ? null : unexpectedQuery(query);

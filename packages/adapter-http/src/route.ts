@@ -42,7 +42,9 @@ export type ResponseSchemaName =
   | "Delivery"
   | "DeliveryWithAttempts"
   | "DeliveryPage"
-  | "RecoverResult";
+  | "RecoverResult"
+  | "Erasure"
+  | "PersonExport";
 
 /** A request body as the OpenAPI document names and shows it. */
 export interface RequestBodyDoc {
@@ -56,7 +58,7 @@ export interface RequestBodyDoc {
 export interface RouteDoc {
   operationId: string;
   summary: string;
-  tag: "Profiles" | "Messages" | "Webhooks" | "Campaigns" | "Deliveries" | "Sandbox";
+  tag: "Profiles" | "Messages" | "Webhooks" | "Campaigns" | "Deliveries" | "Sandbox" | "Privacy";
   /**
    * The JSON body: the valibot schema that validates it, published as the component schema
    * `name` (what client generators name their type), with an example request.
@@ -91,8 +93,8 @@ export interface RouteDoc {
 export interface Route {
   method: "GET" | "POST" | "PATCH" | "DELETE";
   path: string;
-  /** The scope the API key needs; `null` when any valid key will do. */
-  scope: Scope | null;
+  /** The scope the API key needs (every one of a list); `null` when any valid key will do. */
+  scope: Scope | readonly Scope[] | null;
   doc: RouteDoc;
   handle(context: RouteContext): Promise<Answer>;
 }

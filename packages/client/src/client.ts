@@ -8,10 +8,13 @@ import type {
   CreateWebhookRequest,
   Delivery,
   DeliveryWithAttempts,
+  ErasePersonRequest,
+  Erasure,
   Filters,
   Message,
   MessageWithEvents,
   Page,
+  PersonExport,
   Profile,
   RecoverResult,
   SendMessageRequest,
@@ -143,6 +146,32 @@ export class Tidings {
     /** Every profile, oldest first, or those with one `phone_number` or `email`. */
     list: (params?: ListParams<Filters<"listProfiles">>, options?: RequestOptions) =>
       this.#list<Profile>("/v1/profiles", params, options),
+    /**
+     * Erases the profile (active or deleted) and what identifies its person, irreversibly;
+     * its consent history stays. Erasing it again answers zero counts.
+     */
+    erase: (publicId: string, options?: RequestOptions) =>
+      this.#post<Erasure>(
+        `/v1/profiles/${segment(publicId)}/erase`,
+        undefined,
+        "idempotent",
+        options,
+      ),
+    /** Everything held about the profile's person (scopes `profiles:read` and `messages:read`). */
+    export: (publicId: string, options?: RequestOptions) =>
+      this.#get<PersonExport>(`/v1/profiles/${segment(publicId)}/export`, undefined, options),
+  };
+
+  readonly privacy = {
+    /**
+     * Erases everyone held under a phone number or an e-mail address (give one of them).
+     * Repeating it is harmless (nothing is left to erase), so it is retried like a read.
+     */
+    erase: (body: ErasePersonRequest, options?: RequestOptions) =>
+      this.#post<Erasure>("/v1/privacy/erase", body, "idempotent", options),
+    /** Everything held under a phone number or an e-mail address (give one of them). */
+    export: (query: ErasePersonRequest, options?: RequestOptions) =>
+      this.#get<PersonExport>("/v1/privacy/export", query, options),
   };
 
   readonly messages = {

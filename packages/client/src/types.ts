@@ -23,6 +23,9 @@ export type UpdateCampaignRequest = Schemas["UpdateCampaignRequest"];
 export type Delivery = Schemas["Delivery"];
 export type DeliveryWithAttempts = Schemas["DeliveryWithAttempts"];
 export type Problem = Schemas["Problem"];
+export type Erasure = Schemas["Erasure"];
+export type PersonExport = Schemas["PersonExport"];
+export type ErasePersonRequest = Schemas["ErasePersonRequest"];
 /** A message lifecycle topic a webhook subscribes to, e.g. `message.delivered`. */
 export type Topic = Webhook["topics"][number];
 export type MessageStatus = Message["status"];
@@ -50,7 +53,7 @@ export interface Page<T> {
 export interface MessageEvent {
   /** The delivery id: the same on every retry of this event to this destination. */
   id: string;
-  topic: Topic;
+  topic: Exclude<Topic, "profile.erased">;
   created_at: string;
   data: {
     message_id: string;
@@ -58,7 +61,8 @@ export interface MessageEvent {
     client_reference: string | null;
     channel: Message["channel"];
     status: MessageStatus;
-    recipient: { public_id: string; phone_number: string };
+    /** `phone_number` is `null` once the recipient was erased. */
+    recipient: { public_id: string; phone_number: string | null };
     error: { code: string; message: string } | null;
   };
 }
@@ -71,5 +75,13 @@ export interface TestEvent {
   data: { webhook_id: string; message: string };
 }
 
+/** The event an erasure posts: which profile was erased, and when (nothing about the person). */
+export interface ProfileErasedEvent {
+  id: string;
+  topic: "profile.erased";
+  created_at: string;
+  data: { public_id: string; erased_at: string };
+}
+
 /** Any event a webhook receives; narrow it by `topic`. */
-export type WebhookEvent = MessageEvent | TestEvent;
+export type WebhookEvent = MessageEvent | TestEvent | ProfileErasedEvent;

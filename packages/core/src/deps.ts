@@ -51,6 +51,11 @@ export interface TidingsConfig {
    * counted from its creation; longer while one of its deliveries is still pending.
    */
   retentionMs: number;
+  /**
+   * How long after its soft delete a profile is erased (see `privacy/erase-person.ts`), in ms;
+   * `null` (the default): deleted profiles are kept until someone erases them.
+   */
+  eraseDeletedAfterMs?: number | null | undefined;
 }
 
 export const defaultConfig: TidingsConfig = {

@@ -136,6 +136,17 @@ export type { SendOptions, SendResult } from "./messages/send-message.js";
 export { recoverSendResult, sendMessage, toSendResult } from "./messages/send-message.js";
 export { DEFAULT_FALLBACK_LEASE_MS, runDueFallbacks } from "./messages/sms-fallback.js";
 export type * from "./ports.js";
+export type { ErasedKind, ErasureView } from "./privacy/erase-person.js";
+export { ERASURE_PARTS, erasePerson, eraseProfile } from "./privacy/erase-person.js";
+export type {
+  ExportedConsentChange,
+  ExportedMessage,
+  ExportedProfile,
+  PersonExport,
+} from "./privacy/export-person.js";
+export { EXPORT_PARTS, exportPerson, exportProfile } from "./privacy/export-person.js";
+export type { PersonMatch } from "./privacy/privacy-input.js";
+export { personMatchInput } from "./privacy/privacy-input.js";
 export type { ConsentChangeView } from "./profiles/consent-history.js";
 export { getConsentHistory } from "./profiles/consent-history.js";
 export type { ContactListView } from "./profiles/contact-lists.js";
@@ -338,6 +349,7 @@ export { updateWebhook } from "./webhooks/update-webhook.js";
 export type { CreateWebhookInput, UpdateWebhookInput } from "./webhooks/webhook-input.js";
 export {
   createWebhookInput,
+  MESSAGE_TOPICS,
   TOPICS,
   testWebhookInput,
   updateWebhookInput,

@@ -246,7 +246,8 @@ export interface MessageEventRecord {
   createdAt: string;
 }
 
-export type WebhookTopic = Topic;
+/** What a subscription may choose: every message topic, and `profile.erased`. */
+export type WebhookTopic = Topic | "profile.erased";
 
 export interface WebhookSubscriptionRecord {
   id: string;
@@ -284,8 +285,11 @@ export interface DeliveryRecord {
   organizationId: string;
   eventId: string;
   messageId: string | null;
-  /** The message event it announces (the test event is posted at once and never stored). */
-  topic: Topic;
+  /**
+   * The event it announces: a message event, or `profile.erased` (whose `messageId` is null).
+   * The test event is posted at once and never stored.
+   */
+  topic: WebhookTopic;
   destination: DeliveryDestination;
   /**
    * The destination that concurrency, fairness and the circuit breaker count by: the
@@ -1079,6 +1083,68 @@ export interface LinkRepository {
   recordClick(code: string, at: string): Promise<LinkRecord | null>;
 }
 
+/** Who a privacy request is about: one profile, or everything held under a number or an e-mail. */
+export type PrivacyMatch =
+  | { profileId: string }
+  | { phoneNumber: string }
+  /** Case-insensitive. */
+  | { email: string };
+
+/**
+ * What erasure and export need beyond the other repositories (see `privacy/` in the core).
+ * Erased values are the empty string where a column cannot be null (a profile's and a
+ * message's phone number, a message's text, a link's URL): no valid value is ever empty, so
+ * the empty string means "erased".
+ */
+export interface PrivacyRepository {
+  /**
+   * The organization's profiles matching, active, deleted or erased, oldest first (`seq`).
+   * An erased profile matches only by id (its number and e-mail are gone).
+   */
+  findProfiles(organizationId: string, match: PrivacyMatch): Promise<ProfileRecord[]>;
+  /** The organization's messages to the profile, oldest first (`createdAt`, then id). */
+  messagesOfProfile(organizationId: string, profileId: string): Promise<MessageRecord[]>;
+  /** The organization's messages sent to the number, whoever's, oldest first. */
+  messagesToNumber(organizationId: string, phoneNumber: string): Promise<MessageRecord[]>;
+  /**
+   * Erases a profile: phone number `""`, e-mail, names null, attributes `{}`; marks it
+   * inactive (with `deletedAt` = `at` unless it was deleted before) and moves `updatedAt`.
+   * Memberships are not touched (a soft delete removed them). `false` when unknown.
+   */
+  eraseProfile(organizationId: string, id: string, at: string): Promise<boolean>;
+  /**
+   * Erases a message's recipient number and text (both `""`) and replaces its error with
+   * `error` (the same error with the number taken out), and ends a pending SMS fallback
+   * (`fallbackDueAt` null: there is no number left to send it to). `false` when unknown.
+   */
+  eraseMessage(organizationId: string, id: string, error: MessageError | null): Promise<boolean>;
+  /** Replaces the error of one of the organization's message events. */
+  replaceEventError(organizationId: string, eventId: string, error: MessageError): Promise<void>;
+  /** Erases the original URL (`""`) of every link of a message; how many were erased. */
+  eraseLinks(organizationId: string, messageId: string): Promise<number>;
+  /** Replaces the stored body and last error of one delivery; `false` when unknown. */
+  rewriteDelivery(
+    organizationId: string,
+    id: string,
+    payload: string,
+    lastError: string | null,
+  ): Promise<boolean>;
+  /**
+   * Drops the response bodies (null) of a delivery's attempts: a receiver may echo what it was
+   * sent. Their errors stay (the transport's own words, never the body). How many had one.
+   */
+  eraseAttempts(organizationId: string, deliveryId: string): Promise<number>;
+  /** The idempotency records of one API key (expired ones included). */
+  idempotencyRecordsOfKey(apiKeyId: string): Promise<IdempotencyRecord[]>;
+  /** Deletes one idempotency record, held or not; `false` when there was none. */
+  deleteIdempotencyRecord(apiKeyId: string, endpoint: string, key: string): Promise<boolean>;
+  /**
+   * Profiles of any organization deleted at or before `deletedBefore` and not erased yet,
+   * the longest deleted first, at most `limit`: what retention erases.
+   */
+  deletedNotErased(deletedBefore: string, limit: number): Promise<ProfileRecord[]>;
+}
+
 /** The repositories, as seen inside or outside a transaction. */
 export interface Repositories {
   organizations: OrganizationRepository;
@@ -1095,6 +1161,7 @@ export interface Repositories {
   retention: RetentionRepository;
   consoleSessions: ConsoleSessionRepository;
   links: LinkRepository;
+  privacy: PrivacyRepository;
 }
 
 export interface Storage extends Repositories {

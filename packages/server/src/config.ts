@@ -42,6 +42,11 @@ export interface ServerConfig {
   webhookLeaseMs: number;
   /** `TIDINGS_RETENTION`: how long messages, their events, deliveries and attempts are kept. */
   retentionMs: number;
+  /**
+   * `TIDINGS_RETENTION_ERASE_DELETED_DAYS`: how long after its soft delete a profile is erased,
+   * in ms; `null` (unset or empty, the default): never by retention.
+   */
+  eraseDeletedAfterMs: number | null;
   /** `TIDINGS_IDEMPOTENCY_TTL`: how long an Idempotency-Key is remembered. */
   idempotencyTtlMs: number;
   logLevel: LogLevel;
@@ -96,6 +101,7 @@ export const CONFIG_DEFAULTS = {
   TIDINGS_STARTUP_TIMEOUT_MS: "30000",
   TIDINGS_STORAGE_TIMEOUT_MS: "2000",
   TIDINGS_RETENTION: "90d",
+  TIDINGS_RETENTION_ERASE_DELETED_DAYS: "(off: deleted profiles are kept until erased)",
   TIDINGS_IDEMPOTENCY_TTL: "24h",
   TIDINGS_LOG_LEVEL: "info",
   TIDINGS_PUBLIC_URL: "http://127.0.0.1:$PORT",
@@ -238,6 +244,11 @@ export function readConfig(env: Env, cwd = process.cwd()): Result<ServerConfig, 
     errors.push(`TIDINGS_METRICS must be 1 or 0, not ${JSON.stringify(metricsFlag)}.`);
   }
   const metricsToken = env.TIDINGS_METRICS_TOKEN?.trim() || null;
+  const eraseDaysText = env.TIDINGS_RETENTION_ERASE_DELETED_DAYS?.trim() || null;
+  const eraseDeletedAfterMs =
+    eraseDaysText === null
+      ? null
+      : integer("TIDINGS_RETENTION_ERASE_DELETED_DAYS", 0, 36_500) * 86_400_000;
   const metricsPortText = env.TIDINGS_METRICS_PORT?.trim() || null;
   const metricsPort = metricsPortText === null ? null : integer("TIDINGS_METRICS_PORT", 0, 65_535);
   const secretKey = env.TIDINGS_SECRET_KEY?.trim() || null;
@@ -273,6 +284,7 @@ export function readConfig(env: Env, cwd = process.cwd()): Result<ServerConfig, 
     webhookDisableAfterMs: integer("TIDINGS_WEBHOOK_DISABLE_AFTER_MS", 1, 365 * 86_400_000),
     webhookLeaseMs: integer("TIDINGS_WEBHOOK_LEASE_MS", MIN_WEBHOOK_LEASE_MS, 86_400_000),
     retentionMs: duration("TIDINGS_RETENTION", 1000),
+    eraseDeletedAfterMs,
     idempotencyTtlMs: duration("TIDINGS_IDEMPOTENCY_TTL", 1000),
     logLevel: logLevel as LogLevel,
     publicUrl,

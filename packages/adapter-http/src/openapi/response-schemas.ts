@@ -1,4 +1,4 @@
-import { TOPICS } from "@tidings/core";
+import { MESSAGE_TOPICS, TOPICS } from "@tidings/core";
 
 /**
  * The response schemas of the OpenAPI document, written by hand: requests are validated by
@@ -128,7 +128,13 @@ const messageProperties: Record<string, JsonSchema> = {
   channel: { ...oneOf(["viber", "sms"]), description: "The channel that carries the message." },
   status: oneOf(MESSAGE_STATUSES),
   recipient: closed(
-    { public_id: { type: "string" }, phone_number: { type: "string" } },
+    {
+      public_id: { type: "string" },
+      phone_number: nullable({
+        type: "string",
+        description: "null once the recipient was erased.",
+      }),
+    },
     "The profile the message went to.",
   ),
   client_reference: nullable({ type: "string" }),
@@ -176,13 +182,35 @@ const messageProperties: Record<string, JsonSchema> = {
 const messageEvent = closed(
   {
     event_id: { type: "string", format: "uuid" },
-    topic: oneOf(TOPICS),
+    topic: oneOf(MESSAGE_TOPICS),
     channel: oneOf(["viber", "sms"]),
     error: messageError,
     created_at: timestamp,
   },
   "One lifecycle event.",
 );
+
+const exportedProfile = closed(
+  {
+    ...profileProperties,
+    phone_number: nullable({ type: "string", description: "E.164; null once erased." }),
+    status: oneOf(["active", "inactive"]),
+    deleted_at: nullable(timestamp),
+    erased: { type: "boolean" },
+  },
+  "A profile as an export shows it, deleted and erased ones included.",
+);
+
+/** The kinds an erasure counts, in the order it answers them. */
+const ERASED_KINDS = [
+  "profiles",
+  "messages",
+  "message_events",
+  "links",
+  "webhook_deliveries",
+  "delivery_attempts",
+  "idempotency_records",
+];
 
 const deliveryProperties: Record<string, JsonSchema> = {
   delivery_id: { type: "string", format: "uuid", description: "The X-Service-Delivery-Id." },
@@ -336,6 +364,59 @@ export const responseSchemas: Record<string, JsonSchema> = {
   RecoverResult: closed(
     { requeued: { type: "integer", minimum: 0 } },
     "How many deliveries are pending again.",
+  ),
+  Erasure: closed(
+    {
+      profile_ids: {
+        type: "array",
+        items: { type: "string" },
+        description: "The profiles the request found, erased now or before.",
+      },
+      erased: closed(
+        Object.fromEntries(ERASED_KINDS.map((kind) => [kind, { type: "integer", minimum: 0 }])),
+        "How many records of each kind lost what identified the person; all 0: nothing was left to erase.",
+      ),
+      erased_at: timestamp,
+    },
+    "What an erasure did.",
+  ),
+  PersonExport: closed(
+    {
+      exported_at: timestamp,
+      profile: nullable(exportedProfile),
+      other_profiles: { type: "array", items: exportedProfile },
+      consent_history: {
+        type: "array",
+        description: "Every consent change of the person's profiles, oldest first.",
+        items: closed(
+          {
+            profile_id: { type: "string" },
+            channel: oneOf(["viber", "sms"]),
+            old_value: nullable({ type: "boolean" }),
+            new_value: { type: "boolean" },
+            api_key_id: nullable({ type: "string" }),
+            changed_at: timestamp,
+          },
+          "One change of a consent flag.",
+        ),
+      },
+      messages: {
+        type: "array",
+        description: "Every message held about the person, oldest first.",
+        items: closed(
+          {
+            ...messageProperties,
+            text: nullable({
+              type: "string",
+              description: "The text sent, OTP codes masked; null once erased.",
+            }),
+            events: { type: "array", items: messageEvent },
+          },
+          "A message with its text, events and links.",
+        ),
+      },
+    },
+    "Everything held about a person.",
   ),
   Health: closed({ status: { type: "string" } }, "The process answers."),
   Problem: {

@@ -12,6 +12,7 @@ export { deliveryRepository as deliveries } from "./deliveries.js";
 export { idempotencyRepository as idempotency } from "./idempotency.js";
 export { linkRepository as links } from "./links.js";
 export { messageRepository as messages } from "./messages.js";
+export { privacyRepository as privacy } from "./privacy.js";
 export { profileRepository as profiles } from "./profiles.js";
 export { rateLimitRepository as rateLimits } from "./rate-limits.js";
 export { retentionRepository as retention } from "./retention.js";

@@ -53,6 +53,86 @@ export interface paths {
         patch: operations["updateProfile"];
         trace?: never;
     };
+    "/v1/profiles/{public_id}/erase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase a profile (active or deleted) and what identifies its person, irreversibly; its consent history stays.
+         * @description Requires the scope `profiles:write`.
+         */
+        post: operations["eraseProfile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/privacy/erase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase everyone held under a phone number or an e-mail address: every profile with it and every message to the number.
+         * @description Requires the scope `profiles:write`.
+         */
+        post: operations["erasePerson"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/profiles/{public_id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Everything held about a profile's person (deleted and erased profiles too), in one document.
+         * @description Requires the scopes `profiles:read` and `messages:read`.
+         */
+        get: operations["exportProfile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/privacy/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Everything held under a phone number or an e-mail address, in one document.
+         * @description Requires the scopes `profiles:read` and `messages:read`.
+         */
+        get: operations["exportPerson"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/messages/send": {
         parameters: {
             query?: never;
@@ -490,6 +570,12 @@ export interface components {
                 [key: string]: (string | number | boolean) | null;
             };
         };
+        ErasePersonRequest: {
+            /** @description The person's number (any form that normalizes to E.164). */
+            phone_number?: string;
+            /** @description The person's e-mail address (case-insensitive); instead of phone_number. */
+            email?: string;
+        };
         SendMessageRequest: {
             campaign_id: string;
             recipient: {
@@ -511,7 +597,7 @@ export interface components {
         };
         CreateWebhookRequest: {
             url: string;
-            topics: ("message.sent" | "message.delivered" | "message.seen" | "message.clicked" | "message.failed" | "message.expired")[];
+            topics: ("message.sent" | "message.delivered" | "message.seen" | "message.clicked" | "message.failed" | "message.expired" | "profile.erased")[];
             /**
              * @default active
              * @enum {string}
@@ -525,7 +611,7 @@ export interface components {
         };
         UpdateWebhookRequest: {
             url?: string;
-            topics?: ("message.sent" | "message.delivered" | "message.seen" | "message.clicked" | "message.failed" | "message.expired")[];
+            topics?: ("message.sent" | "message.delivered" | "message.seen" | "message.clicked" | "message.failed" | "message.expired" | "profile.erased")[];
             /** @enum {string} */
             status?: "active" | "inactive";
             description?: string | null;
@@ -652,7 +738,7 @@ export interface components {
         Webhook: {
             webhook_id: string;
             url: string;
-            topics: ("message.sent" | "message.delivered" | "message.seen" | "message.clicked" | "message.failed" | "message.expired")[];
+            topics: ("message.sent" | "message.delivered" | "message.seen" | "message.clicked" | "message.failed" | "message.expired" | "profile.erased")[];
             /** @enum {string} */
             status: "active" | "inactive";
             description: string | null;
@@ -682,7 +768,7 @@ export interface components {
         WebhookWithSecret: {
             webhook_id: string;
             url: string;
-            topics: ("message.sent" | "message.delivered" | "message.seen" | "message.clicked" | "message.failed" | "message.expired")[];
+            topics: ("message.sent" | "message.delivered" | "message.seen" | "message.clicked" | "message.failed" | "message.expired" | "profile.erased")[];
             /** @enum {string} */
             status: "active" | "inactive";
             description: string | null;
@@ -784,7 +870,7 @@ export interface components {
             /** @description The profile the message went to. */
             recipient: {
                 public_id: string;
-                phone_number: string;
+                phone_number: string | null;
             };
             client_reference: string | null;
             webhook_url: string | null;
@@ -832,7 +918,7 @@ export interface components {
             /** @description The profile the message went to. */
             recipient: {
                 public_id: string;
-                phone_number: string;
+                phone_number: string | null;
             };
             client_reference: string | null;
             webhook_url: string | null;
@@ -955,6 +1041,151 @@ export interface components {
         /** @description How many deliveries are pending again. */
         RecoverResult: {
             requeued: number;
+        };
+        /** @description What an erasure did. */
+        Erasure: {
+            /** @description The profiles the request found, erased now or before. */
+            profile_ids: string[];
+            /** @description How many records of each kind lost what identified the person; all 0: nothing was left to erase. */
+            erased: {
+                profiles: number;
+                messages: number;
+                message_events: number;
+                links: number;
+                webhook_deliveries: number;
+                delivery_attempts: number;
+                idempotency_records: number;
+            };
+            /** Format: date-time */
+            erased_at: string;
+        };
+        /** @description Everything held about a person. */
+        PersonExport: {
+            /** Format: date-time */
+            exported_at: string;
+            profile: {
+                public_id: string;
+                phone_number: string | null;
+                email: string | null;
+                first_name: string | null;
+                last_name: string | null;
+                full_name: string | null;
+                viber_marketing_consent: boolean;
+                sms_marketing_consent: boolean;
+                attributes: {
+                    [key: string]: string | number | boolean;
+                };
+                /** @enum {string} */
+                source: "api" | "import" | "shopify" | "woocommerce";
+                /** Format: date-time */
+                created_at: string;
+                /** Format: date-time */
+                updated_at: string;
+                /** @enum {string} */
+                status: "active" | "inactive";
+                deleted_at: string | null;
+                erased: boolean;
+            } | null;
+            other_profiles: {
+                public_id: string;
+                phone_number: string | null;
+                email: string | null;
+                first_name: string | null;
+                last_name: string | null;
+                full_name: string | null;
+                viber_marketing_consent: boolean;
+                sms_marketing_consent: boolean;
+                attributes: {
+                    [key: string]: string | number | boolean;
+                };
+                /** @enum {string} */
+                source: "api" | "import" | "shopify" | "woocommerce";
+                /** Format: date-time */
+                created_at: string;
+                /** Format: date-time */
+                updated_at: string;
+                /** @enum {string} */
+                status: "active" | "inactive";
+                deleted_at: string | null;
+                erased: boolean;
+            }[];
+            /** @description Every consent change of the person's profiles, oldest first. */
+            consent_history: {
+                profile_id: string;
+                /** @enum {string} */
+                channel: "viber" | "sms";
+                old_value: boolean | null;
+                new_value: boolean;
+                api_key_id: string | null;
+                /** Format: date-time */
+                changed_at: string;
+            }[];
+            /** @description Every message held about the person, oldest first. */
+            messages: {
+                /** Format: uuid */
+                message_id: string;
+                campaign_id: string;
+                /** @enum {string} */
+                category: "otp" | "transactional" | "promotional";
+                /**
+                 * @description The channel that carries the message.
+                 * @enum {string}
+                 */
+                channel: "viber" | "sms";
+                /** @enum {string} */
+                status: "sent" | "delivered" | "seen" | "clicked" | "failed" | "expired";
+                /** @description The profile the message went to. */
+                recipient: {
+                    public_id: string;
+                    phone_number: string | null;
+                };
+                client_reference: string | null;
+                webhook_url: string | null;
+                error: {
+                    /** @description Stable code: upstream_rejected (refused at send), upstream_failed (reported failed later), upstream_unavailable (unreachable, timed out, 5xx), upstream_unauthorized (credentials refused), not_on_viber, and others. */
+                    code: string;
+                    message: string;
+                    provider: string | null;
+                    provider_code: string | null;
+                } | null;
+                provider: string | null;
+                provider_message_id: string | null;
+                /** @description The message's tracked links, in the order of its text; empty when none. */
+                links: {
+                    /** @description The short link the message carried. */
+                    url: string;
+                    /** @description The URL it stands for: scheme, host and path only. */
+                    original_url: string;
+                    /** @description Counted clicks (not HEAD requests, not link-preview fetchers). */
+                    clicks: number;
+                    first_clicked_at: string | null;
+                    last_clicked_at: string | null;
+                }[];
+                /** Format: date-time */
+                expires_at: string;
+                /** Format: date-time */
+                created_at: string;
+                /** Format: date-time */
+                updated_at: string;
+                text: string | null;
+                events: {
+                    /** Format: uuid */
+                    event_id: string;
+                    /** @enum {string} */
+                    topic: "message.sent" | "message.delivered" | "message.seen" | "message.clicked" | "message.failed" | "message.expired";
+                    /** @enum {string} */
+                    channel: "viber" | "sms";
+                    error: {
+                        /** @description Stable code: upstream_rejected (refused at send), upstream_failed (reported failed later), upstream_unavailable (unreachable, timed out, 5xx), upstream_unauthorized (credentials refused), not_on_viber, and others. */
+                        code: string;
+                        message: string;
+                        provider: string | null;
+                        provider_code: string | null;
+                    } | null;
+                    /** Format: date-time */
+                    created_at: string;
+                }[];
+            }[];
         };
         /** @description The process answers. */
         Health: {
@@ -1409,6 +1640,153 @@ export interface operations {
             };
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    eraseProfile: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed when 1–128 visible ASCII characters; otherwise a UUID v7 is made. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                public_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What was erased. */
+            200: {
+                headers: {
+                    /** @description The request's id: the client's when sane, otherwise a UUID v7. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Erasure"];
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            405: components["responses"]["E405"];
+            413: components["responses"]["E413"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    erasePerson: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed when 1–128 visible ASCII characters; otherwise a UUID v7 is made. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "phone_number": "+14155550101"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErasePersonRequest"];
+            };
+        };
+        responses: {
+            /** @description What was erased. */
+            200: {
+                headers: {
+                    /** @description The request's id: the client's when sane, otherwise a UUID v7. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Erasure"];
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            405: components["responses"]["E405"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    exportProfile: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed when 1–128 visible ASCII characters; otherwise a UUID v7 is made. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                public_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export. */
+            200: {
+                headers: {
+                    /** @description The request's id: the client's when sane, otherwise a UUID v7. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PersonExport"];
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            405: components["responses"]["E405"];
+            413: components["responses"]["E413"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    exportPerson: {
+        parameters: {
+            query?: {
+                phone_number?: string;
+                email?: string;
+            };
+            header?: {
+                /** @description Echoed when 1–128 visible ASCII characters; otherwise a UUID v7 is made. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export. */
+            200: {
+                headers: {
+                    /** @description The request's id: the client's when sane, otherwise a UUID v7. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PersonExport"];
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            405: components["responses"]["E405"];
+            413: components["responses"]["E413"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
         };

@@ -1,5 +1,6 @@
 import type { Deps } from "../deps.js";
 import type { MessageCursor } from "../ports.js";
+import { erasePersonWithin } from "../privacy/erase-person.js";
 import { isoAt } from "../support/clock.js";
 import { retentionClock } from "./retention-clock.js";
 
@@ -25,6 +26,8 @@ export interface RetentionSweepOptions {
 export interface RetentionRound {
   /** Messages deleted, each with its events, deliveries and attempts. */
   messages: number;
+  /** Soft-deleted profiles erased (`config.eraseDeletedAfterMs`; 0 when it is off). */
+  erasedProfiles: number;
   idempotencyRecords: number;
   rateLimitHits: number;
   /** Console sign-in links and sessions past their expiry (unusable already). */
@@ -51,7 +54,7 @@ export interface RetentionSweeper {
  * looked at once per pass, not once per batch.
  */
 export function createRetentionSweeper(
-  deps: Pick<Deps, "storage" | "clock" | "config">,
+  deps: Pick<Deps, "storage" | "clock" | "config" | "ids">,
   options: RetentionSweepOptions = {},
 ): RetentionSweeper {
   const batchSize = options.batchSize ?? 200;
@@ -92,6 +95,20 @@ export function createRetentionSweeper(
         // The end of a pass: the next round starts again from the oldest message.
         if (cursor === null) break;
       }
+      let erasedProfiles = 0;
+      const eraseAfter = deps.config.eraseDeletedAfterMs;
+      if (eraseAfter !== null && eraseAfter !== undefined) {
+        const deletedBefore = isoAt(time.now - eraseAfter);
+        erasedProfiles = await drain(async () => {
+          const due = await deps.storage.privacy.deletedNotErased(deletedBefore, batchSize);
+          for (const profile of due) {
+            await deps.storage.transaction((tx) =>
+              erasePersonWithin(tx, deps, profile.organizationId, { profileId: profile.id }, now),
+            );
+          }
+          return due.length;
+        }, batchSize);
+      }
       await between();
       const idempotencyRecords = await drain(
         () => retention.deleteExpiredIdempotencyRecords(now, batchSize * 5),
@@ -112,6 +129,7 @@ export function createRetentionSweeper(
       const pagesReclaimed = await retention.reclaimSpace();
       return {
         messages,
+        erasedProfiles,
         idempotencyRecords,
         rateLimitHits,
         consoleSessions,

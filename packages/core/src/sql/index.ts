@@ -27,6 +27,7 @@ export { deliveryReads } from "./repositories/deliveries.js";
 export { linkReads } from "./repositories/links.js";
 export { messageRows } from "./repositories/messages.js";
 export { organizationRepository } from "./repositories/organizations.js";
+export { privacyRows } from "./repositories/privacy.js";
 export { profileReads } from "./repositories/profiles.js";
 export { webhookRows } from "./repositories/webhooks.js";
 export { repositoriesFrom } from "./repositories-from.js";

@@ -23,7 +23,7 @@ import type {
   ProfileSource,
   WebhookSubscriptionRecord,
 } from "../ports.js";
-import { TOPICS } from "../webhooks/webhook-input.js";
+import { MESSAGE_TOPICS, TOPICS } from "../webhooks/webhook-input.js";
 import type { SqlCodec } from "./codec.js";
 import {
   attributesShape,
@@ -69,8 +69,9 @@ const IDEMPOTENCY_STATES = members<IdempotencyRecord["state"]>({
 const DISABLED_REASONS = ["failing"] as const;
 /** Every stored link was trackable; one that is not never leaves storage to be redirected to. */
 const REDIRECTABLE_URL: TextShape = {
-  expected: "an http or https URL without whitespace or control characters",
-  is: hasRedirectableShape,
+  expected: "an http or https URL without whitespace or control characters, or empty (erased)",
+  // An erased link's URL is the empty string: it redirects nowhere, as an unknown code.
+  is: (text) => text === "" || hasRedirectableShape(text),
 };
 
 /**
@@ -256,7 +257,7 @@ export function sqlRecords(codec: SqlCodec): SqlRecords {
       id: r.text("id"),
       organizationId: r.text("organization_id"),
       messageId: r.text("message_id"),
-      topic: r.oneOf("topic", TOPICS),
+      topic: r.oneOf("topic", MESSAGE_TOPICS),
       channel: r.oneOf("channel", CHANNELS),
       error: r.jsonOrNull("error", messageErrorShape),
       createdAt: r.text("created_at"),

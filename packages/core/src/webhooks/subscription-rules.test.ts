@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { Topic } from "../ports.js";
+import type { WebhookTopic as Topic } from "../ports.js";
 import { webhookWorld } from "../testing/webhook-kit.js";
 import { createWebhook, listWebhooks } from "./subscriptions.js";
 import { updateWebhook } from "./update-webhook.js";

@@ -12,6 +12,7 @@ import { consoleLink, consoleSessionsRevoke } from "./commands/console.js";
 import { keysCreate, keysList, keysRevoke } from "./commands/keys.js";
 import { migrateCommand } from "./commands/migrate.js";
 import { orgsCreate, orgsGet, orgsList } from "./commands/orgs.js";
+import { privacyErase, privacyExport, profilesErase, profilesExport } from "./commands/privacy.js";
 import { profilesImport } from "./commands/profiles-import.js";
 import { profilesListsAdd } from "./commands/profiles-lists.js";
 import { providersCheck } from "./commands/providers.js";
@@ -37,6 +38,10 @@ export const COMMANDS: readonly Command[] = [
   campaignsList,
   profilesImport,
   profilesListsAdd,
+  profilesErase,
+  profilesExport,
+  privacyErase,
+  privacyExport,
   providersCheck,
   consoleLink,
   consoleSessionsRevoke,

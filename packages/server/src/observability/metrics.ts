@@ -1,4 +1,4 @@
-import { TOPICS, type WebhookBacklog } from "@tidings/core";
+import { MESSAGE_TOPICS, type WebhookBacklog } from "@tidings/core";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 
 /** Seconds: from a quick lookup to the 15 s webhook timeout. */
@@ -145,7 +145,7 @@ export function createMetrics(sources: MetricSources = {}) {
       }
     }
   }
-  for (const topic of TOPICS) lifecycleEvents.inc({ topic }, 0);
+  for (const topic of MESSAGE_TOPICS) lifecycleEvents.inc({ topic }, 0);
   for (const kind of STORAGE_ERROR_KINDS) storageErrors.inc({ kind }, 0);
   for (const outcome of ATTEMPT_OUTCOMES) webhookAttempts.inc({ outcome }, 0);
 

@@ -65,6 +65,7 @@ export function tidingsConfig(config: ServerConfig): TidingsConfig {
     webhookRetryWindowMs: config.webhookRetryWindowMs,
     webhookDisableAfterMs: config.webhookDisableAfterMs,
     retentionMs: config.retentionMs,
+    eraseDeletedAfterMs: config.eraseDeletedAfterMs,
     idempotencyTtlMs: config.idempotencyTtlMs,
   };
 }

@@ -14,6 +14,7 @@ import { linksContract } from "./links-contract.js";
 import { messageCountsContract } from "./message-counts-contract.js";
 import { messagesContract } from "./messages-contract.js";
 import { operatorQueriesContract } from "./operator-queries-contract.js";
+import { privacyContract } from "./privacy-contract.js";
 import { profileListContract } from "./profile-list-contract.js";
 import { profilesContract } from "./profiles-contract.js";
 import { rateLimitsContract } from "./rate-limits-contract.js";
@@ -50,5 +51,6 @@ export function runStorageContract(name: string, makeHarness: HarnessFactory): v
     consoleSessionsContract(harness);
     messageCountsContract(harness);
     linksContract(harness);
+    privacyContract(harness);
   });
 }

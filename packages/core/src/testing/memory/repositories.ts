@@ -9,6 +9,7 @@ import { memoryIdempotency } from "./idempotency.js";
 import { memoryLinks } from "./links.js";
 import { memoryMessages } from "./messages.js";
 import { memoryOrganizations } from "./organizations.js";
+import { memoryPrivacy } from "./privacy.js";
 import { memoryProfiles } from "./profiles.js";
 import { memoryRateLimits } from "./rate-limits.js";
 import { memoryRetention } from "./retention.js";
@@ -32,5 +33,6 @@ export function memoryRepositories(scope: MemoryScope): Repositories {
     retention: memoryRetention(scope),
     consoleSessions: memoryConsoleSessions(scope),
     links: memoryLinks(scope),
+    privacy: memoryPrivacy(scope),
   };
 }
