@@ -13,7 +13,7 @@ import { formParams, type TwilioParams, verifyTwilioSignature } from "./signatur
 import { reportOf } from "./status-map.js";
 
 export interface TwilioCallbackOptions {
-  deps: Pick<Deps, "storage" | "ids" | "clock">;
+  deps: Pick<Deps, "storage" | "ids" | "clock" | "secretBox">;
   /** The account's auth token: the key of `X-Twilio-Signature`. */
   authToken: string;
   /**

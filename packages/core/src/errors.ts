@@ -31,7 +31,8 @@ export interface NotFoundError {
     | "contact_list_not_found"
     | "delivery_not_found"
     | "organization_not_found"
-    | "api_key_not_found";
+    | "api_key_not_found"
+    | "suppression_not_found";
   message: string;
   resource: string;
   id: string;
@@ -60,7 +61,7 @@ export interface ConflictError {
 /** The caller may not do this to this record. */
 export interface ForbiddenError {
   type: "forbidden";
-  code: "consent_missing" | "missing_scope";
+  code: "consent_missing" | "missing_scope" | "recipient_opted_out";
   message: string;
 }
 

@@ -29,6 +29,8 @@ export interface RetentionRound {
   rateLimitHits: number;
   /** Console sign-in links and sessions past their expiry (unusable already). */
   consoleSessions: number;
+  /** Inbound messages older than messages are kept (suppressions are never swept). */
+  inboundMessages: number;
   /** Pages of the database file given back to the file system (SQLite). */
   pagesReclaimed: number;
   /** How far the wall clock jumped since the last round (see `retentionClock`). */
@@ -109,12 +111,18 @@ export function createRetentionSweeper(
         batchSize * 5,
       );
       await between();
+      const inboundMessages = await drain(
+        () => deps.storage.inbound.deleteReceivedBefore(createdBefore, batchSize * 5),
+        batchSize * 5,
+      );
+      await between();
       const pagesReclaimed = await retention.reclaimSpace();
       return {
         messages,
         idempotencyRecords,
         rateLimitHits,
         consoleSessions,
+        inboundMessages,
         pagesReclaimed,
         clockJumpMs: time.jumpMs,
       };

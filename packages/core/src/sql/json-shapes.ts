@@ -5,7 +5,7 @@ import type {
   MessageError,
   Scope,
   StoredResponse,
-  Topic,
+  WebhookTopic,
 } from "../ports.js";
 import { TOPICS } from "../webhooks/webhook-input.js";
 import type { JsonShape } from "./row-reader.js";
@@ -45,7 +45,7 @@ export const attributesShape: JsonShape<Attributes> = {
 };
 
 /** A subscription's topics. */
-export const topicsShape: JsonShape<Topic[]> = listOf(TOPICS, `an array of ${TOPICS.join(", ")}`);
+export const topicsShape: JsonShape<WebhookTopic[]> = listOf(TOPICS, `an array of ${TOPICS.join(", ")}`);
 
 /** An API key's scopes. */
 export const scopesShape: JsonShape<Scope[]> = listOf(SCOPES, `an array of ${SCOPES.join(", ")}`);

@@ -6,6 +6,7 @@ import {
   type ChannelProvider,
   channelRouter,
   type Deps,
+  type InboundSink,
   sandboxProvider,
   systemClock,
 } from "@tidings/core";
@@ -24,8 +25,14 @@ export interface ComposedProviders {
   /** Whether some channel uses the sandbox (its `/sandbox` routes are served then only). */
   sandbox: boolean;
   /** The callback endpoints of the real providers in use, to mount on the HTTP server. */
-  callbacks(deps: Pick<Deps, "storage" | "ids" | "clock">): Mount[];
+  callbacks(deps: CallbackDeps): Mount[];
 }
+
+/** What the provider routes are built with: the use cases' deps, and where inbound goes. */
+export type CallbackDeps = Pick<Deps, "storage" | "ids" | "clock" | "secretBox"> & {
+  /** Where each provider's inbound route hands the messages it verified. */
+  inboundSink: InboundSink;
+};
 
 /**
  * Builds the provider of each channel from the configuration. `publicUrl` answers the URL at

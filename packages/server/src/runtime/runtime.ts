@@ -5,16 +5,19 @@ import {
   createIds,
   type Deps,
   defaultConfig,
+  type InboundSink,
+  inboundSink,
   isStorageUnavailable,
   StorageBusyError,
   systemClock,
   type TidingsConfig,
+  unopenableSuppressionKeys,
 } from "@tidings/core";
 import type { ServerConfig } from "../config.js";
 import type { Logger } from "../logger.js";
 import { createMetrics, type Metrics } from "../observability/metrics.js";
 import { withStorageMetrics } from "../observability/storage-metrics.js";
-import { loadSecretKey } from "../secret-key.js";
+import { ConfigError, loadSecretKey } from "../secret-key.js";
 import { withDeliveryWakeups } from "./delivery-wakeups.js";
 import type { Mount } from "./mount.js";
 import { assertDatabaseDirectory, openStorage } from "./open-storage.js";
@@ -39,6 +42,8 @@ export interface Runtime {
   sandbox: boolean;
   /** The real providers' callback endpoints, mounted by `serve` under `/providers/{name}`. */
   providerCallbacks: Mount[];
+  /** Where inbound messages go: the provider routes and the sandbox's inbound route. */
+  inboundSink: InboundSink;
   /**
    * Tells the runtime where this server listens, when `TIDINGS_PUBLIC_URL` is unset: providers
    * are given callback URLs on it from then on.
@@ -146,6 +151,38 @@ export async function openRuntime(
         }
       : {}),
   };
+  // A lost or changed secret key must never silently void the opt-outs sealed under it.
+  const unopenable = await unopenableSuppressionKeys(deps);
+  if (unopenable.length > 0) {
+    await opened.close();
+    throw new ConfigError(
+      `TIDINGS_SECRET_KEY cannot open the suppression keys of ${unopenable.length} organization(s) ` +
+        `(${unopenable.slice(0, 3).join(", ")}): it is not the key they were sealed with. ` +
+        "Start with the original secret key; opt-outs would be lost otherwise.",
+    );
+  }
+  const inbound = inboundSink(deps, {
+    keywords: config.keywords,
+    dropped: (report, outcome) =>
+      logger.info("inbound message not stored", {
+        provider: report.provider,
+        channel: report.channel,
+        outcome,
+      }),
+    ...(metrics
+      ? {
+          telemetry: {
+            inboundReceived: (seen) =>
+              metrics.inboundMessages.inc({
+                provider: seen.provider,
+                channel: seen.channel,
+                keyword_class: seen.keywordClass,
+              }),
+            suppressionAdded: (source) => metrics.suppressions.inc({ source }),
+          },
+        }
+      : {}),
+  });
   // Reports that come due together (a busy second's sends) share a transaction.
   const recordReport = batchedProviderReports(deps);
   provider.onReport?.(async (messageId, report) => {
@@ -172,7 +209,8 @@ export async function openRuntime(
       queuedListeners.push(fn);
     },
     sandbox: providers.sandbox,
-    providerCallbacks: providers.callbacks(deps),
+    providerCallbacks: providers.callbacks({ ...deps, inboundSink: inbound }),
+    inboundSink: inbound,
     listeningAt(url) {
       listeningUrl = url;
     },

@@ -3,6 +3,7 @@ import { memoryApiKeys } from "./api-keys.js";
 import { memoryCampaigns } from "./campaigns.js";
 import { memoryConsent } from "./consent.js";
 import { memoryConsoleSessions } from "./console-sessions.js";
+import { memoryInbound, memorySenders, memorySuppressions } from "./consent-loop.js";
 import { memoryContactLists } from "./contact-lists.js";
 import { memoryDeliveries } from "./deliveries.js";
 import { memoryIdempotency } from "./idempotency.js";
@@ -32,5 +33,8 @@ export function memoryRepositories(scope: MemoryScope): Repositories {
     retention: memoryRetention(scope),
     consoleSessions: memoryConsoleSessions(scope),
     links: memoryLinks(scope),
+    suppressions: memorySuppressions(scope),
+    inbound: memoryInbound(scope),
+    senders: memorySenders(scope),
   };
 }
