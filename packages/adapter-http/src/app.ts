@@ -1,6 +1,8 @@
 import {
   authenticate,
   type Deps,
+  type InboundSink,
+  inboundSink,
   isStorageUnavailable,
   providerOf,
   requireScope,
@@ -15,6 +17,7 @@ import { inRequestSpan, type RouteSeen } from "./request-span.js";
 import { type Route, unexpectedQuery } from "./route.js";
 import { createRouter } from "./router.js";
 import { campaignRoutes } from "./routes/campaign-routes.js";
+import { consentRoutes } from "./routes/consent-routes.js";
 import { deliveryRoutes } from "./routes/delivery-routes.js";
 import { messageRoutes } from "./routes/message-routes.js";
 import { messageReadRoutes } from "./routes/operator-message-routes.js";
@@ -43,6 +46,11 @@ export interface HttpAppOptions {
   basePath?: string | undefined;
   /** The largest request body, in bytes (1 MiB). */
   maxBodyBytes?: number | undefined;
+  /**
+   * Where `POST /sandbox/inbound` (development) hands a message; by default an inbound sink
+   * over `deps` with the default keywords.
+   */
+  inboundSink?: InboundSink | undefined;
 }
 
 /** Every route under `/v1`; the sandbox's are apart, served only with the sandbox provider. */
@@ -53,6 +61,7 @@ const apiRoutes: readonly Route[] = [
   ...webhookRoutes,
   ...campaignRoutes,
   ...deliveryRoutes,
+  ...consentRoutes,
 ];
 
 /**
@@ -109,6 +118,7 @@ function forMethod(method: string, response: HttpResponse): HttpResponse {
 export function createHttpApp(deps: Deps, options: HttpAppOptions = {}): HttpApp {
   const logger: HttpLogger = options.logger ?? console;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const inbound = options.inboundSink ?? inboundSink(deps);
   const sandbox =
     options.sandbox ??
     (["viber", "sms"] as const).some((channel) => providerOf(deps.provider, channel) === "sandbox");
@@ -179,6 +189,7 @@ export function createHttpApp(deps: Deps, options: HttpAppOptions = {}): HttpApp
     const { organizationId, apiKeyId } = principal.value;
     return route.handle({
       deps,
+      inbound,
       request,
       requestId,
       principal: principal.value,

@@ -2,6 +2,7 @@ import {
   type Actor,
   type ConflictError,
   type Deps,
+  type InboundSink,
   type Principal,
   type Scope,
   validationError,
@@ -15,6 +16,8 @@ import type { HttpRequest } from "./types.js";
 /** Everything a route handler may use: the request, its principal, its path parameters. */
 export interface RouteContext {
   deps: Deps;
+  /** Where inbound messages go (the sandbox's inbound route hands them here). */
+  inbound: InboundSink;
   request: HttpRequest;
   requestId: string;
   principal: Principal;
@@ -42,7 +45,11 @@ export type ResponseSchemaName =
   | "Delivery"
   | "DeliveryWithAttempts"
   | "DeliveryPage"
-  | "RecoverResult";
+  | "RecoverResult"
+  | "Suppression"
+  | "SuppressionPage"
+  | "InboundMessagePage"
+  | "SandboxInboundResult";
 
 /** A request body as the OpenAPI document names and shows it. */
 export interface RequestBodyDoc {
@@ -56,7 +63,14 @@ export interface RequestBodyDoc {
 export interface RouteDoc {
   operationId: string;
   summary: string;
-  tag: "Profiles" | "Messages" | "Webhooks" | "Campaigns" | "Deliveries" | "Sandbox";
+  tag:
+    | "Profiles"
+    | "Messages"
+    | "Webhooks"
+    | "Campaigns"
+    | "Deliveries"
+    | "Suppressions"
+    | "Sandbox";
   /**
    * The JSON body: the valibot schema that validates it, published as the component schema
    * `name` (what client generators name their type), with an example request.

@@ -23,6 +23,7 @@ export type ServerErrorCode =
   | "missing_scope"
   | "consent_missing"
   | "recipient_opted_out"
+  | "sender_taken"
   | "profile_not_found"
   | "campaign_not_found"
   | "webhook_not_found"

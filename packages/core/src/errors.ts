@@ -51,7 +51,8 @@ export interface ConflictError {
     | "campaign_active"
     | "delivery_pending"
     | "webhook_deleted"
-    | "webhook_inactive";
+    | "webhook_inactive"
+    | "sender_taken";
   message: string;
   /** The other records involved, e.g. the conflicting webhooks' ids. */
   conflicts?: ReadonlyArray<{ id: string; reason: string }> | undefined;

@@ -5,6 +5,7 @@ import { type ConflictError, type DomainError, type Issue, validationError } fro
 import { trackingRefusal } from "../links/link-base.js";
 import type { CampaignRecord } from "../ports.js";
 import { isoAt } from "../support/clock.js";
+import { checkSenderFree } from "./sender-taken.js";
 import { isPrefixedId } from "../support/ids.js";
 import { toIssues } from "../support/parse.js";
 import { useCase } from "../support/result.js";
@@ -49,6 +50,8 @@ function changeCampaign(
       const next = change(current);
       if ("type" in next) return err(next);
       if (MUTABLE.every((key) => next[key] === current[key])) return ok(toCampaignView(current));
+      const taken = await checkSenderFree(tx, actor.organizationId, next);
+      if (taken !== null) return err(taken);
       const updated = { ...next, updatedAt: isoAt(deps.clock.now()) };
       if (!(await tx.campaigns.update(updated))) return err(campaignNotFound(campaignId));
       return ok(toCampaignView(updated));

@@ -64,7 +64,12 @@ export async function listenHttp(
   const { metrics } = runtime;
   const served = withFrontPage(
     withMounts(
-      createHttpApp(runtime.deps, { logger, sandbox: runtime.sandbox, dev: config.dev }),
+      createHttpApp(runtime.deps, {
+        logger,
+        sandbox: runtime.sandbox,
+        dev: config.dev,
+        inboundSink: runtime.inboundSink,
+      }),
       mounts,
     ),
     { console: config.console ? CONSOLE_PATH : null },
