@@ -62,6 +62,8 @@ export interface ConsentChangeView {
   old_value: boolean | null;
   new_value: boolean;
   api_key_id: string | null;
+  /** What made the change: api, import, console, inbound (a STOP or START) or provider. */
+  source: ConsentSource;
   changed_at: string;
 }
 
@@ -70,6 +72,7 @@ const toView = (change: ConsentChangeRecord): ConsentChangeView => ({
   old_value: change.oldValue,
   new_value: change.newValue,
   api_key_id: change.apiKeyId,
+  source: change.source,
   changed_at: change.changedAt,
 });
 
