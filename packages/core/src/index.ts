@@ -90,7 +90,12 @@ export type {
 export type { InboundSinkOptions, InboundTelemetry } from "./inbound/inbound-sink.js";
 export { inboundSink } from "./inbound/inbound-sink.js";
 export type { KeywordLists, KeywordMatch } from "./inbound/keywords.js";
-export { DEFAULT_KEYWORDS, keywordMatcher, keywordWords, parseKeywords } from "./inbound/keywords.js";
+export {
+  DEFAULT_KEYWORDS,
+  keywordMatcher,
+  keywordWords,
+  parseKeywords,
+} from "./inbound/keywords.js";
 export { meansOptedOut, recipientOptedOut } from "./inbound/opted-out.js";
 export {
   phoneHash,

@@ -1178,7 +1178,11 @@ export interface SuppressionRepository {
   /** The organization's suppressions, newest first (`id` descending), filtered and paged. */
   list(query: SuppressionListQuery): Promise<SuppressionRecord[]>;
   /** Removes one and answers it; `null` when there was none. */
-  delete(organizationId: string, channel: Channel, phoneHash: string): Promise<SuppressionRecord | null>;
+  delete(
+    organizationId: string,
+    channel: Channel,
+    phoneHash: string,
+  ): Promise<SuppressionRecord | null>;
 }
 
 export interface InboundListQuery {

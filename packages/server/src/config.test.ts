@@ -56,6 +56,7 @@ describe("readConfig", () => {
         metrics: true,
         metricsToken: null,
         metricsPort: null,
+        keywords: {},
         startupTimeoutMs: 30_000,
       }),
     );
@@ -90,6 +91,7 @@ describe("readConfig", () => {
       TIDINGS_METRICS: "0",
       TIDINGS_METRICS_TOKEN: "scrape-token",
       TIDINGS_METRICS_PORT: "9464",
+      TIDINGS_KEYWORDS: '{"opt_out":["ARRET"]}',
       TIDINGS_STARTUP_TIMEOUT_MS: "5000",
     });
     expect(result).toEqual(
@@ -127,6 +129,7 @@ describe("readConfig", () => {
         metrics: false,
         metricsToken: "scrape-token",
         metricsPort: 9464,
+        keywords: { opt_out: ["ARRET"] },
         startupTimeoutMs: 5000,
       }),
     );

@@ -103,11 +103,23 @@ async function consentLoopThroughServe(
   expect((messagesAfter.data as unknown[]).length).toBe((messagesBefore.data as unknown[]).length);
   const suppressions = await json(await tidings.call("GET", "/v1/suppressions"));
   expect(suppressions.data).toEqual([
-    expect.objectContaining({ channel: "sms", source: "inbound", keyword: "STOP", provider: "sandbox" }),
+    expect.objectContaining({
+      channel: "sms",
+      source: "inbound",
+      keyword: "STOP",
+      provider: "sandbox",
+    }),
   ]);
-  const inboundList = await json(await tidings.call("GET", `/v1/inbound?phone_number=${encodeURIComponent(PERSON)}`));
+  const inboundList = await json(
+    await tidings.call("GET", `/v1/inbound?phone_number=${encodeURIComponent(PERSON)}`),
+  );
   expect(inboundList.data).toEqual([
-    expect.objectContaining({ from: PERSON, to: SHORT_CODE, keyword_class: "opt_out", public_id: publicId }),
+    expect.objectContaining({
+      from: PERSON,
+      to: SHORT_CODE,
+      keyword_class: "opt_out",
+      public_id: publicId,
+    }),
   ]);
 
   // The events arrive signed, in the usual body.
@@ -131,7 +143,12 @@ async function consentLoopThroughServe(
     }),
   );
   expect(tally.received.find((r) => r.topic === "message.received")?.data).toEqual(
-    expect.objectContaining({ from: PERSON, to: SHORT_CODE, text: "Stop, please!", keyword_class: "opt_out" }),
+    expect.objectContaining({
+      from: PERSON,
+      to: SHORT_CODE,
+      text: "Stop, please!",
+      keyword_class: "opt_out",
+    }),
   );
 
   // START restores exactly the consent STOP removed, and sends go out again.
@@ -213,7 +230,10 @@ describe("consent that closes the loop through tidings serve (issue 44)", () => 
           (await storage.organizations.list())[0]?.id ?? "",
           profileId,
         );
-        const changes = await storage.consent.listForProfile(profile?.organizationId ?? "", profileId);
+        const changes = await storage.consent.listForProfile(
+          profile?.organizationId ?? "",
+          profileId,
+        );
         return changes.map((c) => ({ source: c.source, newValue: c.newValue }));
       } finally {
         await storage.close();

@@ -328,7 +328,8 @@ export const responseSchemas: Record<string, JsonSchema> = {
       }),
       phone_number_hash: {
         type: "string",
-        description: "The keyed hash the suppression is stored under (pseudonymised, not anonymous).",
+        description:
+          "The keyed hash the suppression is stored under (pseudonymised, not anonymous).",
       },
       source: oneOf(["inbound", "provider", "api"]),
       keyword: nullable({ type: "string" }),

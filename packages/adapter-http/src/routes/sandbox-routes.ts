@@ -20,7 +20,10 @@ export const sandboxInboundInput = v.strictObject(
     channel: v.picklist(["sms", "viber"] as const, "must be sms or viber."),
     from: v.pipe(v.string("must be a string."), v.nonEmpty("must not be empty."), v.maxLength(64)),
     to: v.pipe(v.string("must be a string."), v.nonEmpty("must not be empty."), v.maxLength(64)),
-    text: v.pipe(v.string("must be a string."), v.maxLength(1600, "must be at most 1600 characters.")),
+    text: v.pipe(
+      v.string("must be a string."),
+      v.maxLength(1600, "must be at most 1600 characters."),
+    ),
   },
   "only channel, from, to and text are allowed.",
 );

@@ -5,7 +5,6 @@ import { type ConflictError, type DomainError, type Issue, validationError } fro
 import { trackingRefusal } from "../links/link-base.js";
 import type { CampaignRecord } from "../ports.js";
 import { isoAt } from "../support/clock.js";
-import { checkSenderFree } from "./sender-taken.js";
 import { isPrefixedId } from "../support/ids.js";
 import { toIssues } from "../support/parse.js";
 import { useCase } from "../support/result.js";
@@ -13,6 +12,7 @@ import { updateCampaignInput } from "./campaign-input.js";
 import { checkCampaignRules } from "./campaign-rules.js";
 import { type CampaignView, toCampaignView } from "./campaign-view.js";
 import { campaignNotFound, findCampaign } from "./get-campaign.js";
+import { checkSenderFree } from "./sender-taken.js";
 
 const MUTABLE: ReadonlyArray<keyof CampaignRecord> = [
   "name",

@@ -39,7 +39,8 @@ async function setConsent(
   const field = FIELD[channel];
   const next: ProfileRecord = { ...profile, [field]: value, updatedAt: at };
   const updated = await tx.profiles.update(next);
-  if (updated !== true) throw new Error(`The profile ${profile.id} vanished during a consent change.`);
+  if (updated !== true)
+    throw new Error(`The profile ${profile.id} vanished during a consent change.`);
   await tx.consent.insert({
     id: deps.ids.uuidv7(),
     organizationId: profile.organizationId,
@@ -91,7 +92,7 @@ export async function optOut(
     createdAt: at,
   };
   const added = await tx.suppressions.insert(suppression);
-  const consentChanged = profile !== null && profile[field];
+  const consentChanged = profile?.[field] === true;
   if (profile !== null && consentChanged) {
     await setConsent(tx, deps, profile, channel, false, act, at);
   }

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { createCampaign } from "../campaigns/create-campaign.js";
 import { sendBody, sendWorld } from "../testing/message-kit.js";
 import type { InboundReport } from "./inbound-report.js";
 import { inboundSink } from "./inbound-sink.js";
-import { createCampaign } from "../campaigns/create-campaign.js";
 
 const PERSON = "+14155550123";
 const SENDER = "+15005550006";
@@ -50,7 +50,10 @@ describe("the inbound sink", () => {
     // A STOP for a number with no profile still suppresses it.
     expect(await w.sink.receive(report({ providerMessageId: "SM1" }))).toBe("stored");
     expect(await w.sink.receive(report({ providerMessageId: "SM1" }))).toBe("duplicate");
-    const listed = await w.storage.inbound.list({ organizationId: w.actor.organizationId, limit: 10 });
+    const listed = await w.storage.inbound.list({
+      organizationId: w.actor.organizationId,
+      limit: 10,
+    });
     expect(listed).toHaveLength(1);
     const campaign = await w.smsCampaign("transactional", "Acme");
     const refused = await w.send(sendBody(campaign.campaign_id, PERSON));
@@ -63,13 +66,13 @@ describe("the inbound sink", () => {
     const w = await world();
     const campaign = await w.smsCampaign("transactional");
     (await w.send(sendBody(campaign.campaign_id, PERSON)))._unsafeUnwrap();
-    expect(
-      await w.sink.receive(report({ text: "stop it", providerKeywordClass: "help" })),
-    ).toBe("stored");
-    expect((await w.send(sendBody(campaign.campaign_id, PERSON))).isOk()).toBe(true);
-    expect(await w.sink.receive(report({ text: "whatever", providerKeywordClass: "opt_out" }))).toBe(
+    expect(await w.sink.receive(report({ text: "stop it", providerKeywordClass: "help" }))).toBe(
       "stored",
     );
+    expect((await w.send(sendBody(campaign.campaign_id, PERSON))).isOk()).toBe(true);
+    expect(
+      await w.sink.receive(report({ text: "whatever", providerKeywordClass: "opt_out" })),
+    ).toBe("stored");
     expect((await w.send(sendBody(campaign.campaign_id, PERSON)))._unsafeUnwrapErr().code).toBe(
       "recipient_opted_out",
     );
@@ -118,7 +121,10 @@ describe("the inbound sink", () => {
     expect(sent.error?.code).toBe("recipient_opted_out");
     const profile = await w.storage.profiles.findByPhone(w.actor.organizationId, PERSON);
     expect(profile?.smsMarketingConsent).toBe(false);
-    const history = await w.storage.consent.listForProfile(w.actor.organizationId, profile?.id ?? "");
+    const history = await w.storage.consent.listForProfile(
+      w.actor.organizationId,
+      profile?.id ?? "",
+    );
     expect(history.at(-1)).toEqual(
       expect.objectContaining({ source: "provider", newValue: false, apiKeyId: null }),
     );

@@ -4,7 +4,7 @@ import { normalizePhone } from "../profiles/phone.js";
 import { isoAt } from "../support/clock.js";
 import { optIn, optOut } from "./consent-effects.js";
 import type { InboundOutcome, InboundReport, InboundSink } from "./inbound-report.js";
-import { keywordMatcher, type KeywordLists, keywordWords } from "./keywords.js";
+import { type KeywordLists, keywordMatcher, keywordWords } from "./keywords.js";
 import { recordOrganizationEvent } from "./organization-events.js";
 import { suppressionKey } from "./suppression-keys.js";
 
@@ -48,7 +48,8 @@ export function inboundSink(
       const now = deps.clock.now();
       const since = isoAt(now - deps.config.retentionMs);
       let owners = await deps.storage.inbound.messageOwners(phoneNumber, report.to, since);
-      if (owners.length === 0) owners = await deps.storage.senders.owners(report.channel, report.to);
+      if (owners.length === 0)
+        owners = await deps.storage.senders.owners(report.channel, report.to);
       if (owners.length === 0) {
         options.dropped?.(report, "no_owner");
         return "no_owner";
@@ -59,7 +60,7 @@ export function inboundSink(
       const keyword =
         keywordClass === null
           ? null
-          : (matched?.keyword ?? (keywordWords(report.text)[0] ?? keywordClass.toUpperCase()));
+          : (matched?.keyword ?? keywordWords(report.text)[0] ?? keywordClass.toUpperCase());
       const receivedAt = isoAt(report.receivedAt?.getTime() ?? now);
       const act = {
         source: "inbound" as const,

@@ -43,7 +43,9 @@ export interface KeywordMatch {
 }
 
 /** A matcher over the defaults and the words `extra` adds. */
-export function keywordMatcher(extra?: Partial<KeywordLists>): (text: string) => KeywordMatch | null {
+export function keywordMatcher(
+  extra?: Partial<KeywordLists>,
+): (text: string) => KeywordMatch | null {
   const byWords = new Map<string, KeywordClass>();
   // The first class to claim a word keeps it: opt-out before opt-in before help.
   for (const keywordClass of ["opt_out", "opt_in", "help"] as const) {
@@ -72,7 +74,7 @@ export function parseKeywords(text: string): Result<Partial<KeywordLists>, strin
   try {
     value = JSON.parse(text);
   } catch {
-    return err("must be a JSON object such as {\"opt_out\":[\"ARRET\"]}.");
+    return err('must be a JSON object such as {"opt_out":["ARRET"]}.');
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     return err("must be a JSON object with opt_out, opt_in and help arrays.");

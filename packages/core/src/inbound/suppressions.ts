@@ -72,7 +72,11 @@ function decodeIdCursor(cursor: string | undefined): Result<string | undefined, 
   );
 }
 
-function pageOf<T, R extends { id: string }>(rows: R[], size: number, view: (row: R) => T): Page<T> {
+function pageOf<T, R extends { id: string }>(
+  rows: R[],
+  size: number,
+  view: (row: R) => T,
+): Page<T> {
   const page = rows.slice(0, size);
   const hasMore = rows.length > size;
   const last = page.at(-1);
@@ -165,8 +169,9 @@ export function addSuppression(
         apiKeyId: actor.apiKeyId,
       }),
     );
-    const stored = (await deps.storage.suppressions.forNumber(org, phoneHash(key, phone_number)))
-      .find((s) => s.channel === on);
+    const stored = (
+      await deps.storage.suppressions.forNumber(org, phoneHash(key, phone_number))
+    ).find((s) => s.channel === on);
     if (stored === undefined) throw new Error("A suppression just added was not found.");
     return ok({
       channel: stored.channel,
@@ -204,8 +209,9 @@ export function removeSuppression(
     const key = await existingSuppressionKey(deps.storage, deps.secretBox, org);
     const missing = notFound("suppression", `${on}/${phone_number}`, "suppression_not_found");
     if (key === null) return err(missing);
-    const found = (await deps.storage.suppressions.forNumber(org, phoneHash(key, phone_number)))
-      .find((s) => s.channel === on);
+    const found = (
+      await deps.storage.suppressions.forNumber(org, phoneHash(key, phone_number))
+    ).find((s) => s.channel === on);
     if (found === undefined) return err(missing);
     if (found.source !== "api" && text === undefined) {
       return err(
@@ -229,7 +235,13 @@ export function removeSuppression(
         org,
         on,
         phone_number,
-        { source: "api", keyword: null, provider: null, note: text ?? null, apiKeyId: actor.apiKeyId },
+        {
+          source: "api",
+          keyword: null,
+          provider: null,
+          note: text ?? null,
+          apiKeyId: actor.apiKeyId,
+        },
         ["api", "inbound", "provider"],
         false,
       ),
@@ -281,5 +293,8 @@ export async function profileSuppressed(
   const key = await existingSuppressionKey(deps.storage, deps.secretBox, organizationId);
   if (key === null) return { viber: false, sms: false };
   const found = await deps.storage.suppressions.forNumber(organizationId, phoneHash(key, phone));
-  return { viber: found.some((s) => s.channel === "viber"), sms: found.some((s) => s.channel === "sms") };
+  return {
+    viber: found.some((s) => s.channel === "viber"),
+    sms: found.some((s) => s.channel === "sms"),
+  };
 }

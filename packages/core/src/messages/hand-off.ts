@@ -1,4 +1,10 @@
 import type { Deps } from "../deps.js";
+import {
+  meansOptedOut,
+  optedOutError,
+  suppressedChannels,
+  suppressFromProvider,
+} from "../inbound/opted-out.js";
 import type {
   CampaignRecord,
   ChannelProvider,
@@ -8,7 +14,6 @@ import type {
   OutboundMessage,
   ProviderLeg,
 } from "../ports.js";
-import { meansOptedOut, optedOutError, suppressedChannels, suppressFromProvider } from "../inbound/opted-out.js";
 import { isoAt } from "../support/clock.js";
 import { advanceMessage } from "./lifecycle.js";
 import { legOf, providerOf, withLeg } from "./provider-legs.js";
@@ -160,9 +165,9 @@ const smsSuppressed = async (
   deps: Pick<Deps, "storage" | "secretBox">,
   message: MessageRecord,
 ): Promise<boolean> =>
-  (
-    await suppressedChannels(deps.storage, deps, message.organizationId, message.phoneNumber)
-  ).has("sms");
+  (await suppressedChannels(deps.storage, deps, message.organizationId, message.phoneNumber)).has(
+    "sms",
+  );
 
 /**
  * A provider's refusal that means the recipient opted out suppresses the number on the leg's

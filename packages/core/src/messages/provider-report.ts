@@ -1,6 +1,7 @@
 import { err, ok, type Result } from "neverthrow";
 import type { Deps } from "../deps.js";
 import { type DomainError, notFound } from "../errors.js";
+import { meansOptedOut, optedOutError, suppressFromProvider } from "../inbound/opted-out.js";
 import type {
   MessageError,
   MessageRecord,
@@ -8,7 +9,6 @@ import type {
   ProviderReport,
   UpstreamReport,
 } from "../ports.js";
-import { meansOptedOut, optedOutError, suppressFromProvider } from "../inbound/opted-out.js";
 import { isoAt } from "../support/clock.js";
 import { inSpan, SPAN_ATTRIBUTES } from "../support/tracing.js";
 import { type Advance, advanceMessage } from "./lifecycle.js";
@@ -144,7 +144,8 @@ export async function recordUpstreamReport(
       }
       const code = storableText(report.providerCode);
       const optedOut =
-        report.status === "failed" && meansOptedOut({ ...UPSTREAM_FAILED, provider: report.provider, provider_code: code });
+        report.status === "failed" &&
+        meansOptedOut({ ...UPSTREAM_FAILED, provider: report.provider, provider_code: code });
       if (optedOut) {
         // The person opted out or blocked the sender: suppressed on this channel, and a Viber
         // block never falls back to SMS.

@@ -1,9 +1,9 @@
 import { err, ok, type ResultAsync } from "neverthrow";
 import { campaignNotFound, findCampaign } from "../campaigns/get-campaign.js";
-import { recipientOptedOut, suppressedChannels } from "../inbound/opted-out.js";
-import { suppressionKey } from "../inbound/suppression-keys.js";
 import type { Actor, Deps } from "../deps.js";
 import type { DomainError } from "../errors.js";
+import { recipientOptedOut, suppressedChannels } from "../inbound/opted-out.js";
+import { suppressionKey } from "../inbound/suppression-keys.js";
 import { messageBody } from "../links/message-body.js";
 import type { CampaignRecord, MessageRecord, Repositories, SendOutcome } from "../ports.js";
 import { isoAt } from "../support/clock.js";

@@ -45,7 +45,10 @@ export const attributesShape: JsonShape<Attributes> = {
 };
 
 /** A subscription's topics. */
-export const topicsShape: JsonShape<WebhookTopic[]> = listOf(TOPICS, `an array of ${TOPICS.join(", ")}`);
+export const topicsShape: JsonShape<WebhookTopic[]> = listOf(
+  TOPICS,
+  `an array of ${TOPICS.join(", ")}`,
+);
 
 /** An API key's scopes. */
 export const scopesShape: JsonShape<Scope[]> = listOf(SCOPES, `an array of ${SCOPES.join(", ")}`);

@@ -5,13 +5,13 @@ import type {
   Category,
   Channel,
   ConsentChangeRecord,
+  ConsentSource,
   ConsoleSessionRecord,
   ConsoleSignInTokenRecord,
   ContactListRecord,
   DeliveryAttemptRecord,
   DeliveryRecord,
   DeliveryStatus,
-  ConsentSource,
   FailingDestination,
   IdempotencyRecord,
   InboundMessageRecord,
@@ -81,7 +81,11 @@ const CONSENT_SOURCES = members<ConsentSource>({
   inbound: true,
   provider: true,
 });
-const SUPPRESSION_SOURCES = members<SuppressionSource>({ inbound: true, provider: true, api: true });
+const SUPPRESSION_SOURCES = members<SuppressionSource>({
+  inbound: true,
+  provider: true,
+  api: true,
+});
 const KEYWORD_CLASSES = members<KeywordClass>({ opt_out: true, opt_in: true, help: true });
 /** Every stored link was trackable; one that is not never leaves storage to be redirected to. */
 const REDIRECTABLE_URL: TextShape = {

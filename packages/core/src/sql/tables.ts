@@ -116,10 +116,7 @@ export const sqlTables = {
     "id, organization_id, provider, provider_message_id, channel, from_number, to_sender, " +
       "text, keyword_class, profile_id, received_at",
   ),
-  senderAssignments: table(
-    "sender_assignments",
-    "organization_id, channel, sender, created_at",
-  ),
+  senderAssignments: table("sender_assignments", "organization_id, channel, sender, created_at"),
 } as const satisfies Record<string, SqlTable>;
 
 /** The columns an INSERT names, in the order of `table.columns`. */

@@ -2,8 +2,8 @@ import type {
   DeliveryAttemptRecord,
   DeliveryRecord,
   DeliveryStatus,
-  WebhookTopic,
   WebhookSubscriptionRecord,
+  WebhookTopic,
 } from "../ports.js";
 import { shownUrl } from "../support/shown-url.js";
 

@@ -15,7 +15,10 @@ export function suppressionRepository<A extends boolean>({
   const rows = access.table("suppressions");
   return {
     key: (organizationId) =>
-      access.map(keys.one("organization_id = ?", [organizationId]), (key) => key?.keySealed ?? null),
+      access.map(
+        keys.one("organization_id = ?", [organizationId]),
+        (key) => key?.keySealed ?? null,
+      ),
     insertKey: (key) =>
       access.inTurn(
         () => keys.insertNew(key, "(organization_id)"),
@@ -102,7 +105,8 @@ export function inboundRepository<A extends boolean>({
                (SELECT c.id FROM ${campaigns} c WHERE c.sms_sender = ?)))`,
           [phoneNumber, since, sender, sender],
         ),
-        (found) => found.map((row) => String((row as { organization_id: unknown }).organization_id)),
+        (found) =>
+          found.map((row) => String((row as { organization_id: unknown }).organization_id)),
       );
     },
   };

@@ -86,9 +86,9 @@ export function consentLoopContract(harness: () => StorageHarness): void {
         consentBefore: null,
       });
       expect(await storage.suppressions.insert(viber)).toBe(true);
-      expect(
-        await storage.suppressions.insert(aSuppression(other, { phoneHash: "hash-a" })),
-      ).toBe(true);
+      expect(await storage.suppressions.insert(aSuppression(other, { phoneHash: "hash-a" }))).toBe(
+        true,
+      );
       const found = await storage.suppressions.forNumber(org, "hash-a");
       expect(found.sort((a, b) => a.channel.localeCompare(b.channel))).toEqual([sms, viber]);
       expect(await storage.suppressions.forNumber(org, "hash-b")).toEqual([]);

@@ -242,7 +242,8 @@ export interface SuppressionImportReport {
  */
 export const suppressionsImport: Command = {
   name: ["suppressions", "import"],
-  summary: "Import an opt-out list (CSV with a header, or JSON lines): phone_number, channel, note.",
+  summary:
+    "Import an opt-out list (CSV with a header, or JSON lines): phone_number, channel, note.",
   usage: "--org ORG --file FILE",
   options: {
     org: ORG_OPTION,
@@ -285,7 +286,8 @@ export const suppressionsImport: Command = {
     const lines = [
       `${report.rows} rows from ${file}: ${report.added} suppressed, ${report.rejected.length} rejected.`,
       ...report.rejected.map(
-        ({ line, issues }) => `  line ${line}: ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`,
+        ({ line, issues }) =>
+          `  line ${line}: ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`,
       ),
     ];
     return ok({ json: report, human: lines.join("\n") });
@@ -298,7 +300,8 @@ export const suppressionsImport: Command = {
  */
 export const suppressionsExport = organizationCommand({
   name: ["suppressions", "export"],
-  summary: "Write an organization's suppressions as JSON lines (to stdout, or --json for an array).",
+  summary:
+    "Write an organization's suppressions as JSON lines (to stdout, or --json for an array).",
   usage: "--org ORG",
   async run(context, organizationId) {
     const all = await allSuppressions(context, organizationId, {});
