@@ -30,6 +30,7 @@ export interface RouteContext {
 export type ResponseSchemaName =
   | "Profile"
   | "ProfilePage"
+  | "ProfileWithSuppressions"
   | "SendResult"
   | "Webhook"
   | "WebhookWithSecret"

@@ -92,6 +92,7 @@ async function consentLoopThroughServe(
   expect(await json(stop)).toEqual({ outcome: "stored" });
   const after = await json(await tidings.call("GET", `/v1/profiles/${publicId}`));
   expect(after.sms_marketing_consent).toBe(false);
+  expect(after.suppressed).toEqual({ viber: false, sms: true });
   const history = historyOf(tidings);
   expect((await history(publicId)).at(-1)).toEqual({ source: "inbound", newValue: false });
   const messagesBefore = await json(await tidings.call("GET", "/v1/messages"));
@@ -155,6 +156,7 @@ async function consentLoopThroughServe(
   expect(await json(await inbound("ＳＴＡＲＴ"))).toEqual({ outcome: "stored" });
   const restored = await json(await tidings.call("GET", `/v1/profiles/${publicId}`));
   expect(restored.sms_marketing_consent).toBe(true);
+  expect(restored.suppressed).toEqual({ viber: false, sms: false });
   expect((await history(publicId)).at(-1)).toEqual({ source: "inbound", newValue: true });
   expect((await sendOtp()).status).toBe(200);
   expect((await sendPromo()).status).toBe(200);

@@ -259,6 +259,16 @@ export const responseSchemas: Record<string, JsonSchema> = {
     updated_at: "2026-11-23T09:30:00.000Z",
   }),
   ProfilePage: pageSchema("Profile", "A page of profiles, oldest first."),
+  ProfileWithSuppressions: closed(
+    {
+      ...profileProperties,
+      suppressed: closed(
+        { viber: { type: "boolean" }, sms: { type: "boolean" } },
+        "Whether the number is suppressed on each channel: sends there are refused (403 recipient_opted_out) whatever the consent says.",
+      ),
+    },
+    "A profile with the channels on which its number is suppressed.",
+  ),
   SendResult: closed(
     {
       message_id: { type: "string", format: "uuid" },

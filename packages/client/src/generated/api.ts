@@ -33,7 +33,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Retrieve a profile.
+         * Retrieve a profile, with the channels on which its number is suppressed.
          * @description Requires the scope `profiles:read`.
          */
         get: operations["getProfile"];
@@ -678,6 +678,32 @@ export interface components {
             meta: {
                 has_more: boolean;
                 next_cursor: string | null;
+            };
+        };
+        /** @description A profile with the channels on which its number is suppressed. */
+        ProfileWithSuppressions: {
+            public_id: string;
+            /** @description E.164. */
+            phone_number: string;
+            email: string | null;
+            first_name: string | null;
+            last_name: string | null;
+            full_name: string | null;
+            viber_marketing_consent: boolean;
+            sms_marketing_consent: boolean;
+            attributes: {
+                [key: string]: string | number | boolean;
+            };
+            /** @enum {string} */
+            source: "api" | "import" | "shopify" | "woocommerce";
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description Whether the number is suppressed on each channel: sends there are refused (403 recipient_opted_out) whatever the consent says. */
+            suppressed: {
+                viber: boolean;
+                sms: boolean;
             };
         };
         /**
@@ -1407,7 +1433,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The profile. */
+            /** @description The profile and its suppressions. */
             200: {
                 headers: {
                     /** @description The request's id: the client's when sane, otherwise a UUID v7. */
@@ -1415,7 +1441,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Profile"];
+                    "application/json": components["schemas"]["ProfileWithSuppressions"];
                 };
             };
             400: components["responses"]["E400"];
