@@ -1,6 +1,8 @@
 import {
   authenticate,
   type Deps,
+  type InboundSink,
+  inboundSink,
   isStorageUnavailable,
   providerOf,
   requireScope,
@@ -15,6 +17,7 @@ import { inRequestSpan, type RouteSeen } from "./request-span.js";
 import { type Route, unexpectedQuery } from "./route.js";
 import { createRouter } from "./router.js";
 import { campaignRoutes } from "./routes/campaign-routes.js";
+import { consentRoutes } from "./routes/consent-routes.js";
 import { deliveryRoutes } from "./routes/delivery-routes.js";
 import { messageRoutes } from "./routes/message-routes.js";
 import { messageReadRoutes } from "./routes/operator-message-routes.js";
@@ -45,6 +48,11 @@ export interface HttpAppOptions {
   basePath?: string | undefined;
   /** The largest request body, in bytes (1 MiB). */
   maxBodyBytes?: number | undefined;
+  /**
+   * Where `POST /sandbox/inbound` (development) hands a message; by default an inbound sink
+   * over `deps` with the default keywords.
+   */
+  inboundSink?: InboundSink | undefined;
   /**
    * How long one request may spend on storage, in ms, all its calls together (default: no
    * limit here). A call still running when the time is up, or begun after, is given up: the
@@ -88,6 +96,7 @@ const apiRoutes: readonly Route[] = [
   ...webhookRoutes,
   ...campaignRoutes,
   ...deliveryRoutes,
+  ...consentRoutes,
 ];
 
 /**
@@ -151,6 +160,7 @@ export function createHttpApp(deps: Deps, options: HttpAppOptions = {}): HttpApp
     storageTimeoutMs === undefined
       ? deps
       : { ...deps, storage: storageWithDeadline(deps.storage, Date.now(), storageTimeoutMs) };
+  const inbound = options.inboundSink ?? inboundSink(deps);
   const sandbox =
     options.sandbox ??
     (["viber", "sms"] as const).some((channel) => providerOf(deps.provider, channel) === "sandbox");
@@ -221,6 +231,7 @@ export function createHttpApp(deps: Deps, options: HttpAppOptions = {}): HttpApp
     const { organizationId, apiKeyId } = principal.value;
     return route.handle({
       deps: scoped,
+      inbound,
       request,
       requestId,
       principal: principal.value,

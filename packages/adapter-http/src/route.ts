@@ -2,6 +2,7 @@ import {
   type Actor,
   type ConflictError,
   type Deps,
+  type InboundSink,
   type Principal,
   type Scope,
   validationError,
@@ -15,6 +16,8 @@ import type { HttpRequest } from "./types.js";
 /** Everything a route handler may use: the request, its principal, its path parameters. */
 export interface RouteContext {
   deps: Deps;
+  /** Where inbound messages go (the sandbox's inbound route hands them here). */
+  inbound: InboundSink;
   request: HttpRequest;
   requestId: string;
   principal: Principal;
@@ -27,6 +30,7 @@ export interface RouteContext {
 export type ResponseSchemaName =
   | "Profile"
   | "ProfilePage"
+  | "ProfileWithSuppressions"
   | "SendResult"
   | "Webhook"
   | "WebhookWithSecret"
@@ -44,7 +48,11 @@ export type ResponseSchemaName =
   | "DeliveryPage"
   | "RecoverResult"
   | "Erasure"
-  | "PersonExport";
+  | "PersonExport"
+  | "Suppression"
+  | "SuppressionPage"
+  | "InboundMessagePage"
+  | "SandboxInboundResult";
 
 /** A request body as the OpenAPI document names and shows it. */
 export interface RequestBodyDoc {
@@ -58,7 +66,15 @@ export interface RequestBodyDoc {
 export interface RouteDoc {
   operationId: string;
   summary: string;
-  tag: "Profiles" | "Messages" | "Webhooks" | "Campaigns" | "Deliveries" | "Sandbox" | "Privacy";
+  tag:
+    | "Profiles"
+    | "Messages"
+    | "Webhooks"
+    | "Campaigns"
+    | "Deliveries"
+    | "Suppressions"
+    | "Sandbox"
+    | "Privacy";
   /**
    * The JSON body: the valibot schema that validates it, published as the component schema
    * `name` (what client generators name their type), with an example request.

@@ -1,5 +1,10 @@
 import { createIds, manualClock } from "@tidings/core";
-import { memoryStorage, seedMessage, seedOrganization } from "@tidings/core/testing";
+import {
+  memoryStorage,
+  readableSecretBox,
+  seedMessage,
+  seedOrganization,
+} from "@tidings/core/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { infobipCallbacks } from "./callback-handler.js";
@@ -11,7 +16,7 @@ const key = callbackKey(SECRET);
 async function world(channel: "viber" | "sms" = "viber") {
   const clock = manualClock();
   const storage = memoryStorage();
-  const deps = { storage, clock, ids: createIds(clock) };
+  const deps = { storage, clock, ids: createIds(clock), secretBox: readableSecretBox };
   const org = await seedOrganization(storage);
   const { message } = await seedMessage(storage, org, {
     channel,

@@ -17,7 +17,7 @@ import { descriptionOf, providerCodeOf, reportOf } from "./status-map.js";
 import type { InfobipDeliveryReport, InfobipSeenReport } from "./wire.js";
 
 export interface InfobipCallbackOptions {
-  deps: Pick<Deps, "storage" | "ids" | "clock">;
+  deps: Pick<Deps, "storage" | "ids" | "clock" | "secretBox">;
   /** The server's secret key, as given to `infobipProvider`. */
   secretKey: Uint8Array;
   logger: CallbackLogger;

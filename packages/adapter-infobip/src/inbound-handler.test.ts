@@ -5,7 +5,7 @@ import {
   type InboundSink,
   manualClock,
 } from "@tidings/core";
-import { memoryStorage } from "@tidings/core/testing";
+import { memoryStorage, readableSecretBox } from "@tidings/core/testing";
 import { describe, expect, it } from "vitest";
 import { infobipCallbacks } from "./callback-handler.js";
 import { inboundTokenProblem, infobipTime } from "./inbound-handler.js";
@@ -34,7 +34,12 @@ function recordingSink(outcome: InboundOutcome = "stored") {
 
 function world(options: { outcome?: InboundOutcome; tokens?: string[]; withSink?: boolean } = {}) {
   const clock = manualClock();
-  const deps = { storage: memoryStorage(), clock, ids: createIds(clock) };
+  const deps = {
+    storage: memoryStorage(),
+    clock,
+    ids: createIds(clock),
+    secretBox: readableSecretBox,
+  };
   const sink = recordingSink(options.outcome);
   const logs: Array<{ msg: string; fields: Record<string, unknown> | undefined }> = [];
   const log = (msg: string, fields?: Record<string, unknown>) => {

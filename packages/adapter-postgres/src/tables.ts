@@ -22,6 +22,10 @@ export interface Tables {
   readonly consoleSignInTokens: string;
   readonly consoleSessions: string;
   readonly links: string;
+  readonly suppressionKeys: string;
+  readonly suppressions: string;
+  readonly inboundMessages: string;
+  readonly senderAssignments: string;
   readonly schemaMigrations: string;
   /** The rate-limit hit function (migration 6). */
   readonly rateLimitHit: string;
@@ -51,6 +55,10 @@ export function tablesIn(schema: string): Tables {
     consoleSignInTokens: q("console_sign_in_tokens"),
     consoleSessions: q("console_sessions"),
     links: q("links"),
+    suppressionKeys: q("suppression_keys"),
+    suppressions: q("suppressions"),
+    inboundMessages: q("inbound_messages"),
+    senderAssignments: q("sender_assignments"),
     schemaMigrations: q("schema_migrations"),
     rateLimitHit: q("rate_limit_hit"),
     idempotencyHeld: q("idempotency_held"),

@@ -1,5 +1,10 @@
 import { createIds, manualClock } from "@tidings/core";
-import { memoryStorage, seedMessage, seedOrganization } from "@tidings/core/testing";
+import {
+  memoryStorage,
+  readableSecretBox,
+  seedMessage,
+  seedOrganization,
+} from "@tidings/core/testing";
 import fc from "fast-check";
 import twilio from "twilio";
 import { describe, expect, it } from "vitest";
@@ -14,7 +19,7 @@ const WEBHOOK_SECRET = "shared-key-secret";
 async function world() {
   const clock = manualClock();
   const storage = memoryStorage();
-  const deps = { storage, clock, ids: createIds(clock) };
+  const deps = { storage, clock, ids: createIds(clock), secretBox: readableSecretBox };
   const org = await seedOrganization(storage);
   const { message } = await seedMessage(storage, org, {
     smsProvider: "twilio",

@@ -14,7 +14,7 @@ import { signedForm } from "./signed-request.js";
 import { reportOf } from "./status-map.js";
 
 export interface TwilioCallbackOptions {
-  deps: Pick<Deps, "storage" | "ids" | "clock">;
+  deps: Pick<Deps, "storage" | "ids" | "clock" | "secretBox">;
   /** The account's auth token: the key of `X-Twilio-Signature`. */
   authToken: string;
   /**

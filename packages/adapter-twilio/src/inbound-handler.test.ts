@@ -5,7 +5,7 @@ import {
   type InboundSink,
   manualClock,
 } from "@tidings/core";
-import { memoryStorage } from "@tidings/core/testing";
+import { memoryStorage, readableSecretBox } from "@tidings/core/testing";
 import twilio from "twilio";
 import { describe, expect, it } from "vitest";
 import { twilioCallbacks } from "./callback-handler.js";
@@ -35,7 +35,12 @@ function recordingSink(outcome: InboundOutcome = "stored") {
 
 function world(outcome: InboundOutcome = "stored", withSink = true) {
   const clock = manualClock();
-  const deps = { storage: memoryStorage(), clock, ids: createIds(clock) };
+  const deps = {
+    storage: memoryStorage(),
+    clock,
+    ids: createIds(clock),
+    secretBox: readableSecretBox,
+  };
   const sink = recordingSink(outcome);
   const logs: Array<{ msg: string; fields: Record<string, unknown> | undefined }> = [];
   const log = (msg: string, fields?: Record<string, unknown>) => {

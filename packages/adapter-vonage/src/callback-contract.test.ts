@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { createIds, manualClock } from "@tidings/core";
 import {
   memoryStorage,
+  readableSecretBox,
   runCallbackContract,
   seedMessage,
   seedOrganization,
@@ -19,7 +20,7 @@ runCallbackContract({
   async world() {
     const clock = manualClock();
     const storage = memoryStorage();
-    const deps = { storage, clock, ids: createIds(clock) };
+    const deps = { storage, clock, ids: createIds(clock), secretBox: readableSecretBox };
     const org = await seedOrganization(storage);
     const { message } = await seedMessage(storage, org, {
       channel: "viber",

@@ -1,6 +1,11 @@
 import { createHash } from "node:crypto";
 import { createIds, manualClock } from "@tidings/core";
-import { memoryStorage, seedMessage, seedOrganization } from "@tidings/core/testing";
+import {
+  memoryStorage,
+  readableSecretBox,
+  seedMessage,
+  seedOrganization,
+} from "@tidings/core/testing";
 import fc from "fast-check";
 import { SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
@@ -13,7 +18,7 @@ const UUID = "aaaaaaaa-0000-4000-8000-000000000001";
 async function world() {
   const clock = manualClock();
   const storage = memoryStorage();
-  const deps = { storage, clock, ids: createIds(clock) };
+  const deps = { storage, clock, ids: createIds(clock), secretBox: readableSecretBox };
   const org = await seedOrganization(storage);
   const { message } = await seedMessage(storage, org, {
     channel: "viber",

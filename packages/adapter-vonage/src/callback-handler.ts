@@ -18,7 +18,7 @@ import { verifyVonageWebhook } from "./webhook-signature.js";
 import type { VonageStatus } from "./wire.js";
 
 export interface VonageCallbackOptions {
-  deps: Pick<Deps, "storage" | "ids" | "clock">;
+  deps: Pick<Deps, "storage" | "ids" | "clock" | "secretBox">;
   /** The account's signature secret: the HS256 key of signed webhooks. */
   signatureSecret: string;
   /** The account's API key, when known: the `api_key` claim must equal it. */

@@ -5,7 +5,7 @@ import {
   type InboundSink,
   manualClock,
 } from "@tidings/core";
-import { memoryStorage } from "@tidings/core/testing";
+import { memoryStorage, readableSecretBox } from "@tidings/core/testing";
 import { describe, expect, it } from "vitest";
 import { vonageCallbacks } from "./callback-handler.js";
 import {
@@ -35,7 +35,12 @@ function recordingSink(outcome: InboundOutcome = "stored") {
 function world(outcome: InboundOutcome = "stored", withSink = true) {
   // The fake signs with the time of day, as Vonage does.
   const clock = manualClock(Date.now());
-  const deps = { storage: memoryStorage(), clock, ids: createIds(clock) };
+  const deps = {
+    storage: memoryStorage(),
+    clock,
+    ids: createIds(clock),
+    secretBox: readableSecretBox,
+  };
   const sink = recordingSink(outcome);
   const logs: Array<{ msg: string; fields: Record<string, unknown> | undefined }> = [];
   const log = (msg: string, fields?: Record<string, unknown>) => {

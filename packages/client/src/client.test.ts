@@ -141,7 +141,10 @@ describe("@tidings/client against tidings serve", () => {
       phone_number: "+14155550102",
       email: "grace@example.com",
     });
-    expect(await tidings.profiles.get(created.public_id)).toEqual(created);
+    expect(await tidings.profiles.get(created.public_id)).toEqual({
+      ...created,
+      suppressed: { viber: false, sms: false },
+    });
     const taken = await tidings.profiles
       .create({ phone_number: "+1 (415) 555-0102" })
       .catch((error: unknown) => error);

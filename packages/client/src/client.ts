@@ -2,6 +2,7 @@ import { errorOfResponse, TidingsError } from "./errors.js";
 import { PageIterator } from "./pagination.js";
 import { backoffMs, isRetryable, type Safety, sleep } from "./retry.js";
 import type {
+  AddSuppressionRequest,
   Campaign,
   CreateCampaignRequest,
   CreateProfileRequest,
@@ -11,14 +12,17 @@ import type {
   ErasePersonRequest,
   Erasure,
   Filters,
+  InboundMessage,
   Message,
   MessageWithEvents,
   Page,
   PersonExport,
   Profile,
+  ProfileWithSuppressions,
   RecoverResult,
   SendMessageRequest,
   SendResult,
+  Suppression,
   UpdateCampaignRequest,
   UpdateProfileRequest,
   UpdateWebhookRequest,
@@ -130,8 +134,9 @@ export class Tidings {
     /** Creates a profile; sent with an `Idempotency-Key`, so retries create it once. */
     create: (body: CreateProfileRequest, options?: IdempotentRequestOptions) =>
       this.#idempotent<Profile>("/v1/profiles", body, options),
+    /** The profile, with `suppressed`: the channels on which its number opted out. */
     get: (publicId: string, options?: RequestOptions) =>
-      this.#get<Profile>(`/v1/profiles/${segment(publicId)}`, undefined, options),
+      this.#get<ProfileWithSuppressions>(`/v1/profiles/${segment(publicId)}`, undefined, options),
     update: (publicId: string, body: UpdateProfileRequest, options?: RequestOptions) =>
       this.#request<Profile>({
         method: "PATCH",
@@ -172,6 +177,35 @@ export class Tidings {
     /** Everything held under a phone number or an e-mail address (give one of them). */
     export: (query: ErasePersonRequest, options?: RequestOptions) =>
       this.#get<PersonExport>("/v1/privacy/export", query, options),
+  };
+
+  readonly suppressions = {
+    /** Suppressions, newest first; the number is shown only where the filter names it. */
+    list: (params?: ListParams<Filters<"listSuppressions">>, options?: RequestOptions) =>
+      this.#list<Suppression>("/v1/suppressions", params, options),
+    /** Suppresses a number on a channel (source `api`); sends there answer 403 from then on. */
+    add: (body: AddSuppressionRequest, options?: RequestOptions) =>
+      this.#post<Suppression>("/v1/suppressions", body, "unsafe", options),
+    /** Lifts one; a suppression the person asked for needs a `note` saying why. */
+    remove: (
+      channel: "sms" | "viber",
+      phoneNumber: string,
+      params?: { note?: string | undefined },
+      options?: RequestOptions,
+    ) =>
+      this.#request<undefined>({
+        method: "DELETE",
+        path: `/v1/suppressions/${segment(channel)}/${segment(phoneNumber)}`,
+        query: params?.note === undefined ? undefined : { note: params.note },
+        safety: "idempotent",
+        options,
+      }),
+  };
+
+  readonly inbound = {
+    /** The messages people sent to the organization's senders, newest first. */
+    list: (params?: ListParams<Filters<"listInbound">>, options?: RequestOptions) =>
+      this.#list<InboundMessage>("/v1/inbound", params, options),
   };
 
   readonly messages = {

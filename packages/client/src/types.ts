@@ -5,6 +5,11 @@ import type { components, operations } from "./generated/api.js";
 type Schemas = components["schemas"];
 
 export type Profile = Schemas["Profile"];
+/** A profile as `profiles.get` answers it: with the channels its number is suppressed on. */
+export type ProfileWithSuppressions = Schemas["ProfileWithSuppressions"];
+export type Suppression = Schemas["Suppression"];
+export type AddSuppressionRequest = Schemas["AddSuppressionRequest"];
+export type InboundMessage = Schemas["InboundMessage"];
 export type CreateProfileRequest = Schemas["CreateProfileRequest"];
 export type UpdateProfileRequest = Schemas["UpdateProfileRequest"];
 export type SendMessageRequest = Schemas["SendMessageRequest"];
@@ -41,6 +46,8 @@ export type ListCampaignsQuery = QueryOf<"listCampaigns">;
 export type ListDeliveriesQuery = QueryOf<"listDeliveries">;
 export type ListWebhookDeliveriesQuery = QueryOf<"listWebhookDeliveries">;
 export type ListMessageDeliveriesQuery = QueryOf<"listMessageDeliveries">;
+export type ListSuppressionsQuery = QueryOf<"listSuppressions">;
+export type ListInboundQuery = QueryOf<"listInbound">;
 export type { Filters };
 
 /** One page of a list: its items, and the cursor of the next page while `has_more`. */

@@ -31,7 +31,8 @@ export interface NotFoundError {
     | "contact_list_not_found"
     | "delivery_not_found"
     | "organization_not_found"
-    | "api_key_not_found";
+    | "api_key_not_found"
+    | "suppression_not_found";
   message: string;
   resource: string;
   id: string;
@@ -50,7 +51,8 @@ export interface ConflictError {
     | "campaign_active"
     | "delivery_pending"
     | "webhook_deleted"
-    | "webhook_inactive";
+    | "webhook_inactive"
+    | "sender_taken";
   message: string;
   /** The other records involved, e.g. the conflicting webhooks' ids. */
   conflicts?: ReadonlyArray<{ id: string; reason: string }> | undefined;
@@ -60,7 +62,7 @@ export interface ConflictError {
 /** The caller may not do this to this record. */
 export interface ForbiddenError {
   type: "forbidden";
-  code: "consent_missing" | "missing_scope";
+  code: "consent_missing" | "missing_scope" | "recipient_opted_out";
   message: string;
 }
 

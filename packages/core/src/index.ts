@@ -87,6 +87,34 @@ export type {
   InboundSink,
   ProviderKeywordClass,
 } from "./inbound/inbound-report.js";
+export type { InboundSinkOptions, InboundTelemetry } from "./inbound/inbound-sink.js";
+export { inboundSink } from "./inbound/inbound-sink.js";
+export type { KeywordLists, KeywordMatch } from "./inbound/keywords.js";
+export {
+  DEFAULT_KEYWORDS,
+  keywordMatcher,
+  keywordWords,
+  parseKeywords,
+} from "./inbound/keywords.js";
+export { meansOptedOut, recipientOptedOut } from "./inbound/opted-out.js";
+export {
+  phoneHash,
+  suppressionKey,
+  unopenableSuppressionKeys,
+} from "./inbound/suppression-keys.js";
+export type { InboundMessageView, SuppressionView } from "./inbound/suppressions.js";
+export {
+  addSuppression,
+  addSuppressionInput,
+  listInbound,
+  listInboundQuery,
+  listSuppressions,
+  listSuppressionsQuery,
+  profileSuppressed,
+  removeSuppression,
+  removeSuppressionInput,
+  toInboundView,
+} from "./inbound/suppressions.js";
 export type { FollowedLink } from "./links/follow-link.js";
 export { followLink } from "./links/follow-link.js";
 export { trackingRefusal, usableLinkBase } from "./links/link-base.js";

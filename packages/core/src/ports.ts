@@ -80,8 +80,79 @@ export interface ConsentChangeRecord {
   /** `null` when the profile was created with the flag. */
   oldValue: boolean | null;
   newValue: boolean;
+  /** The key that made the change; `null` when no key did (an inbound STOP, the CLI). */
   apiKeyId: string | null;
+  /** What made the change. */
+  source: ConsentSource;
   changedAt: string;
+}
+
+/** What changed a consent flag. */
+export type ConsentSource = "api" | "import" | "console" | "inbound" | "provider";
+
+/** Where a suppression came from: a person's reply, a provider's refusal, or the API. */
+export type SuppressionSource = "inbound" | "provider" | "api";
+
+/**
+ * A number that must not be sent to on one channel by one organization. The number is kept
+ * only as a keyed hash (HMAC-SHA-256 under the organization's suppression key, hex), so it
+ * outlives the profile and its erasure without keeping the number itself.
+ */
+export interface SuppressionRecord {
+  /** UUID v7: the order of newest-first pages. */
+  id: string;
+  organizationId: string;
+  channel: Channel;
+  phoneHash: string;
+  source: SuppressionSource;
+  /** The word that asked for it (`STOP`), for an inbound one. */
+  keyword: string | null;
+  /** The provider that brought the opt-out or refusal. */
+  provider: string | null;
+  note: string | null;
+  /**
+   * The channel's marketing consent of the number's profile right before the opt-out (`null`:
+   * no profile), so an opt-in restores exactly what it removed.
+   */
+  consentBefore: boolean | null;
+  createdAt: string;
+}
+
+/** An organization's key of suppression hashes, sealed by the `SecretBox`. */
+export interface SuppressionKeyRecord {
+  organizationId: string;
+  keySealed: string;
+  createdAt: string;
+}
+
+/** What an inbound text meant. */
+export type KeywordClass = "opt_out" | "opt_in" | "help";
+
+/** One message a person sent to one of an organization's senders. */
+export interface InboundMessageRecord {
+  /** UUID v7, the `inbound_id`. */
+  id: string;
+  organizationId: string;
+  provider: string;
+  providerMessageId: string;
+  channel: Channel;
+  /** The person's number, E.164. */
+  fromNumber: string;
+  /** Our sender it was written to. */
+  toSender: string;
+  text: string;
+  keywordClass: KeywordClass | null;
+  /** The profile of `fromNumber` when it had one. */
+  profileId: string | null;
+  receivedAt: string;
+}
+
+/** An operator's word that a sender belongs to an organization. */
+export interface SenderAssignmentRecord {
+  organizationId: string;
+  channel: Channel;
+  sender: string;
+  createdAt: string;
 }
 
 export interface ContactListRecord {
@@ -246,8 +317,15 @@ export interface MessageEventRecord {
   createdAt: string;
 }
 
-/** What a subscription may choose: every message topic, and `profile.erased`. */
-export type WebhookTopic = Topic | "profile.erased";
+/**
+ * Every topic a subscription can take: the message lifecycle, consent changes, inbound messages
+ * and a person's erasure.
+ */
+export type WebhookTopic =
+  | Topic
+  | "profile.consent_changed"
+  | "message.received"
+  | "profile.erased";
 
 export interface WebhookSubscriptionRecord {
   id: string;
@@ -1145,6 +1223,80 @@ export interface PrivacyRepository {
   deletedNotErased(deletedBefore: string, limit: number): Promise<ProfileRecord[]>;
 }
 
+export interface SuppressionListQuery {
+  organizationId: string;
+  channel?: Channel | undefined;
+  phoneHash?: string | undefined;
+  /** Only rows whose id is less than this (the next page, newest first). */
+  beforeId?: string | undefined;
+  limit: number;
+}
+
+/** Suppressions and the per-organization keys of their hashes. Never swept by retention. */
+export interface SuppressionRepository {
+  /** The organization's sealed key, or `null` when it has none yet. */
+  key(organizationId: string): Promise<string | null>;
+  /**
+   * Stores the organization's key unless it has one already; answers the key stored (the
+   * given one, or the one a concurrent caller stored first).
+   */
+  insertKey(key: SuppressionKeyRecord): Promise<string>;
+  /** Every organization's sealed key, for the start-up check that each still opens. */
+  listKeys(): Promise<SuppressionKeyRecord[]>;
+  /** Stores a suppression; `false` (nothing written) when (organization, channel, hash) has one. */
+  insert(suppression: SuppressionRecord): Promise<boolean>;
+  /** The number's suppressions in the organization, on either channel (at most two). */
+  forNumber(organizationId: string, phoneHash: string): Promise<SuppressionRecord[]>;
+  /** The organization's suppressions, newest first (`id` descending), filtered and paged. */
+  list(query: SuppressionListQuery): Promise<SuppressionRecord[]>;
+  /** Removes one and answers it; `null` when there was none. */
+  delete(
+    organizationId: string,
+    channel: Channel,
+    phoneHash: string,
+  ): Promise<SuppressionRecord | null>;
+}
+
+export interface InboundListQuery {
+  organizationId: string;
+  channel?: Channel | undefined;
+  /** Exact E.164 match of the sender's number. */
+  fromNumber?: string | undefined;
+  /** Only rows whose id is less than this (the next page, newest first). */
+  beforeId?: string | undefined;
+  limit: number;
+}
+
+/** Inbound messages: kept like messages, swept by retention. */
+export interface InboundMessageRepository {
+  /**
+   * Stores one; `false` (nothing written) when the organization already has this provider's
+   * message id.
+   */
+  insert(message: InboundMessageRecord): Promise<boolean>;
+  /** The organization's inbound messages, newest first (`id` descending), filtered and paged. */
+  list(query: InboundListQuery): Promise<InboundMessageRecord[]>;
+  /** Deletes up to `limit` received before `before`, oldest first; how many. */
+  deleteReceivedBefore(before: string, limit: number): Promise<number>;
+  /**
+   * The organizations that sent a message to `phoneNumber` from `sender` created at or after
+   * `since` (the inbound ownership rule), in no particular order.
+   */
+  messageOwners(phoneNumber: string, sender: string, since: string): Promise<string[]>;
+}
+
+/** Which organizations an operator assigned each sender to. */
+export interface SenderAssignmentRepository {
+  /** `false` when the organization already has it. */
+  assign(assignment: SenderAssignmentRecord): Promise<boolean>;
+  /** `false` when there was no such assignment. */
+  unassign(organizationId: string, channel: Channel, sender: string): Promise<boolean>;
+  /** Every assignment, or one organization's, oldest first. */
+  list(organizationId?: string | undefined): Promise<SenderAssignmentRecord[]>;
+  /** The organizations assigned `sender` on `channel`, oldest assignment first. */
+  owners(channel: Channel, sender: string): Promise<string[]>;
+}
+
 /** The repositories, as seen inside or outside a transaction. */
 export interface Repositories {
   organizations: OrganizationRepository;
@@ -1162,6 +1314,9 @@ export interface Repositories {
   consoleSessions: ConsoleSessionRepository;
   links: LinkRepository;
   privacy: PrivacyRepository;
+  suppressions: SuppressionRepository;
+  inbound: InboundMessageRepository;
+  senders: SenderAssignmentRepository;
 }
 
 export interface Storage extends Repositories {

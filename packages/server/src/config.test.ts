@@ -57,6 +57,7 @@ describe("readConfig", () => {
         metrics: true,
         metricsToken: null,
         metricsPort: null,
+        keywords: {},
         startupTimeoutMs: 30_000,
         storageTimeoutMs: 2000,
       }),
@@ -93,6 +94,7 @@ describe("readConfig", () => {
       TIDINGS_METRICS: "0",
       TIDINGS_METRICS_TOKEN: "scrape-token",
       TIDINGS_METRICS_PORT: "9464",
+      TIDINGS_KEYWORDS: '{"opt_out":["ARRET"]}',
       TIDINGS_STARTUP_TIMEOUT_MS: "5000",
       TIDINGS_STORAGE_TIMEOUT_MS: "3000",
     });
@@ -132,6 +134,7 @@ describe("readConfig", () => {
         metrics: false,
         metricsToken: "scrape-token",
         metricsPort: 9464,
+        keywords: { opt_out: ["ARRET"] },
         startupTimeoutMs: 5000,
         storageTimeoutMs: 3000,
       }),

@@ -1,7 +1,13 @@
 import { existsSync } from "node:fs";
 import { isIP } from "node:net";
 import { dirname, isAbsolute, resolve } from "node:path";
-import { defaultConfig, parseSecretKey, parseUrl } from "@tidings/core";
+import {
+  defaultConfig,
+  type KeywordLists,
+  parseKeywords,
+  parseSecretKey,
+  parseUrl,
+} from "@tidings/core";
 import { err, ok, type Result } from "neverthrow";
 import { formatDuration, parseDuration } from "./duration.js";
 import { type ProviderConfig, readProviderConfig } from "./provider-config.js";
@@ -63,6 +69,8 @@ export interface ServerConfig {
   console: boolean;
   /** Whether Prometheus metrics are served at `/metrics` (`TIDINGS_METRICS`, on by default). */
   metrics: boolean;
+  /** `TIDINGS_KEYWORDS`: words added to the default opt-out, opt-in and help keywords. */
+  keywords: Partial<KeywordLists>;
   /** `TIDINGS_METRICS_TOKEN`: the bearer token a scrape must send; `null`: none needed. */
   metricsToken: string | null;
   /** `TIDINGS_METRICS_PORT`: where `worker` serves `/metrics` (0 picks a port); `null`: it does not. */
@@ -243,6 +251,13 @@ export function readConfig(env: Env, cwd = process.cwd()): Result<ServerConfig, 
   if (!["0", "1", "true", "false"].includes(metricsFlag)) {
     errors.push(`TIDINGS_METRICS must be 1 or 0, not ${JSON.stringify(metricsFlag)}.`);
   }
+  const keywordsText = env.TIDINGS_KEYWORDS?.trim() || null;
+  let keywords: Partial<KeywordLists> = {};
+  if (keywordsText !== null) {
+    const parsed = parseKeywords(keywordsText);
+    if (parsed.isErr()) errors.push(`TIDINGS_KEYWORDS ${parsed.error}`);
+    else keywords = parsed.value;
+  }
   const metricsToken = env.TIDINGS_METRICS_TOKEN?.trim() || null;
   const eraseDaysText = env.TIDINGS_RETENTION_ERASE_DELETED_DAYS?.trim() || null;
   const eraseDeletedAfterMs =
@@ -273,6 +288,7 @@ export function readConfig(env: Env, cwd = process.cwd()): Result<ServerConfig, 
     secretKey,
     dev: dev === "1" || dev === "true",
     providers,
+    keywords,
     sandboxDelayMs: integer("TIDINGS_SANDBOX_DELAY_MS", 0, 86_400_000),
     sendRateLimit: sendRate.limit,
     sendRateWindowMs: sendRate.windowMs,

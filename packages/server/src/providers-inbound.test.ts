@@ -23,7 +23,7 @@ import { serveTidings } from "./testing/served-tidings.js";
  * `openRuntime` it is a placeholder that refuses them (503, so the provider sends them again);
  * set this to true when it is, and the signed requests below must then be answered 200.
  */
-const RUNTIME_SINK_STORES = false;
+const RUNTIME_SINK_STORES = true;
 
 const cleanups = cleanupsEach();
 const ACCOUNT = `AC${"3".repeat(32)}`;

@@ -235,6 +235,7 @@ export function buildOpenApiDocument(routes: readonly Route[], options: OpenApiO
       { name: "Campaigns" },
       { name: "Deliveries" },
       { name: "Privacy" },
+      { name: "Suppressions" },
       { name: "Sandbox" },
       { name: "Operations" },
     ],

@@ -287,6 +287,16 @@ export const responseSchemas: Record<string, JsonSchema> = {
     updated_at: "2026-11-23T09:30:00.000Z",
   }),
   ProfilePage: pageSchema("Profile", "A page of profiles, oldest first."),
+  ProfileWithSuppressions: closed(
+    {
+      ...profileProperties,
+      suppressed: closed(
+        { viber: { type: "boolean" }, sms: { type: "boolean" } },
+        "Whether the number is suppressed on each channel: sends there are refused (403 recipient_opted_out) whatever the consent says.",
+      ),
+    },
+    "A profile with the channels on which its number is suppressed.",
+  ),
   SendResult: closed(
     {
       message_id: { type: "string", format: "uuid" },
@@ -346,6 +356,46 @@ export const responseSchemas: Record<string, JsonSchema> = {
       text: { type: "string", description: "The text the sandbox was handed." },
     },
     "Development only: what the sandbox was handed for a message.",
+  ),
+  Suppression: closed(
+    {
+      channel: oneOf(["viber", "sms"]),
+      phone_number: nullable({
+        type: "string",
+        description: "E.164, where the request or the filter gives it; the number is not stored.",
+      }),
+      phone_number_hash: {
+        type: "string",
+        description:
+          "The keyed hash the suppression is stored under (pseudonymised, not anonymous).",
+      },
+      source: oneOf(["inbound", "provider", "api"]),
+      keyword: nullable({ type: "string" }),
+      provider: nullable({ type: "string" }),
+      note: nullable({ type: "string" }),
+      created_at: timestamp,
+    },
+    "A number the organization does not send to on one channel.",
+  ),
+  SuppressionPage: pageSchema("Suppression", "A page of suppressions, newest first."),
+  InboundMessage: closed(
+    {
+      inbound_id: { type: "string", format: "uuid" },
+      channel: oneOf(["viber", "sms"]),
+      from: { type: "string", description: "The person's number, E.164." },
+      to: { type: "string", description: "The sender it was written to." },
+      text: { type: "string" },
+      keyword_class: nullable(oneOf(["opt_out", "opt_in", "help"])),
+      public_id: nullable({ type: "string" }),
+      provider: { type: "string" },
+      received_at: timestamp,
+    },
+    "A message a person sent to one of the organization's senders.",
+  ),
+  InboundMessagePage: pageSchema("InboundMessage", "A page of inbound messages, newest first."),
+  SandboxInboundResult: closed(
+    { outcome: oneOf(["stored", "duplicate", "bad_sender", "no_owner"]) },
+    "What became of a sandbox inbound message.",
   ),
   Campaign: closed(campaignProperties, "An API campaign."),
   CampaignPage: pageSchema("Campaign", "A page of campaigns, newest first."),

@@ -3,7 +3,10 @@
 export {
   apiKeyRepository as apiKeys,
   consentRepository as consent,
+  inboundRepository as inbound,
   organizationRepository as organizations,
+  senderRepository as senders,
+  suppressionRepository as suppressions,
 } from "@tidings/core/sql";
 export { campaignRepository as campaigns } from "./campaigns.js";
 export { consoleSessionRepository as consoleSessions } from "./console-sessions.js";

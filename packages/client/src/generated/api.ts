@@ -33,7 +33,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Retrieve a profile.
+         * Retrieve a profile, with the channels on which its number is suppressed.
          * @description Requires the scope `profiles:read`.
          */
         get: operations["getProfile"];
@@ -493,6 +493,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/suppressions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List suppressions, newest first; the number is shown only where the filter gives it.
+         * @description Requires the scope `profiles:read`.
+         */
+        get: operations["listSuppressions"];
+        put?: never;
+        /**
+         * Suppress a number on a channel (an opt-out received by phone, e-mail or any other means).
+         * @description Requires the scope `profiles:write`.
+         */
+        post: operations["addSuppression"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/suppressions/{channel}/{phone_number}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Lift a suppression; one the person asked for (source inbound or provider) needs ?note=.
+         * @description Requires the scope `profiles:write`.
+         */
+        delete: operations["removeSuppression"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inbound": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the messages people sent to the organization's senders, newest first.
+         * @description Requires the scope `messages:read`.
+         */
+        get: operations["listInbound"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -597,7 +661,7 @@ export interface components {
         };
         CreateWebhookRequest: {
             url: string;
-            topics: ("message.sent" | "message.delivered" | "message.seen" | "message.clicked" | "message.failed" | "message.expired" | "profile.erased")[];
+            topics: ("message.sent" | "message.delivered" | "message.seen" | "message.clicked" | "message.failed" | "message.expired" | "profile.consent_changed" | "message.received" | "profile.erased")[];
             /**
              * @default active
              * @enum {string}
@@ -611,7 +675,7 @@ export interface components {
         };
         UpdateWebhookRequest: {
             url?: string;
-            topics?: ("message.sent" | "message.delivered" | "message.seen" | "message.clicked" | "message.failed" | "message.expired" | "profile.erased")[];
+            topics?: ("message.sent" | "message.delivered" | "message.seen" | "message.clicked" | "message.failed" | "message.expired" | "profile.consent_changed" | "message.received" | "profile.erased")[];
             /** @enum {string} */
             status?: "active" | "inactive";
             description?: string | null;
@@ -646,6 +710,12 @@ export interface components {
         };
         RecoverWebhookRequest: {
             since: string;
+        };
+        AddSuppressionRequest: {
+            /** @enum {string} */
+            channel: "sms" | "viber";
+            phone_number: string;
+            note?: string | null;
         };
         /**
          * @description A profile; every field is present, null when absent.
@@ -696,6 +766,32 @@ export interface components {
                 next_cursor: string | null;
             };
         };
+        /** @description A profile with the channels on which its number is suppressed. */
+        ProfileWithSuppressions: {
+            public_id: string;
+            /** @description E.164. */
+            phone_number: string;
+            email: string | null;
+            first_name: string | null;
+            last_name: string | null;
+            full_name: string | null;
+            viber_marketing_consent: boolean;
+            sms_marketing_consent: boolean;
+            attributes: {
+                [key: string]: string | number | boolean;
+            };
+            /** @enum {string} */
+            source: "api" | "import" | "shopify" | "woocommerce";
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description Whether the number is suppressed on each channel: sends there are refused (403 recipient_opted_out) whatever the consent says. */
+            suppressed: {
+                viber: boolean;
+                sms: boolean;
+            };
+        };
         /**
          * @description The message dispatch result.
          * @example {
@@ -738,7 +834,7 @@ export interface components {
         Webhook: {
             webhook_id: string;
             url: string;
-            topics: ("message.sent" | "message.delivered" | "message.seen" | "message.clicked" | "message.failed" | "message.expired" | "profile.erased")[];
+            topics: ("message.sent" | "message.delivered" | "message.seen" | "message.clicked" | "message.failed" | "message.expired" | "profile.consent_changed" | "message.received" | "profile.erased")[];
             /** @enum {string} */
             status: "active" | "inactive";
             description: string | null;
@@ -768,7 +864,7 @@ export interface components {
         WebhookWithSecret: {
             webhook_id: string;
             url: string;
-            topics: ("message.sent" | "message.delivered" | "message.seen" | "message.clicked" | "message.failed" | "message.expired" | "profile.erased")[];
+            topics: ("message.sent" | "message.delivered" | "message.seen" | "message.clicked" | "message.failed" | "message.expired" | "profile.consent_changed" | "message.received" | "profile.erased")[];
             /** @enum {string} */
             status: "active" | "inactive";
             description: string | null;
@@ -821,6 +917,61 @@ export interface components {
             sender: string;
             /** @description The text the sandbox was handed. */
             text: string;
+        };
+        /** @description A number the organization does not send to on one channel. */
+        Suppression: {
+            /** @enum {string} */
+            channel: "viber" | "sms";
+            phone_number: string | null;
+            /** @description The keyed hash the suppression is stored under (pseudonymised, not anonymous). */
+            phone_number_hash: string;
+            /** @enum {string} */
+            source: "inbound" | "provider" | "api";
+            keyword: string | null;
+            provider: string | null;
+            note: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description A page of suppressions, newest first. */
+        SuppressionPage: {
+            data: components["schemas"]["Suppression"][];
+            /** @description Pass next_cursor as cursor for the next page. */
+            meta: {
+                has_more: boolean;
+                next_cursor: string | null;
+            };
+        };
+        /** @description A message a person sent to one of the organization's senders. */
+        InboundMessage: {
+            /** Format: uuid */
+            inbound_id: string;
+            /** @enum {string} */
+            channel: "viber" | "sms";
+            /** @description The person's number, E.164. */
+            from: string;
+            /** @description The sender it was written to. */
+            to: string;
+            text: string;
+            keyword_class: ("opt_out" | "opt_in" | "help") | null;
+            public_id: string | null;
+            provider: string;
+            /** Format: date-time */
+            received_at: string;
+        };
+        /** @description A page of inbound messages, newest first. */
+        InboundMessagePage: {
+            data: components["schemas"]["InboundMessage"][];
+            /** @description Pass next_cursor as cursor for the next page. */
+            meta: {
+                has_more: boolean;
+                next_cursor: string | null;
+            };
+        };
+        /** @description What became of a sandbox inbound message. */
+        SandboxInboundResult: {
+            /** @enum {string} */
+            outcome: "stored" | "duplicate" | "bad_sender" | "no_owner";
         };
         /** @description An API campaign. */
         Campaign: {
@@ -1513,7 +1664,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The profile. */
+            /** @description The profile and its suppressions. */
             200: {
                 headers: {
                     /** @description The request's id: the client's when sane, otherwise a UUID v7. */
@@ -1521,7 +1672,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Profile"];
+                    "application/json": components["schemas"]["ProfileWithSuppressions"];
                 };
             };
             400: components["responses"]["E400"];
@@ -2677,6 +2828,20 @@ export interface operations {
             401: components["responses"]["E401"];
             403: components["responses"]["E403"];
             405: components["responses"]["E405"];
+            /** @description The request clashes with stored state: `sender_taken`. */
+            409: {
+                headers: {
+                    /** @description The request's id: the client's when sane, otherwise a UUID v7. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "sender_taken";
+                    };
+                };
+            };
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             500: components["responses"]["E500"];
@@ -2792,7 +2957,7 @@ export interface operations {
             403: components["responses"]["E403"];
             404: components["responses"]["E404"];
             405: components["responses"]["E405"];
-            /** @description The request clashes with stored state: `campaign_active`. */
+            /** @description The request clashes with stored state: `campaign_active`, `sender_taken`. */
             409: {
                 headers: {
                     /** @description The request's id: the client's when sane, otherwise a UUID v7. */
@@ -2802,7 +2967,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "campaign_active";
+                        code?: "campaign_active" | "sender_taken";
                     };
                 };
             };
@@ -2859,6 +3024,20 @@ export interface operations {
             403: components["responses"]["E403"];
             404: components["responses"]["E404"];
             405: components["responses"]["E405"];
+            /** @description The request clashes with stored state: `sender_taken`. */
+            409: {
+                headers: {
+                    /** @description The request's id: the client's when sane, otherwise a UUID v7. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "sender_taken";
+                    };
+                };
+            };
             413: components["responses"]["E413"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -3306,6 +3485,161 @@ export interface operations {
             };
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    listSuppressions: {
+        parameters: {
+            query?: {
+                channel?: "sms" | "viber";
+                phone_number?: string;
+                limit?: number;
+                cursor?: string;
+            };
+            header?: {
+                /** @description Echoed when 1–128 visible ASCII characters; otherwise a UUID v7 is made. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of suppressions. */
+            200: {
+                headers: {
+                    /** @description The request's id: the client's when sane, otherwise a UUID v7. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuppressionPage"];
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            405: components["responses"]["E405"];
+            413: components["responses"]["E413"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    addSuppression: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed when 1–128 visible ASCII characters; otherwise a UUID v7 is made. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "channel": "sms",
+                 *       "phone_number": "+14155550101",
+                 *       "note": "Asked by phone"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AddSuppressionRequest"];
+            };
+        };
+        responses: {
+            /** @description The suppression. */
+            201: {
+                headers: {
+                    /** @description The request's id: the client's when sane, otherwise a UUID v7. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Suppression"];
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            405: components["responses"]["E405"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
+            422: components["responses"]["E422"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    removeSuppression: {
+        parameters: {
+            query?: {
+                note?: string;
+            };
+            header?: {
+                /** @description Echoed when 1–128 visible ASCII characters; otherwise a UUID v7 is made. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                channel: string;
+                phone_number: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Lifted. */
+            204: {
+                headers: {
+                    /** @description The request's id: the client's when sane, otherwise a UUID v7. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            405: components["responses"]["E405"];
+            413: components["responses"]["E413"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    listInbound: {
+        parameters: {
+            query?: {
+                channel?: "sms" | "viber";
+                phone_number?: string;
+                limit?: number;
+                cursor?: string;
+            };
+            header?: {
+                /** @description Echoed when 1–128 visible ASCII characters; otherwise a UUID v7 is made. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of inbound messages. */
+            200: {
+                headers: {
+                    /** @description The request's id: the client's when sane, otherwise a UUID v7. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InboundMessagePage"];
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            405: components["responses"]["E405"];
+            413: components["responses"]["E413"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
         };

@@ -12,6 +12,7 @@ import { updateCampaignInput } from "./campaign-input.js";
 import { checkCampaignRules } from "./campaign-rules.js";
 import { type CampaignView, toCampaignView } from "./campaign-view.js";
 import { campaignNotFound, findCampaign } from "./get-campaign.js";
+import { checkSenderFree } from "./sender-taken.js";
 
 const MUTABLE: ReadonlyArray<keyof CampaignRecord> = [
   "name",
@@ -49,6 +50,8 @@ function changeCampaign(
       const next = change(current);
       if ("type" in next) return err(next);
       if (MUTABLE.every((key) => next[key] === current[key])) return ok(toCampaignView(current));
+      const taken = await checkSenderFree(tx, actor.organizationId, next);
+      if (taken !== null) return err(taken);
       const updated = { ...next, updatedAt: isoAt(deps.clock.now()) };
       if (!(await tx.campaigns.update(updated))) return err(campaignNotFound(campaignId));
       return ok(toCampaignView(updated));

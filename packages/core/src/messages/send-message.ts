@@ -2,6 +2,8 @@ import { err, ok, type ResultAsync } from "neverthrow";
 import { campaignNotFound, findCampaign } from "../campaigns/get-campaign.js";
 import type { Actor, Deps } from "../deps.js";
 import type { DomainError } from "../errors.js";
+import { recipientOptedOut, suppressedChannels } from "../inbound/opted-out.js";
+import { suppressionKey } from "../inbound/suppression-keys.js";
 import { messageBody } from "../links/message-body.js";
 import type { CampaignRecord, MessageRecord, Repositories, SendOutcome } from "../ports.js";
 import { isoAt } from "../support/clock.js";
@@ -86,7 +88,10 @@ export async function recoverSendResult(
  * The reverse order (dispatch first, store after) could send a message that has no record.
  */
 export function sendMessage(
-  deps: Pick<Deps, "storage" | "ids" | "clock" | "provider" | "urlPolicy" | "telemetry" | "links">,
+  deps: Pick<
+    Deps,
+    "storage" | "ids" | "clock" | "provider" | "urlPolicy" | "telemetry" | "links" | "secretBox"
+  >,
   actor: Actor & { apiKeyId: string },
   input: unknown,
   options: SendOptions = {},
@@ -103,11 +108,22 @@ export function sendMessage(
     const checked = await checkSend(deps, campaign, body);
     if (checked.isErr()) return err(checked.error);
     const { values, recipient } = checked.value;
+    // Made once per organization and then held in memory: no round trip on later sends.
+    await suppressionKey(deps, actor.organizationId);
 
     const stored = await deps.storage.transaction(async (tx) => {
       const resolved = await resolveRecipient(tx, deps, actor, campaign, recipient);
       if (resolved.isErr()) return err(resolved.error);
       const profile = resolved.value.profile;
+      // One indexed read: a suppressed number is refused in every category, before anything
+      // is stored (the transaction rolls back a profile the send created).
+      const suppressed = await suppressedChannels(
+        tx,
+        deps,
+        actor.organizationId,
+        profile.phoneNumber,
+      );
+      if (suppressed.has(campaign.channel)) return err(recipientOptedOut(campaign.channel));
       const consent = checkDeliveryConsent(campaign, profile);
       if (consent.isErr()) return err(consent.error);
 

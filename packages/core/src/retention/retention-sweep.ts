@@ -32,6 +32,8 @@ export interface RetentionRound {
   rateLimitHits: number;
   /** Console sign-in links and sessions past their expiry (unusable already). */
   consoleSessions: number;
+  /** Inbound messages older than messages are kept (suppressions are never swept). */
+  inboundMessages: number;
   /** Pages of the database file given back to the file system (SQLite). */
   pagesReclaimed: number;
   /** How far the wall clock jumped since the last round (see `retentionClock`). */
@@ -126,6 +128,11 @@ export function createRetentionSweeper(
         batchSize * 5,
       );
       await between();
+      const inboundMessages = await drain(
+        () => deps.storage.inbound.deleteReceivedBefore(createdBefore, batchSize * 5),
+        batchSize * 5,
+      );
+      await between();
       const pagesReclaimed = await retention.reclaimSpace();
       return {
         messages,
@@ -133,6 +140,7 @@ export function createRetentionSweeper(
         idempotencyRecords,
         rateLimitHits,
         consoleSessions,
+        inboundMessages,
         pagesReclaimed,
         clockJumpMs: time.jumpMs,
       };

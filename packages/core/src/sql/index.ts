@@ -21,6 +21,11 @@ export { sqlRecords } from "./records.js";
 export { apiKeyRepository } from "./repositories/api-keys.js";
 export { campaignRows } from "./repositories/campaigns.js";
 export { consentRepository } from "./repositories/consent.js";
+export {
+  inboundRepository,
+  senderRepository,
+  suppressionRepository,
+} from "./repositories/consent-loop.js";
 export { consoleSessionRows } from "./repositories/console-sessions.js";
 export { contactListRows } from "./repositories/contact-lists.js";
 export { deliveryReads } from "./repositories/deliveries.js";

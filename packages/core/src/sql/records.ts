@@ -5,6 +5,7 @@ import type {
   Category,
   Channel,
   ConsentChangeRecord,
+  ConsentSource,
   ConsoleSessionRecord,
   ConsoleSignInTokenRecord,
   ContactListRecord,
@@ -13,6 +14,8 @@ import type {
   DeliveryStatus,
   FailingDestination,
   IdempotencyRecord,
+  InboundMessageRecord,
+  KeywordClass,
   LinkRecord,
   MembershipRecord,
   MessageEventRecord,
@@ -21,6 +24,10 @@ import type {
   OrganizationRecord,
   ProfileRecord,
   ProfileSource,
+  SenderAssignmentRecord,
+  SuppressionKeyRecord,
+  SuppressionRecord,
+  SuppressionSource,
   WebhookSubscriptionRecord,
 } from "../ports.js";
 import { MESSAGE_TOPICS, TOPICS } from "../webhooks/webhook-input.js";
@@ -67,6 +74,19 @@ const IDEMPOTENCY_STATES = members<IdempotencyRecord["state"]>({
   completed: true,
 });
 const DISABLED_REASONS = ["failing"] as const;
+const CONSENT_SOURCES = members<ConsentSource>({
+  api: true,
+  import: true,
+  console: true,
+  inbound: true,
+  provider: true,
+});
+const SUPPRESSION_SOURCES = members<SuppressionSource>({
+  inbound: true,
+  provider: true,
+  api: true,
+});
+const KEYWORD_CLASSES = members<KeywordClass>({ opt_out: true, opt_in: true, help: true });
 /** Every stored link was trackable; one that is not never leaves storage to be redirected to. */
 const REDIRECTABLE_URL: TextShape = {
   expected: "an http or https URL without whitespace or control characters, or empty (erased)",
@@ -102,6 +122,10 @@ export interface SqlRecords {
   consoleSignInToken(row: unknown): ConsoleSignInTokenRecord;
   consoleSession(row: unknown): ConsoleSessionRecord;
   link(row: unknown): LinkRecord;
+  suppressionKey(row: unknown): SuppressionKeyRecord;
+  suppression(row: unknown): SuppressionRecord;
+  inboundMessage(row: unknown): InboundMessageRecord;
+  senderAssignment(row: unknown): SenderAssignmentRecord;
 }
 
 /** The record the rows of each table decode to. */
@@ -122,6 +146,10 @@ export interface SqlRecordOf {
   consoleSignInTokens: ConsoleSignInTokenRecord;
   consoleSessions: ConsoleSessionRecord;
   links: LinkRecord;
+  suppressionKeys: SuppressionKeyRecord;
+  suppressions: SuppressionRecord;
+  inboundMessages: InboundMessageRecord;
+  senderAssignments: SenderAssignmentRecord;
 }
 
 /** Each table's decoder among `records`, by the table's name. */
@@ -144,6 +172,10 @@ export const decodersByTable = (
   consoleSignInTokens: records.consoleSignInToken,
   consoleSessions: records.consoleSession,
   links: records.link,
+  suppressionKeys: records.suppressionKey,
+  suppressions: records.suppression,
+  inboundMessages: records.inboundMessage,
+  senderAssignments: records.senderAssignment,
 });
 
 /** The row decoders of one database, whose differences `codec` carries. */
@@ -187,6 +219,7 @@ export function sqlRecords(codec: SqlCodec): SqlRecords {
       oldValue: r.flagOrNull("old_value"),
       newValue: r.flag("new_value"),
       apiKeyId: r.textOrNull("api_key_id"),
+      source: r.oneOf("source", CONSENT_SOURCES),
       changedAt: r.text("changed_at"),
     })),
     contactList: from(t.contactLists, (r) => ({
@@ -351,6 +384,42 @@ export function sqlRecords(codec: SqlCodec): SqlRecords {
       clicks: r.integer("clicks"),
       firstClickedAt: r.textOrNull("first_clicked_at"),
       lastClickedAt: r.textOrNull("last_clicked_at"),
+    })),
+    suppressionKey: from(t.suppressionKeys, (r) => ({
+      organizationId: r.text("organization_id"),
+      keySealed: r.text("key_sealed"),
+      createdAt: r.text("created_at"),
+    })),
+    suppression: from(t.suppressions, (r) => ({
+      id: r.text("id"),
+      organizationId: r.text("organization_id"),
+      channel: r.oneOf("channel", CHANNELS),
+      phoneHash: r.text("phone_hash"),
+      source: r.oneOf("source", SUPPRESSION_SOURCES),
+      keyword: r.textOrNull("keyword"),
+      provider: r.textOrNull("provider"),
+      note: r.textOrNull("note"),
+      consentBefore: r.flagOrNull("consent_before"),
+      createdAt: r.text("created_at"),
+    })),
+    inboundMessage: from(t.inboundMessages, (r) => ({
+      id: r.text("id"),
+      organizationId: r.text("organization_id"),
+      provider: r.text("provider"),
+      providerMessageId: r.text("provider_message_id"),
+      channel: r.oneOf("channel", CHANNELS),
+      fromNumber: r.text("from_number"),
+      toSender: r.text("to_sender"),
+      text: r.text("text"),
+      keywordClass: r.oneOfOrNull("keyword_class", KEYWORD_CLASSES),
+      profileId: r.textOrNull("profile_id"),
+      receivedAt: r.text("received_at"),
+    })),
+    senderAssignment: from(t.senderAssignments, (r) => ({
+      organizationId: r.text("organization_id"),
+      channel: r.oneOf("channel", CHANNELS),
+      sender: r.text("sender"),
+      createdAt: r.text("created_at"),
     })),
   };
 }

@@ -35,7 +35,8 @@ export const sqlTables = {
   ),
   consentChanges: table(
     "consent_changes",
-    "id, organization_id, profile_id, channel, old_value, new_value, api_key_id, changed_at",
+    "id, organization_id, profile_id, channel, old_value, new_value, api_key_id, changed_at, " +
+      "source",
     { flags: ["old_value", "new_value"] },
   ),
   contactLists: table("contact_lists", "id, organization_id, name, created_at"),
@@ -103,6 +104,19 @@ export const sqlTables = {
     "code, message_id, organization_id, original_url, created_at, clicks, first_clicked_at, " +
       "last_clicked_at",
   ),
+  suppressionKeys: table("suppression_keys", "organization_id, key_sealed, created_at"),
+  suppressions: table(
+    "suppressions",
+    "id, organization_id, channel, phone_hash, source, keyword, provider, note, " +
+      "consent_before, created_at",
+    { flags: ["consent_before"] },
+  ),
+  inboundMessages: table(
+    "inbound_messages",
+    "id, organization_id, provider, provider_message_id, channel, from_number, to_sender, " +
+      "text, keyword_class, profile_id, received_at",
+  ),
+  senderAssignments: table("sender_assignments", "organization_id, channel, sender, created_at"),
 } as const satisfies Record<string, SqlTable>;
 
 /** The columns an INSERT names, in the order of `table.columns`. */

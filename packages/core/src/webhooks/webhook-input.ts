@@ -14,8 +14,17 @@ export const MESSAGE_TOPICS: readonly Topic[] = [
   "message.expired",
 ];
 
-/** Every topic a subscription may choose from: the message topics and `profile.erased`. */
-export const TOPICS: readonly WebhookTopic[] = [...MESSAGE_TOPICS, "profile.erased"];
+/**
+ * Every topic a subscription may choose from: the message lifecycle, then a profile's consent
+ * changes, the messages people send in and a person's erasure (all three for organization
+ * subscriptions only).
+ */
+export const TOPICS: readonly WebhookTopic[] = [
+  ...MESSAGE_TOPICS,
+  "profile.consent_changed",
+  "message.received",
+  "profile.erased",
+];
 
 /** A webhook URL, of a subscription or of one message: 1 to 2048 characters. */
 export const webhookUrlSchema = v.pipe(

@@ -8,6 +8,16 @@ import {
   campaignsList,
   campaignsUpdate,
 } from "./commands/campaigns.js";
+import {
+  sendersAssign,
+  sendersList,
+  sendersUnassign,
+  suppressionsAdd,
+  suppressionsExport,
+  suppressionsImport,
+  suppressionsList,
+  suppressionsRemove,
+} from "./commands/consent.js";
 import { consoleLink, consoleSessionsRevoke } from "./commands/console.js";
 import { keysCreate, keysList, keysRevoke } from "./commands/keys.js";
 import { migrateCommand } from "./commands/migrate.js";
@@ -43,6 +53,14 @@ export const COMMANDS: readonly Command[] = [
   privacyErase,
   privacyExport,
   providersCheck,
+  sendersAssign,
+  sendersList,
+  sendersUnassign,
+  suppressionsList,
+  suppressionsAdd,
+  suppressionsRemove,
+  suppressionsImport,
+  suppressionsExport,
   consoleLink,
   consoleSessionsRevoke,
 ];

@@ -76,6 +76,18 @@ export function createMetrics(sources: MetricSources = {}) {
     labelNames: ["counted"] as const,
     registers: [registry],
   });
+  const inboundMessages = new Counter({
+    name: "tidings_inbound_messages_total",
+    help: "Inbound messages stored, by provider, channel and keyword class (opt_out, opt_in, help, none).",
+    labelNames: ["provider", "channel", "keyword_class"] as const,
+    registers: [registry],
+  });
+  const suppressions = new Counter({
+    name: "tidings_suppressions_total",
+    help: "Suppressions added, by source (inbound, provider, api).",
+    labelNames: ["source"] as const,
+    registers: [registry],
+  });
   const lifecycleEvents = new Counter({
     name: "tidings_message_lifecycle_events_total",
     help: "Message lifecycle events recorded, by topic.",
@@ -195,6 +207,8 @@ export function createMetrics(sources: MetricSources = {}) {
     httpDuration,
     messages,
     linkClicks,
+    inboundMessages,
+    suppressions,
     lifecycleEvents,
     webhookAttempts,
     webhookAttemptDuration,

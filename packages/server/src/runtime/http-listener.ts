@@ -72,6 +72,7 @@ export async function listenHttp(
         sandbox: runtime.sandbox,
         dev: config.dev,
         storageTimeoutMs: config.storageTimeoutMs,
+        inboundSink: runtime.inboundSink,
       }),
       mounts,
     ),

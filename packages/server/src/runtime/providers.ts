@@ -30,10 +30,16 @@ export interface ComposedProviders {
   sandboxProvider: SandboxProvider | null;
   /**
    * The callback endpoints of the real providers in use, to mount on the HTTP server; each also
-   * serves its provider's inbound messages, handed to `inbound`.
+   * serves its provider's inbound messages, handed to `deps.inboundSink`.
    */
-  callbacks(deps: Pick<Deps, "storage" | "ids" | "clock">, inbound: InboundSink): Mount[];
+  callbacks(deps: CallbackDeps): Mount[];
 }
+
+/** What the provider routes are built with: the use cases' deps, and where inbound goes. */
+export type CallbackDeps = Pick<Deps, "storage" | "ids" | "clock" | "secretBox"> & {
+  /** Where each provider's inbound route hands the messages it verified. */
+  inboundSink: InboundSink;
+};
 
 /**
  * Builds the provider of each channel from the configuration. `publicUrl` answers the URL at
@@ -124,7 +130,8 @@ export function composeProviders(
     provider: viber === sms ? viber : channelRouter({ viber, sms }),
     sandbox: built.has("sandbox"),
     sandboxProvider: sandbox,
-    callbacks(deps, inbound) {
+    callbacks(deps) {
+      const inbound = deps.inboundSink;
       const mounts: Mount[] = [];
       if (settings.twilio !== null && built.has("twilio")) {
         mounts.push({

@@ -6,16 +6,18 @@ import {
   type Deps,
   defaultConfig,
   type InboundSink,
+  inboundSink,
   isStorageUnavailable,
   StorageBusyError,
   systemClock,
   type TidingsConfig,
+  unopenableSuppressionKeys,
 } from "@tidings/core";
 import type { ServerConfig } from "../config.js";
 import type { Logger } from "../logger.js";
 import { createMetrics, type Metrics } from "../observability/metrics.js";
 import { withStorageMetrics } from "../observability/storage-metrics.js";
-import { loadSecretKey } from "../secret-key.js";
+import { ConfigError, loadSecretKey } from "../secret-key.js";
 import { withDeliveryWakeups } from "./delivery-wakeups.js";
 import type { Mount } from "./mount.js";
 import { assertDatabaseDirectory, openStorage } from "./open-storage.js";
@@ -43,6 +45,8 @@ export interface Runtime {
    * inbound routes included.
    */
   providerCallbacks: Mount[];
+  /** Where inbound messages go: the provider routes and the sandbox's inbound route. */
+  inboundSink: InboundSink;
   /**
    * Tells the runtime where this server listens, when `TIDINGS_PUBLIC_URL` is unset: providers
    * are given callback URLs on it from then on.
@@ -69,17 +73,6 @@ export function tidingsConfig(config: ServerConfig): TidingsConfig {
     idempotencyTtlMs: config.idempotencyTtlMs,
   };
 }
-
-/**
- * The sink of inbound messages until core's is connected: it refuses every message, so each
- * provider's inbound route answers 503 and the provider keeps the message to send again, rather
- * than a STOP being dropped with a 200.
- */
-const refuseInbound: InboundSink = {
-  receive() {
-    return Promise.reject(new Error("inbound not wired: no sink stores inbound messages yet"));
-  },
-};
 
 /** What `openRuntime` may be given besides the configuration. */
 export interface RuntimeOptions {
@@ -171,8 +164,41 @@ export async function openRuntime(
         }
       : {}),
   };
-  // The one place the inbound sink is chosen.
-  const inboundSink: InboundSink = options.inboundSink ?? refuseInbound;
+  // A lost or changed secret key must never silently void the opt-outs sealed under it.
+  const unopenable = await unopenableSuppressionKeys(deps);
+  if (unopenable.length > 0) {
+    await opened.close();
+    throw new ConfigError(
+      `TIDINGS_SECRET_KEY cannot open the suppression keys of ${unopenable.length} organization(s) ` +
+        `(${unopenable.slice(0, 3).join(", ")}): it is not the key they were sealed with. ` +
+        "Start with the original secret key; opt-outs would be lost otherwise.",
+    );
+  }
+  // The one place the inbound sink is chosen: a test or embedder may hand its own.
+  const inbound: InboundSink =
+    options.inboundSink ??
+    inboundSink(deps, {
+      keywords: config.keywords,
+      dropped: (report, outcome) =>
+        logger.info("inbound message not stored", {
+          provider: report.provider,
+          channel: report.channel,
+          outcome,
+        }),
+      ...(metrics
+        ? {
+            telemetry: {
+              inboundReceived: (seen) =>
+                metrics.inboundMessages.inc({
+                  provider: seen.provider,
+                  channel: seen.channel,
+                  keyword_class: seen.keywordClass,
+                }),
+              suppressionAdded: (source) => metrics.suppressions.inc({ source }),
+            },
+          }
+        : {}),
+    });
   // Reports that come due together (a busy second's sends) share a transaction.
   const recordReport = batchedProviderReports(deps);
   providers.sandboxProvider?.onReport(async (messageId, report) => {
@@ -199,7 +225,8 @@ export async function openRuntime(
       queuedListeners.push(fn);
     },
     sandbox: providers.sandbox,
-    providerCallbacks: providers.callbacks(deps, inboundSink),
+    providerCallbacks: providers.callbacks({ ...deps, inboundSink: inbound }),
+    inboundSink: inbound,
     listeningAt(url) {
       listeningUrl = url;
     },

@@ -83,6 +83,7 @@ export const aConsentChange = (
   oldValue: null,
   newValue: true,
   apiKeyId: null,
+  source: "api",
   changedAt: at(0),
   ...overrides,
 });

@@ -1,6 +1,7 @@
 import { describe } from "vitest";
 import { accountsContract } from "./accounts-contract.js";
 import { concurrencyContract } from "./concurrency-contract.js";
+import { consentLoopContract } from "./consent-loop-contract.js";
 import { consoleSessionsContract } from "./console-sessions-contract.js";
 import { contactListsContract } from "./contact-lists-contract.js";
 import { deliveryClaimsContract } from "./delivery-claims-contract.js";
@@ -52,5 +53,6 @@ export function runStorageContract(name: string, makeHarness: HarnessFactory): v
     messageCountsContract(harness);
     linksContract(harness);
     privacyContract(harness);
+    consentLoopContract(harness);
   });
 }

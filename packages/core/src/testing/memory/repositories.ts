@@ -2,6 +2,7 @@ import type { Repositories } from "../../ports.js";
 import { memoryApiKeys } from "./api-keys.js";
 import { memoryCampaigns } from "./campaigns.js";
 import { memoryConsent } from "./consent.js";
+import { memoryInbound, memorySenders, memorySuppressions } from "./consent-loop.js";
 import { memoryConsoleSessions } from "./console-sessions.js";
 import { memoryContactLists } from "./contact-lists.js";
 import { memoryDeliveries } from "./deliveries.js";
@@ -34,5 +35,8 @@ export function memoryRepositories(scope: MemoryScope): Repositories {
     consoleSessions: memoryConsoleSessions(scope),
     links: memoryLinks(scope),
     privacy: memoryPrivacy(scope),
+    suppressions: memorySuppressions(scope),
+    inbound: memoryInbound(scope),
+    senders: memorySenders(scope),
   };
 }

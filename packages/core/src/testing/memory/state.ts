@@ -8,12 +8,16 @@ import type {
   DeliveryAttemptRecord,
   DeliveryRecord,
   IdempotencyRecord,
+  InboundMessageRecord,
   LinkRecord,
   MembershipRecord,
   MessageEventRecord,
   MessageRecord,
   OrganizationRecord,
   ProfileRecord,
+  SenderAssignmentRecord,
+  SuppressionKeyRecord,
+  SuppressionRecord,
   WebhookSubscriptionRecord,
 } from "../../ports.js";
 
@@ -53,6 +57,14 @@ export interface MemoryState {
   consoleSessions: Map<string, ConsoleSessionRecord>;
   /** Tracked links, keyed by code. */
   links: Map<string, LinkRecord>;
+  /** Suppression keys by organization. */
+  suppressionKeys: Map<string, SuppressionKeyRecord>;
+  /** Suppressions keyed by `[organization, channel, hash]` as JSON. */
+  suppressions: Map<string, SuppressionRecord>;
+  /** Inbound messages in the order they were stored. */
+  inbound: InboundMessageRecord[];
+  /** Sender assignments, oldest first. */
+  senderAssignments: SenderAssignmentRecord[];
 }
 
 /** A fresh, empty state. */
@@ -78,6 +90,10 @@ export function emptyState(): MemoryState {
     consoleSignInTokens: new Map(),
     consoleSessions: new Map(),
     links: new Map(),
+    suppressionKeys: new Map(),
+    suppressions: new Map(),
+    inbound: [],
+    senderAssignments: [],
   };
 }
 
