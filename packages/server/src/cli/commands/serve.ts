@@ -89,6 +89,9 @@ export const serveCommand: Command = {
   },
   async run(context) {
     const { config, logger, runtime, flags } = context;
+    // Listening for SIGTERM before saying `listening`: a supervisor (or `docker stop`) that
+    // stops the server as soon as it is up must find it draining, not killed by the signal.
+    const shutdown = shutdownRequested(context);
     const port = typeof flags.port === "string" ? portOf(flags.port) : config.port;
     const host = typeof flags.host === "string" ? flags.host : config.host;
     const background = await startBackgroundWork(runtime, logger, {
@@ -121,7 +124,7 @@ export const serveCommand: Command = {
       metrics: runtime.metrics ? `${http.url}${METRICS_PATH}` : null,
     });
     if (runtime.metrics) warnIfMetricsExposed(logger, http.host, config.metricsToken);
-    const signal = await shutdownRequested(context);
+    const signal = await shutdown;
     logger.info("shutting down", { signal });
     await http.close();
     await background.stop();
