@@ -21,11 +21,24 @@ RUN npm install --global --no-fund --no-audit \
 RUN pnpm fetch
 COPY . .
 RUN pnpm install --frozen-lockfile --offline
-# The server and the packages it depends on, then the server alone with its production
-# dependencies (better-sqlite3's compiled addon among them, the workspace packages as built).
-RUN pnpm --filter "@tidings/server..." run build \
- && pnpm --filter @tidings/server deploy --legacy --prod --offline /app/packages/server \
- && node /app/packages/server/dist/bin.js --version
+# The server and the workspace packages it uses, built.
+RUN pnpm --filter "@tidings/server..." run build
+# The runtime's tree in /app: those packages (package.json and dist alone) in the workspace's
+# layout, with their production dependencies installed from the lockfile; better-sqlite3's
+# addon is taken from the store as compiled above, and its compiler's leftovers dropped.
+RUN mkdir /app \
+ && cp package.json pnpm-lock.yaml pnpm-workspace.yaml /app/ \
+ && for dir in $(pnpm --filter "@tidings/server..." exec pwd); do \
+      mkdir -p "/app/${dir#/src/}" && cp -R "$dir/package.json" "$dir/dist" "/app/${dir#/src/}/"; \
+    done \
+ && cd /app \
+ && pnpm install --prod --frozen-lockfile --offline --filter "@tidings/server..." \
+ && rm -rf node_modules/.pnpm/better-sqlite3@*/node_modules/better-sqlite3/build/Release/obj.target \
+      node_modules/.pnpm/better-sqlite3@*/node_modules/better-sqlite3/build/Release/.deps \
+      node_modules/.pnpm/better-sqlite3@*/node_modules/better-sqlite3/build/Release/test_extension.node \
+      node_modules/.pnpm/better-sqlite3@*/node_modules/better-sqlite3/build/deps \
+ && node packages/server/dist/bin.js --version \
+ && TIDINGS_DATABASE_URL=sqlite::memory: node packages/server/dist/bin.js migrate
 
 FROM ${BASE}
 # The data volume, owned by the user the server runs as; nothing else in the image is writable

@@ -36,7 +36,7 @@ started_at=$(date +%s)
 run_id="tidings-ct-$$"
 mirror="${TIDINGS_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 # The stand-in recipe's version: change it when the recipe below changes, so the cache is remade.
-recipe=1
+recipe=2
 
 # ---------------------------------------------------------------------------------------------
 # What the test needs from the machine.
@@ -119,9 +119,17 @@ make_bases() {
   local changes=(--change "ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt"
     --change "ENV npm_config_nodedir=/usr" --change 'CMD ["node"]')
   tar -C "$root" -c . | "${PODMAN[@]}" import "${changes[@]}" - "$build_base" >/dev/null
-  # The runtime base: no compilers, no Python, like the slim image.
-  chroot "$root" env DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq --auto-remove \
-    g++ make python3 >"$work/purge.log" 2>&1 ||
+  # The runtime base: no compilers, no Python, like the slim image. debootstrap marks every
+  # package as installed by hand, so each is marked automatic but the base system's own
+  # (priority required, essential, apt, ca-certificates), and what nothing needs is removed.
+  chroot "$root" sh -c '
+    dpkg-query -W -f="\${Package}\n" | xargs apt-mark auto >/dev/null
+    dpkg-query -W -f="\${Package} \${Priority} \${Essential}\n" |
+      awk "\$2 == \"required\" || \$3 == \"yes\" { print \$1 }" |
+      xargs apt-mark manual apt ca-certificates >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get autoremove --purge -y -qq
+    ! command -v g++ && ! command -v make && ! command -v python3
+  ' >"$work/purge.log" 2>&1 ||
     {
       tail -n 20 "$work/purge.log" >&2
       fail "removing the compilers from the runtime base failed"
