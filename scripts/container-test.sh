@@ -76,14 +76,36 @@ RUN=("${PODMAN[@]}" run --network host "${LIMITS[@]}" --no-healthcheck)
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/tidings-container-test.XXXXXX")
 receiver_pid=""
+bounded_pid=""
+# Runs a long step in the background and waits for it, so that a signal to this script is
+# acted on at once (bash runs a trap only once the foreground command is done).
+bounded() {
+  "$@" &
+  bounded_pid=$!
+  local code=0
+  wait "$bounded_pid" || code=$?
+  bounded_pid=""
+  return "$code"
+}
 cleanup() {
   local code=$?
+  if [ -n "$bounded_pid" ]; then
+    kill -TERM "$bounded_pid" 2>/dev/null || true
+    for _ in $(seq 1 30); do
+      kill -0 "$bounded_pid" 2>/dev/null || break
+      sleep 0.5
+    done
+    kill -KILL "$bounded_pid" 2>/dev/null || true
+  fi
   if [ -n "$receiver_pid" ]; then kill "$receiver_pid" 2>/dev/null || true; fi
   local names
   names=$("${PODMAN[@]}" ps -a --filter "name=^$run_id" --format '{{.Names}}' 2>/dev/null || true)
   for name in $names; do "${PODMAN[@]}" rm -f -t 0 "$name" >/dev/null 2>&1 || true; done
   "${PODMAN[@]}" volume rm -f "$run_id-data" >/dev/null 2>&1 || true
-  rm -rf "$work"
+  # debootstrap mounts /proc and /sys in the root it makes: never remove through a mount.
+  awk -v under="$work/" 'index($2, under) == 1 { print $2 }' /proc/mounts | sort -r |
+    while read -r mounted; do umount -l "$mounted" 2>/dev/null || true; done
+  rm -rf --one-file-system "$work"
   if [ "$code" -ne 0 ]; then say "failed after $(seconds_since "$started_at") s"; fi
   exit "$code"
 }
@@ -101,7 +123,7 @@ runtime_base="localhost/tidings-test-base:runtime-$key"
 make_bases() {
   local root="$work/root"
   say "making the stand-in base from Debian's packages ($mirror)"
-  timeout 900 debootstrap --variant=minbase --include=ca-certificates,python3,make,g++ \
+  bounded timeout 900 debootstrap --variant=minbase --include=ca-certificates,python3,make,g++ \
     bookworm "$root" "$mirror" >"$work/debootstrap.log" 2>&1 ||
     {
       tail -n 20 "$work/debootstrap.log" >&2
@@ -136,7 +158,7 @@ make_bases() {
     }
   rm -rf "$root/usr/include/node" "$root"/var/cache/apt/archives/*.deb
   tar -C "$root" -c . | "${PODMAN[@]}" import "${changes[@]}" - "$runtime_base" >/dev/null
-  rm -rf "$root"
+  rm -rf --one-file-system "$root"
 }
 
 base_started=$(date +%s)
@@ -160,7 +182,7 @@ fi
 image="localhost/tidings:container-test"
 build_started=$(date +%s)
 say "building the image (podman build, Dockerfile at the repository root)"
-if ! timeout 1800 "${PODMAN[@]}" build --format docker --network host "${LIMITS[@]}" \
+if ! bounded timeout 1800 "${PODMAN[@]}" build --format docker --network host "${LIMITS[@]}" \
   --build-arg "BASE=$runtime_base" --build-arg "BUILD_BASE=$build_base" \
   -t "$image" -f Dockerfile . >"$work/build.log" 2>&1; then
   tail -n 40 "$work/build.log" >&2
@@ -281,7 +303,7 @@ receiver_pid=$!
 wait_for 30 grep -q 'Receiving webhooks at' "$work/receiver.err" || fail "the webhook receiver did not start"
 receiver_url=$(grep -o 'http://[^ ]*' "$work/receiver.err" | head -n 1)
 
-profile=$(api POST /v1/profiles -d '{"phone_number": "+1 415 555 0101", "first_name": "Ada", "last_name": "Lovelace"}' | json profile_id) ||
+profile=$(api POST /v1/profiles -d '{"phone_number": "+1 415 555 0101", "first_name": "Ada", "last_name": "Lovelace"}' | json public_id) ||
   fail "POST /v1/profiles"
 
 # Sends a message whose webhooks go to the receiver; waits until it heard message.delivered.
