@@ -169,6 +169,13 @@ else
   make_bases
   base_seconds=$(seconds_since "$base_started")
   say "stand-in bases made in $base_seconds s"
+  # The stand-ins of an earlier node, CA bundle or recipe are not needed any more.
+  for old in $("${PODMAN[@]}" images --format '{{.Repository}}:{{.Tag}}' localhost/tidings-test-base); do
+    case "$old" in
+    "$build_base" | "$runtime_base") ;;
+    *) "${PODMAN[@]}" rmi "$old" >/dev/null 2>&1 || true ;;
+    esac
+  done
 fi
 
 # Can podman run a container here at all?
