@@ -198,7 +198,12 @@ fi
 build_seconds=$(seconds_since "$build_started")
 image_bytes=$("${PODMAN[@]}" image inspect --format '{{.Size}}' "$image")
 say "image built in $build_seconds s, $((image_bytes / 1000000)) MB"
-# Layers of earlier builds that no image uses any more.
+# The build stage's layers are the next build's cache; an untagged stage would be pruned with
+# the layers of earlier builds that no image uses any more. (All taken from the cache here.)
+timeout 600 "${PODMAN[@]}" build --format docker --network host "${LIMITS[@]}" \
+  --build-arg "BASE=$runtime_base" --build-arg "BUILD_BASE=$build_base" \
+  --target build -t "$image-build" -f Dockerfile . >"$work/build-stage.log" 2>&1 ||
+  say "tagging the build stage failed; the next build starts afresh"
 "${PODMAN[@]}" image prune -f >/dev/null 2>&1 || true
 
 healthcheck=$("${PODMAN[@]}" image inspect --format '{{json .Config.Healthcheck.Test}}' "$image")
