@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { accessSync, constants, existsSync } from "node:fs";
 import { isIP } from "node:net";
 import { dirname, isAbsolute, resolve } from "node:path";
 import {
@@ -175,12 +175,8 @@ export function readConfig(env: Env, cwd = process.cwd()): Result<ServerConfig, 
   const parsedDatabase = parseDatabaseUrl(get("TIDINGS_DATABASE_URL"), cwd);
   const database = parsedDatabase.unwrapOr(null);
   if (parsedDatabase.isErr()) errors.push(`TIDINGS_DATABASE_URL ${parsedDatabase.error}`);
-  if (database !== null) {
-    const missing = missingDatabaseDirectory(database);
-    if (missing !== null) {
-      errors.push(`TIDINGS_DATABASE_URL points into ${missing}, which does not exist.`);
-    }
-  }
+  const directoryProblem = database === null ? null : databaseDirectoryProblem(database);
+  if (directoryProblem !== null) errors.push(directoryProblem);
 
   const synchronous = get("TIDINGS_SQLITE_SYNCHRONOUS");
   if (synchronous !== "normal" && synchronous !== "full") {
@@ -380,11 +376,41 @@ export function parseDatabaseUrl(url: string, cwd: string): Result<DatabaseConfi
   return err(`must be sqlite:PATH or postgres://…, not ${JSON.stringify(url)}.`);
 }
 
-/** The directory a SQLite database would be created in, when it does not exist; else null. */
-function missingDatabaseDirectory(database: DatabaseConfig): string | null {
+/**
+ * Why a SQLite database cannot be kept where `TIDINGS_DATABASE_URL` points, or null: its
+ * directory must exist, and this process must be allowed to write there (the database, SQLite's
+ * journal files and the key file are made in it) and to the files of it already there. A
+ * read-only file system is not refused here: start-up waits for it to turn writable
+ * (`TIDINGS_STARTUP_TIMEOUT_MS`), as a disk remounted read-only after an error may.
+ */
+export function databaseDirectoryProblem(database: DatabaseConfig): string | null {
   if (database.kind !== "sqlite" || database.path === ":memory:") return null;
   const directory = dirname(database.path);
-  return existsSync(directory) ? null : directory;
+  if (!existsSync(directory)) {
+    return `TIDINGS_DATABASE_URL points into ${directory}, which does not exist.`;
+  }
+  const files: Array<[string, number]> = [
+    [directory, constants.W_OK | constants.X_OK],
+    [database.path, constants.R_OK | constants.W_OK],
+    [`${database.path}-wal`, constants.R_OK | constants.W_OK],
+    [`${database.path}-shm`, constants.R_OK | constants.W_OK],
+    [`${database.path}.key`, constants.R_OK],
+  ];
+  for (const [file, mode] of files) {
+    try {
+      accessSync(file, mode);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== "EACCES" && code !== "EPERM") continue;
+      const user = `this process (uid ${process.getuid?.() ?? "?"})`;
+      const what =
+        file === directory
+          ? `${user} may not write to it: the database, its journal and the key file are made there`
+          : `${user} may not ${mode & constants.W_OK ? "read and write" : "read"} ${file} in it`;
+      return `TIDINGS_DATABASE_URL points into ${directory}, but ${what}. Mount a volume there that this user may write to, or give the directory and its files to that user (chown).`;
+    }
+  }
+  return null;
 }
 
 const HOST_LABEL = /^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$/;

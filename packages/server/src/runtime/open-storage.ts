@@ -1,4 +1,3 @@
-import { existsSync } from "node:fs";
 import { dirname } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import {
@@ -10,19 +9,28 @@ import {
 } from "@tidings/adapter-sqlite";
 import type { StorageUnavailableError } from "@tidings/core";
 import Database from "better-sqlite3";
-import { type DatabaseConfig, DEFAULT_STORAGE_TIMEOUT_MS } from "../config.js";
+import {
+  type DatabaseConfig,
+  DEFAULT_STORAGE_TIMEOUT_MS,
+  databaseDirectoryProblem,
+} from "../config.js";
 import type { Logger } from "../logger.js";
 import { ConfigError } from "../secret-key.js";
 import type { OpenedStorage } from "./opened-storage.js";
 
-/** A SQLite database needs an existing directory (for the file and its key file beside it). */
+/**
+ * A SQLite database needs an existing directory this process may write to (for the file, its
+ * journal and the key file beside it): `readConfig` says so too, for embedders who skip it.
+ */
 export function assertDatabaseDirectory(database: DatabaseConfig): void {
-  if (database.kind !== "sqlite" || database.path === ":memory:") return;
-  if (!existsSync(dirname(database.path))) {
-    throw new ConfigError(
-      `TIDINGS_DATABASE_URL points into ${dirname(database.path)}, which does not exist.`,
-    );
-  }
+  const problem = databaseDirectoryProblem(database);
+  if (problem !== null) throw new ConfigError(problem);
+}
+
+/** What to do about a SQLite database on a read-only file system; "" for any other fault. */
+function readOnlyHint(database: DatabaseConfig, reason: string): string {
+  if (database.kind !== "sqlite" || reason !== "read_only") return "";
+  return `. The directory ${dirname(database.path)} is on a read-only file system: mount a writable volume there.`;
 }
 
 /** The longest pause between two tries at start-up. */
@@ -63,7 +71,7 @@ export async function openStorage(
       const left = deadline - Date.now();
       if (left <= 0) {
         throw new Error(
-          `The database is unavailable (${fault.reason}) and did not come back within ${options.timeoutMs ?? 0} ms (TIDINGS_STARTUP_TIMEOUT_MS): ${fault.cause instanceof Error ? fault.cause.message : fault.message}`,
+          `The database is unavailable (${fault.reason}) and did not come back within ${options.timeoutMs ?? 0} ms (TIDINGS_STARTUP_TIMEOUT_MS): ${fault.cause instanceof Error ? fault.cause.message : fault.message}${readOnlyHint(database, fault.reason)}`,
           { cause: error },
         );
       }

@@ -95,7 +95,7 @@ export async function openRuntime(
 ): Promise<Runtime> {
   // The key is checked before the database is touched, so a bad key changes nothing.
   assertDatabaseDirectory(config.database);
-  const key = loadSecretKey(config.secretKey, config.database);
+  const key = loadSecretKey(config.secretKey, config.database, logger);
   const opened = await openStorage(config.database, logger, {
     timeoutMs: config.startupTimeoutMs,
     storageTimeoutMs: config.storageTimeoutMs,

@@ -90,6 +90,9 @@ export const serveCommand: Command = {
   },
   async run(context) {
     const { config, logger, runtime, flags } = context;
+    // Listening for SIGTERM before saying `listening`: a supervisor (or `docker stop`) that
+    // stops the server as soon as it is up must find it draining, not killed by the signal.
+    const shutdown = shutdownRequested(context);
     const port = typeof flags.port === "string" ? portOf(flags.port) : config.port;
     const host = typeof flags.host === "string" ? flags.host : config.host;
     const background = await startBackgroundWork(runtime, logger, {
@@ -124,7 +127,7 @@ export const serveCommand: Command = {
     });
     if (runtime.metrics) warnIfMetricsExposed(logger, http.host, config.metricsToken);
     warnIfCallbacksUnreachable(logger, config, http.url);
-    const signal = await shutdownRequested(context);
+    const signal = await shutdown;
     logger.info("shutting down", { signal });
     await http.close();
     await background.stop();
