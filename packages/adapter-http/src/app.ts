@@ -20,6 +20,7 @@ import { messageRoutes } from "./routes/message-routes.js";
 import { messageReadRoutes } from "./routes/operator-message-routes.js";
 import { profileRoutes } from "./routes/profile-routes.js";
 import { sandboxDevRoutes, sandboxRoutes } from "./routes/sandbox-routes.js";
+import { settingsRoutes } from "./routes/settings-routes.js";
 import { webhookRoutes } from "./routes/webhook-routes.js";
 import type { HttpApp, HttpLogger, HttpRequest, HttpResponse } from "./types.js";
 
@@ -53,6 +54,7 @@ const apiRoutes: readonly Route[] = [
   ...webhookRoutes,
   ...campaignRoutes,
   ...deliveryRoutes,
+  ...settingsRoutes,
 ];
 
 /**

@@ -42,7 +42,8 @@ export type ResponseSchemaName =
   | "Delivery"
   | "DeliveryWithAttempts"
   | "DeliveryPage"
-  | "RecoverResult";
+  | "RecoverResult"
+  | "Settings";
 
 /** A request body as the OpenAPI document names and shows it. */
 export interface RequestBodyDoc {
@@ -56,7 +57,7 @@ export interface RequestBodyDoc {
 export interface RouteDoc {
   operationId: string;
   summary: string;
-  tag: "Profiles" | "Messages" | "Webhooks" | "Campaigns" | "Deliveries" | "Sandbox";
+  tag: "Profiles" | "Messages" | "Webhooks" | "Campaigns" | "Deliveries" | "Settings" | "Sandbox";
   /**
    * The JSON body: the valibot schema that validates it, published as the component schema
    * `name` (what client generators name their type), with an example request.

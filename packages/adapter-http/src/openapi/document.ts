@@ -233,6 +233,7 @@ export function buildOpenApiDocument(routes: readonly Route[], options: OpenApiO
       { name: "Webhooks" },
       { name: "Campaigns" },
       { name: "Deliveries" },
+      { name: "Settings" },
       { name: "Sandbox" },
       { name: "Operations" },
     ],

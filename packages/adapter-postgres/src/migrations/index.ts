@@ -15,3 +15,4 @@ export { rateLimitRecountOnce } from "./0013-rate-limit-recount-once.js";
 export { recoveryPointGuard } from "./0014-recovery-point-guard.js";
 export { deliveriesFillfactor } from "./0015-deliveries-fillfactor.js";
 export { rateLimitRecountOnEvidence } from "./0016-rate-limit-recount-on-evidence.js";
+export { abuseProtection } from "./0017-abuse-protection.js";

@@ -4,6 +4,7 @@ export {
   apiKeyRepository as apiKeys,
   consentRepository as consent,
   organizationRepository as organizations,
+  settingsRepository as settings,
 } from "@tidings/core/sql";
 export { campaignRepository as campaigns } from "./campaigns.js";
 export { consoleSessionRepository as consoleSessions } from "./console-sessions.js";

@@ -37,6 +37,7 @@ export function createCampaign(
       updatedAt: now,
       smsSender: body.channel === "viber" ? (smsSender ?? null) : null,
       trackLinks: body.track_links ?? false,
+      allowedCountries: body.allowed_countries ?? null,
     };
     await deps.storage.campaigns.insert(campaign);
     return ok(toCampaignView(campaign));

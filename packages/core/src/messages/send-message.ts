@@ -4,6 +4,9 @@ import type { Actor, Deps } from "../deps.js";
 import type { DomainError } from "../errors.js";
 import { messageBody } from "../links/message-body.js";
 import type { CampaignRecord, MessageRecord, Repositories, SendOutcome } from "../ports.js";
+import { destinationOf } from "../settings/destination.js";
+import { checkDestination } from "../settings/send-gate.js";
+import { readSettings } from "../settings/settings.js";
 import { isoAt } from "../support/clock.js";
 import { parseInput } from "../support/parse.js";
 import { useCase } from "../support/result.js";
@@ -103,11 +106,25 @@ export function sendMessage(
     const checked = await checkSend(deps, campaign, body);
     if (checked.isErr()) return err(checked.error);
     const { values, recipient } = checked.value;
+    // A number given in the request was checked by the send's gate (`admitSend`); a profile's
+    // is checked once the profile is read, against the settings read now.
+    const settings =
+      body.recipient.type === "phone_number"
+        ? null
+        : await readSettings(deps.storage, actor.organizationId);
 
     const stored = await deps.storage.transaction(async (tx) => {
       const resolved = await resolveRecipient(tx, deps, actor, campaign, recipient);
       if (resolved.isErr()) return err(resolved.error);
       const profile = resolved.value.profile;
+      const destination = settings === null ? null : destinationOf(profile.phoneNumber);
+      if (settings !== null && destination !== null) {
+        const allowed = checkDestination(settings, campaign, destination);
+        if (allowed.isErr()) {
+          deps.telemetry?.sendRefused?.(allowed.error.reason);
+          return err(allowed.error);
+        }
+      }
       const consent = checkDeliveryConsent(campaign, profile);
       if (consent.isErr()) return err(consent.error);
 

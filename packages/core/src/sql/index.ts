@@ -28,6 +28,7 @@ export { linkReads } from "./repositories/links.js";
 export { messageRows } from "./repositories/messages.js";
 export { organizationRepository } from "./repositories/organizations.js";
 export { profileReads } from "./repositories/profiles.js";
+export { settingsRepository } from "./repositories/settings.js";
 export { webhookRows } from "./repositories/webhooks.js";
 export { repositoriesFrom } from "./repositories-from.js";
 export type { SqlTable, SqlTableName } from "./tables.js";

@@ -36,6 +36,7 @@ export const SCHEMA_VERSIONS = {
   recoveryPointGuard: "a guard that fails a taken-over request's transaction",
   deliveriesFillfactor: "room on the pages of deliveries for their leases",
   rateLimitRecountOnEvidence: "rate limit counts recounted at once when plainly wrong",
+  abuseProtection: "organization settings, destination counters and campaigns' allowed countries",
 } as const;
 
 /** One database's change for each of `SCHEMA_VERSIONS`, under the same key. */

@@ -76,6 +76,12 @@ export function createMetrics(sources: MetricSources = {}) {
     labelNames: ["counted"] as const,
     registers: [registry],
   });
+  const sendsRefused = new Counter({
+    name: "tidings_sends_refused_total",
+    help: "Sends refused by the organization's abuse protection before anything was stored, by reason (country_not_allowed, number_type_blocked, destination_limit, prefix_limit, country_limit).",
+    labelNames: ["reason"] as const,
+    registers: [registry],
+  });
   const lifecycleEvents = new Counter({
     name: "tidings_message_lifecycle_events_total",
     help: "Message lifecycle events recorded, by topic.",
@@ -195,6 +201,7 @@ export function createMetrics(sources: MetricSources = {}) {
     httpDuration,
     messages,
     linkClicks,
+    sendsRefused,
     lifecycleEvents,
     webhookAttempts,
     webhookAttemptDuration,

@@ -13,6 +13,7 @@ import type {
   MessageEventRecord,
   MessageRecord,
   OrganizationRecord,
+  OrganizationSettingsRecord,
   ProfileRecord,
   WebhookSubscriptionRecord,
 } from "../../ports.js";
@@ -23,6 +24,8 @@ import type {
  */
 export interface MemoryState {
   organizations: Map<string, OrganizationRecord>;
+  /** Keyed by organization id. */
+  settings: Map<string, OrganizationSettingsRecord>;
   profiles: Map<string, ProfileRecord>;
   /** The last `seq` handed out; profiles get `lastProfileSeq + 1`. */
   lastProfileSeq: number;
@@ -45,6 +48,9 @@ export interface MemoryState {
   attempts: DeliveryAttemptRecord[];
   /** Hit times (ms) per rate-limit key, ascending. */
   rateLimitHits: Map<string, number[]>;
+  /** Counted sends per destination counter key: hit times (ms), or a period's total. */
+  destinationHits: Map<string, number[]>;
+  destinationTotals: Map<string, { n: number; until: number }>;
   /** Keyed by `idempotencyKey(apiKeyId, endpoint, key)`. */
   idempotency: Map<string, IdempotencyRecord>;
   /** Keyed by token hash. */
@@ -59,6 +65,7 @@ export interface MemoryState {
 export function emptyState(): MemoryState {
   return {
     organizations: new Map(),
+    settings: new Map(),
     profiles: new Map(),
     lastProfileSeq: 0,
     consentChanges: [],
@@ -74,6 +81,8 @@ export function emptyState(): MemoryState {
     deliveries: new Map(),
     attempts: [],
     rateLimitHits: new Map(),
+    destinationHits: new Map(),
+    destinationTotals: new Map(),
     idempotency: new Map(),
     consoleSignInTokens: new Map(),
     consoleSessions: new Map(),
