@@ -40,6 +40,8 @@ const EXPECTED = [
   "post /v1/deliveries/{delivery_id}/redeliver",
   "get /v1/webhooks/{webhook_id}/deliveries",
   "post /v1/webhooks/{webhook_id}/recover",
+  "get /v1/settings",
+  "patch /v1/settings",
   "post /sandbox/messages/{message_id}/report",
   "get /healthz",
   "get /readyz",

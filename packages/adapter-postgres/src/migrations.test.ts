@@ -101,7 +101,7 @@ describe("migrate", () => {
     await withSchema(async (schema) => {
       await migrate(db.client, { schema, migrations: migrations.filter((m) => m.version <= 13) });
       expect(await migrate(db.client, { schema })).toEqual({
-        applied: [14, 15, 16],
+        applied: [14, 15, 16, 17],
         version: latestSchemaVersion,
       });
       const { rows } = await db.client.query(
@@ -138,7 +138,7 @@ describe("migrate", () => {
       const before = pending(40, "wh_before");
       for (const d of before) await storage.deliveries.insert(d);
       expect(await migrate(db.client, { schema })).toEqual({
-        applied: [15, 16],
+        applied: [15, 16, 17],
         version: latestSchemaVersion,
       });
       const { rows } = await db.client.query(

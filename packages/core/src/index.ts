@@ -244,6 +244,8 @@ export {
   toSettingsView,
   updateSettings,
 } from "./settings/settings.js";
+export type { SettingsCache } from "./settings/settings-cache.js";
+export { cachingSettings } from "./settings/settings-cache.js";
 export type { UpdateSettingsInput } from "./settings/settings-input.js";
 export { NUMBER_TYPES, REGIONS, updateSettingsInput } from "./settings/settings-input.js";
 export type { ManualClock } from "./support/clock.js";
