@@ -1328,6 +1328,8 @@ export interface Telemetry {
   linkFollowed?(counted: boolean): void;
   /** A send was refused by the organization's abuse protection before anything was stored. */
   sendRefused?(reason: SendRefusalReason): void;
+  /** A send was stored and handed off to a number of `country` (its region, or `unknown`). */
+  sentToCountry?(country: string): void;
 }
 
 /** Why abuse protection refused a send (`tidings_sends_refused_total{reason}`). */

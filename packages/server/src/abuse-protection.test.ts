@@ -144,6 +144,7 @@ async function abuseProtectionThroughServe(env: Record<string, string>): Promise
   expect(metrics).toMatch(/^tidings_sends_refused_total\{reason="country_not_allowed"\} 1$/m);
   expect(metrics).toMatch(/^tidings_sends_refused_total\{reason="destination_limit"\} 2$/m);
   expect(metrics).toMatch(/^tidings_sends_refused_total\{reason="prefix_limit"\} 1$/m);
+  expect(metrics).toMatch(/^tidings_sends_by_country_total\{country="US"\} 42$/m);
 }
 
 describe("abuse protection through tidings serve (issue 46)", () => {

@@ -180,6 +180,9 @@ export function sendMessage(
         { cause },
       );
     }
+    if (deps.telemetry?.sentToCountry) {
+      deps.telemetry.sentToCountry(destinationOf(handedOff.phoneNumber)?.country ?? "unknown");
+    }
     deps.telemetry?.messageSent({
       category: campaign.category,
       channel: campaign.channel,

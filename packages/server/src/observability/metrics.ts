@@ -82,6 +82,12 @@ export function createMetrics(sources: MetricSources = {}) {
     labelNames: ["reason"] as const,
     registers: [registry],
   });
+  const sendsByCountry = new Counter({
+    name: "tidings_sends_by_country_total",
+    help: "Sends stored and handed off, by the recipient number's country (ISO 3166-1 alpha-2, or unknown).",
+    labelNames: ["country"] as const,
+    registers: [registry],
+  });
   const lifecycleEvents = new Counter({
     name: "tidings_message_lifecycle_events_total",
     help: "Message lifecycle events recorded, by topic.",
@@ -202,6 +208,7 @@ export function createMetrics(sources: MetricSources = {}) {
     messages,
     linkClicks,
     sendsRefused,
+    sendsByCountry,
     lifecycleEvents,
     webhookAttempts,
     webhookAttemptDuration,

@@ -170,6 +170,7 @@ export async function openRuntime(
             messageSent: (send) => metrics.messages.inc(send),
             linkFollowed: (counted) => metrics.linkClicks.inc({ counted: String(counted) }),
             sendRefused: (reason) => metrics.sendsRefused.inc({ reason }),
+            sentToCountry: (country) => metrics.sendsByCountry.inc({ country }),
           },
         }
       : {}),
