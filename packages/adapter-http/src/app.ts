@@ -24,6 +24,7 @@ import { messageReadRoutes } from "./routes/operator-message-routes.js";
 import { privacyRoutes } from "./routes/privacy-routes.js";
 import { profileRoutes } from "./routes/profile-routes.js";
 import { sandboxDevRoutes, sandboxRoutes } from "./routes/sandbox-routes.js";
+import { settingsRoutes } from "./routes/settings-routes.js";
 import { webhookRoutes } from "./routes/webhook-routes.js";
 import { storageWithDeadline } from "./storage-deadline.js";
 import type { HttpApp, HttpLogger, HttpRequest, HttpResponse } from "./types.js";
@@ -97,6 +98,7 @@ const apiRoutes: readonly Route[] = [
   ...campaignRoutes,
   ...deliveryRoutes,
   ...consentRoutes,
+  ...settingsRoutes,
 ];
 
 /**

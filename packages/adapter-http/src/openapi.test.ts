@@ -48,6 +48,8 @@ const EXPECTED = [
   "post /v1/suppressions",
   "delete /v1/suppressions/{channel}/{phone_number}",
   "get /v1/inbound",
+  "get /v1/settings",
+  "patch /v1/settings",
   "post /sandbox/messages/{message_id}/report",
   "get /healthz",
   "get /readyz",

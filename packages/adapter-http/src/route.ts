@@ -52,7 +52,8 @@ export type ResponseSchemaName =
   | "Suppression"
   | "SuppressionPage"
   | "InboundMessagePage"
-  | "SandboxInboundResult";
+  | "SandboxInboundResult"
+  | "Settings";
 
 /** A request body as the OpenAPI document names and shows it. */
 export interface RequestBodyDoc {
@@ -74,7 +75,8 @@ export interface RouteDoc {
     | "Deliveries"
     | "Suppressions"
     | "Sandbox"
-    | "Privacy";
+    | "Privacy"
+    | "Settings";
   /**
    * The JSON body: the valibot schema that validates it, published as the component schema
    * `name` (what client generators name their type), with an example request.

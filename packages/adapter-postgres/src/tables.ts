@@ -6,6 +6,7 @@ export interface Tables {
   /** The schema's name as given (unquoted), e.g. for notification payloads. */
   readonly schema: string;
   readonly organizations: string;
+  readonly organizationSettings: string;
   readonly profiles: string;
   readonly consentChanges: string;
   readonly contactLists: string;
@@ -29,6 +30,8 @@ export interface Tables {
   readonly schemaMigrations: string;
   /** The rate-limit hit function (migration 6). */
   readonly rateLimitHit: string;
+  /** A send's hit on its key's and its destination's limits (migration 17). */
+  readonly sendHit: string;
   /** The guard of a recovery point's mark (migration 14). */
   readonly idempotencyHeld: string;
 }
@@ -39,6 +42,7 @@ export function tablesIn(schema: string): Tables {
   return {
     schema,
     organizations: q("organizations"),
+    organizationSettings: q("organization_settings"),
     profiles: q("profiles"),
     consentChanges: q("consent_changes"),
     contactLists: q("contact_lists"),
@@ -62,6 +66,7 @@ export function tablesIn(schema: string): Tables {
     schemaMigrations: q("schema_migrations"),
     rateLimitHit: q("rate_limit_hit"),
     idempotencyHeld: q("idempotency_held"),
+    sendHit: q("send_hit"),
   };
 }
 

@@ -22,9 +22,11 @@ import type {
   RecoverResult,
   SendMessageRequest,
   SendResult,
+  Settings,
   Suppression,
   UpdateCampaignRequest,
   UpdateProfileRequest,
+  UpdateSettingsRequest,
   UpdateWebhookRequest,
   Webhook,
   WebhookTestResult,
@@ -107,7 +109,7 @@ const segment = (id: string) =>
   id === "." || id === ".." ? id.replaceAll(".", "%252E") : encodeURIComponent(id);
 
 /**
- * The Tidings API: `profiles`, `messages`, `webhooks`, `deliveries` and `campaigns`, each
+ * The Tidings API: `profiles`, `messages`, `webhooks`, `deliveries`, `campaigns` and `settings`, each
  * method typed from the server's OpenAPI document. Failed calls are retried where that is
  * safe, and every failure is a `TidingsError`.
  */
@@ -326,6 +328,20 @@ export class Tidings {
         "idempotent",
         options,
       ),
+  };
+
+  /** The organization's abuse protection (scope `settings:manage`). */
+  readonly settings = {
+    get: (options?: RequestOptions) => this.#get<Settings>("/v1/settings", undefined, options),
+    /** Changes the settings the body names; `null` turns a setting off. */
+    update: (body: UpdateSettingsRequest, options?: RequestOptions) =>
+      this.#request<Settings>({
+        method: "PATCH",
+        path: "/v1/settings",
+        body,
+        safety: "unsafe",
+        options,
+      }),
   };
 
   #get<T>(path: string, query: Query | undefined, options: RequestOptions | undefined) {

@@ -102,6 +102,11 @@ export interface Deps {
   config: TidingsConfig;
   /** Where tracked links point; absent, no campaign may turn tracking on. */
   links?: LinkSettings | undefined;
+  /**
+   * The key of the keyed hash under which destination counters name a phone number (the server
+   * derives it from the secret key); without it, a random key of this process.
+   */
+  numberHashKey?: Uint8Array | undefined;
   /** Where sends are reported for metrics; none by default. */
   telemetry?: Telemetry | undefined;
 }

@@ -62,7 +62,12 @@ export interface ConflictError {
 /** The caller may not do this to this record. */
 export interface ForbiddenError {
   type: "forbidden";
-  code: "consent_missing" | "missing_scope" | "recipient_opted_out";
+  code:
+    | "consent_missing"
+    | "missing_scope"
+    | "recipient_opted_out"
+    | "recipient_country_not_allowed"
+    | "recipient_number_type_blocked";
   message: string;
 }
 
@@ -77,7 +82,7 @@ export interface AmbiguousError {
 /** Too many requests for this key in the current window. */
 export interface RateLimitedError {
   type: "rate_limited";
-  code: "rate_limited";
+  code: "rate_limited" | "destination_rate_limited" | "country_limit_reached";
   message: string;
   retryAfterSeconds: number;
 }

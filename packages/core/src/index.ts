@@ -266,6 +266,7 @@ export type { UpstreamRetryOptions, UpstreamTry } from "./providers/upstream-ret
 export { backoffMs, withUpstreamRetries } from "./providers/upstream-retry.js";
 export type { Verified } from "./providers/verified.js";
 export { verifiedOk } from "./providers/verified.js";
+export { destinationRefusal } from "./rate-limit/destination-counters.js";
 export {
   checkSendRateLimit,
   checkWebhookTestRateLimit,
@@ -284,6 +285,25 @@ export type {
 } from "./retention/retention-sweep.js";
 export { createRetentionSweeper, RATE_LIMIT_HIT_HORIZON_MS } from "./retention/retention-sweep.js";
 export { aesGcmSecretBox, generateSecretKey, parseSecretKey } from "./secrets/secret-box.js";
+export type { Destination } from "./settings/destination.js";
+export { destinationOf } from "./settings/destination.js";
+export { numberHash } from "./settings/number-hash.js";
+export type { Admission } from "./settings/send-gate.js";
+export { admitSend, checkDestination, destinationCounters } from "./settings/send-gate.js";
+export type { SettingsView } from "./settings/settings.js";
+export {
+  DEFAULT_BLOCKED_NUMBER_TYPES,
+  defaultSettings,
+  getSettings,
+  RECOMMENDED_LIMITS,
+  readSettings,
+  toSettingsView,
+  updateSettings,
+} from "./settings/settings.js";
+export type { SettingsCache } from "./settings/settings-cache.js";
+export { cachingSettings } from "./settings/settings-cache.js";
+export type { UpdateSettingsInput } from "./settings/settings-input.js";
+export { NUMBER_TYPES, REGIONS, updateSettingsInput } from "./settings/settings-input.js";
 export type { ManualClock } from "./support/clock.js";
 export { isoAt, manualClock, systemClock } from "./support/clock.js";
 export { closestName, editDistance } from "./support/closest-name.js";

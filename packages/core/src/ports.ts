@@ -190,6 +190,8 @@ export interface CampaignRecord {
   smsSender: string | null;
   /** Whether sends rewrite the template's http(s) URLs into tracked short links. */
   trackLinks: boolean;
+  /** Countries this campaign may send to, within the organization's; `null`: the organization's. */
+  allowedCountries: string[] | null;
 }
 
 export type Scope =
@@ -198,7 +200,8 @@ export type Scope =
   | "messages:send"
   | "messages:read"
   | "webhooks:manage"
-  | "campaigns:manage";
+  | "campaigns:manage"
+  | "settings:manage";
 
 /** A stored record with its internal insertion sequence, the cursor of newest-first pages. */
 export type Sequenced<T> = T & { seq: number };
@@ -477,6 +480,51 @@ export interface StoredResponse {
 // ---------------------------------------------------------------------------------------------
 // Storage
 // ---------------------------------------------------------------------------------------------
+
+/** A libphonenumber number type a send may be refused for (`blocked_number_types`). */
+export type NumberType =
+  | "PREMIUM_RATE"
+  | "SHARED_COST"
+  | "UAN"
+  | "TOLL_FREE"
+  | "VOIP"
+  | "PERSONAL_NUMBER"
+  | "PAGER"
+  | "VOICEMAIL"
+  | "FIXED_LINE"
+  | "MOBILE"
+  | "FIXED_LINE_OR_MOBILE";
+
+/**
+ * An organization's abuse protection (docs/production.md "Protecting an OTP endpoint"): where
+ * and how often it may send. Every limit is off while `null` (or `{}`).
+ */
+export interface OrganizationSettings {
+  /** ISO 3166-1 alpha-2 regions a message may go to; `null` for all. */
+  allowedCountries: string[] | null;
+  /** Number types no message goes to. */
+  blockedNumberTypes: NumberType[];
+  /** Sends to one number, every category, per sliding hour and day. */
+  destinationLimits: { perHour: number | null; perDay: number | null };
+  /** Sends to the numbers that share all but the last 3 digits, per sliding hour. */
+  prefixLimits: { perHour: number | null };
+  /** Sends per region per UTC day. */
+  countryDailyLimits: Record<string, number>;
+}
+
+/** The stored settings of one organization; none stored means the defaults. */
+export interface OrganizationSettingsRecord extends OrganizationSettings {
+  organizationId: string;
+  updatedAt: string;
+}
+
+/** Organization settings: one record per organization, at most. */
+export interface SettingsRepository {
+  /** `null` when the organization never changed its settings. */
+  get(organizationId: string): Promise<OrganizationSettingsRecord | null>;
+  /** Stores the record, replacing the organization's settings if any. */
+  put(record: OrganizationSettingsRecord): Promise<void>;
+}
 
 export interface OrganizationRepository {
   insert(org: OrganizationRecord): Promise<void>;
@@ -995,7 +1043,48 @@ export interface RateLimitRepository {
    * Old hits may be pruned.
    */
   hit(key: string, now: number, windowMs: number, limit: number): Promise<RateLimitDecision>;
+  /**
+   * A send's hit on its API key's limit and on the limits of its destination, all at once:
+   * every counter of `destinations` is checked first; when one is full, nothing is counted
+   * anywhere (not even the key's hit) and the answer names it. Otherwise the key's hit is
+   * made as `hit` makes it, and only when the key allows it is each destination counted too.
+   * Atomic across callers and processes, like `hit`. Destination counts may be kept where a
+   * crash forgets them (they only ever let a few more sends through).
+   */
+  hitSend(send: SendHits): Promise<SendHitDecision>;
 }
+
+/**
+ * A counter of a send's destination: a number's or a prefix's sends in sliding windows
+ * (`windows`), or a country's sends in a fixed period that ends at `until` (`total`).
+ */
+export type DestinationCounter =
+  | {
+      /** The counter's key, never a phone number in clear. */
+      key: string;
+      /** Sliding windows over the key's counted sends, each with its limit. */
+      windows: ReadonlyArray<{ windowMs: number; limit: number }>;
+    }
+  | {
+      /** The counter's key, the period's included (a new period starts a new key). */
+      key: string;
+      /** At most `limit` sends until `until` (ms), when the count may be forgotten. */
+      total: { limit: number; until: number };
+    };
+
+/** What `RateLimitRepository.hitSend` counts. */
+export interface SendHits {
+  now: number;
+  key: { key: string; windowMs: number; limit: number };
+  destinations: readonly DestinationCounter[];
+}
+
+/** How `hitSend` decided. */
+export type SendHitDecision =
+  /** The key's decision; the destinations were counted when it allows the send. */
+  | { refusedBy: null; key: RateLimitDecision }
+  /** Destination `refusedBy` (its index) is full; nothing was counted; room again in `resetMs`. */
+  | { refusedBy: number; resetMs: number };
 
 export interface IdempotencyRepository {
   /**
@@ -1300,6 +1389,7 @@ export interface SenderAssignmentRepository {
 /** The repositories, as seen inside or outside a transaction. */
 export interface Repositories {
   organizations: OrganizationRepository;
+  settings: SettingsRepository;
   profiles: ProfileRepository;
   consent: ConsentHistoryRepository;
   contactLists: ContactListRepository;
@@ -1469,7 +1559,19 @@ export interface Telemetry {
   messageSent(send: { category: Category; channel: Channel; outcome: SendOutcome }): void;
   /** A short link redirected; `counted` false for a HEAD or a link-preview fetcher. */
   linkFollowed?(counted: boolean): void;
+  /** A send was refused by the organization's abuse protection before anything was stored. */
+  sendRefused?(reason: SendRefusalReason): void;
+  /** A send was stored and handed off to a number of `country` (its region, or `unknown`). */
+  sentToCountry?(country: string): void;
 }
+
+/** Why abuse protection refused a send (`tidings_sends_refused_total{reason}`). */
+export type SendRefusalReason =
+  | "country_not_allowed"
+  | "number_type_blocked"
+  | "destination_limit"
+  | "prefix_limit"
+  | "country_limit";
 
 /**
  * The webhook deliveries waiting to go out, as a storage adapter's `webhookBacklog` reads them

@@ -1,3 +1,4 @@
+import { hkdfSync } from "node:crypto";
 import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { generateSecretKey, parseSecretKey } from "@tidings/core";
@@ -57,6 +58,17 @@ function parseKeyOrThrow(text: string, where: string): Buffer {
 }
 
 /** A configuration problem: start-up stops with this message and a non-zero exit code. */
+/**
+ * The key of the keyed hash under which abuse protection's counters name a phone number,
+ * derived from the secret key (HKDF-SHA256), so every process of a deployment agrees on it and
+ * the secret key itself is never used for two purposes.
+ */
+export function numberHashKeyOf(secretKey: Uint8Array): Uint8Array {
+  return new Uint8Array(
+    hkdfSync("sha256", secretKey, new Uint8Array(0), "tidings number hash", 32),
+  );
+}
+
 export class ConfigError extends Error {
   override name = "ConfigError";
 }

@@ -236,6 +236,7 @@ export function buildOpenApiDocument(routes: readonly Route[], options: OpenApiO
       { name: "Deliveries" },
       { name: "Privacy" },
       { name: "Suppressions" },
+      { name: "Settings" },
       { name: "Sandbox" },
       { name: "Operations" },
     ],

@@ -1,4 +1,4 @@
-import { MESSAGE_TOPICS, TOPICS } from "@tidings/core";
+import { MESSAGE_TOPICS, NUMBER_TYPES, TOPICS } from "@tidings/core";
 
 /**
  * The response schemas of the OpenAPI document, written by hand: requests are validated by
@@ -110,6 +110,12 @@ const campaignProperties: Record<string, JsonSchema> = {
     description:
       "Whether sends replace the template's http(s) URLs with tracked short links ({link base}/l/{code}).",
   },
+  allowed_countries: nullable({
+    type: "array",
+    items: { type: "string", pattern: "^[A-Z]{2}$" },
+    description:
+      "Countries (ISO 3166-1 alpha-2) this campaign may send to, within the organization's allowed_countries; null: the organization's.",
+  }),
   category: oneOf(["otp", "transactional", "promotional"]),
   sender: { type: "string" },
   template: { type: "string" },
@@ -321,6 +327,48 @@ export const responseSchemas: Record<string, JsonSchema> = {
     { ...webhookProperties, signing_secret: { type: "string", pattern: "^whsec_" } },
     "A webhook subscription with its signing secret, shown on create and rotation only.",
     { ...webhookExample, signing_secret: "whsec_3q2mYk9wQe1n0v5tZr8bXh4sLp7uJd6cAf2gKi0oMnE" },
+  ),
+  Settings: closed(
+    {
+      allowed_countries: nullable({
+        type: "array",
+        items: { type: "string", pattern: "^[A-Z]{2}$" },
+        description:
+          "The countries (ISO 3166-1 alpha-2; a number's country is its libphonenumber region, so GG, JE and IM are their own) messages may go to; null: all.",
+      }),
+      blocked_number_types: {
+        type: "array",
+        items: oneOf(NUMBER_TYPES),
+        description: "Number types no message goes to (libphonenumber's types).",
+      },
+      destination_limits: closed(
+        {
+          per_hour: nullable({ type: "integer", minimum: 0 }),
+          per_day: nullable({ type: "integer", minimum: 0 }),
+        },
+        "Sends to one number, every category, per sliding hour and day; null: no limit.",
+      ),
+      prefix_limits: closed(
+        { per_hour: nullable({ type: "integer", minimum: 0 }) },
+        "Sends to the numbers that share all but the last 3 digits of their national number, per sliding hour; null: no limit.",
+      ),
+      country_daily_limits: {
+        type: "object",
+        propertyNames: { pattern: "^[A-Z]{2}$" },
+        additionalProperties: { type: "integer", minimum: 0 },
+        description: "Sends per country per UTC day.",
+      },
+      updated_at: nullable(timestamp),
+    },
+    "The organization's abuse protection: where and how often it may send.",
+    {
+      allowed_countries: ["GB", "IE"],
+      blocked_number_types: ["PREMIUM_RATE", "SHARED_COST", "UAN"],
+      destination_limits: { per_hour: 10, per_day: 30 },
+      prefix_limits: { per_hour: 100 },
+      country_daily_limits: { GB: 500 },
+      updated_at: "2026-12-06T01:00:00.000Z",
+    },
   ),
   WebhookList: listOf(
     "Webhook",

@@ -19,6 +19,7 @@ const CAMPAIGN_EXAMPLE = {
   sms_fallback: false,
   sms_sender: null,
   track_links: false,
+  allowed_countries: null,
   category: "otp",
   sender: "Tidings",
   template: "Your code is {{pin}}.",

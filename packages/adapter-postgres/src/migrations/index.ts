@@ -16,3 +16,4 @@ export { recoveryPointGuard } from "./0014-recovery-point-guard.js";
 export { deliveriesFillfactor } from "./0015-deliveries-fillfactor.js";
 export { rateLimitRecountOnEvidence } from "./0016-rate-limit-recount-on-evidence.js";
 export { consentLoop } from "./0017-consent-loop.js";
+export { abuseProtection } from "./0018-abuse-protection.js";

@@ -6,6 +6,7 @@ export {
   inboundRepository as inbound,
   organizationRepository as organizations,
   senderRepository as senders,
+  settingsRepository as settings,
   suppressionRepository as suppressions,
 } from "@tidings/core/sql";
 export { campaignRepository as campaigns } from "./campaigns.js";

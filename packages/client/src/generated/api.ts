@@ -557,6 +557,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's settings: allowed countries, blocked number types and send limits.
+         * @description Requires the scope `settings:manage`.
+         */
+        get: operations["getSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change some settings; each field given replaces its setting, null turns it off.
+         * @description Requires the scope `settings:manage`.
+         */
+        patch: operations["updateSettings"];
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -694,6 +718,7 @@ export interface components {
             /** @enum {string} */
             status?: "active" | "inactive";
             track_links?: boolean;
+            allowed_countries?: string[] | null;
         };
         UpdateCampaignRequest: {
             name?: string;
@@ -707,6 +732,7 @@ export interface components {
             sms_fallback?: boolean;
             sms_sender?: string | null;
             track_links?: boolean;
+            allowed_countries?: string[] | null;
         };
         RecoverWebhookRequest: {
             since: string;
@@ -716,6 +742,18 @@ export interface components {
             channel: "sms" | "viber";
             phone_number: string;
             note?: string | null;
+        };
+        UpdateSettingsRequest: {
+            allowed_countries?: string[] | null;
+            blocked_number_types?: ("PREMIUM_RATE" | "SHARED_COST" | "UAN" | "TOLL_FREE" | "VOIP" | "PERSONAL_NUMBER" | "PAGER" | "VOICEMAIL" | "FIXED_LINE" | "MOBILE" | "FIXED_LINE_OR_MOBILE")[];
+            destination_limits?: {
+                per_hour?: number | null;
+                per_day?: number | null;
+            } | null;
+            prefix_limits?: {
+                per_hour?: number | null;
+            } | null;
+            country_daily_limits?: unknown | null;
         };
         /**
          * @description A profile; every field is present, null when absent.
@@ -875,6 +913,50 @@ export interface components {
             updated_at: string;
             signing_secret: string;
         };
+        /**
+         * @description The organization's abuse protection: where and how often it may send.
+         * @example {
+         *       "allowed_countries": [
+         *         "GB",
+         *         "IE"
+         *       ],
+         *       "blocked_number_types": [
+         *         "PREMIUM_RATE",
+         *         "SHARED_COST",
+         *         "UAN"
+         *       ],
+         *       "destination_limits": {
+         *         "per_hour": 10,
+         *         "per_day": 30
+         *       },
+         *       "prefix_limits": {
+         *         "per_hour": 100
+         *       },
+         *       "country_daily_limits": {
+         *         "GB": 500
+         *       },
+         *       "updated_at": "2026-12-06T01:00:00.000Z"
+         *     }
+         */
+        Settings: {
+            allowed_countries: string[] | null;
+            /** @description Number types no message goes to (libphonenumber's types). */
+            blocked_number_types: ("PREMIUM_RATE" | "SHARED_COST" | "UAN" | "TOLL_FREE" | "VOIP" | "PERSONAL_NUMBER" | "PAGER" | "VOICEMAIL" | "FIXED_LINE" | "MOBILE" | "FIXED_LINE_OR_MOBILE")[];
+            /** @description Sends to one number, every category, per sliding hour and day; null: no limit. */
+            destination_limits: {
+                per_hour: number | null;
+                per_day: number | null;
+            };
+            /** @description Sends to the numbers that share all but the last 3 digits of their national number, per sliding hour; null: no limit. */
+            prefix_limits: {
+                per_hour: number | null;
+            };
+            /** @description Sends per country per UTC day. */
+            country_daily_limits: {
+                [key: string]: number;
+            };
+            updated_at: string | null;
+        };
         /** @description The organization's subscriptions, oldest first. */
         WebhookList: {
             data: components["schemas"]["Webhook"][];
@@ -983,6 +1065,7 @@ export interface components {
             sms_sender: string | null;
             /** @description Whether sends replace the template's http(s) URLs with tracked short links ({link base}/l/{code}). */
             track_links: boolean;
+            allowed_countries: string[] | null;
             /** @enum {string} */
             category: "otp" | "transactional" | "promotional";
             sender: string;
@@ -2742,6 +2825,7 @@ export interface operations {
                      *           "sms_fallback": false,
                      *           "sms_sender": null,
                      *           "track_links": false,
+                     *           "allowed_countries": null,
                      *           "category": "otp",
                      *           "sender": "Tidings",
                      *           "template": "Your code is {{pin}}.",
@@ -2812,6 +2896,7 @@ export interface operations {
                      *       "sms_fallback": false,
                      *       "sms_sender": null,
                      *       "track_links": false,
+                     *       "allowed_countries": null,
                      *       "category": "otp",
                      *       "sender": "Tidings",
                      *       "template": "Your code is {{pin}}.",
@@ -2878,6 +2963,7 @@ export interface operations {
                      *       "sms_fallback": false,
                      *       "sms_sender": null,
                      *       "track_links": false,
+                     *       "allowed_countries": null,
                      *       "category": "otp",
                      *       "sender": "Tidings",
                      *       "template": "Your code is {{pin}}.",
@@ -2940,6 +3026,7 @@ export interface operations {
                      *       "sms_fallback": false,
                      *       "sms_sender": null,
                      *       "track_links": false,
+                     *       "allowed_countries": null,
                      *       "category": "otp",
                      *       "sender": "Tidings",
                      *       "template": "Your code is {{pin}}.",
@@ -3007,6 +3094,7 @@ export interface operations {
                      *       "sms_fallback": false,
                      *       "sms_sender": null,
                      *       "track_links": false,
+                     *       "allowed_countries": null,
                      *       "category": "otp",
                      *       "sender": "Tidings",
                      *       "template": "Your code is {{pin}}.",
@@ -3073,6 +3161,7 @@ export interface operations {
                      *       "sms_fallback": false,
                      *       "sms_sender": null,
                      *       "track_links": false,
+                     *       "allowed_countries": null,
                      *       "category": "otp",
                      *       "sender": "Tidings",
                      *       "template": "Your code is {{pin}}.",
@@ -3640,6 +3729,90 @@ export interface operations {
             403: components["responses"]["E403"];
             405: components["responses"]["E405"];
             413: components["responses"]["E413"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    getSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed when 1–128 visible ASCII characters; otherwise a UUID v7 is made. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings. */
+            200: {
+                headers: {
+                    /** @description The request's id: the client's when sane, otherwise a UUID v7. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Settings"];
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            405: components["responses"]["E405"];
+            413: components["responses"]["E413"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    updateSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed when 1–128 visible ASCII characters; otherwise a UUID v7 is made. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "allowed_countries": [
+                 *         "GB",
+                 *         "IE"
+                 *       ],
+                 *       "destination_limits": {
+                 *         "per_hour": 10,
+                 *         "per_day": 30
+                 *       },
+                 *       "prefix_limits": {
+                 *         "per_hour": 100
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateSettingsRequest"];
+            };
+        };
+        responses: {
+            /** @description The settings as changed. */
+            200: {
+                headers: {
+                    /** @description The request's id: the client's when sane, otherwise a UUID v7. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Settings"];
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            405: components["responses"]["E405"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
         };

@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { countryList } from "../settings/settings-input.js";
 import { onlyParameters, pageParameters } from "../support/newest-first.js";
 import { strictFields } from "../support/parse.js";
 import { codePointLength, lengthBetween } from "../support/text.js";
@@ -59,6 +60,7 @@ export const createCampaignInput = strictFields(
     ttl_seconds: v.optional(ttlSeconds),
     status: v.optional(v.picklist(["active", "inactive"], 'must be "active" or "inactive".')),
     track_links: v.optional(trackLinks),
+    allowed_countries: v.optional(v.nullable(countryList)),
   },
   "must be an object.",
 );
@@ -79,6 +81,7 @@ export const updateCampaignInput = strictFields(
     sms_fallback: v.optional(smsFallback),
     sms_sender: v.optional(smsSender),
     track_links: v.optional(trackLinks),
+    allowed_countries: v.optional(v.nullable(countryList)),
   },
   "must be an object.",
 );

@@ -10,6 +10,8 @@ export interface CampaignView {
   sms_sender: string | null;
   /** Whether sends rewrite the template's http(s) URLs into tracked short links. */
   track_links: boolean;
+  /** Countries this campaign may send to, within the organization's settings; `null`: those. */
+  allowed_countries: string[] | null;
   category: Category;
   sender: string;
   template: string;
@@ -28,6 +30,7 @@ export function toCampaignView(campaign: CampaignRecord): CampaignView {
     sms_fallback: campaign.smsFallback,
     sms_sender: campaign.smsSender,
     track_links: campaign.trackLinks,
+    allowed_countries: campaign.allowedCountries === null ? null : [...campaign.allowedCountries],
     category: campaign.category,
     sender: campaign.sender,
     template: campaign.template,

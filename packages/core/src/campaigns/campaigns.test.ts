@@ -41,6 +41,7 @@ describe("API campaigns (issue 3 item 1)", () => {
       sms_fallback: false,
       sms_sender: null,
       track_links: false,
+      allowed_countries: null,
       category: "otp",
       sender: "Tidings",
       template: "Your code is {{pin}}.",

@@ -38,6 +38,7 @@ export function createCampaign(
       updatedAt: now,
       smsSender: body.channel === "viber" ? (smsSender ?? null) : null,
       trackLinks: body.track_links ?? false,
+      allowedCountries: body.allowed_countries ?? null,
     };
     const taken = await checkSenderFree(deps.storage, actor.organizationId, campaign);
     if (taken !== null) return err(taken);

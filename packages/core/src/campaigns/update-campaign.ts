@@ -24,6 +24,7 @@ const MUTABLE: ReadonlyArray<keyof CampaignRecord> = [
   "smsFallback",
   "smsSender",
   "trackLinks",
+  "allowedCountries",
   "status",
 ];
 
@@ -116,6 +117,8 @@ export function updateCampaign(
             : null
           : (rules.smsSender ?? null),
       trackLinks: patch.track_links ?? current.trackLinks,
+      allowedCountries:
+        patch.allowed_countries === undefined ? current.allowedCountries : patch.allowed_countries,
     };
   });
 }

@@ -6,6 +6,9 @@ import { recipientOptedOut, suppressedChannels } from "../inbound/opted-out.js";
 import { suppressionKey } from "../inbound/suppression-keys.js";
 import { messageBody } from "../links/message-body.js";
 import type { CampaignRecord, MessageRecord, Repositories, SendOutcome } from "../ports.js";
+import { destinationOf } from "../settings/destination.js";
+import { checkDestination } from "../settings/send-gate.js";
+import { readSettings } from "../settings/settings.js";
 import { isoAt } from "../support/clock.js";
 import { parseInput } from "../support/parse.js";
 import { useCase } from "../support/result.js";
@@ -110,6 +113,12 @@ export function sendMessage(
     const { values, recipient } = checked.value;
     // Made once per organization and then held in memory: no round trip on later sends.
     await suppressionKey(deps, actor.organizationId);
+    // A number given in the request was checked by the send's gate (`admitSend`); a profile's
+    // is checked once the profile is read, against the settings read now.
+    const settings =
+      body.recipient.type === "phone_number"
+        ? null
+        : await readSettings(deps.storage, actor.organizationId);
 
     const stored = await deps.storage.transaction(async (tx) => {
       const resolved = await resolveRecipient(tx, deps, actor, campaign, recipient);
@@ -124,6 +133,14 @@ export function sendMessage(
         profile.phoneNumber,
       );
       if (suppressed.has(campaign.channel)) return err(recipientOptedOut(campaign.channel));
+      const destination = settings === null ? null : destinationOf(profile.phoneNumber);
+      if (settings !== null && destination !== null) {
+        const allowed = checkDestination(settings, campaign, destination);
+        if (allowed.isErr()) {
+          deps.telemetry?.sendRefused?.(allowed.error.reason);
+          return err(allowed.error);
+        }
+      }
       const consent = checkDeliveryConsent(campaign, profile);
       if (consent.isErr()) return err(consent.error);
 
@@ -178,6 +195,9 @@ export function sendMessage(
         `Message ${stored.value.id} was stored, but recording its hand-off to the provider failed.`,
         { cause },
       );
+    }
+    if (deps.telemetry?.sentToCountry) {
+      deps.telemetry.sentToCountry(destinationOf(handedOff.phoneNumber)?.country ?? "unknown");
     }
     deps.telemetry?.messageSent({
       category: campaign.category,

@@ -34,6 +34,7 @@ export { messageRows } from "./repositories/messages.js";
 export { organizationRepository } from "./repositories/organizations.js";
 export { privacyRows } from "./repositories/privacy.js";
 export { profileReads } from "./repositories/profiles.js";
+export { settingsRepository } from "./repositories/settings.js";
 export { webhookRows } from "./repositories/webhooks.js";
 export { repositoriesFrom } from "./repositories-from.js";
 export type { SqlTable, SqlTableName } from "./tables.js";

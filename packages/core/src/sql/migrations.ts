@@ -37,6 +37,7 @@ export const SCHEMA_VERSIONS = {
   deliveriesFillfactor: "room on the pages of deliveries for their leases",
   rateLimitRecountOnEvidence: "rate limit counts recounted at once when plainly wrong",
   consentLoop: "suppressions, inbound messages, sender assignments and consent sources",
+  abuseProtection: "organization settings, destination counters and campaigns' allowed countries",
 } as const;
 
 /** One database's change for each of `SCHEMA_VERSIONS`, under the same key. */

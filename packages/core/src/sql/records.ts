@@ -22,6 +22,7 @@ import type {
   MessageRecord,
   MessageStatus,
   OrganizationRecord,
+  OrganizationSettingsRecord,
   ProfileRecord,
   ProfileSource,
   SenderAssignmentRecord,
@@ -33,9 +34,14 @@ import type {
 import { MESSAGE_TOPICS, TOPICS } from "../webhooks/webhook-input.js";
 import type { SqlCodec } from "./codec.js";
 import {
+  allowedCountriesShape,
   attributesShape,
+  blockedNumberTypesShape,
+  countryDailyLimitsShape,
+  destinationLimitsShape,
   destinationShape,
   messageErrorShape,
+  prefixLimitsShape,
   scopesShape,
   storedResponseShape,
   topicsShape,
@@ -100,6 +106,7 @@ const REDIRECTABLE_URL: TextShape = {
  */
 export interface SqlRecords {
   organization(row: unknown): OrganizationRecord;
+  organizationSettings(row: unknown): OrganizationSettingsRecord;
   profile(row: unknown): ProfileRecord;
   consentChange(row: unknown): ConsentChangeRecord;
   contactList(row: unknown): ContactListRecord;
@@ -131,6 +138,7 @@ export interface SqlRecords {
 /** The record the rows of each table decode to. */
 export interface SqlRecordOf {
   organizations: OrganizationRecord;
+  organizationSettings: OrganizationSettingsRecord;
   profiles: ProfileRecord;
   consentChanges: ConsentChangeRecord;
   contactLists: ContactListRecord;
@@ -157,6 +165,7 @@ export const decodersByTable = (
   records: SqlRecords,
 ): { readonly [N in SqlTableName]: (row: unknown) => SqlRecordOf[N] } => ({
   organizations: records.organization,
+  organizationSettings: records.organizationSettings,
   profiles: records.profile,
   consentChanges: records.consentChange,
   contactLists: records.contactList,
@@ -193,6 +202,15 @@ export function sqlRecords(codec: SqlCodec): SqlRecords {
       id: r.text("id"),
       name: r.text("name"),
       createdAt: r.text("created_at"),
+    })),
+    organizationSettings: from(t.organizationSettings, (r) => ({
+      organizationId: r.text("organization_id"),
+      allowedCountries: r.jsonOrNull("allowed_countries", allowedCountriesShape),
+      blockedNumberTypes: r.json("blocked_number_types", blockedNumberTypesShape),
+      destinationLimits: r.json("destination_limits", destinationLimitsShape),
+      prefixLimits: r.json("prefix_limits", prefixLimitsShape),
+      countryDailyLimits: r.json("country_daily_limits", countryDailyLimitsShape),
+      updatedAt: r.text("updated_at"),
     })),
     profile: from(t.profiles, (r) => ({
       id: r.text("id"),
@@ -249,6 +267,7 @@ export function sqlRecords(codec: SqlCodec): SqlRecords {
       updatedAt: r.text("updated_at"),
       smsSender: r.textOrNull("sms_sender"),
       trackLinks: r.flag("track_links"),
+      allowedCountries: r.jsonOrNull("allowed_countries", allowedCountriesShape),
     })),
     apiKey: from(t.apiKeys, (r) => ({
       id: r.text("id"),

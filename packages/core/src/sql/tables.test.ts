@@ -34,6 +34,7 @@ const campaign = {
   updatedAt: "2026-01-02T00:00:00.000Z",
   smsSender: null,
   trackLinks: true,
+  allowedCountries: ["GB"],
 };
 
 const key = {
@@ -65,6 +66,7 @@ describe("rowValues and insertStatement", () => {
       "2026-01-02T00:00:00.000Z",
       null,
       "t",
+      '["GB"]',
     ]);
     expect(rowValues(sqlTables.apiKeys, key, numbered)[4]).toBe('["messages:send"]');
     expect(insertStatement(sqlTables.apiKeys, numbered, '"s"."api_keys"')).toBe(

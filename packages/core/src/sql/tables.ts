@@ -26,6 +26,20 @@ const table = (
 /** Every table a record is read from, as both SQL databases define it. */
 export const sqlTables = {
   organizations: table("organizations", "id, name, created_at"),
+  organizationSettings: table(
+    "organization_settings",
+    "organization_id, allowed_countries, blocked_number_types, destination_limits, " +
+      "prefix_limits, country_daily_limits, updated_at",
+    {
+      json: [
+        "allowed_countries",
+        "blocked_number_types",
+        "destination_limits",
+        "prefix_limits",
+        "country_daily_limits",
+      ],
+    },
+  ),
   profiles: table(
     "profiles",
     "seq, id, organization_id, phone_number, email, first_name, last_name, " +
@@ -44,8 +58,8 @@ export const sqlTables = {
   campaigns: table(
     "campaigns",
     "id, organization_id, name, channel, sms_fallback, category, sender, template, " +
-      "ttl_seconds, status, created_at, updated_at, sms_sender, track_links",
-    { flags: ["sms_fallback", "track_links"] },
+      "ttl_seconds, status, created_at, updated_at, sms_sender, track_links, allowed_countries",
+    { flags: ["sms_fallback", "track_links"], json: ["allowed_countries"] },
   ),
   apiKeys: table(
     "api_keys",

@@ -1,5 +1,5 @@
 import type { Writable } from "node:stream";
-import type { DomainError, InboundSink } from "@tidings/core";
+import type { Clock, DomainError, InboundSink } from "@tidings/core";
 import type { Result } from "neverthrow";
 import type { ServerConfig } from "../config.js";
 import type { Logger } from "../logger.js";
@@ -23,6 +23,8 @@ export interface CliIo {
    * an embedder that stores them itself, and for tests.
    */
   inboundSink?: InboundSink | undefined;
+  /** The clock `serve` and `worker` run on (the system's): for tests that move time. */
+  clock?: Clock | undefined;
 }
 
 /** The value of each option of a parsed command line (`node:util` parseArgs). */

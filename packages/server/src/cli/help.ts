@@ -27,6 +27,7 @@ import { profilesImport } from "./commands/profiles-import.js";
 import { profilesListsAdd } from "./commands/profiles-lists.js";
 import { providersCheck } from "./commands/providers.js";
 import { serveCommand } from "./commands/serve.js";
+import { settingsGet, settingsSet } from "./commands/settings.js";
 import { workerCommand } from "./commands/worker.js";
 
 /** Every command, in the order the help lists them. */
@@ -46,6 +47,8 @@ export const COMMANDS: readonly Command[] = [
   campaignsActivate,
   campaignsDeactivate,
   campaignsList,
+  settingsGet,
+  settingsSet,
   profilesImport,
   profilesListsAdd,
   profilesErase,

@@ -215,7 +215,11 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   try {
     if (command.observed) tracing = await startTracing(env, logger);
     const metrics = command.observed?.servesMetrics(config) ?? false;
-    runtime = await openRuntime(config, logger, { metrics, inboundSink: io.inboundSink });
+    runtime = await openRuntime(config, logger, {
+      metrics,
+      inboundSink: io.inboundSink,
+      clock: io.clock,
+    });
     const outcome = await command.run({
       io,
       json,

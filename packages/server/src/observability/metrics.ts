@@ -88,6 +88,18 @@ export function createMetrics(sources: MetricSources = {}) {
     labelNames: ["source"] as const,
     registers: [registry],
   });
+  const sendsRefused = new Counter({
+    name: "tidings_sends_refused_total",
+    help: "Sends refused by the organization's abuse protection before anything was stored, by reason (country_not_allowed, number_type_blocked, destination_limit, prefix_limit, country_limit).",
+    labelNames: ["reason"] as const,
+    registers: [registry],
+  });
+  const sendsByCountry = new Counter({
+    name: "tidings_sends_by_country_total",
+    help: "Sends stored and handed off, by the recipient number's country (ISO 3166-1 alpha-2, or unknown).",
+    labelNames: ["country"] as const,
+    registers: [registry],
+  });
   const lifecycleEvents = new Counter({
     name: "tidings_message_lifecycle_events_total",
     help: "Message lifecycle events recorded, by topic.",
@@ -209,6 +221,8 @@ export function createMetrics(sources: MetricSources = {}) {
     linkClicks,
     inboundMessages,
     suppressions,
+    sendsRefused,
+    sendsByCountry,
     lifecycleEvents,
     webhookAttempts,
     webhookAttemptDuration,

@@ -13,6 +13,7 @@ import {
 import {
   cachingApiKeys,
   cachingCampaigns,
+  cachingSettings,
   cachingSubscriptions,
   type Storage,
 } from "@tidings/core";
@@ -70,7 +71,8 @@ function memoriesOf(
   const keys = cachingApiKeys(database, { ttlMs: ms });
   const campaigns = cachingCampaigns(keys.storage, { ttlMs: ms });
   const subscriptions = cachingSubscriptions(campaigns.storage, { ttlMs: ms });
-  return { storage: subscriptions.storage, kept: [keys, campaigns, subscriptions] };
+  const settings = cachingSettings(subscriptions.storage, { ttlMs: ms });
+  return { storage: settings.storage, kept: [keys, campaigns, subscriptions, settings] };
 }
 
 /**

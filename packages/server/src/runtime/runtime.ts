@@ -2,6 +2,7 @@ import { createUrlPolicy, undiciWebhookTransport } from "@tidings/adapter-http";
 import {
   aesGcmSecretBox,
   batchedProviderReports,
+  type Clock,
   createIds,
   type Deps,
   defaultConfig,
@@ -17,7 +18,7 @@ import type { ServerConfig } from "../config.js";
 import type { Logger } from "../logger.js";
 import { createMetrics, type Metrics } from "../observability/metrics.js";
 import { withStorageMetrics } from "../observability/storage-metrics.js";
-import { ConfigError, loadSecretKey } from "../secret-key.js";
+import { ConfigError, loadSecretKey, numberHashKeyOf } from "../secret-key.js";
 import { withDeliveryWakeups } from "./delivery-wakeups.js";
 import type { Mount } from "./mount.js";
 import { assertDatabaseDirectory, openStorage } from "./open-storage.js";
@@ -80,6 +81,8 @@ export interface RuntimeOptions {
   metrics?: boolean | undefined;
   /** Where the providers' inbound routes hand messages, instead of the runtime's own sink. */
   inboundSink?: InboundSink | undefined;
+  /** The use cases' clock (the system's); tests of the real server pass one they move. */
+  clock?: Clock | undefined;
 }
 
 /**
@@ -140,9 +143,10 @@ export async function openRuntime(
   if (metrics && health) metrics.observeStorageAvailability(() => health.isAvailable());
   const deps: Deps = {
     storage: withDeliveryWakeups(storage, deliveriesQueued),
-    clock: systemClock,
+    clock: options.clock ?? systemClock,
     ids: createIds(),
     secretBox: aesGcmSecretBox(key),
+    numberHashKey: numberHashKeyOf(key),
     provider,
     transport,
     urlPolicy,
@@ -160,6 +164,8 @@ export async function openRuntime(
           telemetry: {
             messageSent: (send) => metrics.messages.inc(send),
             linkFollowed: (counted) => metrics.linkClicks.inc({ counted: String(counted) }),
+            sendRefused: (reason) => metrics.sendsRefused.inc({ reason }),
+            sentToCountry: (country) => metrics.sendsByCountry.inc({ country }),
           },
         }
       : {}),

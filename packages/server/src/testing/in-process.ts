@@ -1,4 +1,4 @@
-import type { InboundSink } from "@tidings/core";
+import type { Clock, InboundSink } from "@tidings/core";
 import { waitUntil } from "@tidings/core/testing";
 import { main } from "../cli/main.js";
 import { Captured, type tempWorkspace } from "./run-cli.js";
@@ -14,7 +14,7 @@ export function startInProcess(
   cwd: string,
   argv: string[],
   env: Record<string, string>,
-  options: { inboundSink?: InboundSink | undefined } = {},
+  options: { inboundSink?: InboundSink | undefined; clock?: Clock | undefined } = {},
 ) {
   const stdout = new Captured();
   const stderr = new Captured();
@@ -29,6 +29,7 @@ export function startInProcess(
     stderr,
     waitForShutdown: () => stopRequested,
     inboundSink: options.inboundSink,
+    clock: options.clock,
   });
   const logs = (): LogLine[] =>
     stdout

@@ -1,4 +1,4 @@
-import type { InboundSink } from "@tidings/core";
+import type { Clock, InboundSink } from "@tidings/core";
 import { type LogLine, startInProcess } from "./in-process.js";
 import { createSender } from "./process-cluster.js";
 import { tempWorkspace } from "./run-cli.js";
@@ -37,7 +37,11 @@ export interface ServedTidings {
  */
 export async function serveTidings(
   env: Record<string, string> = {},
-  options: { scopes?: string | undefined; inboundSink?: InboundSink | undefined } = {},
+  options: {
+    scopes?: string | undefined;
+    inboundSink?: InboundSink | undefined;
+    clock?: Clock | undefined;
+  } = {},
 ): Promise<ServedTidings> {
   const workspace = tempWorkspace();
   const fullEnv: Record<string, string> = {
@@ -51,6 +55,7 @@ export async function serveTidings(
   const start = async () => {
     const started = startInProcess(workspace.dir, ["serve", "--port", "0"], fullEnv, {
       inboundSink: options.inboundSink,
+      clock: options.clock,
     });
     try {
       const { port } = await started.waitForLog("listening");

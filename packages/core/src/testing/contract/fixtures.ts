@@ -114,6 +114,7 @@ export const aCampaign = (overrides: Owned<CampaignRecord>): CampaignRecord => (
   updatedAt: at(0),
   smsSender: null,
   trackLinks: false,
+  allowedCountries: null,
   ...overrides,
 });
 

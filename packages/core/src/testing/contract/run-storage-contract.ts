@@ -20,6 +20,7 @@ import { profileListContract } from "./profile-list-contract.js";
 import { profilesContract } from "./profiles-contract.js";
 import { rateLimitsContract } from "./rate-limits-contract.js";
 import { retentionContract } from "./retention-contract.js";
+import { sendHitsContract } from "./send-hits-contract.js";
 import { transactionsContract } from "./transactions-contract.js";
 import { webhookChangesContract } from "./webhook-changes-contract.js";
 import { webhooksContract } from "./webhooks-contract.js";
@@ -45,6 +46,7 @@ export function runStorageContract(name: string, makeHarness: HarnessFactory): v
     operatorQueriesContract(harness);
     failingDestinationsContract(harness);
     rateLimitsContract(harness);
+    sendHitsContract(harness);
     retentionContract(harness);
     idempotencyContract(harness);
     transactionsContract(harness);

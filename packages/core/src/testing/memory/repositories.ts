@@ -15,12 +15,14 @@ import { memoryProfiles } from "./profiles.js";
 import { memoryRateLimits } from "./rate-limits.js";
 import { memoryRetention } from "./retention.js";
 import type { MemoryScope } from "./scope.js";
+import { memorySettings } from "./settings.js";
 import { memoryWebhooks } from "./webhooks.js";
 
 /** Every repository over one scope (the committed state, or a transaction's draft). */
 export function memoryRepositories(scope: MemoryScope): Repositories {
   return {
     organizations: memoryOrganizations(scope),
+    settings: memorySettings(scope),
     profiles: memoryProfiles(scope),
     consent: memoryConsent(scope),
     contactLists: memoryContactLists(scope),

@@ -14,6 +14,7 @@ import type {
   MessageEventRecord,
   MessageRecord,
   OrganizationRecord,
+  OrganizationSettingsRecord,
   ProfileRecord,
   SenderAssignmentRecord,
   SuppressionKeyRecord,
@@ -27,6 +28,8 @@ import type {
  */
 export interface MemoryState {
   organizations: Map<string, OrganizationRecord>;
+  /** Keyed by organization id. */
+  settings: Map<string, OrganizationSettingsRecord>;
   profiles: Map<string, ProfileRecord>;
   /** The last `seq` handed out; profiles get `lastProfileSeq + 1`. */
   lastProfileSeq: number;
@@ -49,6 +52,9 @@ export interface MemoryState {
   attempts: DeliveryAttemptRecord[];
   /** Hit times (ms) per rate-limit key, ascending. */
   rateLimitHits: Map<string, number[]>;
+  /** Counted sends per destination counter key: hit times (ms), or a period's total. */
+  destinationHits: Map<string, number[]>;
+  destinationTotals: Map<string, { n: number; until: number }>;
   /** Keyed by `idempotencyKey(apiKeyId, endpoint, key)`. */
   idempotency: Map<string, IdempotencyRecord>;
   /** Keyed by token hash. */
@@ -71,6 +77,7 @@ export interface MemoryState {
 export function emptyState(): MemoryState {
   return {
     organizations: new Map(),
+    settings: new Map(),
     profiles: new Map(),
     lastProfileSeq: 0,
     consentChanges: [],
@@ -86,6 +93,8 @@ export function emptyState(): MemoryState {
     deliveries: new Map(),
     attempts: [],
     rateLimitHits: new Map(),
+    destinationHits: new Map(),
+    destinationTotals: new Map(),
     idempotency: new Map(),
     consoleSignInTokens: new Map(),
     consoleSessions: new Map(),
