@@ -1,7 +1,7 @@
 // The quickstart through @tidings/client: find or create a profile, send it a one-time code
 // with a per-message webhook, verify each webhook with the client's verifyWebhook, and show
 // a refused request as the TidingsError it becomes. Prints one JSON line per step.
-//   TIDINGS_TOKEN=… TIDINGS_WEBHOOK_SECRET=… TIDINGS_CAMPAIGN_ID=… pnpm exec tsx examples/client/main.ts
+//   TIDINGS_URL=… TIDINGS_TOKEN=… TIDINGS_WEBHOOK_SECRET=… TIDINGS_CAMPAIGN_ID=… pnpm exec tsx examples/client/main.ts
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type Profile, Tidings, TidingsError, verifyWebhook } from "@tidings/client";
@@ -43,7 +43,8 @@ const receiver = createServer((req, res) => {
     }
     res.writeHead(200).end();
     const { event } = result;
-    if (event.topic === "webhook.test" || topics.has(event.topic)) return;
+    if (event.topic === "webhook.test" || event.topic === "profile.erased") return;
+    if (topics.has(event.topic)) return;
     topics.add(event.topic);
     print({ step: "webhook", topic: event.topic, message_id: event.data.message_id });
     if (event.topic === "message.seen") settle();

@@ -1,6 +1,6 @@
 import type {
-  ChannelProvider,
   DispatchResult,
+  InProcessReportingProvider,
   OutboundMessage,
   ProviderReport,
 } from "@tidings/core";
@@ -22,7 +22,7 @@ export interface ConsoleSmsProviderOptions {
  * - numbers on the gateway's do-not-text list are `rejected`;
  * - everything else is `accepted`, and a "delivery receipt" reports `delivered` later.
  */
-export function consoleSmsProvider(options: ConsoleSmsProviderOptions): ChannelProvider {
+export function consoleSmsProvider(options: ConsoleSmsProviderOptions): InProcessReportingProvider {
   const receiptAfterMs = options.receiptAfterMs ?? 100;
   const blocked = new Set(options.blocked ?? []);
   let sink: ((messageId: string, report: ProviderReport) => Promise<void>) | null = null;

@@ -56,7 +56,7 @@ export async function runDemo(write: (line: string) => void): Promise<DemoSend[]
   const receiptRecorded = new Promise<void>((resolve) => {
     receipt = resolve;
   });
-  provider.onReport?.(async (messageId, report) => {
+  provider.onReport(async (messageId, report) => {
     await recordProviderReport(deps, messageId, report);
     receipt();
   });

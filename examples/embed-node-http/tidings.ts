@@ -68,7 +68,7 @@ export async function embedTidings(options: EmbedOptions = {}): Promise<Embedded
     config: defaultConfig,
   };
   const engine = createDeliveryEngine(deps, { pollMs: 250 });
-  provider.onReport?.(async (messageId, report) => {
+  provider.onReport(async (messageId, report) => {
     await recordProviderReport(deps, messageId, report);
     engine.wake();
   });

@@ -1,6 +1,8 @@
 import {
   authenticate,
   type Deps,
+  type InboundSink,
+  inboundSink,
   isStorageUnavailable,
   providerOf,
   requireScope,
@@ -15,12 +17,16 @@ import { inRequestSpan, type RouteSeen } from "./request-span.js";
 import { type Route, unexpectedQuery } from "./route.js";
 import { createRouter } from "./router.js";
 import { campaignRoutes } from "./routes/campaign-routes.js";
+import { consentRoutes } from "./routes/consent-routes.js";
 import { deliveryRoutes } from "./routes/delivery-routes.js";
 import { messageRoutes } from "./routes/message-routes.js";
 import { messageReadRoutes } from "./routes/operator-message-routes.js";
+import { privacyRoutes } from "./routes/privacy-routes.js";
 import { profileRoutes } from "./routes/profile-routes.js";
 import { sandboxDevRoutes, sandboxRoutes } from "./routes/sandbox-routes.js";
+import { settingsRoutes } from "./routes/settings-routes.js";
 import { webhookRoutes } from "./routes/webhook-routes.js";
+import { storageWithDeadline } from "./storage-deadline.js";
 import type { HttpApp, HttpLogger, HttpRequest, HttpResponse } from "./types.js";
 
 /** 1 MiB: the largest request body (docs/decisions.md "Status codes"). */
@@ -43,16 +49,56 @@ export interface HttpAppOptions {
   basePath?: string | undefined;
   /** The largest request body, in bytes (1 MiB). */
   maxBodyBytes?: number | undefined;
+  /**
+   * Where `POST /sandbox/inbound` (development) hands a message; by default an inbound sink
+   * over `deps` with the default keywords.
+   */
+  inboundSink?: InboundSink | undefined;
+  /**
+   * How long one request may spend on storage, in ms, all its calls together (default: no
+   * limit here). A call still running when the time is up, or begun after, is given up: the
+   * request answers 503 `storage_unavailable`, saying whether anything may have been written
+   * (a transaction cut off before its COMMIT rolls back). Give the storage the same bound for
+   * each of its own waits (a PostgreSQL pool's `connectionTimeoutMillis` and `query_timeout`,
+   * SQLite's `busyTimeoutMs`), so what a request gave up does not run on for long.
+   */
+  storageTimeoutMs?: number | undefined;
+  /**
+   * How long `GET /readyz` waits for the storage's probe before it answers 503 `not_ready`
+   * (default 1500 ms), so a load balancer hears back in time whatever storage does.
+   */
+  readyTimeoutMs?: number | undefined;
+}
+
+/** `GET /readyz`'s default wait for the storage's probe. */
+export const DEFAULT_READY_TIMEOUT_MS = 1500;
+
+/** Whether `probe` succeeds within `ms`; its later outcome is ignored. */
+function answersWithin(probe: () => Promise<void>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  const answered = Promise.resolve()
+    .then(probe)
+    .then(
+      () => true,
+      () => false,
+    );
+  return Promise.race([answered, late]).finally(() => clearTimeout(timer));
 }
 
 /** Every route under `/v1`; the sandbox's are apart, served only with the sandbox provider. */
 const apiRoutes: readonly Route[] = [
   ...profileRoutes,
+  ...privacyRoutes,
   ...messageRoutes,
   ...messageReadRoutes,
   ...webhookRoutes,
   ...campaignRoutes,
   ...deliveryRoutes,
+  ...consentRoutes,
+  ...settingsRoutes,
 ];
 
 /**
@@ -109,6 +155,14 @@ function forMethod(method: string, response: HttpResponse): HttpResponse {
 export function createHttpApp(deps: Deps, options: HttpAppOptions = {}): HttpApp {
   const logger: HttpLogger = options.logger ?? console;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const readyTimeoutMs = options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS;
+  const { storageTimeoutMs } = options;
+  /** `deps` as one request begun now sees them: its storage refuses calls once its time is up. */
+  const requestDeps = (): Deps =>
+    storageTimeoutMs === undefined
+      ? deps
+      : { ...deps, storage: storageWithDeadline(deps.storage, Date.now(), storageTimeoutMs) };
+  const inbound = options.inboundSink ?? inboundSink(deps);
   const sandbox =
     options.sandbox ??
     (["viber", "sms"] as const).some((channel) => providerOf(deps.provider, channel) === "sandbox");
@@ -120,13 +174,10 @@ export function createHttpApp(deps: Deps, options: HttpAppOptions = {}): HttpApp
       method: "GET",
       path: "/readyz",
       async run() {
-        try {
-          // The probe also clears the storage's health once it works again.
-          await deps.storage.ping();
-          return json(200, { status: "ready" });
-        } catch {
-          return problem(edgeProblems.notReady());
-        }
+        // The probe also clears the storage's health once it works again. One that does not
+        // answer in time (a database that stopped answering) is as good as one that failed.
+        const ready = await answersWithin(() => deps.storage.ping(), readyTimeoutMs);
+        return ready ? json(200, { status: "ready" }) : problem(edgeProblems.notReady());
       },
     },
     {
@@ -158,27 +209,31 @@ export function createHttpApp(deps: Deps, options: HttpAppOptions = {}): HttpApp
     query: URLSearchParams,
     seen: RouteSeen,
   ): Promise<Answer> {
+    const scoped = requestDeps();
     // Matched before authenticating only to name the route in metrics and traces; the answer
     // still says nothing about which paths exist until the caller is authenticated.
     const match = router.match(routedMethod(request.method), path);
     if (match.kind === "found") seen.route = match.route.path;
     if (match.kind === "method_not_allowed") seen.route = match.template;
-    const principal = await authenticate(deps, headerValue(request.headers, "authorization"));
+    const principal = await authenticate(scoped, headerValue(request.headers, "authorization"));
     if (principal.isErr()) return problem(edgeProblems.unauthorized());
     if (match.kind === "not_found") return problem(edgeProblems.routeNotFound(path));
     if (match.kind === "method_not_allowed") {
       return problem(edgeProblems.methodNotAllowed(request.method, match.allow));
     }
     const { route, params } = match;
-    const permitted = route.scope && requireScope(principal.value.scopes, route.scope);
-    if (permitted?.isErr()) return problem(domainProblem(permitted.error));
+    for (const scope of route.scope === null ? [] : [route.scope].flat()) {
+      const permitted = requireScope(principal.value.scopes, scope);
+      if (permitted.isErr()) return problem(domainProblem(permitted.error));
+    }
     // A rate-limited route counts the request first and refuses the query itself, so that
     // 400 is counted and carries the RateLimit headers like any other (docs/decisions.md "Rate limit").
     const badQuery = route.doc.query || route.doc.rateLimited ? null : unexpectedQuery(query);
     if (badQuery) return badQuery;
     const { organizationId, apiKeyId } = principal.value;
     return route.handle({
-      deps,
+      deps: scoped,
+      inbound,
       request,
       requestId,
       principal: principal.value,

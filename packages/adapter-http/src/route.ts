@@ -2,6 +2,7 @@ import {
   type Actor,
   type ConflictError,
   type Deps,
+  type InboundSink,
   type Principal,
   type Scope,
   validationError,
@@ -15,6 +16,8 @@ import type { HttpRequest } from "./types.js";
 /** Everything a route handler may use: the request, its principal, its path parameters. */
 export interface RouteContext {
   deps: Deps;
+  /** Where inbound messages go (the sandbox's inbound route hands them here). */
+  inbound: InboundSink;
   request: HttpRequest;
   requestId: string;
   principal: Principal;
@@ -27,6 +30,7 @@ export interface RouteContext {
 export type ResponseSchemaName =
   | "Profile"
   | "ProfilePage"
+  | "ProfileWithSuppressions"
   | "SendResult"
   | "Webhook"
   | "WebhookWithSecret"
@@ -42,7 +46,14 @@ export type ResponseSchemaName =
   | "Delivery"
   | "DeliveryWithAttempts"
   | "DeliveryPage"
-  | "RecoverResult";
+  | "RecoverResult"
+  | "Erasure"
+  | "PersonExport"
+  | "Suppression"
+  | "SuppressionPage"
+  | "InboundMessagePage"
+  | "SandboxInboundResult"
+  | "Settings";
 
 /** A request body as the OpenAPI document names and shows it. */
 export interface RequestBodyDoc {
@@ -56,7 +67,16 @@ export interface RequestBodyDoc {
 export interface RouteDoc {
   operationId: string;
   summary: string;
-  tag: "Profiles" | "Messages" | "Webhooks" | "Campaigns" | "Deliveries" | "Sandbox";
+  tag:
+    | "Profiles"
+    | "Messages"
+    | "Webhooks"
+    | "Campaigns"
+    | "Deliveries"
+    | "Suppressions"
+    | "Sandbox"
+    | "Privacy"
+    | "Settings";
   /**
    * The JSON body: the valibot schema that validates it, published as the component schema
    * `name` (what client generators name their type), with an example request.
@@ -91,8 +111,8 @@ export interface RouteDoc {
 export interface Route {
   method: "GET" | "POST" | "PATCH" | "DELETE";
   path: string;
-  /** The scope the API key needs; `null` when any valid key will do. */
-  scope: Scope | null;
+  /** The scope the API key needs (every one of a list); `null` when any valid key will do. */
+  scope: Scope | readonly Scope[] | null;
   doc: RouteDoc;
   handle(context: RouteContext): Promise<Answer>;
 }

@@ -1,5 +1,10 @@
 import { createIds, manualClock } from "@tidings/core";
-import { memoryStorage, seedMessage, seedOrganization } from "@tidings/core/testing";
+import {
+  memoryStorage,
+  readableSecretBox,
+  seedMessage,
+  seedOrganization,
+} from "@tidings/core/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { infobipCallbacks } from "./callback-handler.js";
@@ -11,7 +16,7 @@ const key = callbackKey(SECRET);
 async function world(channel: "viber" | "sms" = "viber") {
   const clock = manualClock();
   const storage = memoryStorage();
-  const deps = { storage, clock, ids: createIds(clock) };
+  const deps = { storage, clock, ids: createIds(clock), secretBox: readableSecretBox };
   const org = await seedOrganization(storage);
   const { message } = await seedMessage(storage, org, {
     channel,
@@ -45,7 +50,11 @@ async function world(channel: "viber" | "sms" = "viber") {
   };
   const dlr = (groupName: string, extra: Record<string, unknown> = {}, messageId = legId) => ({
     messageId,
-    status: { groupName, name: `${groupName}_X`, description: groupName },
+    status: {
+      groupName,
+      name: groupName === "DELIVERED" ? "DELIVERED_TO_HANDSET" : `${groupName}_X`,
+      description: groupName,
+    },
     error: { id: 0, name: "NO_ERROR" },
     ...extra,
   });
@@ -77,6 +86,28 @@ describe("Infobip delivery and seen reports", () => {
       provider: "infobip",
       provider_code: "EC_UNKNOWN_USER",
     });
+  });
+
+  it("DELIVERED_TO_OPERATOR is intermediate: a later UNDELIVERABLE still fails the message", async () => {
+    const w = await world();
+    const operator = w.dlr("DELIVERED", {
+      status: { groupName: "DELIVERED", id: 2, name: "DELIVERED_TO_OPERATOR" },
+    });
+    expect((await w.post("delivery", [operator])).status).toBe(200);
+    expect(await w.topics()).toEqual(["message.sent"]);
+    await w.post("delivery", [w.dlr("UNDELIVERABLE")]);
+    expect(await w.topics()).toEqual(["message.sent", "message.failed"]);
+  });
+
+  it("a duplicate refusal reported for a retry (idempotent sending) changes nothing", async () => {
+    const w = await world();
+    const duplicate = w.dlr("REJECTED", {
+      status: { groupName: "REJECTED", id: 23, name: "REJECTED_DUPLICATE_MESSAGE_ID" },
+    });
+    expect((await w.post("delivery", [duplicate])).status).toBe(200);
+    expect(await w.topics()).toEqual(["message.sent"]);
+    await w.post("delivery", [w.dlr("DELIVERED")]);
+    expect(await w.topics()).toEqual(["message.sent", "message.delivered"]);
   });
 
   it("EXPIRED expires the message; PENDING changes nothing", async () => {

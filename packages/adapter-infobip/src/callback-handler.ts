@@ -5,20 +5,32 @@ import {
   callbackApp,
   type Deps,
   emptyAnswer,
+  type InboundSink,
   isUuidV7,
   type ProviderReport,
   recordUpstreamReport,
 } from "@tidings/core";
 import { callbackKey, checkLegToken, splitLegSegment } from "./callback-token.js";
+import { handleInfobipInbound, inboundTokenDigests } from "./inbound-handler.js";
 import { parseLegId } from "./legs.js";
 import { descriptionOf, providerCodeOf, reportOf } from "./status-map.js";
 import type { InfobipDeliveryReport, InfobipSeenReport } from "./wire.js";
 
 export interface InfobipCallbackOptions {
-  deps: Pick<Deps, "storage" | "ids" | "clock">;
+  deps: Pick<Deps, "storage" | "ids" | "clock" | "secretBox">;
   /** The server's secret key, as given to `infobipProvider`. */
   secretKey: Uint8Array;
   logger: CallbackLogger;
+  /**
+   * Where inbound messages go: with it the same app also serves `POST /inbound/{token}`, where
+   * Infobip forwards inbound SMS and Viber messages.
+   */
+  inbound?: InboundSink | undefined;
+  /**
+   * The tokens `/inbound/{token}` accepts (several, so one can be rotated), each at least 32
+   * URL-safe characters (a shorter one throws); none: every inbound request is 404.
+   */
+  inboundTokens?: readonly string[] | undefined;
 }
 
 /** The route label of a callback: its kind, never the leg's token. */
@@ -39,17 +51,28 @@ function resultsOf(text: string): unknown[] | null {
  * leg carries a token only Tidings can make; a wrong or missing one answers 404 and changes
  * nothing (and is never logged). A body's reports apply one by one, and only those about the
  * leg the URL names (others are ignored and logged). Answers 200 with an empty body once stored.
+ * With `inbound`, the same app serves `POST /inbound/{token}`, where Infobip forwards inbound
+ * SMS and Viber messages (see `handleInfobipInbound`).
  */
 export function infobipCallbacks(options: InfobipCallbackOptions): CallbackApp {
   const key = callbackKey(options.secretKey);
   const { logger } = options;
+  const inboundTokens = inboundTokenDigests(options.inboundTokens ?? []);
   return callbackApp("infobip", logger, async (request) => {
+    const inboundPath = /^\/inbound\/([^/?]*)(?:\?.*)?$/.exec(request.url);
+    if (inboundPath !== null && options.inbound !== undefined) {
+      return handleInfobipInbound(request, inboundPath[1] ?? "", {
+        tokens: inboundTokens,
+        sink: options.inbound,
+        logger,
+      });
+    }
     const [, segment = "", kind = "", ...rest] = request.url.split("?", 1)[0]!.split("/");
     const leg = splitLegSegment(segment);
     if (leg === null || rest.length > 0 || (kind !== "delivery" && kind !== "seen")) {
       return emptyAnswer(404, "/providers/infobip");
     }
-    if (!checkLegToken(key, leg.legId, leg.token)) return emptyAnswer(404, "/providers/infobip");
+    if (!checkLegToken(key, leg.legId, leg.token).ok) return emptyAnswer(404, "/providers/infobip");
     if (request.method !== "POST") return emptyAnswer(405, route(kind), { allow: "POST" });
     const { messageId, channel } = parseLegId(leg.legId);
     const results = resultsOf(bodyText(request.body));

@@ -21,10 +21,10 @@ describe("the per-leg callback token", () => {
           const legId = sms ? `${id}.sms` : id;
           const token = legToken(key, legId);
           expect(token).toMatch(/^[A-Za-z0-9_-]{22}$/);
-          expect(checkLegToken(key, legId, token)).toBe(true);
+          expect(checkLegToken(key, legId, token).ok).toBe(true);
           expect(splitLegSegment(legSegment(key, legId))).toEqual({ legId, token });
-          expect(checkLegToken(key, sms ? id : `${id}.sms`, token)).toBe(false);
-          if (guess !== token) expect(checkLegToken(key, legId, guess)).toBe(false);
+          expect(checkLegToken(key, sms ? id : `${id}.sms`, token).ok).toBe(false);
+          if (guess !== token) expect(checkLegToken(key, legId, guess).ok).toBe(false);
         },
       ),
     );

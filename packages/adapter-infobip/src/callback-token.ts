@@ -1,4 +1,5 @@
 import { createHmac, hkdfSync, timingSafeEqual } from "node:crypto";
+import { type Verified, verifiedOk } from "@tidings/core";
 
 /** Characters of the token: 22 base64url characters carry 132 bits. */
 const TOKEN_LENGTH = 22;
@@ -18,10 +19,16 @@ export const legToken = (key: Uint8Array, legId: string): string =>
   createHmac("sha256", key).update(legId, "utf8").digest("base64url").slice(0, TOKEN_LENGTH);
 
 /** Whether `token` is the leg's, compared in constant time. */
-export function checkLegToken(key: Uint8Array, legId: string, token: string): boolean {
+export function checkLegToken(
+  key: Uint8Array,
+  legId: string,
+  token: string,
+): Verified<"token_mismatch"> {
   const expected = Buffer.from(legToken(key, legId));
   const given = Buffer.from(token);
-  return given.length === expected.length && timingSafeEqual(given, expected);
+  return given.length === expected.length && timingSafeEqual(given, expected)
+    ? verifiedOk
+    : { ok: false, reason: "token_mismatch" };
 }
 
 /** The path segment naming a leg and carrying its token: `{legId}.{token}`. */

@@ -36,7 +36,7 @@ async function setup(extra: Partial<InfobipProviderOptions> = {}): Promise<Chann
     secretKey: SECRET,
     timeoutMs: 2000,
     random: () => 0,
-    logger: { error: (msg) => logged.push(msg) },
+    logger: { error: (msg) => logged.push(msg), warn: () => {}, info: () => {} },
     ...extra,
   });
 }
@@ -69,6 +69,27 @@ describe("infobipProvider against a fake Infobip", () => {
         },
       ],
     });
+  });
+
+  it("a validity over Infobip's 48 hours is clamped to 48 hours, not promised", async () => {
+    const provider = await setup();
+    await provider.dispatch({ ...viber, ttlSeconds: 14 * 24 * 3600 });
+    await provider.dispatch({ ...sms, ttlSeconds: 3 * 24 * 3600 });
+    expect(
+      fake.sends.map((s) => (s.body.messages as Array<{ options: unknown }>)[0]?.options),
+    ).toMatchObject([
+      { validityPeriod: { amount: 172_800, timeUnit: "SECONDS" } },
+      { validityPeriod: { amount: 172_800, timeUnit: "SECONDS" } },
+    ]);
+  });
+
+  it("a Viber text over Infobip's 1,000 characters is refused before it leaves", async () => {
+    const provider = await setup();
+    expect(await provider.dispatch({ ...viber, body: "y".repeat(1001) })).toMatchObject({
+      status: "rejected",
+      error: { code: "upstream_rejected", provider: "infobip", provider_code: "text_too_long" },
+    });
+    expect(fake.sends).toHaveLength(0);
   });
 
   it("labels Promotional Viber messages PROMOTIONAL", async () => {
@@ -133,20 +154,62 @@ describe("infobipProvider against a fake Infobip", () => {
     expect(fake.sends).toHaveLength(2);
   });
 
-  it("a 5xx is retried, since Infobip refuses a messageId twice", async () => {
+  it("a 5xx after Infobip took the message is not sent again on a normal account", async () => {
     const provider = await setup();
-    fake.answerNext("server_error");
-    expect(await provider.dispatch(viber)).toMatchObject({ status: "accepted" });
-    expect(fake.sends).toHaveLength(2);
+    fake.answerNext("server_error_after_taking");
+    expect(await provider.dispatch(viber)).toMatchObject({
+      status: "rejected",
+      error: {
+        code: "upstream_unavailable",
+        message: expect.stringContaining("not sent again, as Infobip may have taken it"),
+      },
+    });
+    expect(fake.sends).toHaveLength(1);
+    expect(fake.sends.filter((s) => s.delivered)).toHaveLength(1);
   });
 
-  it("a retry that meets the first try's message (duplicate id) counts as accepted, never sent twice", async () => {
+  it("a dropped connection after Infobip took the message is not sent again on a normal account", async () => {
     const provider = await setup();
+    fake.answerNext("drop_after_taking");
+    expect(await provider.dispatch(viber)).toMatchObject({
+      status: "rejected",
+      error: { code: "upstream_unavailable", message: expect.stringContaining("may have taken") },
+    });
+    expect(fake.sends.filter((s) => s.delivered)).toHaveLength(1);
+  });
+
+  it("with idempotent sending, a 5xx is retried and the duplicate refusal of the retry means accepted", async () => {
+    fake = await startFakeInfobip({ apiKey: API_KEY, retryAfterSeconds: 0, idempotent: "answer" });
+    const provider = infobipProvider({
+      baseUrl: fake.url,
+      apiKey: API_KEY,
+      callbackBaseUrl: CALLBACKS,
+      secretKey: SECRET,
+      timeoutMs: 2000,
+      random: () => 0,
+      idempotent: true,
+    });
+    fake.answerNext("server_error_after_taking");
+    expect(await provider.dispatch(viber)).toEqual({ status: "accepted", providerMessageId: ID });
+    expect(fake.sends).toHaveLength(2);
+    expect(fake.sends.filter((s) => s.delivered)).toHaveLength(1);
+  });
+
+  it("with idempotent sending, a duplicate refusal on a first try is still a refusal", async () => {
+    fake = await startFakeInfobip({ apiKey: API_KEY, retryAfterSeconds: 0, idempotent: "answer" });
+    const provider = infobipProvider({
+      baseUrl: fake.url,
+      apiKey: API_KEY,
+      callbackBaseUrl: CALLBACKS,
+      secretKey: SECRET,
+      timeoutMs: 2000,
+      idempotent: true,
+    });
     await provider.dispatch(viber);
-    // The first try reached Infobip but its answer was lost: a retry finds the id taken.
-    fake.answerNext("server_error");
-    expect(await provider.dispatch(viber)).toMatchObject({ status: "accepted" });
-    expect(fake.sends.filter((s) => s.accepted)).toHaveLength(1);
+    expect(await provider.dispatch(viber)).toMatchObject({
+      status: "rejected",
+      error: { code: "upstream_rejected", provider_code: "REJECTED_DUPLICATE_MESSAGE_ID" },
+    });
   });
 
   it("a hang past the deadline is upstream_unavailable", async () => {

@@ -1,40 +1,24 @@
 import {
-  type Channel,
   type ChannelProvider,
-  type CircuitBreakerOptions,
-  type Clock,
-  circuitBreaker,
-  credentialsRefusal,
-  type DispatchResult,
-  firstHeader,
-  guardedProvider,
-  inProviderRequestSpan,
-  jsonOrEmpty,
+  clampTtl,
+  type HttpProviderOptions,
+  type HttpProviderSpec,
+  httpProvider,
   type OutboundMessage,
+  type ProviderLimits,
   type ProviderRequestSeen,
-  providerRequestWatch,
-  systemClock,
-  type UpstreamTry,
-  upstreamError,
-  upstreamRateLimited,
-  upstreamRejected,
-  upstreamUnavailable,
-  withUpstreamRetries,
 } from "@tidings/core";
-import { request } from "undici";
 import { callbackKey, legSegment } from "./callback-token.js";
 import { legIdOf } from "./legs.js";
+import { REJECTED_DUPLICATE_MESSAGE_ID } from "./status-map.js";
+import { undiciTransport } from "./transport.js";
 import type { InfobipApiError, InfobipMessage, InfobipSendResponse } from "./wire.js";
-
-/** What the provider logs: refused credentials, loudly. */
-export interface InfobipLogger {
-  error(msg: string, fields?: Record<string, unknown>): void;
-}
 
 /** One request to Infobip as the host's metrics and traces see it: no secret, no text. */
 export type InfobipRequestSeen = ProviderRequestSeen<"infobip">;
 
-export interface InfobipProviderOptions {
+export interface InfobipProviderOptions
+  extends Omit<HttpProviderOptions<"infobip">, "transport" | "onRequest"> {
   /** The account's base URL, `https://{xxxxx}.api.infobip.com`. */
   baseUrl: string;
   /** Sent as `Authorization: App <apiKey>`. */
@@ -46,16 +30,30 @@ export interface InfobipProviderOptions {
   callbackBaseUrl: string | (() => string);
   /** The server's secret key, from which the callback tokens' key is derived. */
   secretKey: Uint8Array;
-  /** The deadline of one send, retries included, in ms (default 10 000). */
-  timeoutMs?: number | undefined;
-  clock?: Clock | undefined;
-  logger?: InfobipLogger | undefined;
-  circuit?: Omit<CircuitBreakerOptions, "clock"> | undefined;
+  /**
+   * Whether the account has Infobip's opt-in idempotent sending (`TIDINGS_INFOBIP_IDEMPOTENT=1`):
+   * Infobip then refuses a `messageId` it already has, so a send whose answer was lost (a
+   * timeout, a dropped connection, a 5xx) may be tried again. Off (most accounts), such a retry
+   * would be a second message, so it is not made.
+   */
+  idempotent?: boolean | undefined;
   onRequest?: ((seen: InfobipRequestSeen) => void) | undefined;
-  random?: (() => number) | undefined;
 }
 
-const PROVIDER = "infobip";
+/** 48 hours: Infobip sets a longer validity to this, so a longer TTL is clamped, never promised. */
+const MAX_VALIDITY_SECONDS = 48 * 60 * 60;
+
+/**
+ * What Infobip takes: Viber `content.text` of at most 1,000 characters (SMS text has no limit in
+ * Infobip's documents), and a validity of at most 48 hours on either channel.
+ */
+export const INFOBIP_LIMITS: ProviderLimits = {
+  text: { viber: 1000 },
+  ttlSeconds: {
+    viber: { min: 1, max: MAX_VALIDITY_SECONDS },
+    sms: { min: 1, max: MAX_VALIDITY_SECONDS },
+  },
+};
 
 /** The two callback URLs of a leg, each carrying the leg's token. */
 export function legCallbackUrls(
@@ -77,7 +75,7 @@ export function infobipMessage(
     messageId: legIdOf(message.messageId, message.channel),
   };
   const validityPeriod = {
-    amount: Math.max(1, Math.trunc(message.ttlSeconds)),
+    amount: clampTtl(INFOBIP_LIMITS, message.channel, message.ttlSeconds),
     timeUnit: "SECONDS",
   } as const;
   if (message.channel === "viber") {
@@ -106,139 +104,66 @@ export function infobipMessage(
 }
 
 /**
- * Infobip as a `ChannelProvider` for Viber Business Messages (`POST /viber/2/messages`) and
- * SMS (`POST /sms/3/messages`), one message per request, each leg under a `messageId` of
- * Tidings' own (`legIdOf`), which is also its provider message id. Infobip refuses a
- * `messageId` it has seen (`REJECTED_DUPLICATE_MESSAGE_ID`), so besides 429 and a refused
- * connection a timeout or 5xx is retried too within the deadline, and a duplicate answer to a
- * retry means the first try got through. No `smsFailover` and no URL tracking: Tidings falls
- * back and tracks clicks itself. Behind a circuit breaker.
+ * Infobip for Viber Business Messages (`POST /viber/2/messages`) and SMS (`POST
+ * /sms/3/messages`) on the provider skeleton, one message per request, each leg under a
+ * `messageId` of Tidings' own (`legIdOf`), which is also its provider message id. A request
+ * that may have reached Infobip is sent again only on an account with idempotent sending,
+ * where a repeated `messageId` is refused (`REJECTED_DUPLICATE_MESSAGE_ID`) and that refusal of
+ * a retry means the first try got through. No `smsFailover` and no URL tracking: Tidings falls
+ * back and tracks clicks itself.
  */
-export function infobipProvider(options: InfobipProviderOptions): ChannelProvider {
-  const clock = options.clock ?? systemClock;
+export function infobipSpec(options: InfobipProviderOptions): HttpProviderSpec<"infobip"> {
   const base = options.baseUrl.replace(/\/+$/, "");
   const key = callbackKey(options.secretKey);
-  const unauthorized = credentialsRefusal({
-    provider: PROVIDER,
-    clock,
-    logger: options.logger,
-    logLine: "Infobip refused the API key: every message will fail until it is fixed",
-    refusal: "Infobip refused Tidings' API key",
-  });
-
-  const seen = providerRequestWatch(PROVIDER, clock, options.onRequest);
-
-  const unavailable = (why: string, code: string | null = null): DispatchResult =>
-    upstreamUnavailable(PROVIDER, why, code);
-
-  async function once(
-    channel: Channel,
-    body: string,
-    signal: AbortSignal,
-    tryNumber: number,
-  ): Promise<UpstreamTry<DispatchResult>> {
-    const startedAt = clock.now();
-    const path = channel === "viber" ? "/viber/2/messages" : "/sms/3/messages";
-    let response: Awaited<ReturnType<typeof request>>;
-    try {
-      response = await request(`${base}${path}`, {
-        method: "POST",
-        headers: {
-          authorization: `App ${options.apiKey}`,
-          "content-type": "application/json",
-          accept: "application/json",
-        },
-        body,
-        signal,
-      });
-    } catch {
-      seen(channel, "unavailable", null, startedAt);
-      const why = signal.aborted
-        ? "Infobip did not answer in time."
-        : "Infobip could not be reached.";
-      // Infobip refuses a messageId it already has, so trying again cannot send twice.
-      return { retry: true, value: unavailable(why), retryAfterMs: null };
-    }
-    const status = response.statusCode;
-    const json = await jsonOrEmpty(response.body);
-    if (status === 200) {
-      const answer = (json as InfobipSendResponse).messages?.[0];
-      const group = answer?.status?.groupName;
-      const name = answer?.status?.name ?? null;
-      // A duplicate on a retry: the earlier try reached Infobip, which kept the message.
-      if (group === "REJECTED" && !(name === "REJECTED_DUPLICATE_MESSAGE_ID" && tryNumber > 1)) {
-        seen(channel, "rejected", status, startedAt);
-        return {
-          retry: false,
-          value: {
-            status: "rejected",
-            error: upstreamError(
-              "upstream_rejected",
-              `Infobip refused the message: ${answer?.status?.description ?? name ?? "rejected"}`,
-              PROVIDER,
-              name,
-            ),
-          },
-        };
-      }
-      seen(channel, "accepted", status, startedAt);
-      return {
-        retry: false,
-        value: { status: "accepted", providerMessageId: answer?.messageId ?? null },
-      };
-    }
-    const error = json as InfobipApiError;
-    const said = error.description ?? `HTTP ${status}`;
-    const code = error.errorCode ?? null;
-    if (status === 429) {
-      seen(channel, "rate_limited", status, startedAt);
-      const retryAfter = firstHeader(response.headers["retry-after"]);
-      const why = `Infobip is rate limiting requests: ${said}`;
-      return upstreamRateLimited(
-        PROVIDER,
-        why,
-        code ?? "TOO_MANY_REQUESTS",
-        retryAfter,
-        clock.now(),
-      );
-    }
-    if (status === 401 || status === 403) {
-      seen(channel, "unauthorized", status, startedAt);
-      return unauthorized(status, said, code);
-    }
-    if (status >= 500) {
-      seen(channel, "unavailable", status, startedAt);
-      return {
-        retry: true,
-        value: unavailable(`Infobip answered ${status}: ${said}`, code),
-        retryAfterMs: null,
-      };
-    }
-    seen(channel, "rejected", status, startedAt);
-    const violation = error.violations?.[0];
-    const detail = violation?.violation
-      ? ` (${violation.property ?? "request"}: ${violation.violation})`
-      : "";
-    return upstreamRejected(PROVIDER, `Infobip refused the message: ${said}${detail}`, code);
-  }
-
-  const inner: ChannelProvider = {
-    name: PROVIDER,
-    async dispatch(message) {
+  const idempotent = options.idempotent === true;
+  return {
+    name: "infobip",
+    title: "Infobip",
+    channels: ["viber", "sms"],
+    limits: INFOBIP_LIMITS,
+    retryUnknownOutcome: idempotent,
+    rateLimitCode: "TOO_MANY_REQUESTS",
+    request(message) {
       const callbackBase =
         typeof options.callbackBaseUrl === "string"
           ? options.callbackBaseUrl
           : options.callbackBaseUrl();
       const urls = legCallbackUrls(callbackBase, key, legIdOf(message.messageId, message.channel));
-      const body = JSON.stringify({ messages: [infobipMessage(message, urls)] });
-      return withUpstreamRetries(
-        (signal, _remaining, tryNumber) =>
-          inProviderRequestSpan(PROVIDER, message.channel, () =>
-            once(message.channel, body, signal, tryNumber),
-          ),
-        { deadlineMs: options.timeoutMs ?? 10_000, clock, random: options.random },
-      );
+      return {
+        method: "POST",
+        url: `${base}${message.channel === "viber" ? "/viber/2/messages" : "/sms/3/messages"}`,
+        headers: {
+          authorization: `App ${options.apiKey}`,
+          "content-type": "application/json",
+          accept: "application/json",
+        },
+        body: JSON.stringify({ messages: [infobipMessage(message, urls)] }),
+      };
+    },
+    accepted(answer, tryNumber) {
+      const sent = (answer.body as InfobipSendResponse).messages?.[0];
+      const name = sent?.status?.name ?? null;
+      // A duplicate on a retry: the earlier try reached Infobip, which kept the message.
+      const duplicate = name === REJECTED_DUPLICATE_MESSAGE_ID && idempotent && tryNumber > 1;
+      if (sent?.status?.groupName === "REJECTED" && !duplicate) {
+        return { accepted: false, said: sent.status.description ?? name ?? "rejected", code: name };
+      }
+      return { accepted: true, providerMessageId: sent?.messageId ?? null };
+    },
+    errorOf(answer) {
+      const error = answer.body as InfobipApiError;
+      const violation = error.violations?.[0];
+      return {
+        said: error.description ?? `HTTP ${answer.status}`,
+        code: error.errorCode ?? null,
+        detail: violation?.violation
+          ? ` (${violation.property ?? "request"}: ${violation.violation})`
+          : undefined,
+      };
     },
   };
-  return guardedProvider(inner, circuitBreaker({ clock, ...options.circuit }));
 }
+
+/** Infobip as a `ChannelProvider`, behind the skeleton's retries, deadline and breaker. */
+export const infobipProvider = (options: InfobipProviderOptions): ChannelProvider =>
+  httpProvider(infobipSpec(options), { ...options, transport: undiciTransport });

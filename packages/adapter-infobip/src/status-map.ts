@@ -3,8 +3,8 @@ import type { InfobipDeliveryReport } from "./wire.js";
 
 /**
  * What each status group of a delivery report means for the lifecycle: `null` for the groups
- * that change nothing yet (PENDING, ACCEPTED). An SMS via an operator that only acknowledges
- * (`DELIVERED_TO_OPERATOR`) is in the DELIVERED group and counts as delivered, as Infobip counts it.
+ * that change nothing yet (PENDING, ACCEPTED). In the DELIVERED group only
+ * `DELIVERED_TO_HANDSET` is delivered (see `reportOf`).
  */
 export const INFOBIP_GROUPS: Readonly<Record<string, ProviderReport | null>> = {
   ACCEPTED: null,
@@ -15,9 +15,26 @@ export const INFOBIP_GROUPS: Readonly<Record<string, ProviderReport | null>> = {
   EXPIRED: "expired",
 };
 
-/** The report a delivery report makes, or `null` when its group changes nothing (or is unknown). */
+/** The one status of the DELIVERED group that says the handset has the message. */
+export const DELIVERED_TO_HANDSET = "DELIVERED_TO_HANDSET";
+
+/**
+ * The refusal of a `messageId` Infobip already has, on an account with idempotent sending. Only a
+ * retry of Tidings' reuses a leg's id, so such a report is about the retry and says the first try
+ * got through: it changes nothing (the first try's own reports follow).
+ */
+export const REJECTED_DUPLICATE_MESSAGE_ID = "REJECTED_DUPLICATE_MESSAGE_ID";
+
+/**
+ * The report a delivery report makes, or `null` when it changes nothing (or is unknown).
+ * `DELIVERED_TO_OPERATOR` is intermediate: the operator took the message, and a later report
+ * may still say it failed.
+ */
 export function reportOf(report: InfobipDeliveryReport): ProviderReport | null {
   const group = report.status?.groupName ?? "";
+  const name = report.status?.name ?? "";
+  if (name === REJECTED_DUPLICATE_MESSAGE_ID) return null;
+  if (group === "DELIVERED" && name !== DELIVERED_TO_HANDSET) return null;
   return Object.hasOwn(INFOBIP_GROUPS, group) ? (INFOBIP_GROUPS[group] ?? null) : null;
 }
 

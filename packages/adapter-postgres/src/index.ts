@@ -31,7 +31,7 @@ export type {
   PgQueryable,
   PgTransactor,
 } from "./pg-client.js";
-export { singleConnection } from "./pg-client.js";
+export { boundedPoolOptions, singleConnection } from "./pg-client.js";
 export { pgFault } from "./pg-faults.js";
 export type { PostgresStorageOptions } from "./postgres-storage.js";
 export { postgresStorage } from "./postgres-storage.js";

@@ -101,11 +101,12 @@ describe("migrate", () => {
     await withSchema(async (schema) => {
       await migrate(db.client, { schema, migrations: migrations.filter((m) => m.version <= 13) });
       expect(await migrate(db.client, { schema })).toEqual({
-        applied: [14, 15, 16, 17],
+        applied: migrations.filter((m) => m.version > 13).map((m) => m.version),
         version: latestSchemaVersion,
       });
+      // As text: node-postgres hands a bigint over as a string, PGlite as a number.
       const { rows } = await db.client.query(
-        `SELECT ${tablesIn(schema).idempotencyHeld}(1) AS held`,
+        `SELECT ${tablesIn(schema).idempotencyHeld}(1)::text AS held`,
       );
       expect(rows).toEqual([{ held: "1" }]);
     });
@@ -138,7 +139,7 @@ describe("migrate", () => {
       const before = pending(40, "wh_before");
       for (const d of before) await storage.deliveries.insert(d);
       expect(await migrate(db.client, { schema })).toEqual({
-        applied: [15, 16, 17],
+        applied: migrations.filter((m) => m.version > 14).map((m) => m.version),
         version: latestSchemaVersion,
       });
       const { rows } = await db.client.query(

@@ -1,6 +1,6 @@
 import { markNothingWritten } from "@tidings/core";
 import { createAsyncMutex } from "@tidings/core/sql";
-import { asPgFault } from "./pg-faults.js";
+import { asPgFault, isQueryTimeout } from "./pg-faults.js";
 
 /**
  * The subset of a PostgreSQL driver this adapter uses, declared here so the public API never
@@ -74,6 +74,31 @@ export function watchErrors(connection: PgPoolConnection): ConnectionWatch {
     },
   };
 }
+
+/**
+ * How long a `pg.Pool` of `boundedPoolOptions` gives a connection to be made or freed for a
+ * caller, at least: an attempt abandoned while a stalled server does not answer still waits in
+ * its listen queue, and each one is a backend the server starts and ends once it is back; so
+ * they are given up on rarely, and a caller with less time gives up on its own (the HTTP app's
+ * `storageTimeoutMs`).
+ */
+export const MIN_CONNECTION_TIMEOUT_MS = 10_000;
+
+/**
+ * Options for a `pg.Pool` (`new pg.Pool({ connectionString, ...boundedPoolOptions(2000) })`)
+ * that bound every wait on the client's side, where a server that stopped answering (frozen,
+ * or behind a partition that drops packets) cancels nothing of its own: each statement's answer
+ * within `timeoutMs`, and a connection, borrowed or new, within `timeoutMs` or
+ * `MIN_CONNECTION_TIMEOUT_MS`, whichever is longer. The storage destroys a connection whose
+ * statement timed out instead of reusing it (the statement is still in flight on it), and the
+ * server rolls that transaction back when it reads the disconnection.
+ */
+export const boundedPoolOptions = (
+  timeoutMs: number,
+): { connectionTimeoutMillis: number; query_timeout: number } => ({
+  connectionTimeoutMillis: Math.max(timeoutMs, MIN_CONNECTION_TIMEOUT_MS),
+  query_timeout: timeoutMs,
+});
 
 /**
  * A pool of connections (`pg.Pool`): plain queries run on any connection, and a transaction
@@ -207,22 +232,42 @@ function batching(connection: PgPoolConnection): {
   let lost: { error: unknown } | undefined;
   /** The statement before, settled: statements go one at a time, in the order they were asked. */
   let turn: Promise<unknown> = Promise.resolve();
+  /**
+   * The timeout of a statement the server never answered (`isQueryTimeout`): it is still in
+   * flight, so nothing more goes out on this connection (not even ROLLBACK, which would wait
+   * behind it), and the connection is destroyed, which rolls the transaction back.
+   */
+  let stuck: { error: unknown } | undefined;
+  /** `sent`, with a timeout noted in `stuck`. */
+  const noting = async <R>(sent: Promise<R>): Promise<R> => {
+    try {
+      return await sent;
+    } catch (error) {
+      if (isQueryTimeout(error)) {
+        stuck ??= { error };
+        reusable = false;
+      }
+      throw error;
+    }
+  };
+  const send = (text: string, values?: unknown[]) => noting(connection.query(text, values));
 
   /** Sends `text` with BEGIN (while pending) and the deferred statements in front of it. */
   const sendWithPending = async (text: string, values: unknown[]) => {
     if (lost !== undefined) throw lost.error;
+    if (stuck !== undefined) throw stuck.error;
     if (batch === undefined) {
       if (beginPending) {
         sent = true;
         try {
-          await connection.query("BEGIN");
+          await send("BEGIN");
         } catch (error) {
           reusable = false;
           throw error;
         }
         beginPending = false;
       }
-      return connection.query(text, values);
+      return send(text, values);
     }
     const before = beginPending ? [BEGIN, ...deferred] : deferred;
     const carried = deferred.length > 0;
@@ -231,15 +276,15 @@ function batching(connection: PgPoolConnection): {
     try {
       let answer: { rows: unknown[] };
       if (values.length > 0 || SINGLE_STATEMENT.test(text)) {
-        answer = await batch.call(connection, before, text, values);
+        answer = await noting(batch.call(connection, before, text, values));
       } else {
         // A text without values may be a script of several statements, which only the simple
         // protocol runs: what waits goes first, and the text once it ran.
         const last = before.at(-1);
         if (last !== undefined) {
-          await batch.call(connection, before.slice(0, -1), last.text, [...last.values]);
+          await noting(batch.call(connection, before.slice(0, -1), last.text, [...last.values]));
         }
-        answer = await connection.query(text, values);
+        answer = await send(text, values);
       }
       beginPending = false;
       return answer;
@@ -271,7 +316,7 @@ function batching(connection: PgPoolConnection): {
 
   const control = async (text: string): Promise<void> => {
     try {
-      await connection.query(text);
+      await send(text);
     } catch (error) {
       reusable = false;
       throw error;
@@ -284,10 +329,11 @@ function batching(connection: PgPoolConnection): {
     async rollback() {
       await turn;
       deferred = [];
-      if (sent) await control("ROLLBACK").catch(() => undefined);
+      if (sent && stuck === undefined) await control("ROLLBACK").catch(() => undefined);
     },
     async commit() {
       await turn;
+      if (stuck !== undefined) throw unchanged(stuck.error);
       if (lost !== undefined) {
         await control("ROLLBACK").catch(() => undefined);
         throw unchanged(lost.error);
@@ -304,7 +350,7 @@ function batching(connection: PgPoolConnection): {
       deferred = [];
       sent = true;
       try {
-        await batch.call(connection, before, "COMMIT");
+        await noting(batch.call(connection, before, "COMMIT"));
       } catch (error) {
         if (failedBefore.has(error as object)) {
           // A statement before COMMIT failed, so COMMIT never ran: nothing was written.

@@ -74,4 +74,48 @@ describe("a pool's transaction cut off by a broken connection", () => {
       .catch((error: unknown) => error);
     expect(failure).toMatchObject({ name: "StorageUnavailableError", outcome: "unknown" });
   });
+
+  it("destroys a connection whose statement timed out, sending it nothing more", async () => {
+    const sent: string[] = [];
+    const released: unknown[] = [];
+    const timedOut: PgPool = {
+      query: async () => ({ rows: [] }),
+      connect: async () => ({
+        query: async (text: string) => {
+          sent.push(text);
+          if (text.startsWith("INSERT")) throw new Error("Query read timeout");
+          return { rows: [] };
+        },
+        release: (error?: Error | boolean) => {
+          released.push(error);
+        },
+      }),
+    };
+    const storage = postgresStorage(timedOut);
+    const failure = await storage
+      .transaction((tx) => tx.organizations.insert(anOrganization()))
+      .catch((error: unknown) => error);
+    expect(failure).toMatchObject({ name: "StorageUnavailableError", outcome: "unchanged" });
+    // No ROLLBACK: it would wait behind the statement still in flight. Destroying the
+    // connection rolls the transaction back on the server.
+    expect(sent).toEqual(["BEGIN", expect.stringMatching(/^INSERT/)]);
+    expect(released).toEqual([true]);
+  });
+
+  it("says it may have been written when its COMMIT timed out", async () => {
+    const storage = postgresStorage({
+      query: async () => ({ rows: [] }),
+      connect: async () => ({
+        query: async (text: string) => {
+          if (text === "COMMIT") throw new Error("Query read timeout");
+          return { rows: [] };
+        },
+        release: () => undefined,
+      }),
+    });
+    const failure = await storage
+      .transaction((tx) => tx.organizations.insert(anOrganization()))
+      .catch((error: unknown) => error);
+    expect(failure).toMatchObject({ name: "StorageUnavailableError", outcome: "unknown" });
+  });
 });

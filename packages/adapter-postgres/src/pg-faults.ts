@@ -66,6 +66,16 @@ export function pgFault(
     : null;
 }
 
+/**
+ * Whether `error` is the driver giving up on a statement the server has not answered within
+ * the client's `query_timeout` (a frozen server, a network that drops packets). The statement
+ * is still in flight on its connection, which can take no other statement before it: the
+ * connection is to be destroyed, not rolled back. The server rolls back a transaction whose
+ * connection goes away before its COMMIT.
+ */
+export const isQueryTimeout = (error: unknown): boolean =>
+  error instanceof Error && error.message.startsWith("Query read timeout");
+
 /** `error` turned into a `StorageUnavailableError` where it is one, else as it was. */
 export const asPgFault = (error: unknown, outcome: StorageFaultOutcome): unknown =>
   pgFault(error, outcome) ?? error;

@@ -6,6 +6,7 @@ export interface Tables {
   /** The schema's name as given (unquoted), e.g. for notification payloads. */
   readonly schema: string;
   readonly organizations: string;
+  readonly organizationSettings: string;
   readonly profiles: string;
   readonly consentChanges: string;
   readonly contactLists: string;
@@ -22,9 +23,15 @@ export interface Tables {
   readonly consoleSignInTokens: string;
   readonly consoleSessions: string;
   readonly links: string;
+  readonly suppressionKeys: string;
+  readonly suppressions: string;
+  readonly inboundMessages: string;
+  readonly senderAssignments: string;
   readonly schemaMigrations: string;
   /** The rate-limit hit function (migration 6). */
   readonly rateLimitHit: string;
+  /** A send's hit on its key's and its destination's limits (migration 17). */
+  readonly sendHit: string;
   /** The guard of a recovery point's mark (migration 14). */
   readonly idempotencyHeld: string;
 }
@@ -35,6 +42,7 @@ export function tablesIn(schema: string): Tables {
   return {
     schema,
     organizations: q("organizations"),
+    organizationSettings: q("organization_settings"),
     profiles: q("profiles"),
     consentChanges: q("consent_changes"),
     contactLists: q("contact_lists"),
@@ -51,9 +59,14 @@ export function tablesIn(schema: string): Tables {
     consoleSignInTokens: q("console_sign_in_tokens"),
     consoleSessions: q("console_sessions"),
     links: q("links"),
+    suppressionKeys: q("suppression_keys"),
+    suppressions: q("suppressions"),
+    inboundMessages: q("inbound_messages"),
+    senderAssignments: q("sender_assignments"),
     schemaMigrations: q("schema_migrations"),
     rateLimitHit: q("rate_limit_hit"),
     idempotencyHeld: q("idempotency_held"),
+    sendHit: q("send_hit"),
   };
 }
 

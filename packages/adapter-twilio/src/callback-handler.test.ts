@@ -1,5 +1,10 @@
 import { createIds, manualClock } from "@tidings/core";
-import { memoryStorage, seedMessage, seedOrganization } from "@tidings/core/testing";
+import {
+  memoryStorage,
+  readableSecretBox,
+  seedMessage,
+  seedOrganization,
+} from "@tidings/core/testing";
 import fc from "fast-check";
 import twilio from "twilio";
 import { describe, expect, it } from "vitest";
@@ -8,11 +13,13 @@ import { twilioCallbacks } from "./callback-handler.js";
 const TOKEN = "test-auth-token";
 const BASE = "https://tidings.example.com/providers/twilio";
 const SID = `SM${"c".repeat(32)}`;
+const WEBHOOK_KEY = "webhooks_sharedkey_0123";
+const WEBHOOK_SECRET = "shared-key-secret";
 
 async function world() {
   const clock = manualClock();
   const storage = memoryStorage();
-  const deps = { storage, clock, ids: createIds(clock) };
+  const deps = { storage, clock, ids: createIds(clock), secretBox: readableSecretBox };
   const org = await seedOrganization(storage);
   const { message } = await seedMessage(storage, org, {
     smsProvider: "twilio",
@@ -27,6 +34,7 @@ async function world() {
   const app = twilioCallbacks({
     deps,
     authToken: TOKEN,
+    webhookKeys: { [WEBHOOK_KEY]: WEBHOOK_SECRET },
     publicBaseUrl: BASE,
     logger: { error: log, warn: log, info: log },
   });
@@ -124,14 +132,52 @@ describe("Twilio status callbacks", () => {
     expect((await w.post({ MessageStatus: "delivered" }, { signature })).status).toBe(403);
   });
 
-  it("HMAC-SHA256 webhook signing is refused (403) and logged", async () => {
+  it("HMAC-SHA256 webhook signing is verified with the named key's secret (as twilio-node signs it)", async () => {
     const w = await world();
+    const url = `${BASE}/status?m=${w.message.id}`;
+    const params = {
+      AccountSid: `AC${"0".repeat(32)}`,
+      MessageSid: SID,
+      MessageStatus: "delivered",
+    };
+    const settings = `key=${WEBHOOK_KEY},algorithm=HMAC_SHA256`;
+    const signature = twilio.getExpectedTwilioSignature(
+      WEBHOOK_SECRET,
+      url,
+      params,
+      twilio.getSignatureAlgorithm(settings),
+    );
     const answer = await w.post(
       { MessageStatus: "delivered" },
-      { headers: { "X-Twilio-Webhooks-Signature-Settings": "key=k,algorithm=HMAC_SHA256" } },
+      { signature, headers: { "X-Twilio-Webhooks-Signature-Settings": settings } },
     );
-    expect(answer.status).toBe(403);
-    expect(w.logs.join("\n")).toMatch(/signing settings/);
+    expect(answer.status).toBe(200);
+    expect(await w.topics()).toEqual(["message.sent", "message.delivered"]);
+  });
+
+  it("webhook signing: a forged signature, an unknown key or algorithm is 403 and logged; nothing changes", async () => {
+    const w = await world();
+    const url = `${BASE}/status?m=${w.message.id}`;
+    const params = {
+      AccountSid: `AC${"0".repeat(32)}`,
+      MessageSid: SID,
+      MessageStatus: "delivered",
+    };
+    const sign = (secret: string) =>
+      twilio.getExpectedTwilioSignature(secret, url, params, "HMAC_SHA256");
+    const post = (signature: string, settings: string) =>
+      w.post(
+        { MessageStatus: "delivered" },
+        { signature, headers: { "X-Twilio-Webhooks-Signature-Settings": settings } },
+      );
+    // Signed with the auth token, claiming the shared key: a forgery.
+    expect((await post(sign(TOKEN), `key=${WEBHOOK_KEY},algorithm=HMAC_SHA256`)).status).toBe(403);
+    expect((await post(sign(WEBHOOK_SECRET), "key=other,algorithm=HMAC_SHA256")).status).toBe(403);
+    expect((await post(sign(WEBHOOK_SECRET), `key=${WEBHOOK_KEY},algorithm=HMAC_MD5`)).status).toBe(
+      403,
+    );
+    expect(await w.topics()).toEqual(["message.sent"]);
+    expect(w.logs.join("\n")).toMatch(/webhook signing key or algorithm/);
   });
 
   it("another MessageSid than the leg's is ignored; an unknown message answers 200", async () => {

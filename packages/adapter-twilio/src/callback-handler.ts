@@ -1,21 +1,28 @@
 import {
-  bodyText,
   type CallbackApp,
   type CallbackLogger,
   callbackApp,
   type Deps,
   emptyAnswer,
-  headerOf,
+  type InboundSink,
   isUuidV7,
   recordUpstreamReport,
 } from "@tidings/core";
-import { formParams, type TwilioParams, verifyTwilioSignature } from "./signature.js";
+import { handleTwilioInbound } from "./inbound-handler.js";
+import type { TwilioParams } from "./signature.js";
+import { signedForm } from "./signed-request.js";
 import { reportOf } from "./status-map.js";
 
 export interface TwilioCallbackOptions {
-  deps: Pick<Deps, "storage" | "ids" | "clock">;
+  deps: Pick<Deps, "storage" | "ids" | "clock" | "secretBox">;
   /** The account's auth token: the key of `X-Twilio-Signature`. */
   authToken: string;
+  /**
+   * The secrets of Twilio webhook signing keys by key id (`TIDINGS_TWILIO_WEBHOOK_KEYS`): a
+   * request carrying `X-Twilio-Webhooks-Signature-Settings: key={id},algorithm=…` is verified
+   * with the named key's secret instead of the auth token.
+   */
+  webhookKeys?: Readonly<Record<string, string>> | undefined;
   /**
    * The public URL these callbacks are mounted at, as Twilio calls it (the send's
    * `callbackBaseUrl`), e.g. `https://tidings.example.com/providers/twilio`. Signatures are
@@ -23,6 +30,11 @@ export interface TwilioCallbackOptions {
    */
   publicBaseUrl: string | (() => string);
   logger: CallbackLogger;
+  /**
+   * Where incoming messages go: with it the same app also serves `POST /inbound`, Twilio's
+   * incoming-message webhook; without it `/inbound` is 404.
+   */
+  inbound?: InboundSink | undefined;
 }
 
 const ROUTE = "/providers/twilio/status";
@@ -36,10 +48,13 @@ const one = (params: TwilioParams, name: string): string | null => {
 /**
  * Twilio's status callbacks, mounted at `/providers/twilio`: `POST /status?m={message_id}`,
  * form encoded, signed with `X-Twilio-Signature` over the public URL and every parameter.
- * A missing or wrong signature is 403 and changes nothing; so is a request signed with the
- * newer HMAC-SHA256 webhook signing (`X-Twilio-Webhooks-Signature-Settings`), which Tidings
- * does not verify. A verified report answers 200 with an empty body once stored, also when it
- * changes nothing (intermediate, repeated, backwards, another leg, unknown message).
+ * A missing or wrong signature is 403 and changes nothing. A request signed under webhook
+ * signing settings (`X-Twilio-Webhooks-Signature-Settings`, HMAC-SHA256) is verified with the
+ * named key's secret; an unknown key or algorithm is 403 and logged. A verified report answers
+ * 200 with an empty body once stored, also when it changes nothing (intermediate, repeated,
+ * backwards, another leg, unknown message).
+ * With `inbound`, the same app serves `POST /inbound`, the incoming-message webhook, signed and
+ * checked the same way (see `handleTwilioInbound`).
  */
 export function twilioCallbacks(options: TwilioCallbackOptions): CallbackApp {
   const baseUrl = (): string => {
@@ -49,25 +64,24 @@ export function twilioCallbacks(options: TwilioCallbackOptions): CallbackApp {
   const { logger } = options;
   return callbackApp("twilio", logger, async (request) => {
     const path = request.url.split("?", 1)[0];
+    if (path === "/inbound" && options.inbound !== undefined) {
+      return handleTwilioInbound(request, {
+        authToken: options.authToken,
+        webhookKeys: options.webhookKeys,
+        url: baseUrl() + request.url,
+        sink: options.inbound,
+        logger,
+      });
+    }
     if (path !== "/status") return emptyAnswer(404, "/providers/twilio");
     if (request.method !== "POST") return emptyAnswer(405, ROUTE, { allow: "POST" });
-    const signature = headerOf(request, "x-twilio-signature");
-    if (signature === null) {
-      logger.warn("twilio callback refused: no signature", { route: ROUTE });
-      return emptyAnswer(403, ROUTE);
-    }
-    if (headerOf(request, "x-twilio-webhooks-signature-settings") !== null) {
-      logger.warn(
-        "twilio callback refused: signed with webhook signing settings, which Tidings does not verify; keep the auth token signature",
-        { route: ROUTE },
-      );
-      return emptyAnswer(403, ROUTE);
-    }
-    const params = formParams(bodyText(request.body));
-    if (!verifyTwilioSignature(options.authToken, signature, baseUrl() + request.url, params)) {
-      logger.warn("twilio callback refused: signature does not match", { route: ROUTE });
-      return emptyAnswer(403, ROUTE);
-    }
+    const signed = signedForm(request, options, baseUrl() + request.url, {
+      route: ROUTE,
+      what: "callback",
+      logger,
+    });
+    if (!signed.ok) return signed.answer;
+    const { params } = signed;
     const messageId = new URLSearchParams(request.url.slice(path.length + 1)).get("m") ?? "";
     const status = one(params, "MessageStatus") ?? one(params, "SmsStatus") ?? "";
     const report = reportOf(status, one(params, "ErrorCode") || null);

@@ -2,8 +2,9 @@ import type { CredentialsCheck } from "@tidings/core";
 import { request } from "undici";
 
 /**
- * Reads the Twilio account (`GET /2010-04-01/Accounts/{sid}.json`) with the credentials sends
- * use: Twilio's cheapest authenticated read.
+ * Reads one page of one message (`GET /2010-04-01/Accounts/{sid}/Messages.json?PageSize=1`)
+ * with the credentials sends use: a read an auth token and a Standard API key (`SK…`) may both
+ * make, unlike the account itself, which an API key cannot read.
  */
 export async function checkTwilioCredentials(options: {
   accountSid: string;
@@ -18,7 +19,7 @@ export async function checkTwilioCredentials(options: {
   const password = options.apiKeySid ? (options.apiKeySecret ?? "") : options.authToken;
   try {
     const response = await request(
-      `${apiUrl}/2010-04-01/Accounts/${encodeURIComponent(options.accountSid)}.json`,
+      `${apiUrl}/2010-04-01/Accounts/${encodeURIComponent(options.accountSid)}/Messages.json?PageSize=1`,
       {
         headers: {
           authorization: `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`,
@@ -29,9 +30,10 @@ export async function checkTwilioCredentials(options: {
     );
     const body = (await response.body.json().catch(() => ({}))) as Record<string, unknown>;
     if (response.statusCode === 200) {
+      const what = options.apiKeySid ? `API key ${options.apiKeySid}` : "auth token";
       return {
         outcome: "ok",
-        detail: `Twilio account ${options.accountSid} is ${String(body.status ?? "readable")}.`,
+        detail: `Twilio accepted the ${what} of account ${options.accountSid}.`,
       };
     }
     if (response.statusCode === 401 || response.statusCode === 403) {

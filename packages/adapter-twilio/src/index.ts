@@ -1,6 +1,13 @@
 export type { TwilioCallbackOptions } from "./callback-handler.js";
 export { twilioCallbacks } from "./callback-handler.js";
 export { checkTwilioCredentials } from "./credentials-check.js";
+export type { TwilioInboundOptions } from "./inbound-handler.js";
+export {
+  EMPTY_TWIML,
+  handleTwilioInbound,
+  TWILIO_INBOUND_ROUTE,
+  twilioInboundReport,
+} from "./inbound-handler.js";
 export type { TwilioParams } from "./signature.js";
 export {
   formParams,
@@ -9,10 +16,12 @@ export {
   verifyTwilioSignature,
 } from "./signature.js";
 export { reportOf, TWILIO_STATUSES, VALIDITY_EXPIRED } from "./status-map.js";
-export type {
-  TwilioLogger,
-  TwilioProviderOptions,
-  TwilioRequestSeen,
+export type { TwilioProviderOptions, TwilioRequestSeen } from "./twilio-provider.js";
+export {
+  messageForm,
+  statusCallbackUrl,
+  TWILIO_LIMITS,
+  twilioProvider,
+  twilioSpec,
 } from "./twilio-provider.js";
-export { messageForm, statusCallbackUrl, twilioProvider } from "./twilio-provider.js";
 export type { TwilioMessage, TwilioRestError, TwilioStatusCallback } from "./wire.js";

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { parse, stringify } from "node:querystring";
-import { parseUrl } from "@tidings/core";
+import { parseUrl, type Verified, verifiedOk } from "@tidings/core";
 
 /** A callback's form parameters; a name sent more than once holds every value. */
 export type TwilioParams = Record<string, string | string[]>;
@@ -24,15 +24,41 @@ const pairs = (name: string, value: string | string[]): string =>
         .join("")
     : name + value;
 
+/** The hash of a signature: HMAC-SHA1 (the auth token's) or HMAC-SHA256 (a webhook key's). */
+export type TwilioSignatureHash = "sha1" | "sha256";
+
 /**
- * `X-Twilio-Signature` of a request to `url` with `params`: base64 HMAC-SHA1, keyed with the
- * auth token, of the URL followed by each parameter's name and value, names sorted.
+ * `X-Twilio-Signature` of a request to `url` with `params`: base64 HMAC-SHA1 (or, under webhook
+ * signing settings, HMAC-SHA256), keyed with the auth token (or the settings' key secret), of
+ * the URL followed by each parameter's name and value, names sorted.
  */
-export function twilioSignature(authToken: string, url: string, params: TwilioParams): string {
+export function twilioSignature(
+  authToken: string,
+  url: string,
+  params: TwilioParams,
+  hash: TwilioSignatureHash = "sha1",
+): string {
   const data = Object.keys(params)
     .sort()
     .reduce((signed, name) => signed + pairs(name, params[name]!), url);
-  return createHmac("sha1", authToken).update(data, "utf8").digest("base64");
+  return createHmac(hash, authToken).update(data, "utf8").digest("base64");
+}
+
+/**
+ * The key and hash `X-Twilio-Webhooks-Signature-Settings` names (`key=…,algorithm=HMAC_SHA256`),
+ * as twilio-node reads it: `null` for an algorithm Tidings does not know.
+ */
+export function signatureSettings(
+  header: string,
+): { key: string | null; hash: TwilioSignatureHash } | null {
+  const fields = new Map<string, string>();
+  for (const part of header.split(",")) {
+    const at = part.indexOf("=");
+    if (at !== -1) fields.set(part.slice(0, at).trim(), part.slice(at + 1).trim());
+  }
+  const algorithm = (fields.get("algorithm") || "HMAC_SHA1").toUpperCase();
+  const hash = algorithm === "HMAC_SHA1" ? "sha1" : algorithm === "HMAC_SHA256" ? "sha256" : null;
+  return hash === null ? null : { key: fields.get("key") || null, hash };
 }
 
 /** Scheme, authority split at the port, and the rest, without normalizing anything. */
@@ -104,11 +130,12 @@ export function verifyTwilioSignature(
   signature: string,
   url: string,
   params: TwilioParams,
-): boolean {
+  hash: TwilioSignatureHash = "sha1",
+): Verified<"signature_mismatch"> {
   let valid = false;
   // Every variant is computed, so the time taken says nothing about which one matched.
   for (const variant of signedUrlVariants(url)) {
-    if (sameText(signature, twilioSignature(authToken, variant, params))) valid = true;
+    if (sameText(signature, twilioSignature(authToken, variant, params, hash))) valid = true;
   }
-  return valid;
+  return valid ? verifiedOk : { ok: false, reason: "signature_mismatch" };
 }

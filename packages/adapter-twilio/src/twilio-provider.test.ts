@@ -34,7 +34,7 @@ async function setup(extra: Partial<TwilioProviderOptions> = {}): Promise<Channe
     callbackBaseUrl: CALLBACKS,
     timeoutMs: 2000,
     random: () => 0,
-    logger: { error: (msg) => logged.push(msg) },
+    logger: { error: (msg) => logged.push(msg), warn: () => {}, info: () => {} },
     ...extra,
   });
 }
@@ -173,6 +173,34 @@ describe("twilioProvider against a fake Twilio", () => {
     expect(provider.name).toBe("twilio");
   });
 
+  it("a text over Twilio's 1,600 characters is refused before it leaves", async () => {
+    const provider = await setup();
+    expect(await provider.dispatch({ ...message, body: "é".repeat(1601) })).toMatchObject({
+      status: "rejected",
+      error: {
+        code: "upstream_rejected",
+        provider_code: "text_too_long",
+        message: expect.stringContaining("at most 1600 characters"),
+      },
+    });
+    expect(fake.sends).toHaveLength(0);
+    expect(await provider.dispatch({ ...message, body: "é".repeat(1600) })).toMatchObject({
+      status: "accepted",
+    });
+  });
+
+  it("21611 (the sender's queue is full) is temporary: tried again, not a refusal", async () => {
+    const provider = await setup();
+    fake.answerNext("queue_full");
+    expect(await provider.dispatch(message)).toMatchObject({ status: "accepted" });
+    expect(fake.sends).toHaveLength(2);
+    fake.answerNext("queue_full", "queue_full", "queue_full");
+    expect(await provider.dispatch(message)).toMatchObject({
+      status: "rejected",
+      error: { code: "upstream_unavailable", provider_code: "21611" },
+    });
+  });
+
   it("after 5 unavailable answers the circuit opens: sends fail at once, Twilio is not called", async () => {
     const clock = manualClock();
     const provider = await setup({ clock });
@@ -184,5 +212,110 @@ describe("twilioProvider against a fake Twilio", () => {
     clock.advance(30_000);
     expect(await provider.dispatch(message)).toMatchObject({ status: "accepted" });
     expect(fake.sends).toHaveLength(6);
+  });
+});
+
+describe("a Twilio send that gets no answer names its cause and whether anything was sent", () => {
+  const warned: Array<{ msg: string; fields: Record<string, unknown> | undefined }> = [];
+  afterEach(() => {
+    warned.length = 0;
+  });
+  const at = (apiUrl: string, extra: Partial<TwilioProviderOptions> = {}) =>
+    twilioProvider({
+      accountSid: ACCOUNT,
+      authToken: TOKEN,
+      apiUrl,
+      callbackBaseUrl: CALLBACKS,
+      timeoutMs: 2000,
+      random: () => 0,
+      logger: {
+        error: (msg) => logged.push(msg),
+        warn: (msg, fields) => warned.push({ msg, fields }),
+        info: () => {},
+      },
+      ...extra,
+    });
+
+  it("a name that does not resolve: the lookup's error, nothing was sent, one warn line per try", async () => {
+    const result = await at("http://api.twilio.invalid").dispatch(message);
+    expect(result).toMatchObject({ status: "rejected", error: { code: "upstream_unavailable" } });
+    const said = result.status === "rejected" ? result.error.message : "";
+    expect(said).toMatch(/ENOTFOUND|EAI_AGAIN/);
+    expect(said).toContain("api.twilio.invalid");
+    expect(said).toContain("nothing was sent");
+    expect(said).not.toContain(TOKEN);
+    expect(warned.length).toBeGreaterThanOrEqual(1);
+    expect(warned[0]).toEqual({
+      msg: "provider request failed",
+      fields: expect.objectContaining({
+        provider: "twilio",
+        channel: "sms",
+        outcome: "unavailable",
+        cause: expect.stringMatching(/ENOTFOUND|EAI_AGAIN/),
+      }),
+    });
+    expect(JSON.stringify(warned)).not.toContain(TOKEN);
+  });
+
+  it("a refused connection: nothing was sent", async () => {
+    fake = await startFakeTwilio({ accountSid: ACCOUNT, authToken: TOKEN });
+    const closed = fake.url;
+    await fake.close();
+    const result = await at(closed).dispatch(message);
+    const said = result.status === "rejected" ? result.error.message : "";
+    expect(said).toContain("ECONNREFUSED");
+    expect(said).toContain("nothing was sent");
+    expect(warned[0]?.fields).toMatchObject({
+      outcome: "unavailable",
+      cause: expect.stringContaining("ECONNREFUSED"),
+    });
+  });
+
+  it("a TLS handshake that fails: nothing was sent, and the fake saw no request", async () => {
+    fake = await startFakeTwilio({ accountSid: ACCOUNT, authToken: TOKEN });
+    const result = await at(fake.url.replace("http:", "https:")).dispatch(message);
+    const said = result.status === "rejected" ? result.error.message : "";
+    expect(said).toContain("nothing was sent");
+    expect(fake.sends).toHaveLength(0);
+  });
+
+  it("a timeout: the message may have been taken, so it was not sent again", async () => {
+    fake = await startFakeTwilio({ accountSid: ACCOUNT, authToken: TOKEN });
+    fake.answerNext("hang");
+    const result = await at(fake.url, { timeoutMs: 300 }).dispatch(message);
+    const said = result.status === "rejected" ? result.error.message : "";
+    expect(said).toContain("did not answer within 300 ms");
+    expect(said).toContain("may have taken it");
+    expect(fake.sends).toHaveLength(1);
+    expect(warned).toHaveLength(1);
+    expect(warned[0]?.fields).toMatchObject({ outcome: "unavailable", cause: "no answer in time" });
+  });
+
+  it("a connection reset after sending: the cause, and it may have been taken", async () => {
+    fake = await startFakeTwilio({ accountSid: ACCOUNT, authToken: TOKEN });
+    fake.answerNext("drop");
+    const result = await at(fake.url).dispatch(message);
+    const said = result.status === "rejected" ? result.error.message : "";
+    expect(said).toMatch(
+      /failed after the request was sent \(.+\); the message was not sent again, as Twilio may have taken it/,
+    );
+    expect(warned).toHaveLength(1);
+  });
+
+  it("a refusal by Twilio is logged once at warn with Twilio's words", async () => {
+    fake = await startFakeTwilio({ accountSid: ACCOUNT, authToken: TOKEN });
+    fake.answerNext("invalid_number");
+    await at(fake.url).dispatch(message);
+    expect(warned).toEqual([
+      {
+        msg: "provider request failed",
+        fields: expect.objectContaining({
+          provider: "twilio",
+          outcome: "rejected",
+          status: 400,
+          cause: expect.stringContaining("is not a valid phone number"),
+        }),
+      },
+    ]);
   });
 });

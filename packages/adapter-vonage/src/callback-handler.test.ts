@@ -1,6 +1,11 @@
 import { createHash } from "node:crypto";
 import { createIds, manualClock } from "@tidings/core";
-import { memoryStorage, seedMessage, seedOrganization } from "@tidings/core/testing";
+import {
+  memoryStorage,
+  readableSecretBox,
+  seedMessage,
+  seedOrganization,
+} from "@tidings/core/testing";
 import fc from "fast-check";
 import { SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
@@ -13,7 +18,7 @@ const UUID = "aaaaaaaa-0000-4000-8000-000000000001";
 async function world() {
   const clock = manualClock();
   const storage = memoryStorage();
-  const deps = { storage, clock, ids: createIds(clock) };
+  const deps = { storage, clock, ids: createIds(clock), secretBox: readableSecretBox };
   const org = await seedOrganization(storage);
   const { message } = await seedMessage(storage, org, {
     channel: "viber",
@@ -86,25 +91,51 @@ describe("Vonage signed status webhooks", () => {
     expect(await w.topics()).toEqual(["message.sent", "message.delivered", "message.seen"]);
   });
 
-  it("undeliverable fails with Vonage's code; rejected for an expired TTL expires", async () => {
+  it("undeliverable fails, saying the outage was on Vonage's side; the code is kept", async () => {
     const w = await world();
     await w.post("undeliverable", {
       error: {
         type: "https://developer.vonage.com/api-errors/messages#1340",
-        title: "Unreachable",
+        title: 1340,
         detail: "Handset unreachable",
       },
     });
-    expect((await w.storage.raw.message(w.message.id))?.error).toMatchObject({
+    const error = (await w.storage.raw.message(w.message.id))?.error;
+    expect(error).toMatchObject({
       code: "upstream_failed",
       provider: "vonage",
       provider_code: "1340",
     });
-    const v = await world();
-    await v.post("rejected", {
-      error: { title: "TTL expired", detail: "The message expired before delivery." },
+    expect(error?.message).toContain("outage on Vonage's side");
+  });
+
+  it("rejected with error 1360 expires the message, read from the code (a number title) not the words", async () => {
+    const expired = await world();
+    await expired.post("rejected", {
+      error: {
+        type: "https://developer.vonage.com/api-errors/messages-olympus#1360",
+        title: 1360,
+        detail: "Delivery failed",
+      },
     });
-    expect(await v.topics()).toEqual(["message.sent", "message.expired"]);
+    expect(await expired.topics()).toEqual(["message.sent", "message.expired"]);
+    // The code alone, as a number title without a type URL.
+    const bare = await world();
+    await bare.post("rejected", { error: { title: 1360 } });
+    expect(await bare.topics()).toEqual(["message.sent", "message.expired"]);
+    // 1130 is an invalid TTL, a refused request, whatever its words say.
+    const invalid = await world();
+    await invalid.post("rejected", {
+      error: {
+        type: "https://developer.vonage.com/api-errors/messages-olympus#1130",
+        title: 1130,
+        detail: "Invalid TTL: the time to live has expired or is out of range",
+      },
+    });
+    expect(await invalid.topics()).toEqual(["message.sent", "message.failed"]);
+    expect((await invalid.storage.raw.message(invalid.message.id))?.error).toMatchObject({
+      provider_code: "1130",
+    });
   });
 
   it("a signed body of another shape is 400 or stored with only what is text: never a 503", async () => {
@@ -119,10 +150,11 @@ describe("Vonage signed status webhooks", () => {
     expect(await w.topics()).toEqual(["message.sent"]);
     expect((await w.post("undeliverable", { error: null })).status).toBe(200);
     const v = await world();
+    // A number title is the code, as status webhooks write it; an object detail is dropped.
     expect((await v.post("undeliverable", { error: { title: 42, detail: {} } })).status).toBe(200);
     expect((await v.storage.raw.message(v.message.id))?.error).toMatchObject({
       code: "upstream_failed",
-      provider_code: null,
+      provider_code: "42",
     });
   });
 

@@ -7,16 +7,18 @@ import {
   type Deps,
   emptyAnswer,
   headerOf,
+  type InboundSink,
   isUuidV7,
   recordUpstreamReport,
 } from "@tidings/core";
+import { handleVonageInbound } from "./inbound-handler.js";
 import { parseClientRef } from "./legs.js";
-import { providerCodeOf, reportOf } from "./status-map.js";
+import { providerCodeOf, reportOf, UNDELIVERABLE_DESCRIPTION } from "./status-map.js";
 import { verifyVonageWebhook } from "./webhook-signature.js";
 import type { VonageStatus } from "./wire.js";
 
 export interface VonageCallbackOptions {
-  deps: Pick<Deps, "storage" | "ids" | "clock">;
+  deps: Pick<Deps, "storage" | "ids" | "clock" | "secretBox">;
   /** The account's signature secret: the HS256 key of signed webhooks. */
   signatureSecret: string;
   /** The account's API key, when known: the `api_key` claim must equal it. */
@@ -24,6 +26,11 @@ export interface VonageCallbackOptions {
   logger: CallbackLogger;
   /** The clock `iat` is checked against (default: `deps.clock`). */
   clock?: Clock | undefined;
+  /**
+   * Where inbound messages go: with it the same app also serves `POST /inbound`, the
+   * application's inbound URL, signed as the status webhooks are.
+   */
+  inbound?: InboundSink | undefined;
 }
 
 const ROUTE = "/providers/vonage/status";
@@ -33,12 +40,22 @@ const ROUTE = "/providers/vonage/status";
  * HS256 JWT over the body's hash. One without any `Authorization` (Vonage sometimes sends one
  * unsigned) answers 503 with `Retry-After`, so Vonage sends it again, signed; a bad signature,
  * a stale one or one over another body answers 403. Nothing changes either way. A verified
- * report answers 200 with an empty body once stored.
+ * report answers 200 with an empty body once stored. With `inbound`, the same app serves
+ * `POST /inbound`, the application's inbound URL, signed the same way (see `handleVonageInbound`).
  */
 export function vonageCallbacks(options: VonageCallbackOptions): CallbackApp {
   const { logger } = options;
   const clock = options.clock ?? options.deps.clock;
   return callbackApp("vonage", logger, async (request) => {
+    if (request.url.split("?", 1)[0] === "/inbound" && options.inbound !== undefined) {
+      return handleVonageInbound(request, {
+        signatureSecret: options.signatureSecret,
+        apiKey: options.apiKey,
+        nowMs: clock.now(),
+        sink: options.inbound,
+        logger,
+      });
+    }
     if (request.url.split("?", 1)[0] !== "/status") return emptyAnswer(404, "/providers/vonage");
     if (request.method !== "POST") return emptyAnswer(405, ROUTE, { allow: "POST" });
     const verdict = await verifyVonageWebhook(
@@ -50,7 +67,7 @@ export function vonageCallbacks(options: VonageCallbackOptions): CallbackApp {
         nowMs: clock.now(),
       },
     );
-    if (!verdict.valid) {
+    if (!verdict.ok) {
       logger.warn("vonage webhook refused", { route: ROUTE, reason: verdict.reason });
       return verdict.reason === "unsigned"
         ? emptyAnswer(503, ROUTE, { "retry-after": "5" })
@@ -71,7 +88,10 @@ export function vonageCallbacks(options: VonageCallbackOptions): CallbackApp {
       return emptyAnswer(200, ROUTE);
     }
     const providerCode = providerCodeOf(status.error);
-    const description = status.error?.detail ?? status.error?.title;
+    const description =
+      status.status === "undeliverable"
+        ? UNDELIVERABLE_DESCRIPTION
+        : (status.error?.detail ?? textOf(status.error?.title));
     const recorded = await recordUpstreamReport(options.deps, {
       messageId,
       channel,
@@ -110,7 +130,7 @@ function statusOf(body: unknown): VonageStatus | null {
   const error = isObject(body.error)
     ? {
         type: textOf(body.error.type),
-        title: textOf(body.error.title),
+        title: typeof body.error.title === "number" ? body.error.title : textOf(body.error.title),
         detail: textOf(body.error.detail),
       }
     : undefined;

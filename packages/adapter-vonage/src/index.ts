@@ -2,14 +2,24 @@ export { applicationJwt } from "./application-jwt.js";
 export type { VonageCallbackOptions } from "./callback-handler.js";
 export { vonageCallbacks } from "./callback-handler.js";
 export { checkVonageCredentials } from "./credentials-check.js";
+export type { VonageInbound, VonageInboundOptions } from "./inbound-handler.js";
+export { handleVonageInbound, VONAGE_INBOUND_ROUTE, vonageInbound } from "./inbound-handler.js";
 export { clientRefOf, parseClientRef } from "./legs.js";
-export { providerCodeOf, reportOf, VONAGE_STATUSES } from "./status-map.js";
-export type {
-  VonageLogger,
-  VonageProviderOptions,
-  VonageRequestSeen,
+export {
+  providerCodeOf,
+  reportOf,
+  TTL_EXPIRED,
+  UNDELIVERABLE_DESCRIPTION,
+  VONAGE_STATUSES,
+} from "./status-map.js";
+export type { VonageProviderOptions, VonageRequestSeen } from "./vonage-provider.js";
+export {
+  statusWebhookUrl,
+  VONAGE_LIMITS,
+  vonageMessage,
+  vonageProvider,
+  vonageSpec,
 } from "./vonage-provider.js";
-export { statusWebhookUrl, vonageMessage, vonageProvider } from "./vonage-provider.js";
 export type { VonageSignatureOptions, VonageSignatureVerdict } from "./webhook-signature.js";
 export { verifyVonageWebhook } from "./webhook-signature.js";
 export type {

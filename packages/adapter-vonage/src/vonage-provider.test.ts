@@ -1,4 +1,4 @@
-import { generateKeyPairSync } from "node:crypto";
+import { createPrivateKey, generateKeyPairSync } from "node:crypto";
 import type { ChannelProvider, OutboundMessage } from "@tidings/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { type FakeVonage, startFakeVonage } from "./testing/fake-vonage.js";
@@ -75,6 +75,7 @@ describe("vonageProvider against a fake Vonage", () => {
     await provider.dispatch({ ...viber, channel: "sms", sender: "Acme", ttlSeconds: 5 });
     await provider.dispatch({ ...viber, channel: "sms", sender: "Acme", ttlSeconds: 2_000_000 });
     expect(fake.sends.slice(2).map((send) => send.body.ttl)).toEqual([20, 604_800]);
+    expect(fake.sends.every((send) => send.messageUuid !== null)).toBe(true);
     expect(fake.sends[0]?.body).toEqual({
       channel: "sms",
       message_type: "text",
@@ -103,6 +104,39 @@ describe("vonageProvider against a fake Vonage", () => {
     expect(fake.sends).toHaveLength(1);
   });
 
+  it("a Viber TTL longer than Vonage's 3 days is clamped to 259,200 s, and accepted", async () => {
+    const provider = await setup();
+    const result = await provider.dispatch({ ...viber, ttlSeconds: 14 * 24 * 3600 });
+    expect(result).toMatchObject({ status: "accepted" });
+    expect(fake.sends[0]?.body).toMatchObject({ viber_service: { ttl: 259_200 } });
+  });
+
+  it("an SMS from a number goes without + (Vonage takes E.164 without it)", async () => {
+    const provider = await setup();
+    const result = await provider.dispatch({ ...viber, channel: "sms", sender: "+447700900001" });
+    expect(result).toMatchObject({ status: "accepted" });
+    expect(fake.sends[0]?.body).toMatchObject({ from: "447700900001" });
+  });
+
+  it("a text over Vonage's 1,000 characters is refused before it leaves", async () => {
+    const provider = await setup();
+    for (const channel of ["viber", "sms"] as const) {
+      expect(await provider.dispatch({ ...viber, channel, body: "x".repeat(1001) })).toMatchObject({
+        status: "rejected",
+        error: { code: "upstream_rejected", provider_code: "text_too_long" },
+      });
+    }
+    expect(fake.sends).toHaveLength(0);
+  });
+
+  it("a private key in PKCS #1 (BEGIN RSA PRIVATE KEY) is converted and sends", async () => {
+    const pkcs1 = createPrivateKey(privateKey).export({ type: "pkcs1", format: "pem" }).toString();
+    expect(pkcs1).toContain("BEGIN RSA PRIVATE KEY");
+    const provider = await setup({ privateKey: pkcs1 });
+    expect(await provider.dispatch(viber)).toMatchObject({ status: "accepted" });
+    expect(fake.sends[0]?.claims).toMatchObject({ application_id: APP });
+  });
+
   it("429 is retried after its Retry-After", async () => {
     const provider = await setup();
     fake.answerNext("rate_limited");
@@ -118,5 +152,35 @@ describe("vonageProvider against a fake Vonage", () => {
       error: { code: "upstream_unavailable" },
     });
     expect(fake.sends).toHaveLength(1);
+  });
+
+  it("no connection names its cause, says nothing was sent, and logs one warn line per try", async () => {
+    await setup();
+    const closed = fake.url;
+    await fake.close();
+    const warned: Array<Record<string, unknown> | undefined> = [];
+    const down = vonageProvider({
+      applicationId: APP,
+      privateKey,
+      apiUrl: closed,
+      callbackBaseUrl: CALLBACKS,
+      timeoutMs: 2000,
+      random: () => 0,
+      logger: { error: () => {}, warn: (_msg, fields) => warned.push(fields), info: () => {} },
+    });
+    const result = await down.dispatch(viber);
+    expect(result).toMatchObject({
+      status: "rejected",
+      error: {
+        code: "upstream_unavailable",
+        message: expect.stringMatching(/ECONNREFUSED.*nothing was sent/),
+      },
+    });
+    expect(warned.length).toBeGreaterThanOrEqual(1);
+    expect(warned[0]).toMatchObject({
+      provider: "vonage",
+      channel: "viber",
+      outcome: "unavailable",
+    });
   });
 });

@@ -1,43 +1,27 @@
 import {
-  type Channel,
   type ChannelProvider,
-  type CircuitBreakerOptions,
-  type Clock,
-  circuitBreaker,
-  credentialsRefusal,
-  type DispatchResult,
-  firstHeader,
-  guardedProvider,
-  inProviderRequestSpan,
-  jsonOrEmpty,
+  clampTtl,
+  type HttpProviderOptions,
+  type HttpProviderSpec,
+  httpProvider,
   type OutboundMessage,
+  type ProviderLimits,
   type ProviderRequestSeen,
-  providerRequestWatch,
-  systemClock,
-  type UpstreamTry,
-  upstreamRateLimited,
-  upstreamRejected,
-  upstreamUnavailable,
-  withUpstreamRetries,
 } from "@tidings/core";
-import { request } from "undici";
 import { applicationJwt } from "./application-jwt.js";
 import { clientRefOf } from "./legs.js";
 import { providerCodeOf } from "./status-map.js";
+import { undiciTransport } from "./transport.js";
 import type { VonageError, VonageMessageAccepted, VonageMessageRequest } from "./wire.js";
-
-/** What the provider logs: refused credentials, loudly. */
-export interface VonageLogger {
-  error(msg: string, fields?: Record<string, unknown>): void;
-}
 
 /** One request to Vonage as the host's metrics and traces see it: no secret, no text. */
 export type VonageRequestSeen = ProviderRequestSeen<"vonage">;
 
-export interface VonageProviderOptions {
+export interface VonageProviderOptions
+  extends Omit<HttpProviderOptions<"vonage">, "transport" | "onRequest"> {
   /** The Vonage application's id: the `application_id` of the JWT. */
   applicationId: string;
-  /** The application's private key, as PEM text (PKCS #8). */
+  /** The application's private key, as PEM text (PKCS #8, or PKCS #1, which is converted). */
   privateKey: string;
   /** The Messages API origin (default `https://api.nexmo.com`); tests point it at a fake. */
   apiUrl?: string | undefined;
@@ -46,21 +30,21 @@ export interface VonageProviderOptions {
    * a function when it is known only once the server listens.
    */
   callbackBaseUrl: string | (() => string);
-  timeoutMs?: number | undefined;
-  clock?: Clock | undefined;
-  logger?: VonageLogger | undefined;
-  circuit?: Omit<CircuitBreakerOptions, "clock"> | undefined;
   onRequest?: ((seen: VonageRequestSeen) => void) | undefined;
-  random?: (() => number) | undefined;
 }
 
-const PROVIDER = "vonage";
-
 /**
- * The bounds of an SMS's `ttl`, in seconds. The Messages API documents none; Vonage's SMS API
- * takes the same setting from 20 seconds to 7 days, so a value stays within what either takes.
+ * What Vonage takes: a `text` of at most 1,000 characters on both channels; a Viber `ttl` of 30
+ * to 259,200 s (3 days; longer is refused); an SMS `ttl` the Messages API bounds nowhere, kept
+ * within what Vonage's SMS API takes for the same setting (20 s to 7 days).
  */
-const SMS_TTL_SECONDS = { min: 20, max: 7 * 24 * 60 * 60 } as const;
+export const VONAGE_LIMITS: ProviderLimits = {
+  text: { viber: 1000, sms: 1000 },
+  ttlSeconds: {
+    viber: { min: 30, max: 259_200 },
+    sms: { min: 20, max: 7 * 24 * 60 * 60 },
+  },
+};
 
 /** The status webhook URL every message gives. */
 export const statusWebhookUrl = (callbackBaseUrl: string): string =>
@@ -68,13 +52,13 @@ export const statusWebhookUrl = (callbackBaseUrl: string): string =>
 
 /**
  * The request of one message, built in one place. A Viber `from` on Vonage is the numeric
- * service id, the campaign's sender; numbers go without `+`.
+ * service id, the campaign's sender; numbers go without `+` (or `00`), `from` included.
  */
 export function vonageMessage(message: OutboundMessage, webhookUrl: string): VonageMessageRequest {
   const common = {
     message_type: "text" as const,
     to: message.phoneNumber.replace(/^\+/, ""),
-    from: message.sender,
+    from: message.sender.replace(/^(\+|00)(?=[0-9]+$)/, ""),
     text: message.body,
     client_ref: clientRefOf(message.messageId, message.channel),
     webhook_url: webhookUrl,
@@ -85,135 +69,57 @@ export function vonageMessage(message: OutboundMessage, webhookUrl: string): Von
       ...common,
       viber_service: {
         category: message.category === "promotional" ? "promotion" : "transaction",
-        ttl: Math.max(30, Math.trunc(message.ttlSeconds)),
+        ttl: clampTtl(VONAGE_LIMITS, "viber", message.ttlSeconds),
       },
     };
   }
   // The message's TTL, so an SMS Vonage could not deliver in time is not delivered late.
-  const ttl = Math.min(
-    SMS_TTL_SECONDS.max,
-    Math.max(SMS_TTL_SECONDS.min, Math.trunc(message.ttlSeconds)),
-  );
-  return { channel: "sms", ...common, ttl };
+  return { channel: "sms", ...common, ttl: clampTtl(VONAGE_LIMITS, "sms", message.ttlSeconds) };
 }
 
 /**
- * The Vonage Messages API as a `ChannelProvider` for Viber (`viber_service`) and SMS: one
- * `POST /v1/messages` per message with an application JWT, its `message_uuid` kept as the
- * provider message id. 429 and a refused connection are retried within the deadline; a timeout
- * or 5xx is not, since Vonage does not deduplicate by `client_ref`. Behind a circuit breaker.
+ * The Vonage Messages API for Viber (`viber_service`) and SMS on the provider skeleton: one
+ * `POST /v1/messages` per message with an application JWT made fresh per try, its
+ * `message_uuid` kept as the provider message id. Vonage does not deduplicate by `client_ref`,
+ * so nothing is sent again once it may have reached Vonage.
  */
-export function vonageProvider(options: VonageProviderOptions): ChannelProvider {
-  const clock = options.clock ?? systemClock;
-  const endpoint = `${(options.apiUrl ?? "https://api.nexmo.com").replace(/\/+$/, "")}/v1/messages`;
+export function vonageSpec(options: VonageProviderOptions): HttpProviderSpec<"vonage"> {
+  const url = `${(options.apiUrl ?? "https://api.nexmo.com").replace(/\/+$/, "")}/v1/messages`;
   const token = applicationJwt(options.applicationId, options.privateKey);
-  const unauthorized = credentialsRefusal({
-    provider: PROVIDER,
-    clock,
-    logger: options.logger,
-    logLine:
-      "Vonage refused the application's credentials: every message will fail until they are fixed",
-    refusal: "Vonage refused Tidings' credentials",
-  });
-
-  const seen = providerRequestWatch(PROVIDER, clock, options.onRequest);
-
-  const unavailable = (why: string, code: string | null = null): DispatchResult =>
-    upstreamUnavailable(PROVIDER, why, code);
-
-  async function once(
-    channel: Channel,
-    body: string,
-    signal: AbortSignal,
-  ): Promise<UpstreamTry<DispatchResult>> {
-    const startedAt = clock.now();
-    let response: Awaited<ReturnType<typeof request>>;
-    try {
-      response = await request(endpoint, {
-        method: "POST",
-        headers: {
-          authorization: `Bearer ${await token(clock.now())}`,
-          "content-type": "application/json",
-          accept: "application/json",
-        },
-        body,
-        signal,
-      });
-    } catch (error) {
-      seen(channel, "unavailable", null, startedAt);
-      if ((error as { code?: unknown } | null)?.code === "ECONNREFUSED") {
-        return {
-          retry: true,
-          value: unavailable("Vonage refused the connection."),
-          retryAfterMs: null,
-        };
-      }
-      return {
-        retry: false,
-        value: unavailable(
-          signal.aborted
-            ? "Vonage did not answer in time; the message was not sent again, as Vonage might have taken it."
-            : "The request to Vonage failed; the message was not sent again, as Vonage might have taken it.",
-        ),
-      };
-    }
-    const status = response.statusCode;
-    const json = await jsonOrEmpty(response.body);
-    if (status === 202 || status === 200) {
-      seen(channel, "accepted", status, startedAt);
-      const uuid = (json as VonageMessageAccepted).message_uuid;
-      return {
-        retry: false,
-        value: { status: "accepted", providerMessageId: typeof uuid === "string" ? uuid : null },
-      };
-    }
-    const error = json as VonageError;
-    const said = error.detail ?? error.title ?? `HTTP ${status}`;
-    const code = providerCodeOf(error);
-    if (status === 429) {
-      seen(channel, "rate_limited", status, startedAt);
-      const retryAfter = firstHeader(response.headers["retry-after"]);
-      const why = `Vonage is rate limiting requests: ${said}`;
-      return upstreamRateLimited(PROVIDER, why, code, retryAfter, clock.now());
-    }
-    if (status === 401 || status === 403) {
-      seen(channel, "unauthorized", status, startedAt);
-      return unauthorized(status, said, code);
-    }
-    if (status >= 500) {
-      seen(channel, "unavailable", status, startedAt);
-      return {
-        retry: false,
-        value: unavailable(
-          `Vonage answered ${status}; the message was not sent again, as Vonage might have taken it.`,
-          code,
-        ),
-      };
-    }
-    seen(channel, "rejected", status, startedAt);
-    return upstreamRejected(PROVIDER, `Vonage refused the message: ${said}`, code);
-  }
-
-  const inner: ChannelProvider = {
-    name: PROVIDER,
-    async dispatch(message) {
+  return {
+    name: "vonage",
+    title: "Vonage",
+    channels: ["viber", "sms"],
+    limits: VONAGE_LIMITS,
+    retryUnknownOutcome: false,
+    request(message) {
       const base =
         typeof options.callbackBaseUrl === "string"
           ? options.callbackBaseUrl
           : options.callbackBaseUrl();
-      const body = JSON.stringify(vonageMessage(message, statusWebhookUrl(base)));
-      return withUpstreamRetries(
-        (signal) =>
-          inProviderRequestSpan(PROVIDER, message.channel, () =>
-            once(message.channel, body, signal),
-          ),
-        {
-          deadlineMs: options.timeoutMs ?? 10_000,
-          clock,
-          random: options.random,
-        },
-      );
+      return {
+        method: "POST",
+        url,
+        headers: { "content-type": "application/json", accept: "application/json" },
+        body: JSON.stringify(vonageMessage(message, statusWebhookUrl(base))),
+      };
+    },
+    headersPerTry: async (nowMs) => ({ authorization: `Bearer ${await token(nowMs)}` }),
+    accepted(answer) {
+      const uuid = (answer.body as VonageMessageAccepted).message_uuid;
+      return { accepted: true, providerMessageId: typeof uuid === "string" ? uuid : null };
+    },
+    errorOf(answer) {
+      const error = answer.body as VonageError;
+      const title = error.title === undefined ? null : String(error.title);
+      return {
+        said: error.detail ?? title ?? `HTTP ${answer.status}`,
+        code: providerCodeOf(error),
+      };
     },
   };
-  return guardedProvider(inner, circuitBreaker({ clock, ...options.circuit }));
 }
+
+/** Vonage as a `ChannelProvider`, behind the skeleton's retries, deadline and breaker. */
+export const vonageProvider = (options: VonageProviderOptions): ChannelProvider =>
+  httpProvider(vonageSpec(options), { ...options, transport: undiciTransport });

@@ -1,10 +1,11 @@
 import { createHash, timingSafeEqual } from "node:crypto";
+import { type Verified, verifiedOk } from "@tidings/core";
 import { jwtVerify } from "jose";
 
 /** Why a signed webhook was refused, or that it carried no signature at all. */
-export type VonageSignatureVerdict =
-  | { valid: true }
-  | { valid: false; reason: "unsigned" | "bad_token" | "wrong_api_key" | "stale" | "body_changed" };
+export type VonageSignatureVerdict = Verified<
+  "unsigned" | "bad_token" | "wrong_api_key" | "stale" | "body_changed"
+>;
 
 export interface VonageSignatureOptions {
   /** The account's signature secret (HS256 key). */
@@ -34,9 +35,9 @@ export async function verifyVonageWebhook(
   body: Uint8Array | string,
   options: VonageSignatureOptions,
 ): Promise<VonageSignatureVerdict> {
-  if (authorization === null) return { valid: false, reason: "unsigned" };
+  if (authorization === null) return { ok: false, reason: "unsigned" };
   const token = /^Bearer\s+(\S+)$/i.exec(authorization.trim())?.[1];
-  if (token === undefined) return { valid: false, reason: "bad_token" };
+  if (token === undefined) return { ok: false, reason: "bad_token" };
   let claims: Record<string, unknown>;
   try {
     const verified = await jwtVerify(token, new TextEncoder().encode(options.signatureSecret), {
@@ -45,19 +46,19 @@ export async function verifyVonageWebhook(
     });
     claims = verified.payload;
   } catch {
-    return { valid: false, reason: "bad_token" };
+    return { ok: false, reason: "bad_token" };
   }
   const apiKey = claims.api_key;
   if (typeof apiKey !== "string" || (options.apiKey !== undefined && apiKey !== options.apiKey)) {
-    return { valid: false, reason: "wrong_api_key" };
+    return { ok: false, reason: "wrong_api_key" };
   }
   const tolerance = options.toleranceSeconds ?? 300;
   if (typeof claims.iat !== "number" || Math.abs(options.nowMs / 1000 - claims.iat) > tolerance) {
-    return { valid: false, reason: "stale" };
+    return { ok: false, reason: "stale" };
   }
   const hash = createHash("sha256").update(body).digest("hex");
   if (typeof claims.payload_hash !== "string" || !sameHex(claims.payload_hash, hash)) {
-    return { valid: false, reason: "body_changed" };
+    return { ok: false, reason: "body_changed" };
   }
-  return { valid: true };
+  return verifiedOk;
 }

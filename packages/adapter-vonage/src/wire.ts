@@ -26,7 +26,8 @@ export interface VonageMessageAccepted {
 /** An error answer (RFC 7807-like). */
 export interface VonageError {
   type?: string | undefined;
-  title?: string | undefined;
+  /** A string in API answers; a number (the code) in status webhooks. */
+  title?: string | number | undefined;
   detail?: string | undefined;
   instance?: string | undefined;
   invalid_parameters?: Array<{ name?: string; reason?: string }> | undefined;

@@ -68,6 +68,8 @@ describe("outputs", () => {
     if (result.ok) {
       if (result.event.topic === "webhook.test") {
         expectTypeOf(result.event.data).toEqualTypeOf<{ webhook_id: string; message: string }>();
+      } else if (result.event.topic === "profile.erased") {
+        expectTypeOf(result.event.data).toEqualTypeOf<{ public_id: string; erased_at: string }>();
       } else {
         expectTypeOf(result.event).toEqualTypeOf<MessageEvent>();
       }

@@ -28,7 +28,11 @@ async function verifiedEvents(messageId: string, secret: string) {
   const events: MessageEvent[] = [];
   for (const request of receiver.received) {
     const result = await verifyWebhook(request.body, request.headers, secret);
-    if (result.ok && result.event.topic !== "webhook.test") {
+    if (
+      result.ok &&
+      result.event.topic !== "webhook.test" &&
+      result.event.topic !== "profile.erased"
+    ) {
       if (result.event.data.message_id === messageId) events.push(result.event);
     }
   }
@@ -113,12 +117,34 @@ describe("@tidings/client against tidings serve", () => {
     expect(listed.data.map((m) => m.message_id)).toEqual([sent.message_id]);
   });
 
+  it("exports a deleted profile's person, then erases them by number", async () => {
+    const created = await tidings.profiles.create({
+      phone_number: "+14155550177",
+      first_name: "Katherine",
+      sms_marketing_consent: true,
+    });
+    await tidings.profiles.delete(created.public_id);
+    const exported = await tidings.profiles.export(created.public_id);
+    expect(exported.profile).toMatchObject({ public_id: created.public_id, status: "inactive" });
+    expect(exported.consent_history).toHaveLength(1);
+    const byNumber = await tidings.privacy.export({ phone_number: "+14155550177" });
+    expect(byNumber.profile?.public_id).toBe(created.public_id);
+    const erased = await tidings.privacy.erase({ phone_number: "+14155550177" });
+    expect(erased.profile_ids).toEqual([created.public_id]);
+    expect(erased.erased.profiles).toBe(1);
+    expect((await tidings.profiles.erase(created.public_id)).erased.profiles).toBe(0);
+    expect((await tidings.profiles.export(created.public_id)).profile?.phone_number).toBeNull();
+  });
+
   it("reads, finds, updates and deletes profiles; a bad body is a TidingsError with issues", async () => {
     const created = await tidings.profiles.create({
       phone_number: "+14155550102",
       email: "grace@example.com",
     });
-    expect(await tidings.profiles.get(created.public_id)).toEqual(created);
+    expect(await tidings.profiles.get(created.public_id)).toEqual({
+      ...created,
+      suppressed: { viber: false, sms: false },
+    });
     const taken = await tidings.profiles
       .create({ phone_number: "+1 (415) 555-0102" })
       .catch((error: unknown) => error);

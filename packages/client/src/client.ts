@@ -2,22 +2,31 @@ import { errorOfResponse, TidingsError } from "./errors.js";
 import { PageIterator } from "./pagination.js";
 import { backoffMs, isRetryable, type Safety, sleep } from "./retry.js";
 import type {
+  AddSuppressionRequest,
   Campaign,
   CreateCampaignRequest,
   CreateProfileRequest,
   CreateWebhookRequest,
   Delivery,
   DeliveryWithAttempts,
+  ErasePersonRequest,
+  Erasure,
   Filters,
+  InboundMessage,
   Message,
   MessageWithEvents,
   Page,
+  PersonExport,
   Profile,
+  ProfileWithSuppressions,
   RecoverResult,
   SendMessageRequest,
   SendResult,
+  Settings,
+  Suppression,
   UpdateCampaignRequest,
   UpdateProfileRequest,
+  UpdateSettingsRequest,
   UpdateWebhookRequest,
   Webhook,
   WebhookTestResult,
@@ -100,7 +109,7 @@ const segment = (id: string) =>
   id === "." || id === ".." ? id.replaceAll(".", "%252E") : encodeURIComponent(id);
 
 /**
- * The Tidings API: `profiles`, `messages`, `webhooks`, `deliveries` and `campaigns`, each
+ * The Tidings API: `profiles`, `messages`, `webhooks`, `deliveries`, `campaigns` and `settings`, each
  * method typed from the server's OpenAPI document. Failed calls are retried where that is
  * safe, and every failure is a `TidingsError`.
  */
@@ -127,8 +136,9 @@ export class Tidings {
     /** Creates a profile; sent with an `Idempotency-Key`, so retries create it once. */
     create: (body: CreateProfileRequest, options?: IdempotentRequestOptions) =>
       this.#idempotent<Profile>("/v1/profiles", body, options),
+    /** The profile, with `suppressed`: the channels on which its number opted out. */
     get: (publicId: string, options?: RequestOptions) =>
-      this.#get<Profile>(`/v1/profiles/${segment(publicId)}`, undefined, options),
+      this.#get<ProfileWithSuppressions>(`/v1/profiles/${segment(publicId)}`, undefined, options),
     update: (publicId: string, body: UpdateProfileRequest, options?: RequestOptions) =>
       this.#request<Profile>({
         method: "PATCH",
@@ -143,6 +153,61 @@ export class Tidings {
     /** Every profile, oldest first, or those with one `phone_number` or `email`. */
     list: (params?: ListParams<Filters<"listProfiles">>, options?: RequestOptions) =>
       this.#list<Profile>("/v1/profiles", params, options),
+    /**
+     * Erases the profile (active or deleted) and what identifies its person, irreversibly;
+     * its consent history stays. Erasing it again answers zero counts.
+     */
+    erase: (publicId: string, options?: RequestOptions) =>
+      this.#post<Erasure>(
+        `/v1/profiles/${segment(publicId)}/erase`,
+        undefined,
+        "idempotent",
+        options,
+      ),
+    /** Everything held about the profile's person (scopes `profiles:read` and `messages:read`). */
+    export: (publicId: string, options?: RequestOptions) =>
+      this.#get<PersonExport>(`/v1/profiles/${segment(publicId)}/export`, undefined, options),
+  };
+
+  readonly privacy = {
+    /**
+     * Erases everyone held under a phone number or an e-mail address (give one of them).
+     * Repeating it is harmless (nothing is left to erase), so it is retried like a read.
+     */
+    erase: (body: ErasePersonRequest, options?: RequestOptions) =>
+      this.#post<Erasure>("/v1/privacy/erase", body, "idempotent", options),
+    /** Everything held under a phone number or an e-mail address (give one of them). */
+    export: (query: ErasePersonRequest, options?: RequestOptions) =>
+      this.#get<PersonExport>("/v1/privacy/export", query, options),
+  };
+
+  readonly suppressions = {
+    /** Suppressions, newest first; the number is shown only where the filter names it. */
+    list: (params?: ListParams<Filters<"listSuppressions">>, options?: RequestOptions) =>
+      this.#list<Suppression>("/v1/suppressions", params, options),
+    /** Suppresses a number on a channel (source `api`); sends there answer 403 from then on. */
+    add: (body: AddSuppressionRequest, options?: RequestOptions) =>
+      this.#post<Suppression>("/v1/suppressions", body, "unsafe", options),
+    /** Lifts one; a suppression the person asked for needs a `note` saying why. */
+    remove: (
+      channel: "sms" | "viber",
+      phoneNumber: string,
+      params?: { note?: string | undefined },
+      options?: RequestOptions,
+    ) =>
+      this.#request<undefined>({
+        method: "DELETE",
+        path: `/v1/suppressions/${segment(channel)}/${segment(phoneNumber)}`,
+        query: params?.note === undefined ? undefined : { note: params.note },
+        safety: "idempotent",
+        options,
+      }),
+  };
+
+  readonly inbound = {
+    /** The messages people sent to the organization's senders, newest first. */
+    list: (params?: ListParams<Filters<"listInbound">>, options?: RequestOptions) =>
+      this.#list<InboundMessage>("/v1/inbound", params, options),
   };
 
   readonly messages = {
@@ -275,6 +340,20 @@ export class Tidings {
         "idempotent",
         options,
       ),
+  };
+
+  /** The organization's abuse protection (scope `settings:manage`). */
+  readonly settings = {
+    get: (options?: RequestOptions) => this.#get<Settings>("/v1/settings", undefined, options),
+    /** Changes the settings the body names; `null` turns a setting off. */
+    update: (body: UpdateSettingsRequest, options?: RequestOptions) =>
+      this.#request<Settings>({
+        method: "PATCH",
+        path: "/v1/settings",
+        body,
+        safety: "unsafe",
+        options,
+      }),
   };
 
   #get<T>(path: string, query: Query | undefined, options: RequestOptions | undefined) {

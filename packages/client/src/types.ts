@@ -5,6 +5,11 @@ import type { components, operations } from "./generated/api.js";
 type Schemas = components["schemas"];
 
 export type Profile = Schemas["Profile"];
+/** A profile as `profiles.get` answers it: with the channels its number is suppressed on. */
+export type ProfileWithSuppressions = Schemas["ProfileWithSuppressions"];
+export type Suppression = Schemas["Suppression"];
+export type AddSuppressionRequest = Schemas["AddSuppressionRequest"];
+export type InboundMessage = Schemas["InboundMessage"];
 export type CreateProfileRequest = Schemas["CreateProfileRequest"];
 export type UpdateProfileRequest = Schemas["UpdateProfileRequest"];
 export type SendMessageRequest = Schemas["SendMessageRequest"];
@@ -20,9 +25,14 @@ export type RecoverResult = Schemas["RecoverResult"];
 export type Campaign = Schemas["Campaign"];
 export type CreateCampaignRequest = Schemas["CreateCampaignRequest"];
 export type UpdateCampaignRequest = Schemas["UpdateCampaignRequest"];
+export type Settings = Schemas["Settings"];
+export type UpdateSettingsRequest = Schemas["UpdateSettingsRequest"];
 export type Delivery = Schemas["Delivery"];
 export type DeliveryWithAttempts = Schemas["DeliveryWithAttempts"];
 export type Problem = Schemas["Problem"];
+export type Erasure = Schemas["Erasure"];
+export type PersonExport = Schemas["PersonExport"];
+export type ErasePersonRequest = Schemas["ErasePersonRequest"];
 /** A message lifecycle topic a webhook subscribes to, e.g. `message.delivered`. */
 export type Topic = Webhook["topics"][number];
 export type MessageStatus = Message["status"];
@@ -38,6 +48,8 @@ export type ListCampaignsQuery = QueryOf<"listCampaigns">;
 export type ListDeliveriesQuery = QueryOf<"listDeliveries">;
 export type ListWebhookDeliveriesQuery = QueryOf<"listWebhookDeliveries">;
 export type ListMessageDeliveriesQuery = QueryOf<"listMessageDeliveries">;
+export type ListSuppressionsQuery = QueryOf<"listSuppressions">;
+export type ListInboundQuery = QueryOf<"listInbound">;
 export type { Filters };
 
 /** One page of a list: its items, and the cursor of the next page while `has_more`. */
@@ -50,7 +62,7 @@ export interface Page<T> {
 export interface MessageEvent {
   /** The delivery id: the same on every retry of this event to this destination. */
   id: string;
-  topic: Topic;
+  topic: Exclude<Topic, "profile.erased">;
   created_at: string;
   data: {
     message_id: string;
@@ -58,7 +70,8 @@ export interface MessageEvent {
     client_reference: string | null;
     channel: Message["channel"];
     status: MessageStatus;
-    recipient: { public_id: string; phone_number: string };
+    /** `phone_number` is `null` once the recipient was erased. */
+    recipient: { public_id: string; phone_number: string | null };
     error: { code: string; message: string } | null;
   };
 }
@@ -71,5 +84,13 @@ export interface TestEvent {
   data: { webhook_id: string; message: string };
 }
 
+/** The event an erasure posts: which profile was erased, and when (nothing about the person). */
+export interface ProfileErasedEvent {
+  id: string;
+  topic: "profile.erased";
+  created_at: string;
+  data: { public_id: string; erased_at: string };
+}
+
 /** Any event a webhook receives; narrow it by `topic`. */
-export type WebhookEvent = MessageEvent | TestEvent;
+export type WebhookEvent = MessageEvent | TestEvent | ProfileErasedEvent;

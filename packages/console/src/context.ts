@@ -72,6 +72,7 @@ const NOTICES: Record<string, string> = {
   webhook_deleted: "Webhook deleted; its pending deliveries were cancelled.",
   delivery_redelivered: "Delivery queued again: it is attempted within seconds.",
   key_revoked: "API key revoked: requests made with it are refused from now on.",
+  profile_erased: "Profile erased: what identified the person is gone; the consent history stays.",
 };
 
 /** The notice named by `?notice=`, if it is one of ours (never text taken from the URL). */

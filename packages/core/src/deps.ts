@@ -52,6 +52,11 @@ export interface TidingsConfig {
    * counted from its creation; longer while one of its deliveries is still pending.
    */
   retentionMs: number;
+  /**
+   * How long after its soft delete a profile is erased (see `privacy/erase-person.ts`), in ms;
+   * `null` (the default): deleted profiles are kept until someone erases them.
+   */
+  eraseDeletedAfterMs?: number | null | undefined;
 }
 
 export const defaultConfig: TidingsConfig = {
@@ -98,6 +103,11 @@ export interface Deps {
   config: TidingsConfig;
   /** Where tracked links point; absent, no campaign may turn tracking on. */
   links?: LinkSettings | undefined;
+  /**
+   * The key of the keyed hash under which destination counters name a phone number (the server
+   * derives it from the secret key); without it, a random key of this process.
+   */
+  numberHashKey?: Uint8Array | undefined;
   /** Where sends are reported for metrics; none by default. */
   telemetry?: Telemetry | undefined;
   /**

@@ -31,7 +31,8 @@ export interface NotFoundError {
     | "contact_list_not_found"
     | "delivery_not_found"
     | "organization_not_found"
-    | "api_key_not_found";
+    | "api_key_not_found"
+    | "suppression_not_found";
   message: string;
   resource: string;
   id: string;
@@ -51,7 +52,8 @@ export interface ConflictError {
     | "delivery_pending"
     | "webhook_deleted"
     | "webhook_inactive"
-    | "message_not_scheduled";
+    | "message_not_scheduled"
+    | "sender_taken";
   message: string;
   /** The other records involved, e.g. the conflicting webhooks' ids. */
   conflicts?: ReadonlyArray<{ id: string; reason: string }> | undefined;
@@ -61,7 +63,12 @@ export interface ConflictError {
 /** The caller may not do this to this record. */
 export interface ForbiddenError {
   type: "forbidden";
-  code: "consent_missing" | "missing_scope";
+  code:
+    | "consent_missing"
+    | "missing_scope"
+    | "recipient_opted_out"
+    | "recipient_country_not_allowed"
+    | "recipient_number_type_blocked";
   message: string;
 }
 
@@ -76,7 +83,7 @@ export interface AmbiguousError {
 /** Too many requests for this key in the current window. */
 export interface RateLimitedError {
   type: "rate_limited";
-  code: "rate_limited";
+  code: "rate_limited" | "destination_rate_limited" | "country_limit_reached";
   message: string;
   retryAfterSeconds: number;
 }

@@ -87,6 +87,34 @@ export type {
   InboundSink,
   ProviderKeywordClass,
 } from "./inbound/inbound-report.js";
+export type { InboundSinkOptions, InboundTelemetry } from "./inbound/inbound-sink.js";
+export { inboundSink } from "./inbound/inbound-sink.js";
+export type { KeywordLists, KeywordMatch } from "./inbound/keywords.js";
+export {
+  DEFAULT_KEYWORDS,
+  keywordMatcher,
+  keywordWords,
+  parseKeywords,
+} from "./inbound/keywords.js";
+export { meansOptedOut, recipientOptedOut } from "./inbound/opted-out.js";
+export {
+  phoneHash,
+  suppressionKey,
+  unopenableSuppressionKeys,
+} from "./inbound/suppression-keys.js";
+export type { InboundMessageView, SuppressionView } from "./inbound/suppressions.js";
+export {
+  addSuppression,
+  addSuppressionInput,
+  listInbound,
+  listInboundQuery,
+  listSuppressions,
+  listSuppressionsQuery,
+  profileSuppressed,
+  removeSuppression,
+  removeSuppressionInput,
+  toInboundView,
+} from "./inbound/suppressions.js";
 export type { FollowedLink } from "./links/follow-link.js";
 export { followLink } from "./links/follow-link.js";
 export { trackingRefusal, usableLinkBase } from "./links/link-base.js";
@@ -143,6 +171,17 @@ export type { SendOptions, SendResult } from "./messages/send-message.js";
 export { recoverSendResult, sendMessage, toSendResult } from "./messages/send-message.js";
 export { DEFAULT_FALLBACK_LEASE_MS, runDueFallbacks } from "./messages/sms-fallback.js";
 export type * from "./ports.js";
+export type { ErasedKind, ErasureView } from "./privacy/erase-person.js";
+export { ERASURE_PARTS, erasePerson, eraseProfile } from "./privacy/erase-person.js";
+export type {
+  ExportedConsentChange,
+  ExportedMessage,
+  ExportedProfile,
+  PersonExport,
+} from "./privacy/export-person.js";
+export { EXPORT_PARTS, exportPerson, exportProfile } from "./privacy/export-person.js";
+export type { PersonMatch } from "./privacy/privacy-input.js";
+export { personMatchInput } from "./privacy/privacy-input.js";
 export type { ConsentChangeView } from "./profiles/consent-history.js";
 export { getConsentHistory } from "./profiles/consent-history.js";
 export type { ContactListView } from "./profiles/contact-lists.js";
@@ -195,6 +234,19 @@ export type {
 export { circuitBreaker } from "./providers/circuit-breaker.js";
 export type { CredentialsCheck } from "./providers/credentials-check.js";
 export { guardedProvider } from "./providers/guarded-provider.js";
+export type {
+  HttpProviderOptions,
+  HttpProviderSpec,
+  ProviderAcceptance,
+  ProviderErrorSaid,
+  ProviderHttpAnswer,
+  ProviderHttpRequest,
+  ProviderTransport,
+} from "./providers/http-provider.js";
+export { httpProvider, PROVIDER_TIMEOUT_MS } from "./providers/http-provider.js";
+export type { ProviderLimits } from "./providers/provider-limits.js";
+export { clampTtl, textLength, textOverLimit } from "./providers/provider-limits.js";
+export type { ProviderLogger } from "./providers/provider-logger.js";
 export type { ProviderRequestSeen } from "./providers/provider-span.js";
 export {
   inProviderRequestSpan,
@@ -202,6 +254,8 @@ export {
   PROVIDER_SPAN_ATTRIBUTES,
   providerRequestWatch,
 } from "./providers/provider-span.js";
+export type { RequestFailure } from "./providers/request-failure.js";
+export { requestFailure, requestFailureMessage } from "./providers/request-failure.js";
 export { retryAfterMs } from "./providers/retry-after.js";
 export type { CredentialsRefusalOptions } from "./providers/upstream-answers.js";
 export {
@@ -217,6 +271,9 @@ export type { UpstreamErrorCode } from "./providers/upstream-errors.js";
 export { upstreamError } from "./providers/upstream-errors.js";
 export type { UpstreamRetryOptions, UpstreamTry } from "./providers/upstream-retry.js";
 export { backoffMs, withUpstreamRetries } from "./providers/upstream-retry.js";
+export type { Verified } from "./providers/verified.js";
+export { verifiedOk } from "./providers/verified.js";
+export { destinationRefusal } from "./rate-limit/destination-counters.js";
 export {
   checkSendRateLimit,
   checkWebhookTestRateLimit,
@@ -254,6 +311,25 @@ export {
 } from "./schedule/sending-window.js";
 export { isTimeZone } from "./schedule/zone-offsets.js";
 export { aesGcmSecretBox, generateSecretKey, parseSecretKey } from "./secrets/secret-box.js";
+export type { Destination } from "./settings/destination.js";
+export { destinationOf } from "./settings/destination.js";
+export { numberHash } from "./settings/number-hash.js";
+export type { Admission } from "./settings/send-gate.js";
+export { admitSend, checkDestination, destinationCounters } from "./settings/send-gate.js";
+export type { SettingsView } from "./settings/settings.js";
+export {
+  DEFAULT_BLOCKED_NUMBER_TYPES,
+  defaultSettings,
+  getSettings,
+  RECOMMENDED_LIMITS,
+  readSettings,
+  toSettingsView,
+  updateSettings,
+} from "./settings/settings.js";
+export type { SettingsCache } from "./settings/settings-cache.js";
+export { cachingSettings } from "./settings/settings-cache.js";
+export type { UpdateSettingsInput } from "./settings/settings-input.js";
+export { NUMBER_TYPES, REGIONS, updateSettingsInput } from "./settings/settings-input.js";
 export type { ManualClock } from "./support/clock.js";
 export { isoAt, manualClock, systemClock } from "./support/clock.js";
 export { closestName, editDistance } from "./support/closest-name.js";
@@ -347,6 +423,7 @@ export { updateWebhook } from "./webhooks/update-webhook.js";
 export type { CreateWebhookInput, UpdateWebhookInput } from "./webhooks/webhook-input.js";
 export {
   createWebhookInput,
+  MESSAGE_TOPICS,
   TOPICS,
   testWebhookInput,
   updateWebhookInput,

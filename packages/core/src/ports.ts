@@ -97,8 +97,79 @@ export interface ConsentChangeRecord {
   /** `null` when the profile was created with the flag. */
   oldValue: boolean | null;
   newValue: boolean;
+  /** The key that made the change; `null` when no key did (an inbound STOP, the CLI). */
   apiKeyId: string | null;
+  /** What made the change. */
+  source: ConsentSource;
   changedAt: string;
+}
+
+/** What changed a consent flag. */
+export type ConsentSource = "api" | "import" | "console" | "inbound" | "provider";
+
+/** Where a suppression came from: a person's reply, a provider's refusal, or the API. */
+export type SuppressionSource = "inbound" | "provider" | "api";
+
+/**
+ * A number that must not be sent to on one channel by one organization. The number is kept
+ * only as a keyed hash (HMAC-SHA-256 under the organization's suppression key, hex), so it
+ * outlives the profile and its erasure without keeping the number itself.
+ */
+export interface SuppressionRecord {
+  /** UUID v7: the order of newest-first pages. */
+  id: string;
+  organizationId: string;
+  channel: Channel;
+  phoneHash: string;
+  source: SuppressionSource;
+  /** The word that asked for it (`STOP`), for an inbound one. */
+  keyword: string | null;
+  /** The provider that brought the opt-out or refusal. */
+  provider: string | null;
+  note: string | null;
+  /**
+   * The channel's marketing consent of the number's profile right before the opt-out (`null`:
+   * no profile), so an opt-in restores exactly what it removed.
+   */
+  consentBefore: boolean | null;
+  createdAt: string;
+}
+
+/** An organization's key of suppression hashes, sealed by the `SecretBox`. */
+export interface SuppressionKeyRecord {
+  organizationId: string;
+  keySealed: string;
+  createdAt: string;
+}
+
+/** What an inbound text meant. */
+export type KeywordClass = "opt_out" | "opt_in" | "help";
+
+/** One message a person sent to one of an organization's senders. */
+export interface InboundMessageRecord {
+  /** UUID v7, the `inbound_id`. */
+  id: string;
+  organizationId: string;
+  provider: string;
+  providerMessageId: string;
+  channel: Channel;
+  /** The person's number, E.164. */
+  fromNumber: string;
+  /** Our sender it was written to. */
+  toSender: string;
+  text: string;
+  keywordClass: KeywordClass | null;
+  /** The profile of `fromNumber` when it had one. */
+  profileId: string | null;
+  receivedAt: string;
+}
+
+/** An operator's word that a sender belongs to an organization. */
+export interface SenderAssignmentRecord {
+  organizationId: string;
+  channel: Channel;
+  sender: string;
+  createdAt: string;
 }
 
 export interface ContactListRecord {
@@ -138,6 +209,8 @@ export interface CampaignRecord {
   trackLinks: boolean;
   /** When its messages may reach a recipient, in the recipient's local time; `null`: any time. */
   sendingWindow: SendingWindow | null;
+  /** Countries this campaign may send to, within the organization's; `null`: the organization's. */
+  allowedCountries: string[] | null;
 }
 
 export type Scope =
@@ -146,7 +219,8 @@ export type Scope =
   | "messages:send"
   | "messages:read"
   | "webhooks:manage"
-  | "campaigns:manage";
+  | "campaigns:manage"
+  | "settings:manage";
 
 /** A stored record with its internal insertion sequence, the cursor of newest-first pages. */
 export type Sequenced<T> = T & { seq: number };
@@ -281,7 +355,15 @@ export interface MessageEventRecord {
   createdAt: string;
 }
 
-export type WebhookTopic = Topic;
+/**
+ * Every topic a subscription can take: the message lifecycle, consent changes, inbound messages
+ * and a person's erasure.
+ */
+export type WebhookTopic =
+  | Topic
+  | "profile.consent_changed"
+  | "message.received"
+  | "profile.erased";
 
 export interface WebhookSubscriptionRecord {
   id: string;
@@ -319,8 +401,11 @@ export interface DeliveryRecord {
   organizationId: string;
   eventId: string;
   messageId: string | null;
-  /** The message event it announces (the test event is posted at once and never stored). */
-  topic: Topic;
+  /**
+   * The event it announces: a message event, or `profile.erased` (whose `messageId` is null).
+   * The test event is posted at once and never stored.
+   */
+  topic: WebhookTopic;
   destination: DeliveryDestination;
   /**
    * The destination that concurrency, fairness and the circuit breaker count by: the
@@ -430,6 +515,51 @@ export interface StoredResponse {
 // ---------------------------------------------------------------------------------------------
 // Storage
 // ---------------------------------------------------------------------------------------------
+
+/** A libphonenumber number type a send may be refused for (`blocked_number_types`). */
+export type NumberType =
+  | "PREMIUM_RATE"
+  | "SHARED_COST"
+  | "UAN"
+  | "TOLL_FREE"
+  | "VOIP"
+  | "PERSONAL_NUMBER"
+  | "PAGER"
+  | "VOICEMAIL"
+  | "FIXED_LINE"
+  | "MOBILE"
+  | "FIXED_LINE_OR_MOBILE";
+
+/**
+ * An organization's abuse protection (docs/production.md "Protecting an OTP endpoint"): where
+ * and how often it may send. Every limit is off while `null` (or `{}`).
+ */
+export interface OrganizationSettings {
+  /** ISO 3166-1 alpha-2 regions a message may go to; `null` for all. */
+  allowedCountries: string[] | null;
+  /** Number types no message goes to. */
+  blockedNumberTypes: NumberType[];
+  /** Sends to one number, every category, per sliding hour and day. */
+  destinationLimits: { perHour: number | null; perDay: number | null };
+  /** Sends to the numbers that share all but the last 3 digits, per sliding hour. */
+  prefixLimits: { perHour: number | null };
+  /** Sends per region per UTC day. */
+  countryDailyLimits: Record<string, number>;
+}
+
+/** The stored settings of one organization; none stored means the defaults. */
+export interface OrganizationSettingsRecord extends OrganizationSettings {
+  organizationId: string;
+  updatedAt: string;
+}
+
+/** Organization settings: one record per organization, at most. */
+export interface SettingsRepository {
+  /** `null` when the organization never changed its settings. */
+  get(organizationId: string): Promise<OrganizationSettingsRecord | null>;
+  /** Stores the record, replacing the organization's settings if any. */
+  put(record: OrganizationSettingsRecord): Promise<void>;
+}
 
 export interface OrganizationRepository {
   insert(org: OrganizationRecord): Promise<void>;
@@ -960,7 +1090,48 @@ export interface RateLimitRepository {
    * Old hits may be pruned.
    */
   hit(key: string, now: number, windowMs: number, limit: number): Promise<RateLimitDecision>;
+  /**
+   * A send's hit on its API key's limit and on the limits of its destination, all at once:
+   * every counter of `destinations` is checked first; when one is full, nothing is counted
+   * anywhere (not even the key's hit) and the answer names it. Otherwise the key's hit is
+   * made as `hit` makes it, and only when the key allows it is each destination counted too.
+   * Atomic across callers and processes, like `hit`. Destination counts may be kept where a
+   * crash forgets them (they only ever let a few more sends through).
+   */
+  hitSend(send: SendHits): Promise<SendHitDecision>;
 }
+
+/**
+ * A counter of a send's destination: a number's or a prefix's sends in sliding windows
+ * (`windows`), or a country's sends in a fixed period that ends at `until` (`total`).
+ */
+export type DestinationCounter =
+  | {
+      /** The counter's key, never a phone number in clear. */
+      key: string;
+      /** Sliding windows over the key's counted sends, each with its limit. */
+      windows: ReadonlyArray<{ windowMs: number; limit: number }>;
+    }
+  | {
+      /** The counter's key, the period's included (a new period starts a new key). */
+      key: string;
+      /** At most `limit` sends until `until` (ms), when the count may be forgotten. */
+      total: { limit: number; until: number };
+    };
+
+/** What `RateLimitRepository.hitSend` counts. */
+export interface SendHits {
+  now: number;
+  key: { key: string; windowMs: number; limit: number };
+  destinations: readonly DestinationCounter[];
+}
+
+/** How `hitSend` decided. */
+export type SendHitDecision =
+  /** The key's decision; the destinations were counted when it allows the send. */
+  | { refusedBy: null; key: RateLimitDecision }
+  /** Destination `refusedBy` (its index) is full; nothing was counted; room again in `resetMs`. */
+  | { refusedBy: number; resetMs: number };
 
 export interface IdempotencyRepository {
   /**
@@ -1126,9 +1297,146 @@ export interface LinkRepository {
   recordClick(code: string, at: string): Promise<LinkRecord | null>;
 }
 
+/** Who a privacy request is about: one profile, or everything held under a number or an e-mail. */
+export type PrivacyMatch =
+  | { profileId: string }
+  | { phoneNumber: string }
+  /** Case-insensitive. */
+  | { email: string };
+
+/**
+ * What erasure and export need beyond the other repositories (see `privacy/` in the core).
+ * Erased values are the empty string where a column cannot be null (a profile's and a
+ * message's phone number, a message's text, a link's URL): no valid value is ever empty, so
+ * the empty string means "erased".
+ */
+export interface PrivacyRepository {
+  /**
+   * The organization's profiles matching, active, deleted or erased, oldest first (`seq`).
+   * An erased profile matches only by id (its number and e-mail are gone).
+   */
+  findProfiles(organizationId: string, match: PrivacyMatch): Promise<ProfileRecord[]>;
+  /** The organization's messages to the profile, oldest first (`createdAt`, then id). */
+  messagesOfProfile(organizationId: string, profileId: string): Promise<MessageRecord[]>;
+  /** The organization's messages sent to the number, whoever's, oldest first. */
+  messagesToNumber(organizationId: string, phoneNumber: string): Promise<MessageRecord[]>;
+  /**
+   * Erases a profile: phone number `""`, e-mail, names null, attributes `{}`; marks it
+   * inactive (with `deletedAt` = `at` unless it was deleted before) and moves `updatedAt`.
+   * Memberships are not touched (a soft delete removed them). `false` when unknown.
+   */
+  eraseProfile(organizationId: string, id: string, at: string): Promise<boolean>;
+  /**
+   * Erases a message's recipient number and text (both `""`) and replaces its error with
+   * `error` (the same error with the number taken out), and ends a pending SMS fallback
+   * (`fallbackDueAt` null: there is no number left to send it to). `false` when unknown.
+   */
+  eraseMessage(organizationId: string, id: string, error: MessageError | null): Promise<boolean>;
+  /** Replaces the error of one of the organization's message events. */
+  replaceEventError(organizationId: string, eventId: string, error: MessageError): Promise<void>;
+  /** Erases the original URL (`""`) of every link of a message; how many were erased. */
+  eraseLinks(organizationId: string, messageId: string): Promise<number>;
+  /** Replaces the stored body and last error of one delivery; `false` when unknown. */
+  rewriteDelivery(
+    organizationId: string,
+    id: string,
+    payload: string,
+    lastError: string | null,
+  ): Promise<boolean>;
+  /**
+   * Drops the response bodies (null) of a delivery's attempts: a receiver may echo what it was
+   * sent. Their errors stay (the transport's own words, never the body). How many had one.
+   */
+  eraseAttempts(organizationId: string, deliveryId: string): Promise<number>;
+  /** The idempotency records of one API key (expired ones included). */
+  idempotencyRecordsOfKey(apiKeyId: string): Promise<IdempotencyRecord[]>;
+  /** Deletes one idempotency record, held or not; `false` when there was none. */
+  deleteIdempotencyRecord(apiKeyId: string, endpoint: string, key: string): Promise<boolean>;
+  /**
+   * Profiles of any organization deleted at or before `deletedBefore` and not erased yet,
+   * the longest deleted first, at most `limit`: what retention erases.
+   */
+  deletedNotErased(deletedBefore: string, limit: number): Promise<ProfileRecord[]>;
+}
+
+export interface SuppressionListQuery {
+  organizationId: string;
+  channel?: Channel | undefined;
+  phoneHash?: string | undefined;
+  /** Only rows whose id is less than this (the next page, newest first). */
+  beforeId?: string | undefined;
+  limit: number;
+}
+
+/** Suppressions and the per-organization keys of their hashes. Never swept by retention. */
+export interface SuppressionRepository {
+  /** The organization's sealed key, or `null` when it has none yet. */
+  key(organizationId: string): Promise<string | null>;
+  /**
+   * Stores the organization's key unless it has one already; answers the key stored (the
+   * given one, or the one a concurrent caller stored first).
+   */
+  insertKey(key: SuppressionKeyRecord): Promise<string>;
+  /** Every organization's sealed key, for the start-up check that each still opens. */
+  listKeys(): Promise<SuppressionKeyRecord[]>;
+  /** Stores a suppression; `false` (nothing written) when (organization, channel, hash) has one. */
+  insert(suppression: SuppressionRecord): Promise<boolean>;
+  /** The number's suppressions in the organization, on either channel (at most two). */
+  forNumber(organizationId: string, phoneHash: string): Promise<SuppressionRecord[]>;
+  /** The organization's suppressions, newest first (`id` descending), filtered and paged. */
+  list(query: SuppressionListQuery): Promise<SuppressionRecord[]>;
+  /** Removes one and answers it; `null` when there was none. */
+  delete(
+    organizationId: string,
+    channel: Channel,
+    phoneHash: string,
+  ): Promise<SuppressionRecord | null>;
+}
+
+export interface InboundListQuery {
+  organizationId: string;
+  channel?: Channel | undefined;
+  /** Exact E.164 match of the sender's number. */
+  fromNumber?: string | undefined;
+  /** Only rows whose id is less than this (the next page, newest first). */
+  beforeId?: string | undefined;
+  limit: number;
+}
+
+/** Inbound messages: kept like messages, swept by retention. */
+export interface InboundMessageRepository {
+  /**
+   * Stores one; `false` (nothing written) when the organization already has this provider's
+   * message id.
+   */
+  insert(message: InboundMessageRecord): Promise<boolean>;
+  /** The organization's inbound messages, newest first (`id` descending), filtered and paged. */
+  list(query: InboundListQuery): Promise<InboundMessageRecord[]>;
+  /** Deletes up to `limit` received before `before`, oldest first; how many. */
+  deleteReceivedBefore(before: string, limit: number): Promise<number>;
+  /**
+   * The organizations that sent a message to `phoneNumber` from `sender` created at or after
+   * `since` (the inbound ownership rule), in no particular order.
+   */
+  messageOwners(phoneNumber: string, sender: string, since: string): Promise<string[]>;
+}
+
+/** Which organizations an operator assigned each sender to. */
+export interface SenderAssignmentRepository {
+  /** `false` when the organization already has it. */
+  assign(assignment: SenderAssignmentRecord): Promise<boolean>;
+  /** `false` when there was no such assignment. */
+  unassign(organizationId: string, channel: Channel, sender: string): Promise<boolean>;
+  /** Every assignment, or one organization's, oldest first. */
+  list(organizationId?: string | undefined): Promise<SenderAssignmentRecord[]>;
+  /** The organizations assigned `sender` on `channel`, oldest assignment first. */
+  owners(channel: Channel, sender: string): Promise<string[]>;
+}
+
 /** The repositories, as seen inside or outside a transaction. */
 export interface Repositories {
   organizations: OrganizationRepository;
+  settings: SettingsRepository;
   profiles: ProfileRepository;
   consent: ConsentHistoryRepository;
   contactLists: ContactListRepository;
@@ -1142,6 +1450,10 @@ export interface Repositories {
   retention: RetentionRepository;
   consoleSessions: ConsoleSessionRepository;
   links: LinkRepository;
+  privacy: PrivacyRepository;
+  suppressions: SuppressionRepository;
+  inbound: InboundMessageRepository;
+  senders: SenderAssignmentRepository;
 }
 
 export interface Storage extends Repositories {
@@ -1230,12 +1542,23 @@ export interface ChannelProvider {
    * provider per channel answers per channel). Kept on each leg of a message.
    */
   providerFor?(channel: Channel): string;
-  /** Hands one message to the upstream. Rejects only on a transport failure. */
+  /**
+   * Hands one message to the upstream. Rejects only on a transport failure. A real provider's
+   * later reports arrive at its callbacks (`CallbackApp`), not through the provider.
+   */
   dispatch(message: OutboundMessage): Promise<DispatchResult>;
-  /** Called once with the sink for the provider's asynchronous lifecycle reports. */
-  onReport?(sink: (messageId: string, report: ProviderReport) => Promise<void>): void;
   /** Stops timers; pending reports are dropped. */
   close?(): Promise<void>;
+}
+
+/**
+ * A provider that hands its lifecycle reports to the host in process, with no callback to
+ * receive: the sandbox (and test doubles shaped like it). A real upstream reports through its
+ * callbacks instead.
+ */
+export interface InProcessReportingProvider extends ChannelProvider {
+  /** Called once with the sink for the provider's asynchronous lifecycle reports. */
+  onReport(sink: (messageId: string, report: ProviderReport) => Promise<void>): void;
 }
 
 export interface WebhookRequest {
@@ -1283,7 +1606,19 @@ export interface Telemetry {
   messageSent(send: { category: Category; channel: Channel; outcome: SendOutcome }): void;
   /** A short link redirected; `counted` false for a HEAD or a link-preview fetcher. */
   linkFollowed?(counted: boolean): void;
+  /** A send was refused by the organization's abuse protection before anything was stored. */
+  sendRefused?(reason: SendRefusalReason): void;
+  /** A send was stored and handed off to a number of `country` (its region, or `unknown`). */
+  sentToCountry?(country: string): void;
 }
+
+/** Why abuse protection refused a send (`tidings_sends_refused_total{reason}`). */
+export type SendRefusalReason =
+  | "country_not_allowed"
+  | "number_type_blocked"
+  | "destination_limit"
+  | "prefix_limit"
+  | "country_limit";
 
 /**
  * The webhook deliveries waiting to go out, as a storage adapter's `webhookBacklog` reads them

@@ -47,6 +47,7 @@ describe("readConfig", () => {
         webhookDisableAfterMs: 432_000_000,
         webhookLeaseMs: 60_000,
         retentionMs: 90 * 86_400_000,
+        eraseDeletedAfterMs: null,
         idempotencyTtlMs: 86_400_000,
         logLevel: "info",
         publicUrl: null,
@@ -56,7 +57,9 @@ describe("readConfig", () => {
         metrics: true,
         metricsToken: null,
         metricsPort: null,
+        keywords: {},
         startupTimeoutMs: 30_000,
+        storageTimeoutMs: 2000,
       }),
     );
   });
@@ -81,6 +84,7 @@ describe("readConfig", () => {
       TIDINGS_WEBHOOK_DISABLE_AFTER_MS: "60000",
       TIDINGS_WEBHOOK_LEASE_MS: "25000",
       TIDINGS_RETENTION: "2m",
+      TIDINGS_RETENTION_ERASE_DELETED_DAYS: "30",
       TIDINGS_IDEMPOTENCY_TTL: "1500ms",
       TIDINGS_LOG_LEVEL: "debug",
       TIDINGS_PUBLIC_URL: "https://tidings.example.com",
@@ -90,7 +94,9 @@ describe("readConfig", () => {
       TIDINGS_METRICS: "0",
       TIDINGS_METRICS_TOKEN: "scrape-token",
       TIDINGS_METRICS_PORT: "9464",
+      TIDINGS_KEYWORDS: '{"opt_out":["ARRET"]}',
       TIDINGS_STARTUP_TIMEOUT_MS: "5000",
+      TIDINGS_STORAGE_TIMEOUT_MS: "3000",
     });
     expect(result).toEqual(
       ok({
@@ -118,6 +124,7 @@ describe("readConfig", () => {
         webhookDisableAfterMs: 60_000,
         webhookLeaseMs: 25_000,
         retentionMs: 120_000,
+        eraseDeletedAfterMs: 30 * 86_400_000,
         idempotencyTtlMs: 1500,
         logLevel: "debug",
         publicUrl: "https://tidings.example.com",
@@ -127,7 +134,9 @@ describe("readConfig", () => {
         metrics: false,
         metricsToken: "scrape-token",
         metricsPort: 9464,
+        keywords: { opt_out: ["ARRET"] },
         startupTimeoutMs: 5000,
+        storageTimeoutMs: 3000,
       }),
     );
   });
@@ -165,8 +174,12 @@ describe("readConfig", () => {
     ["TIDINGS_RETENTION", "3 months"],
     ["TIDINGS_RETENTION", "0d"],
     ["TIDINGS_RETENTION", "99999999d"],
+    ["TIDINGS_RETENTION_ERASE_DELETED_DAYS", "30d"],
+    ["TIDINGS_RETENTION_ERASE_DELETED_DAYS", "-1"],
     ["TIDINGS_IDEMPOTENCY_TTL", "1.5h"],
     ["TIDINGS_IDEMPOTENCY_TTL", "500ms"],
+    ["TIDINGS_STORAGE_TIMEOUT_MS", "50"],
+    ["TIDINGS_STORAGE_TIMEOUT_MS", "2s"],
   ])("refuses a bad %s (%j) with a message naming the variable", (name, value) => {
     const errors = errorsOf({ [name]: value });
     expect(errors).toHaveLength(1);
@@ -278,7 +291,9 @@ describe("readConfig", () => {
       "TIDINGS_WEBHOOK_DISABLE_AFTER_MS",
       "TIDINGS_WEBHOOK_LEASE_MS",
       "TIDINGS_STARTUP_TIMEOUT_MS",
+      "TIDINGS_STORAGE_TIMEOUT_MS",
       "TIDINGS_RETENTION",
+      "TIDINGS_RETENTION_ERASE_DELETED_DAYS",
       "TIDINGS_IDEMPOTENCY_TTL",
       "TIDINGS_LOG_LEVEL",
       "TIDINGS_PUBLIC_URL",

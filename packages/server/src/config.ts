@@ -1,7 +1,13 @@
-import { existsSync } from "node:fs";
+import { accessSync, constants, existsSync } from "node:fs";
 import { isIP } from "node:net";
 import { dirname, isAbsolute, resolve } from "node:path";
-import { defaultConfig, parseSecretKey, parseUrl } from "@tidings/core";
+import {
+  defaultConfig,
+  type KeywordLists,
+  parseKeywords,
+  parseSecretKey,
+  parseUrl,
+} from "@tidings/core";
 import { err, ok, type Result } from "neverthrow";
 import { formatDuration, parseDuration } from "./duration.js";
 import { type ProviderConfig, readProviderConfig } from "./provider-config.js";
@@ -18,7 +24,7 @@ export type DatabaseConfig =
     }
   | { kind: "postgres"; url: string };
 
-/** The server's configuration, read from the environment (README "Configuration"). */
+/** The server's configuration, read from the environment (docs/configuration.md). */
 export interface ServerConfig {
   database: DatabaseConfig;
   port: number;
@@ -42,6 +48,11 @@ export interface ServerConfig {
   webhookLeaseMs: number;
   /** `TIDINGS_RETENTION`: how long messages, their events, deliveries and attempts are kept. */
   retentionMs: number;
+  /**
+   * `TIDINGS_RETENTION_ERASE_DELETED_DAYS`: how long after its soft delete a profile is erased,
+   * in ms; `null` (unset or empty, the default): never by retention.
+   */
+  eraseDeletedAfterMs: number | null;
   /** `TIDINGS_IDEMPOTENCY_TTL`: how long an Idempotency-Key is remembered. */
   idempotencyTtlMs: number;
   logLevel: LogLevel;
@@ -58,17 +69,24 @@ export interface ServerConfig {
   console: boolean;
   /** Whether Prometheus metrics are served at `/metrics` (`TIDINGS_METRICS`, on by default). */
   metrics: boolean;
+  /** `TIDINGS_KEYWORDS`: words added to the default opt-out, opt-in and help keywords. */
+  keywords: Partial<KeywordLists>;
   /** `TIDINGS_METRICS_TOKEN`: the bearer token a scrape must send; `null`: none needed. */
   metricsToken: string | null;
   /** `TIDINGS_METRICS_PORT`: where `worker` serves `/metrics` (0 picks a port); `null`: it does not. */
   metricsPort: number | null;
   /** `TIDINGS_STARTUP_TIMEOUT_MS`: how long start-up retries a database it cannot reach. */
   startupTimeoutMs: number;
+  /**
+   * `TIDINGS_STORAGE_TIMEOUT_MS`: how long a request may wait on storage in all, and any one
+   * wait (a connection, a statement's answer, SQLite's write lock) at most.
+   */
+  storageTimeoutMs: number;
 }
 
 type Env = Record<string, string | undefined>;
 
-/** Every variable with its default, in the order the README lists them. */
+/** Every variable with its default, in the order docs/configuration.md lists them. */
 export const CONFIG_DEFAULTS = {
   TIDINGS_DATABASE_URL: "sqlite:./tidings.db",
   TIDINGS_SQLITE_SYNCHRONOUS: "normal",
@@ -89,7 +107,9 @@ export const CONFIG_DEFAULTS = {
   TIDINGS_WEBHOOK_DISABLE_AFTER_MS: "432000000",
   TIDINGS_WEBHOOK_LEASE_MS: "60000",
   TIDINGS_STARTUP_TIMEOUT_MS: "30000",
+  TIDINGS_STORAGE_TIMEOUT_MS: "2000",
   TIDINGS_RETENTION: "90d",
+  TIDINGS_RETENTION_ERASE_DELETED_DAYS: "(off: deleted profiles are kept until erased)",
   TIDINGS_IDEMPOTENCY_TTL: "24h",
   TIDINGS_LOG_LEVEL: "info",
   TIDINGS_PUBLIC_URL: "http://127.0.0.1:$PORT",
@@ -100,6 +120,12 @@ export const CONFIG_DEFAULTS = {
   TIDINGS_METRICS_TOKEN: "(none: a scrape needs no token)",
   TIDINGS_METRICS_PORT: "(none: worker serves no metrics)",
 } as const;
+
+/**
+ * `TIDINGS_STORAGE_TIMEOUT_MS`'s default: a request that meets a database that stopped
+ * answering gives up on it within this, so it is answered 503 well under 5 s.
+ */
+export const DEFAULT_STORAGE_TIMEOUT_MS = Number(CONFIG_DEFAULTS.TIDINGS_STORAGE_TIMEOUT_MS);
 
 /**
  * The shortest lease the delivery engine accepts: longer than the 15 s webhook timeout plus the
@@ -149,12 +175,8 @@ export function readConfig(env: Env, cwd = process.cwd()): Result<ServerConfig, 
   const parsedDatabase = parseDatabaseUrl(get("TIDINGS_DATABASE_URL"), cwd);
   const database = parsedDatabase.unwrapOr(null);
   if (parsedDatabase.isErr()) errors.push(`TIDINGS_DATABASE_URL ${parsedDatabase.error}`);
-  if (database !== null) {
-    const missing = missingDatabaseDirectory(database);
-    if (missing !== null) {
-      errors.push(`TIDINGS_DATABASE_URL points into ${missing}, which does not exist.`);
-    }
-  }
+  const directoryProblem = database === null ? null : databaseDirectoryProblem(database);
+  if (directoryProblem !== null) errors.push(directoryProblem);
 
   const synchronous = get("TIDINGS_SQLITE_SYNCHRONOUS");
   if (synchronous !== "normal" && synchronous !== "full") {
@@ -225,7 +247,19 @@ export function readConfig(env: Env, cwd = process.cwd()): Result<ServerConfig, 
   if (!["0", "1", "true", "false"].includes(metricsFlag)) {
     errors.push(`TIDINGS_METRICS must be 1 or 0, not ${JSON.stringify(metricsFlag)}.`);
   }
+  const keywordsText = env.TIDINGS_KEYWORDS?.trim() || null;
+  let keywords: Partial<KeywordLists> = {};
+  if (keywordsText !== null) {
+    const parsed = parseKeywords(keywordsText);
+    if (parsed.isErr()) errors.push(`TIDINGS_KEYWORDS ${parsed.error}`);
+    else keywords = parsed.value;
+  }
   const metricsToken = env.TIDINGS_METRICS_TOKEN?.trim() || null;
+  const eraseDaysText = env.TIDINGS_RETENTION_ERASE_DELETED_DAYS?.trim() || null;
+  const eraseDeletedAfterMs =
+    eraseDaysText === null
+      ? null
+      : integer("TIDINGS_RETENTION_ERASE_DELETED_DAYS", 0, 36_500) * 86_400_000;
   const metricsPortText = env.TIDINGS_METRICS_PORT?.trim() || null;
   const metricsPort = metricsPortText === null ? null : integer("TIDINGS_METRICS_PORT", 0, 65_535);
   const secretKey = env.TIDINGS_SECRET_KEY?.trim() || null;
@@ -250,6 +284,7 @@ export function readConfig(env: Env, cwd = process.cwd()): Result<ServerConfig, 
     secretKey,
     dev: dev === "1" || dev === "true",
     providers,
+    keywords,
     sandboxDelayMs: integer("TIDINGS_SANDBOX_DELAY_MS", 0, 86_400_000),
     sendRateLimit: sendRate.limit,
     sendRateWindowMs: sendRate.windowMs,
@@ -261,6 +296,7 @@ export function readConfig(env: Env, cwd = process.cwd()): Result<ServerConfig, 
     webhookDisableAfterMs: integer("TIDINGS_WEBHOOK_DISABLE_AFTER_MS", 1, 365 * 86_400_000),
     webhookLeaseMs: integer("TIDINGS_WEBHOOK_LEASE_MS", MIN_WEBHOOK_LEASE_MS, 86_400_000),
     retentionMs: duration("TIDINGS_RETENTION", 1000),
+    eraseDeletedAfterMs,
     idempotencyTtlMs: duration("TIDINGS_IDEMPOTENCY_TTL", 1000),
     logLevel: logLevel as LogLevel,
     publicUrl,
@@ -271,6 +307,7 @@ export function readConfig(env: Env, cwd = process.cwd()): Result<ServerConfig, 
     metricsToken,
     metricsPort,
     startupTimeoutMs: integer("TIDINGS_STARTUP_TIMEOUT_MS", 0, 3_600_000),
+    storageTimeoutMs: integer("TIDINGS_STORAGE_TIMEOUT_MS", 100, 600_000),
   };
   const backoffRead = !errors.some((e) => e.startsWith("TIDINGS_WEBHOOK_BACKOFF_"));
   if (backoffRead && config.webhookBackoffCapMs < config.webhookBackoffBaseMs) {
@@ -339,11 +376,41 @@ export function parseDatabaseUrl(url: string, cwd: string): Result<DatabaseConfi
   return err(`must be sqlite:PATH or postgres://…, not ${JSON.stringify(url)}.`);
 }
 
-/** The directory a SQLite database would be created in, when it does not exist; else null. */
-function missingDatabaseDirectory(database: DatabaseConfig): string | null {
+/**
+ * Why a SQLite database cannot be kept where `TIDINGS_DATABASE_URL` points, or null: its
+ * directory must exist, and this process must be allowed to write there (the database, SQLite's
+ * journal files and the key file are made in it) and to the files of it already there. A
+ * read-only file system is not refused here: start-up waits for it to turn writable
+ * (`TIDINGS_STARTUP_TIMEOUT_MS`), as a disk remounted read-only after an error may.
+ */
+export function databaseDirectoryProblem(database: DatabaseConfig): string | null {
   if (database.kind !== "sqlite" || database.path === ":memory:") return null;
   const directory = dirname(database.path);
-  return existsSync(directory) ? null : directory;
+  if (!existsSync(directory)) {
+    return `TIDINGS_DATABASE_URL points into ${directory}, which does not exist.`;
+  }
+  const files: Array<[string, number]> = [
+    [directory, constants.W_OK | constants.X_OK],
+    [database.path, constants.R_OK | constants.W_OK],
+    [`${database.path}-wal`, constants.R_OK | constants.W_OK],
+    [`${database.path}-shm`, constants.R_OK | constants.W_OK],
+    [`${database.path}.key`, constants.R_OK],
+  ];
+  for (const [file, mode] of files) {
+    try {
+      accessSync(file, mode);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== "EACCES" && code !== "EPERM") continue;
+      const user = `this process (uid ${process.getuid?.() ?? "?"})`;
+      const what =
+        file === directory
+          ? `${user} may not write to it: the database, its journal and the key file are made there`
+          : `${user} may not ${mode & constants.W_OK ? "read and write" : "read"} ${file} in it`;
+      return `TIDINGS_DATABASE_URL points into ${directory}, but ${what}. Mount a volume there that this user may write to, or give the directory and its files to that user (chown).`;
+    }
+  }
+  return null;
 }
 
 const HOST_LABEL = /^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$/;

@@ -3,7 +3,7 @@ import { startFakeInfobip } from "@tidings/adapter-infobip/testing";
 import { sqliteStorage } from "@tidings/adapter-sqlite";
 import { startFakeTwilio } from "@tidings/adapter-twilio/testing";
 import { createIds, recordUpstreamReport, systemClock } from "@tidings/core";
-import { cleanupsEach } from "@tidings/core/testing";
+import { cleanupsEach, readableSecretBox } from "@tidings/core/testing";
 import twilio from "twilio";
 import { expect, it } from "vitest";
 import { eventually } from "./testing/eventually.js";
@@ -92,7 +92,7 @@ it("a fallback SMS owed when the process died goes out from the next process", {
   const storage = sqliteStorage(join(workspace.dir, "tidings.db"));
   const clock = systemClock;
   const outcome = await recordUpstreamReport(
-    { storage, clock, ids: createIds(clock) },
+    { storage, clock, ids: createIds(clock), secretBox: readableSecretBox },
     {
       messageId,
       channel: "viber",

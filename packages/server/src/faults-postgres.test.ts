@@ -1,7 +1,4 @@
-import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, readdirSync } from "node:fs";
-import { createServer } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { skippedUnless } from "@tidings/core/testing";
 import pg from "pg";
@@ -22,6 +19,12 @@ import {
   startFaultLoad,
   subscribeEveryTopic,
 } from "./testing/fault-load.js";
+import {
+  clusterVersion,
+  createPrivateCluster,
+  freePort,
+  type PrivateCluster,
+} from "./testing/private-cluster.js";
 
 /**
  * PostgreSQL going away under a running `tidings serve` with 8 concurrent senders and a
@@ -91,23 +94,6 @@ describe.skipIf(
   }, 120_000);
 });
 
-/** The installed PostgreSQL version whose cluster tools this machine has, or null. */
-function clusterVersion(): string | null {
-  if (process.getuid?.() !== 0 || !existsSync("/usr/bin/pg_createcluster")) return null;
-  const versions = existsSync("/etc/postgresql") ? readdirSync("/etc/postgresql") : [];
-  return versions.sort().at(-1) ?? null;
-}
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-
 const VERSION = clusterVersion();
 
 // A cluster of its own (created with pg_createcluster on a free port, dropped afterwards), so
@@ -118,38 +104,19 @@ describe.skipIf(
     "stopping a PostgreSQL cluster of its own needs TIDINGS_TEST_PG_URL, root and Debian's pg_createcluster",
   ),
 )("a PostgreSQL cluster of its own, stopped and started under load", () => {
-  const name = `tidings_faults_${randomBytes(4).toString("hex")}`;
-  let port: number;
+  let cluster: PrivateCluster;
   let url: string;
-  const ctl = (action: "start" | "stop") =>
-    execFileSync("pg_ctlcluster", ["--skip-systemctl-redirect", VERSION ?? "", name, action], {
-      stdio: "ignore",
-    });
+  const ctl = (action: "start" | "stop") => cluster.ctl(action);
   const running: CliProcess[] = [];
 
   beforeAll(async () => {
-    port = await freePort();
-    execFileSync(
-      "pg_createcluster",
-      [
-        VERSION ?? "",
-        name,
-        "-p",
-        String(port),
-        "--pgoption",
-        "fsync=off",
-        "--",
-        "--auth-local=trust",
-        "--auth-host=trust",
-      ],
-      { stdio: "ignore" },
-    );
-    url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+    cluster = await createPrivateCluster(VERSION ?? "", "faults", { start: false });
+    url = cluster.url;
   }, 120_000);
 
   afterAll(() => {
     for (const proc of running) proc.child.kill("SIGKILL");
-    execFileSync("pg_dropcluster", ["--stop", VERSION ?? "", name], { stdio: "ignore" });
+    cluster?.drop();
   });
 
   it("starts while the database is down, waiting for it, then serves", async () => {

@@ -8,6 +8,7 @@ import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import {
   type CliProcess,
+  runChildCli,
   type ServerProcess,
   startCliProcess,
   startServer,
@@ -161,5 +162,36 @@ describe.skipIf(
     }
     await expectNothingLost(proc, baseUrl, sender, load, tally);
     await tally.close();
+  }, 120_000);
+
+  it("stops with exit 1 and an error naming the directory when it stays read-only", async () => {
+    // A database and its key already there, as on a volume mounted read-only by mistake.
+    const kept = mountTmpfs(16);
+    mounted.push(kept);
+    await createFaultSender(serverEnv(kept));
+    remount(kept, "ro");
+    const waited = await runChildCli(["serve", "--port", "0"], {
+      ...serverEnv(kept),
+      TIDINGS_STARTUP_TIMEOUT_MS: "500",
+    });
+    expect(waited.code).toBe(1);
+    const failed = JSON.parse(waited.stdout.trim().split("\n").at(-1) ?? "") as {
+      msg: string;
+      error: string;
+    };
+    expect(failed.msg).toBe("failed");
+    expect(failed.error).toContain(
+      `The directory ${kept} is on a read-only file system: mount a writable volume there.`,
+    );
+
+    // Nothing there yet: the key file cannot be made, which no wait would change.
+    const empty = mountTmpfs(1);
+    mounted.push(empty);
+    remount(empty, "ro");
+    const refused = await runChildCli(["serve", "--port", "0"], serverEnv(empty));
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      `the key file ${join(empty, "tidings.db.key")} cannot be created (read-only file system): mount a writable volume at ${empty}, or set TIDINGS_SECRET_KEY.`,
+    );
   }, 120_000);
 });

@@ -6,6 +6,6 @@ export type { DatabaseConfig, LogLevel, ServerConfig } from "./config.js";
 export { CONFIG_DEFAULTS, parseDatabaseUrl, readConfig } from "./config.js";
 export type { LogFields, Logger } from "./logger.js";
 export { createLogger } from "./logger.js";
-export type { Runtime } from "./runtime/runtime.js";
+export type { Runtime, RuntimeOptions } from "./runtime/runtime.js";
 export { openRuntime, tidingsConfig } from "./runtime/runtime.js";
 export { ConfigError, loadSecretKey } from "./secret-key.js";

@@ -35,6 +35,7 @@ describe("provider routing (TIDINGS_PROVIDER, _VIBER, _SMS)", () => {
         apiKeySecret: null,
         messagingServiceSid: null,
         apiUrl: "https://api.twilio.com",
+        webhookKeys: {},
       },
       infobip: null,
       vonage: null,
@@ -108,11 +109,75 @@ describe("provider routing (TIDINGS_PROVIDER, _VIBER, _SMS)", () => {
     expect(result.isOk() && result.value.providers).toMatchObject({
       viber: "infobip",
       sms: "twilio",
-      infobip: { baseUrl: "https://abcde.api.infobip.com", apiKey: "key" },
+      infobip: {
+        baseUrl: "https://abcde.api.infobip.com",
+        apiKey: "key",
+        inboundTokens: [],
+        idempotent: false,
+      },
     });
     expect(errorsOf({ ...TWILIO, TIDINGS_PROVIDER: "infobip" })).toEqual([
       "TIDINGS_PROVIDER is infobip, which needs TIDINGS_INFOBIP_BASE_URL, TIDINGS_INFOBIP_API_KEY: set them.",
     ]);
+  });
+
+  it("Infobip's inbound tokens: a comma-separated list, each at least 32 URL-safe characters, never echoed", () => {
+    const infobip = {
+      ...TWILIO,
+      TIDINGS_PROVIDER: "infobip",
+      TIDINGS_PROVIDER_SMS: "twilio",
+      TIDINGS_INFOBIP_BASE_URL: "https://abcde.api.infobip.com/",
+      TIDINGS_INFOBIP_API_KEY: "key",
+    };
+    const current = "a".repeat(32);
+    const next = "b".repeat(48);
+    const result = read({ ...infobip, TIDINGS_INFOBIP_INBOUND_TOKENS: ` ${current} , ${next},` });
+    expect(result.isOk() && result.value.providers.infobip?.inboundTokens).toEqual([current, next]);
+    const short = "s3cr3t-but-short";
+    const errors = errorsOf({
+      ...infobip,
+      TIDINGS_INFOBIP_INBOUND_TOKENS: `${current},${short},${"c".repeat(31)}/`,
+    });
+    expect(errors).toEqual([
+      expect.stringMatching(
+        /^TIDINGS_INFOBIP_INBOUND_TOKENS: token 2 has 16 characters; at least 32/,
+      ),
+      expect.stringMatching(/^TIDINGS_INFOBIP_INBOUND_TOKENS: token 3 may hold only letters/),
+    ]);
+    expect(errors.join(" ")).not.toContain(short);
+  });
+
+  it("TIDINGS_TWILIO_WEBHOOK_KEYS is a JSON object of key id to secret; TIDINGS_INFOBIP_IDEMPOTENT is 0 or 1", () => {
+    const keys = read({
+      ...TWILIO,
+      TIDINGS_PROVIDER_SMS: "twilio",
+      TIDINGS_TWILIO_WEBHOOK_KEYS: '{"webhooks_sharedkey_1":"s3cret"}',
+    });
+    expect(keys.isOk() && keys.value.providers.twilio?.webhookKeys).toEqual({
+      webhooks_sharedkey_1: "s3cret",
+    });
+    const bad = errorsOf({
+      ...TWILIO,
+      TIDINGS_PROVIDER_SMS: "twilio",
+      TIDINGS_TWILIO_WEBHOOK_KEYS: '["s3cret"]',
+    });
+    expect(bad).toHaveLength(1);
+    expect(bad[0]).toMatch(/^TIDINGS_TWILIO_WEBHOOK_KEYS must be a JSON object/);
+    expect(bad[0]).not.toContain("s3cret");
+    const infobip = {
+      ...TWILIO,
+      TIDINGS_PROVIDER: "infobip",
+      TIDINGS_PROVIDER_SMS: "twilio",
+      TIDINGS_INFOBIP_BASE_URL: "https://abcde.api.infobip.com/",
+      TIDINGS_INFOBIP_API_KEY: "key",
+    };
+    const on = read({ ...infobip, TIDINGS_INFOBIP_IDEMPOTENT: "1" });
+    expect(on.isOk() && on.value.providers.infobip?.idempotent).toBe(true);
+    const off = read(infobip);
+    expect(off.isOk() && off.value.providers.infobip?.idempotent).toBe(false);
+    expect(errorsOf({ ...infobip, TIDINGS_INFOBIP_IDEMPOTENT: "yes" })[0]).toMatch(
+      /^TIDINGS_INFOBIP_IDEMPOTENT must be 1/,
+    );
   });
 
   it("Vonage needs its application, a PEM private key and the signature secret", () => {

@@ -1,4 +1,5 @@
 import { createPrivateKey } from "node:crypto";
+import { inboundTokenProblem } from "@tidings/adapter-infobip";
 import type { Channel } from "@tidings/core";
 import { parseUrl } from "@tidings/core";
 
@@ -30,6 +31,8 @@ export interface TwilioSettings {
   apiKeySecret: string | null;
   messagingServiceSid: string | null;
   apiUrl: string;
+  /** `TIDINGS_TWILIO_WEBHOOK_KEYS`: webhook signing key id → its secret (HMAC-SHA256 signing). */
+  webhookKeys: Record<string, string>;
 }
 
 /** Infobip's settings (`TIDINGS_INFOBIP_*`). */
@@ -37,6 +40,13 @@ export interface InfobipSettings {
   /** The account's base URL, `https://{xxxxx}.api.infobip.com`. */
   baseUrl: string;
   apiKey: string;
+  /**
+   * `TIDINGS_INFOBIP_INBOUND_TOKENS`: the tokens `/providers/infobip/inbound/{token}` accepts
+   * (none: that route is 404).
+   */
+  inboundTokens: string[];
+  /** `TIDINGS_INFOBIP_IDEMPOTENT=1`: the account has Infobip's opt-in idempotent sending. */
+  idempotent: boolean;
 }
 
 /** Vonage's settings (`TIDINGS_VONAGE_*`). */
@@ -74,11 +84,12 @@ export const PROVIDER_VARIABLES = {
       "TIDINGS_TWILIO_API_KEY_SECRET",
       "TIDINGS_TWILIO_MESSAGING_SERVICE_SID",
       "TIDINGS_TWILIO_API_URL",
+      "TIDINGS_TWILIO_WEBHOOK_KEYS",
     ],
   },
   infobip: {
     required: ["TIDINGS_INFOBIP_BASE_URL", "TIDINGS_INFOBIP_API_KEY"],
-    optional: [],
+    optional: ["TIDINGS_INFOBIP_INBOUND_TOKENS", "TIDINGS_INFOBIP_IDEMPOTENT"],
   },
   vonage: {
     required: [
@@ -127,6 +138,29 @@ function originOf(variable: string, text: string, dev: boolean, errors: string[]
   return `${url.origin}${url.pathname}`.replace(/\/+$/, "");
 }
 
+/** `TIDINGS_TWILIO_WEBHOOK_KEYS`: a JSON object of key id → secret (never echoed back). */
+function readWebhookKeys(text: string | null, errors: string[]): Record<string, string> {
+  if (text === null) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = null;
+  }
+  const valid =
+    typeof parsed === "object" &&
+    parsed !== null &&
+    !Array.isArray(parsed) &&
+    Object.values(parsed).every((secret) => typeof secret === "string" && secret !== "");
+  if (!valid) {
+    errors.push(
+      'TIDINGS_TWILIO_WEBHOOK_KEYS must be a JSON object of webhook signing key id to its secret, e.g. {"webhooks_sharedkey_…":"…"}.',
+    );
+    return {};
+  }
+  return { ...(parsed as Record<string, string>) };
+}
+
 function readTwilio(
   env: Env,
   dev: boolean,
@@ -167,6 +201,7 @@ function readTwilio(
     errors,
   );
   const authToken = setting(env, "TIDINGS_TWILIO_AUTH_TOKEN");
+  const webhookKeys = readWebhookKeys(setting(env, "TIDINGS_TWILIO_WEBHOOK_KEYS"), errors);
   if (accountSid === null || authToken === null || apiUrl === null) return null;
   return {
     accountSid,
@@ -175,6 +210,7 @@ function readTwilio(
     apiKeySecret,
     messagingServiceSid: service,
     apiUrl,
+    webhookKeys,
   };
 }
 
@@ -196,7 +232,28 @@ function readInfobip(
   const baseUrl =
     baseText === null ? null : originOf("TIDINGS_INFOBIP_BASE_URL", baseText, dev, errors);
   const apiKey = setting(env, "TIDINGS_INFOBIP_API_KEY");
-  return baseUrl === null || apiKey === null ? null : { baseUrl, apiKey };
+  const inboundTokens = (setting(env, "TIDINGS_INFOBIP_INBOUND_TOKENS") ?? "")
+    .split(",")
+    .map((token) => token.trim())
+    .filter((token) => token !== "");
+  inboundTokens.forEach((token, index) => {
+    // Never the token itself: it is a secret.
+    const problem = inboundTokenProblem(token);
+    if (problem !== null) {
+      errors.push(
+        `TIDINGS_INFOBIP_INBOUND_TOKENS: token ${index + 1} ${problem} (a random one: openssl rand -hex 24).`,
+      );
+    }
+  });
+  const idempotentText = setting(env, "TIDINGS_INFOBIP_IDEMPOTENT") ?? "0";
+  if (idempotentText !== "0" && idempotentText !== "1") {
+    errors.push(
+      `TIDINGS_INFOBIP_IDEMPOTENT must be 1 (the account has Infobip's idempotent sending) or 0, not ${JSON.stringify(idempotentText)}.`,
+    );
+  }
+  return baseUrl === null || apiKey === null
+    ? null
+    : { baseUrl, apiKey, inboundTokens, idempotent: idempotentText === "1" };
 }
 
 function readVonage(

@@ -159,3 +159,36 @@ it("a Twilio refusal at send is a failed result naming Twilio and its code", {
     error: { code: "upstream_rejected", provider: "twilio", provider_code: "21610" },
   });
 });
+
+it("Twilio out of reach: the answer names the cause and that nothing was sent; one warn line per request", {
+  timeout: 60_000,
+}, async () => {
+  const tidings = await serveTidings({
+    TIDINGS_PROVIDER_SMS: "twilio",
+    TIDINGS_TWILIO_ACCOUNT_SID: ACCOUNT,
+    TIDINGS_TWILIO_AUTH_TOKEN: TOKEN,
+    // `.invalid` never resolves (RFC 6761), with or without a network.
+    TIDINGS_TWILIO_API_URL: "http://api.twilio.invalid",
+  });
+  cleanups.push(() => tidings.stop());
+  const sent = await tidings.call("POST", "/v1/messages/send", {
+    campaign_id: tidings.campaignId,
+    recipient: { type: "phone_number", value: "+14155550125" },
+    params: { pin: "222222" },
+  });
+  expect(sent.status).toBe(200);
+  const body = (await sent.json()) as { status: string; error: { code: string; message: string } };
+  expect(body).toMatchObject({ status: "failed", error: { code: "upstream_unavailable" } });
+  expect(body.error.message).toMatch(/(ENOTFOUND|EAI_AGAIN) api\.twilio\.invalid/);
+  expect(body.error.message).toContain("nothing was sent");
+  expect(body.error.message).not.toContain(TOKEN);
+  const warned = await tidings.waitForLog("provider request failed");
+  expect(warned).toMatchObject({
+    level: "warn",
+    provider: "twilio",
+    channel: "sms",
+    outcome: "unavailable",
+    cause: expect.stringMatching(/ENOTFOUND|EAI_AGAIN/),
+  });
+  expect(JSON.stringify(tidings.logs())).not.toContain(TOKEN);
+});

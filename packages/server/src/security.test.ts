@@ -9,7 +9,7 @@ import { startInWorkspace } from "./testing/in-process.js";
 import { tempWorkspace } from "./testing/run-cli.js";
 import { type ServedTidings, serveTidings } from "./testing/served-tidings.js";
 
-// What the README's "Security" section promises, each through the real server on SQLite.
+// What docs/security.md promises, each through the real server on SQLite.
 
 const cleanups = cleanupsEach();
 

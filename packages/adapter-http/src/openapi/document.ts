@@ -114,8 +114,9 @@ function operation(route: Route): JsonObject {
   const statuses = new Set([...doc.errors, 400, 401, 405, 413, 500, 503]);
   if (route.scope) statuses.add(403);
   for (const status of [...statuses].sort()) responses[status] = errorResponse(route, status);
+  const scopes = route.scope === null ? [] : [route.scope].flat();
   const description = route.scope
-    ? `Requires the scope \`${route.scope}\`.`
+    ? `Requires the scope${scopes.length > 1 ? "s" : ""} ${scopes.map((s) => `\`${s}\``).join(" and ")}.`
     : "Any valid API key; the message must have been sent with it.";
   return {
     operationId: doc.operationId,
@@ -233,6 +234,9 @@ export function buildOpenApiDocument(routes: readonly Route[], options: OpenApiO
       { name: "Webhooks" },
       { name: "Campaigns" },
       { name: "Deliveries" },
+      { name: "Privacy" },
+      { name: "Suppressions" },
+      { name: "Settings" },
       { name: "Sandbox" },
       { name: "Operations" },
     ],

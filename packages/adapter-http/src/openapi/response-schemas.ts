@@ -1,4 +1,4 @@
-import { TOPICS, WEEKDAYS } from "@tidings/core";
+import { MESSAGE_TOPICS, NUMBER_TYPES, TOPICS, WEEKDAYS } from "@tidings/core";
 
 /**
  * The response schemas of the OpenAPI document, written by hand: requests are validated by
@@ -116,6 +116,12 @@ const campaignProperties: Record<string, JsonSchema> = {
     description:
       "Whether sends replace the template's http(s) URLs with tracked short links ({link base}/l/{code}).",
   },
+  allowed_countries: nullable({
+    type: "array",
+    items: { type: "string", pattern: "^[A-Z]{2}$" },
+    description:
+      "Countries (ISO 3166-1 alpha-2) this campaign may send to, within the organization's allowed_countries; null: the organization's.",
+  }),
   category: oneOf(["otp", "transactional", "promotional"]),
   sender: { type: "string" },
   template: { type: "string" },
@@ -156,7 +162,13 @@ const messageProperties: Record<string, JsonSchema> = {
   channel: { ...oneOf(["viber", "sms"]), description: "The channel that carries the message." },
   status: oneOf(MESSAGE_STATUSES),
   recipient: closed(
-    { public_id: { type: "string" }, phone_number: { type: "string" } },
+    {
+      public_id: { type: "string" },
+      phone_number: nullable({
+        type: "string",
+        description: "null once the recipient was erased.",
+      }),
+    },
     "The profile the message went to.",
   ),
   client_reference: nullable({ type: "string" }),
@@ -210,13 +222,35 @@ const messageProperties: Record<string, JsonSchema> = {
 const messageEvent = closed(
   {
     event_id: { type: "string", format: "uuid" },
-    topic: oneOf(TOPICS),
+    topic: oneOf(MESSAGE_TOPICS),
     channel: oneOf(["viber", "sms"]),
     error: messageError,
     created_at: timestamp,
   },
   "One lifecycle event.",
 );
+
+const exportedProfile = closed(
+  {
+    ...profileProperties,
+    phone_number: nullable({ type: "string", description: "E.164; null once erased." }),
+    status: oneOf(["active", "inactive"]),
+    deleted_at: nullable(timestamp),
+    erased: { type: "boolean" },
+  },
+  "A profile as an export shows it, deleted and erased ones included.",
+);
+
+/** The kinds an erasure counts, in the order it answers them. */
+const ERASED_KINDS = [
+  "profiles",
+  "messages",
+  "message_events",
+  "links",
+  "webhook_deliveries",
+  "delivery_attempts",
+  "idempotency_records",
+];
 
 const deliveryProperties: Record<string, JsonSchema> = {
   delivery_id: { type: "string", format: "uuid", description: "The X-Service-Delivery-Id." },
@@ -293,6 +327,16 @@ export const responseSchemas: Record<string, JsonSchema> = {
     updated_at: "2026-11-23T09:30:00.000Z",
   }),
   ProfilePage: pageSchema("Profile", "A page of profiles, oldest first."),
+  ProfileWithSuppressions: closed(
+    {
+      ...profileProperties,
+      suppressed: closed(
+        { viber: { type: "boolean" }, sms: { type: "boolean" } },
+        "Whether the number is suppressed on each channel: sends there are refused (403 recipient_opted_out) whatever the consent says.",
+      ),
+    },
+    "A profile with the channels on which its number is suppressed.",
+  ),
   SendResult: {
     ...closed(
       {
@@ -325,6 +369,48 @@ export const responseSchemas: Record<string, JsonSchema> = {
     { ...webhookProperties, signing_secret: { type: "string", pattern: "^whsec_" } },
     "A webhook subscription with its signing secret, shown on create and rotation only.",
     { ...webhookExample, signing_secret: "whsec_3q2mYk9wQe1n0v5tZr8bXh4sLp7uJd6cAf2gKi0oMnE" },
+  ),
+  Settings: closed(
+    {
+      allowed_countries: nullable({
+        type: "array",
+        items: { type: "string", pattern: "^[A-Z]{2}$" },
+        description:
+          "The countries (ISO 3166-1 alpha-2; a number's country is its libphonenumber region, so GG, JE and IM are their own) messages may go to; null: all.",
+      }),
+      blocked_number_types: {
+        type: "array",
+        items: oneOf(NUMBER_TYPES),
+        description: "Number types no message goes to (libphonenumber's types).",
+      },
+      destination_limits: closed(
+        {
+          per_hour: nullable({ type: "integer", minimum: 0 }),
+          per_day: nullable({ type: "integer", minimum: 0 }),
+        },
+        "Sends to one number, every category, per sliding hour and day; null: no limit.",
+      ),
+      prefix_limits: closed(
+        { per_hour: nullable({ type: "integer", minimum: 0 }) },
+        "Sends to the numbers that share all but the last 3 digits of their national number, per sliding hour; null: no limit.",
+      ),
+      country_daily_limits: {
+        type: "object",
+        propertyNames: { pattern: "^[A-Z]{2}$" },
+        additionalProperties: { type: "integer", minimum: 0 },
+        description: "Sends per country per UTC day.",
+      },
+      updated_at: nullable(timestamp),
+    },
+    "The organization's abuse protection: where and how often it may send.",
+    {
+      allowed_countries: ["GB", "IE"],
+      blocked_number_types: ["PREMIUM_RATE", "SHARED_COST", "UAN"],
+      destination_limits: { per_hour: 10, per_day: 30 },
+      prefix_limits: { per_hour: 100 },
+      country_daily_limits: { GB: 500 },
+      updated_at: "2026-12-06T01:00:00.000Z",
+    },
   ),
   WebhookList: listOf(
     "Webhook",
@@ -361,6 +447,46 @@ export const responseSchemas: Record<string, JsonSchema> = {
     },
     "Development only: what the sandbox was handed for a message.",
   ),
+  Suppression: closed(
+    {
+      channel: oneOf(["viber", "sms"]),
+      phone_number: nullable({
+        type: "string",
+        description: "E.164, where the request or the filter gives it; the number is not stored.",
+      }),
+      phone_number_hash: {
+        type: "string",
+        description:
+          "The keyed hash the suppression is stored under (pseudonymised, not anonymous).",
+      },
+      source: oneOf(["inbound", "provider", "api"]),
+      keyword: nullable({ type: "string" }),
+      provider: nullable({ type: "string" }),
+      note: nullable({ type: "string" }),
+      created_at: timestamp,
+    },
+    "A number the organization does not send to on one channel.",
+  ),
+  SuppressionPage: pageSchema("Suppression", "A page of suppressions, newest first."),
+  InboundMessage: closed(
+    {
+      inbound_id: { type: "string", format: "uuid" },
+      channel: oneOf(["viber", "sms"]),
+      from: { type: "string", description: "The person's number, E.164." },
+      to: { type: "string", description: "The sender it was written to." },
+      text: { type: "string" },
+      keyword_class: nullable(oneOf(["opt_out", "opt_in", "help"])),
+      public_id: nullable({ type: "string" }),
+      provider: { type: "string" },
+      received_at: timestamp,
+    },
+    "A message a person sent to one of the organization's senders.",
+  ),
+  InboundMessagePage: pageSchema("InboundMessage", "A page of inbound messages, newest first."),
+  SandboxInboundResult: closed(
+    { outcome: oneOf(["stored", "duplicate", "bad_sender", "no_owner"]) },
+    "What became of a sandbox inbound message.",
+  ),
   Campaign: closed(campaignProperties, "An API campaign."),
   CampaignPage: pageSchema("Campaign", "A page of campaigns, newest first."),
   Message: closed(messageProperties, "A message and its current status."),
@@ -378,6 +504,59 @@ export const responseSchemas: Record<string, JsonSchema> = {
   RecoverResult: closed(
     { requeued: { type: "integer", minimum: 0 } },
     "How many deliveries are pending again.",
+  ),
+  Erasure: closed(
+    {
+      profile_ids: {
+        type: "array",
+        items: { type: "string" },
+        description: "The profiles the request found, erased now or before.",
+      },
+      erased: closed(
+        Object.fromEntries(ERASED_KINDS.map((kind) => [kind, { type: "integer", minimum: 0 }])),
+        "How many records of each kind lost what identified the person; all 0: nothing was left to erase.",
+      ),
+      erased_at: timestamp,
+    },
+    "What an erasure did.",
+  ),
+  PersonExport: closed(
+    {
+      exported_at: timestamp,
+      profile: nullable(exportedProfile),
+      other_profiles: { type: "array", items: exportedProfile },
+      consent_history: {
+        type: "array",
+        description: "Every consent change of the person's profiles, oldest first.",
+        items: closed(
+          {
+            profile_id: { type: "string" },
+            channel: oneOf(["viber", "sms"]),
+            old_value: nullable({ type: "boolean" }),
+            new_value: { type: "boolean" },
+            api_key_id: nullable({ type: "string" }),
+            changed_at: timestamp,
+          },
+          "One change of a consent flag.",
+        ),
+      },
+      messages: {
+        type: "array",
+        description: "Every message held about the person, oldest first.",
+        items: closed(
+          {
+            ...messageProperties,
+            text: nullable({
+              type: "string",
+              description: "The text sent, OTP codes masked; null once erased.",
+            }),
+            events: { type: "array", items: messageEvent },
+          },
+          "A message with its text, events and links.",
+        ),
+      },
+    },
+    "Everything held about a person.",
   ),
   Health: closed({ status: { type: "string" } }, "The process answers."),
   Problem: {

@@ -1,12 +1,13 @@
 import {
-  checkSendRateLimit,
+  admitSend,
   isStorageUnavailable,
   recoverSendResult,
   sendMessage,
   sendMessageInput,
 } from "@tidings/core";
 import { type Answer, fromResult, json, problem } from "../answer.js";
-import { edgeProblems, isStorageBusy } from "../problem.js";
+import { readJsonBody } from "../json-body.js";
+import { domainProblem, edgeProblems, isStorageBusy } from "../problem.js";
 import type { Route } from "../route.js";
 import { idempotent } from "./idempotent.js";
 import { withinRateLimit } from "./rate-limited.js";
@@ -39,20 +40,32 @@ export const messageRoutes: Route[] = [
     async handle(context) {
       // Counted after authentication and the scope check, before anything else: 400s and
       // replays count, so a client cannot probe for free (docs/decisions.md "Rate limit").
-      const decision = await checkSendRateLimit(context.deps, context.actor.apiKeyId);
+      // The organization's abuse protection is checked in the same hit: a send it refuses
+      // stores nothing, and one its destination limits refuse is not counted on the key.
+      const body = readJsonBody(context.request.headers, context.request.body);
+      const admission = await admitSend(
+        context.deps,
+        context.actor,
+        body.isOk() ? body.value : undefined,
+      );
+      // A destination limit refused: nothing was counted, so no RateLimit-* headers.
+      if (admission.decision === null) return problem(domainProblem(admission.refusal));
+      const { decision, refusal } = admission;
       return withinRateLimit(decision, "send requests", context.query, () =>
         // The hit is counted, so even a 503 says how many sends are left.
         orStorageBusy(() =>
-          idempotent(
-            context,
-            "POST /v1/messages/send",
-            async (input, checkpoint) =>
-              fromResult(await sendMessage(context.deps, context.actor, input, { checkpoint })),
-            async (point) => {
-              const result = await recoverSendResult(context.deps, context.actor, point);
-              return result === null ? null : json(200, result);
-            },
-          ),
+          refusal !== null
+            ? Promise.resolve(problem(domainProblem(refusal)))
+            : idempotent(
+                context,
+                "POST /v1/messages/send",
+                async (input, checkpoint) =>
+                  fromResult(await sendMessage(context.deps, context.actor, input, { checkpoint })),
+                async (point) => {
+                  const result = await recoverSendResult(context.deps, context.actor, point);
+                  return result === null ? null : json(200, result);
+                },
+              ),
         ),
       );
     },

@@ -65,9 +65,13 @@ export const profileRoutes: Route[] = [
     scope: "profiles:read",
     doc: {
       operationId: "getProfile",
-      summary: "Retrieve a profile.",
+      summary: "Retrieve a profile, with the channels on which its number is suppressed.",
       tag: "Profiles",
-      success: { status: 200, schema: "Profile", description: "The profile." },
+      success: {
+        status: 200,
+        schema: "ProfileWithSuppressions",
+        description: "The profile and its suppressions.",
+      },
       errors: [404],
     },
     handle: callWithId("public_id", getProfile),

@@ -14,6 +14,20 @@ import { domainProblem } from "../problem.js";
 import type { Route, RouteContext } from "../route.js";
 import { withJsonBody } from "../route.js";
 
+/** POST /sandbox/inbound body: a message a person sent, as a provider would bring it. */
+export const sandboxInboundInput = v.strictObject(
+  {
+    channel: v.picklist(["sms", "viber"] as const, "must be sms or viber."),
+    from: v.pipe(v.string("must be a string."), v.nonEmpty("must not be empty."), v.maxLength(64)),
+    to: v.pipe(v.string("must be a string."), v.nonEmpty("must not be empty."), v.maxLength(64)),
+    text: v.pipe(
+      v.string("must be a string."),
+      v.maxLength(1600, "must be at most 1600 characters."),
+    ),
+  },
+  "only channel, from, to and text are allowed.",
+);
+
 const REPORTS: readonly ProviderReport[] = ["delivered", "seen", "clicked", "failed", "expired"];
 
 /** POST /sandbox/messages/{message_id}/report body. */
@@ -87,6 +101,44 @@ export const sandboxRoutes: Route[] = [
  * the sandbox; never outside development, since an OTP's text is a secret.
  */
 export const sandboxDevRoutes: Route[] = [
+  {
+    method: "POST",
+    path: "/sandbox/inbound",
+    scope: null,
+    doc: {
+      operationId: "sandboxInbound",
+      summary:
+        "Development only: a message a person sent to one of our senders, as a provider would bring it (provider sandbox).",
+      tag: "Sandbox",
+      body: {
+        name: "SandboxInboundRequest",
+        schema: sandboxInboundInput,
+        example: { channel: "sms", from: "+14155550101", to: "+15005550006", text: "STOP" },
+      },
+      success: {
+        status: 200,
+        schema: "SandboxInboundResult",
+        description: "What became of it: stored, duplicate, bad_sender or no_owner.",
+      },
+      errors: [400, 413, 415],
+    },
+    handle: (context) =>
+      withJsonBody(context, async (input) => {
+        const parsed = parseInput(sandboxInboundInput, input);
+        if (parsed.isErr()) return problem(domainProblem(parsed.error));
+        const outcome = await context.inbound.receive({
+          provider: "sandbox",
+          providerMessageId: context.deps.ids.uuidv7(),
+          channel: parsed.value.channel,
+          from: parsed.value.from,
+          to: parsed.value.to,
+          text: parsed.value.text,
+          receivedAt: null,
+          providerKeywordClass: null,
+        });
+        return json(200, { outcome });
+      }),
+  },
   {
     method: "GET",
     path: "/sandbox/messages/{message_id}",

@@ -79,7 +79,7 @@ export async function httpWorld(appOptions: HttpAppOptions = {}) {
     urlPolicy: httpsOnly,
     config: defaultConfig,
   };
-  provider.onReport?.(async (messageId, report) => {
+  provider.onReport(async (messageId, report) => {
     await recordProviderReport(deps, messageId, report);
   });
   const logged: Array<{ msg: string; fields?: Record<string, unknown> | undefined }> = [];

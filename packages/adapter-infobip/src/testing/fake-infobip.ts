@@ -1,9 +1,10 @@
 // Test support: a loopback fake of Infobip's Viber (`/viber/2/messages`) and SMS
 // (`/sms/3/messages`) APIs, written from Infobip's OpenAPI documents. It checks what Infobip
 // checks (`Authorization: App <key>`, JSON, the fields Tidings sends and their limits), answers
-// as Infobip does (200 with a PENDING_ACCEPTED status, REJECTED_DUPLICATE_MESSAGE_ID for a
-// `messageId` it has seen, or its `ApiError`), and posts delivery and seen reports, one or several
-// per request, to the URLs each message gave.
+// as Infobip does (200 with a PENDING_ACCEPTED status, or its `ApiError`), and posts delivery and
+// seen reports, one or several per request, to the URLs each message gave. A `messageId` it has
+// seen is refused (REJECTED_DUPLICATE_MESSAGE_ID) only when the fake plays an account with
+// Infobip's opt-in idempotent sending; otherwise it is a second message, as on a normal account.
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -17,6 +18,10 @@ export type FakeInfobipAnswer =
   | "unauthorized"
   | "rate_limited"
   | "server_error"
+  /** Keeps the message, then answers 500: the send got through but its answer says not. */
+  | "server_error_after_taking"
+  /** Keeps the message, then drops the connection without an answer. */
+  | "drop_after_taking"
   | "hang";
 
 /** One send the fake received. */
@@ -27,12 +32,27 @@ export interface ReceivedInfobipSend {
   body: Record<string, unknown>;
   /** Whether the fake kept the message (a later report may name it). */
   accepted: boolean;
+  /** Whether the message will reach the handset: accepted and not a refused duplicate. */
+  delivered: boolean;
 }
 
 export interface FakeInfobipOptions {
   apiKey: string;
+  /**
+   * The key has send scopes only (no `account-management:manage`): it sends, and reading the
+   * balance answers 403, as Infobip answers a key without the scope.
+   */
+  sendOnly?: boolean | undefined;
   /** The `Retry-After` of a `rate_limited` answer, in seconds (default 1). */
   retryAfterSeconds?: number | undefined;
+  /**
+   * Plays an account with Infobip's opt-in idempotent sending: a `messageId` seen before is
+   * refused as REJECTED_DUPLICATE_MESSAGE_ID, in the answer (`"answer"`, the default when on) or
+   * in a later delivery report (`"report"`, "during processing": the test posts it with
+   * `deliver`, status name REJECTED_DUPLICATE_MESSAGE_ID). Off (the default, as on most
+   * accounts), a repeated `messageId` is simply another message.
+   */
+  idempotent?: "answer" | "report" | undefined;
 }
 
 /** A delivery report's status and error, as Infobip writes them. */
@@ -131,6 +151,7 @@ function violationsOf(
     validity !== undefined &&
     (!isObject(validity) ||
       !Number.isInteger(validity.amount) ||
+      (validity.amount as number) < 1 ||
       !["SECONDS", "MINUTES", "HOURS"].includes(String(validity.timeUnit ?? "MINUTES")))
   )
     at("options.validityPeriod", "must be { amount, timeUnit }");
@@ -168,6 +189,7 @@ export async function startFakeInfobip(options: FakeInfobipOptions): Promise<Fak
         if (req.headers.authorization !== `App ${options.apiKey}`) {
           return apiError(res, 401, "E401", "Invalid login details");
         }
+        if (options.sendOnly) return apiError(res, 403, "E403", "Forbidden");
         res.writeHead(200, { "content-type": "application/json" });
         return res.end(JSON.stringify({ balance: 42.5, currency: "EUR" }));
       }
@@ -186,6 +208,7 @@ export async function startFakeInfobip(options: FakeInfobipOptions): Promise<Fak
         contentType: req.headers["content-type"] ?? null,
         body,
         accepted: false,
+        delivered: false,
       };
       sends.push(received);
       const answer = answers.shift() ?? "accept";
@@ -216,7 +239,8 @@ export async function startFakeInfobip(options: FakeInfobipOptions): Promise<Fak
         const message = m as Json & { destinations: Json[]; webhooks?: Json; sender: string };
         const destination = message.destinations[0] as { to: string; messageId?: string };
         const messageId = destination.messageId ?? randomUUID();
-        const duplicate = kept.has(messageId);
+        const repeated = kept.has(messageId);
+        const duplicate = repeated && options.idempotent === "answer";
         const rejected = answer === "rejected_destination";
         const status = duplicate
           ? {
@@ -243,6 +267,7 @@ export async function startFakeInfobip(options: FakeInfobipOptions): Promise<Fak
               };
         if (!duplicate && !rejected) {
           const webhooks = isObject(message.webhooks) ? message.webhooks : {};
+          received.delivered = !(repeated && options.idempotent === "report");
           kept.set(messageId, {
             delivery: String((webhooks.delivery as Json | undefined)?.url ?? ""),
             seen: isObject(webhooks.seen) ? String(webhooks.seen.url) : null,
@@ -253,6 +278,13 @@ export async function startFakeInfobip(options: FakeInfobipOptions): Promise<Fak
         }
         return { messageId, status, destination: destination.to };
       });
+      if (answer === "server_error_after_taking") {
+        return apiError(res, 500, "E500", "Something went wrong.");
+      }
+      if (answer === "drop_after_taking") {
+        res.socket?.destroy();
+        return;
+      }
       res.writeHead(200, { "content-type": "application/json" });
       res.end(JSON.stringify({ bulkId: randomUUID(), messages: answered }));
     })();

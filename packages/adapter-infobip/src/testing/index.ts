@@ -8,3 +8,9 @@ export type {
   ReceivedInfobipSend,
 } from "./fake-infobip.js";
 export { startFakeInfobip } from "./fake-infobip.js";
+export {
+  infobipInboundBody,
+  infobipInboundSms,
+  infobipInboundViber,
+  postInfobipInbound,
+} from "./infobip-inbound.js";

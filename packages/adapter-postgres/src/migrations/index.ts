@@ -15,4 +15,6 @@ export { rateLimitRecountOnce } from "./0013-rate-limit-recount-once.js";
 export { recoveryPointGuard } from "./0014-recovery-point-guard.js";
 export { deliveriesFillfactor } from "./0015-deliveries-fillfactor.js";
 export { rateLimitRecountOnEvidence } from "./0016-rate-limit-recount-on-evidence.js";
-export { sendingWindows } from "./0017-sending-windows.js";
+export { consentLoop } from "./0017-consent-loop.js";
+export { abuseProtection } from "./0018-abuse-protection.js";
+export { sendingWindows } from "./0019-sending-windows.js";

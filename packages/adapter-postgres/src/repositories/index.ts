@@ -3,7 +3,11 @@
 export {
   apiKeyRepository as apiKeys,
   consentRepository as consent,
+  inboundRepository as inbound,
   organizationRepository as organizations,
+  senderRepository as senders,
+  settingsRepository as settings,
+  suppressionRepository as suppressions,
 } from "@tidings/core/sql";
 export { campaignRepository as campaigns } from "./campaigns.js";
 export { consoleSessionRepository as consoleSessions } from "./console-sessions.js";
@@ -12,6 +16,7 @@ export { deliveryRepository as deliveries } from "./deliveries.js";
 export { idempotencyRepository as idempotency } from "./idempotency.js";
 export { linkRepository as links } from "./links.js";
 export { messageRepository as messages } from "./messages.js";
+export { privacyRepository as privacy } from "./privacy.js";
 export { profileRepository as profiles } from "./profiles.js";
 export { rateLimitRepository as rateLimits } from "./rate-limits.js";
 export { retentionRepository as retention } from "./retention.js";

@@ -1,4 +1,5 @@
-import type { RateLimitRepository } from "@tidings/core";
+import type { RateLimitDecision, RateLimitRepository } from "@tidings/core";
+import { destinationRefusal } from "@tidings/core";
 import { atomically } from "../atomically.js";
 import type { SqliteConnection } from "../sqlite-database.js";
 import type { SyncOf } from "../sync-repository.js";
@@ -8,46 +9,89 @@ import type { SyncOf } from "../sync-repository.js";
  * per key that triggers keep (migration 6).
  */
 export function rateLimitRepository({ db, sql }: SqliteConnection): SyncOf<RateLimitRepository> {
-  return {
-    hit(key, now, windowMs, limit) {
-      const windowStart = now - windowMs;
-      // Count-then-insert runs under the write lock, so two callers (or two processes) never
-      // both take the last slot.
-      return atomically(db, () => {
-        sql("DELETE FROM rate_limit_hits WHERE key = ? AND at <= ?").run(key, windowStart);
-        // Every hit left is in the window now, so the key's count (kept by triggers) is the
-        // window's: one row read, where counting the rows would walk thousands under a high
-        // limit. Hits after `now` count too: a caller that read its clock later got the lock
-        // first.
-        const counted = sql(
-          `SELECT (SELECT hits FROM rate_limit_counts WHERE key = ?) AS hits,
+  /** One hit on `key`, counted when it fits; run under the write lock. */
+  const hitKey = (key: string, now: number, windowMs: number, limit: number): RateLimitDecision => {
+    const windowStart = now - windowMs;
+    sql("DELETE FROM rate_limit_hits WHERE key = ? AND at <= ?").run(key, windowStart);
+    // Every hit left is in the window now, so the key's count (kept by triggers) is the
+    // window's: one row read, where counting the rows would walk thousands under a high
+    // limit. Hits after `now` count too: a caller that read its clock later got the lock
+    // first.
+    const counted = sql(
+      `SELECT (SELECT hits FROM rate_limit_counts WHERE key = ?) AS hits,
                   (SELECT MIN(at) FROM rate_limit_hits WHERE key = ?) AS oldest`,
-        ).get(key, key) as { hits: number | null; oldest: number | null };
-        const hits = counted.hits ?? 0;
-        const allowed = hits < limit;
-        if (allowed) sql("INSERT INTO rate_limit_hits (key, at) VALUES (?, ?)").run(key, now);
-        const inWindow = allowed ? hits + 1 : hits;
-        const remaining = Math.max(0, limit - inWindow);
-        // `remaining` goes up when the oldest counted hit leaves the window. When more hits are
-        // counted than `limit` allows (it was lowered), the (inWindow - limit + 1)-th oldest
-        // must leave for one more to fit.
-        let leaving: number | undefined;
-        if (inWindow > limit) {
-          leaving = (
-            sql(
-              `SELECT at FROM rate_limit_hits WHERE key = ? AND at > ?
+    ).get(key, key) as { hits: number | null; oldest: number | null };
+    const hits = counted.hits ?? 0;
+    const allowed = hits < limit;
+    if (allowed) sql("INSERT INTO rate_limit_hits (key, at) VALUES (?, ?)").run(key, now);
+    const inWindow = allowed ? hits + 1 : hits;
+    const remaining = Math.max(0, limit - inWindow);
+    // `remaining` goes up when the oldest counted hit leaves the window. When more hits are
+    // counted than `limit` allows (it was lowered), the (inWindow - limit + 1)-th oldest
+    // must leave for one more to fit.
+    let leaving: number | undefined;
+    if (inWindow > limit) {
+      leaving = (
+        sql(
+          `SELECT at FROM rate_limit_hits WHERE key = ? AND at > ?
                ORDER BY at LIMIT 1 OFFSET ?`,
-            ).get(key, windowStart, inWindow - limit) as { at: number } | undefined
-          )?.at;
-        } else if (inWindow > 0) {
-          // The oldest stored hit, or this one when it is older (a stored hit may be stamped
-          // after `now`) or the only one.
-          const stored = counted.oldest ?? Number.POSITIVE_INFINITY;
-          leaving = allowed ? Math.min(stored, now) : stored;
+        ).get(key, windowStart, inWindow - limit) as { at: number } | undefined
+      )?.at;
+    } else if (inWindow > 0) {
+      // The oldest stored hit, or this one when it is older (a stored hit may be stamped
+      // after `now`) or the only one.
+      const stored = counted.oldest ?? Number.POSITIVE_INFINITY;
+      leaving = allowed ? Math.min(stored, now) : stored;
+    }
+    const resetMs = leaving === undefined ? 0 : leaving + windowMs - now;
+    return { allowed, limit, remaining, resetMs };
+  };
+  return {
+    // Count-then-insert runs under the write lock, so two callers (or two processes) never
+    // both take the last slot.
+    hit: (key, now, windowMs, limit) => atomically(db, () => hitKey(key, now, windowMs, limit)),
+    // A send's destination counters (migration 17) are checked and counted in the same write
+    // transaction as its key's hit: nothing is counted when a counter is full, and the
+    // destinations only when the key allows the send.
+    hitSend: ({ now, key, destinations }) =>
+      atomically(db, () => {
+        for (const [index, counter] of destinations.entries()) {
+          let hits: number[] = [];
+          let total: { n: number; until: number } | undefined;
+          if ("windows" in counter) {
+            const longest = Math.max(...counter.windows.map((w) => w.windowMs));
+            sql("DELETE FROM destination_hits WHERE key = ? AND at <= ?").run(
+              counter.key,
+              now - longest,
+            );
+            hits = (
+              sql("SELECT at FROM destination_hits WHERE key = ?").all(counter.key) as Array<{
+                at: number;
+              }>
+            ).map((row) => row.at);
+          } else {
+            total = sql("SELECT n, until FROM destination_totals WHERE key = ?").get(counter.key) as
+              | { n: number; until: number }
+              | undefined;
+          }
+          const resetMs = destinationRefusal(counter, now, hits, total);
+          if (resetMs !== null) return { refusedBy: index, resetMs };
         }
-        const resetMs = leaving === undefined ? 0 : leaving + windowMs - now;
-        return { allowed, limit, remaining, resetMs };
-      });
-    },
+        const decision = hitKey(key.key, now, key.windowMs, key.limit);
+        if (decision.allowed) {
+          for (const counter of destinations) {
+            if ("windows" in counter) {
+              sql("INSERT INTO destination_hits (key, at) VALUES (?, ?)").run(counter.key, now);
+            } else {
+              sql(
+                `INSERT INTO destination_totals (key, n, until) VALUES (?, 1, ?)
+                 ON CONFLICT (key) DO UPDATE SET
+                   n = CASE WHEN until > ? THEN n + 1 ELSE 1 END, until = excluded.until`,
+              ).run(counter.key, counter.total.until, now);
+            }
+          }
+        }
+        return { refusedBy: null, key: decision };
+      }),
   };
 }

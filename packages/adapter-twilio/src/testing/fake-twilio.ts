@@ -18,6 +18,8 @@ export type FakeTwilioAnswer =
   | "unauthorized"
   | "rate_limited"
   | "server_error"
+  /** 400 with 21611: the sender's queue is full (temporary; nothing was taken). */
+  | "queue_full"
   | "hang"
   | "drop";
 
@@ -99,10 +101,22 @@ export async function startFakeTwilio(options: FakeTwilioOptions): Promise<FakeT
       const body = await readBody(req);
       const path = `/2010-04-01/Accounts/${options.accountSid}/Messages.json`;
       if (req.method === "GET" && req.url === `/2010-04-01/Accounts/${options.accountSid}.json`) {
-        if (!basics.includes(req.headers.authorization ?? "")) {
+        // A Standard API key may use the account's resources, but not read the account itself.
+        if (req.headers.authorization !== basics[0]) {
           return restError(res, 401, 20003, "Authenticate");
         }
         return sendJson(res, 200, { sid: options.accountSid, status: "active", type: "Full" });
+      }
+      if (req.method === "GET" && req.url?.startsWith(`${path}?`)) {
+        if (!basics.includes(req.headers.authorization ?? "")) {
+          return restError(res, 401, 20003, "Authenticate");
+        }
+        const pageSize = Number(new URLSearchParams(req.url.split("?")[1]).get("PageSize") ?? 50);
+        return sendJson(res, 200, {
+          messages: [...accepted.keys()].slice(0, pageSize).map((sid) => ({ sid })),
+          page: 0,
+          page_size: pageSize,
+        });
       }
       if (req.method !== "POST" || req.url !== path) {
         return restError(res, 404, 20404, "The requested resource was not found");
@@ -135,6 +149,14 @@ export async function startFakeTwilio(options: FakeTwilioOptions): Promise<FakeT
         return restError(res, 429, 20429, "Too Many Requests");
       }
       if (answer === "server_error") return restError(res, 500, 20500, "Internal Server Error");
+      if (answer === "queue_full") {
+        return restError(
+          res,
+          400,
+          21611,
+          "This 'From' number has exceeded the maximum number of queued messages",
+        );
+      }
       if (!form.To) return restError(res, 400, 21604, "A 'To' phone number is required.");
       if (!E164.test(form.To) || answer === "invalid_number") {
         return restError(
@@ -150,8 +172,14 @@ export async function startFakeTwilio(options: FakeTwilioOptions): Promise<FakeT
       if (!form.From && !form.MessagingServiceSid) {
         return restError(res, 400, 21603, "A 'From' phone number is required.");
       }
-      if (!form.Body || [...form.Body].length > 1600) {
-        return restError(res, 400, 21602, "Message body is required (at most 1600 characters).");
+      if (!form.Body) return restError(res, 400, 21602, "Message body is required.");
+      if ([...form.Body].length > 1600) {
+        return restError(
+          res,
+          400,
+          21617,
+          "The concatenated message body exceeds the 1600 character limit.",
+        );
       }
       const validity = Number(form.ValidityPeriod ?? "36000");
       if (!Number.isInteger(validity) || validity < 1 || validity > 36_000) {

@@ -7,3 +7,5 @@ export type {
   ReceivedSend,
 } from "./fake-twilio.js";
 export { startFakeTwilio } from "./fake-twilio.js";
+export type { PostTwilioInboundOptions, TwilioInboundMessage } from "./twilio-inbound.js";
+export { postTwilioInbound, twilioInboundForm } from "./twilio-inbound.js";

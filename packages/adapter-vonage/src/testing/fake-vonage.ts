@@ -16,7 +16,9 @@ export type FakeVonageAnswer =
   | "unauthorized"
   | "rate_limited"
   | "server_error"
-  | "hang";
+  | "hang"
+  /** Cuts the connection after the request arrived, without an answer. */
+  | "drop";
 
 export interface ReceivedVonageSend {
   authorization: string | null;
@@ -86,7 +88,9 @@ function invalidOf(body: Record<string, unknown>): string | null {
   if (typeof body.to !== "string" || !/^[1-9][0-9]{6,14}$/.test(body.to))
     return "to must be an E.164 number without +";
   if (typeof body.from !== "string" || body.from === "") return "from is required";
+  if (/^(\+|00)/.test(body.from)) return "from must be a number without + or 00, or a name";
   if (typeof body.text !== "string" || body.text === "") return "text is required";
+  if ([...body.text].length > 1000) return "text must be at most 1000 characters";
   if (typeof body.client_ref !== "string" || body.client_ref.length > 100)
     return "client_ref must be at most 100 characters";
   if (typeof body.webhook_url !== "string" || parseUrl(body.webhook_url) === null)
@@ -98,9 +102,9 @@ function invalidOf(body: Record<string, unknown>): string | null {
     if (
       !Number.isInteger(viber.ttl) ||
       (viber.ttl as number) < 30 ||
-      (viber.ttl as number) > 1_209_600
+      (viber.ttl as number) > 259_200
     )
-      return "viber_service.ttl must be 30 to 1209600";
+      return "viber_service.ttl must be 30 to 259200";
     if (!/^[0-9]+$/.test(String(body.from))) return "from must be the Viber service id";
     return null;
   }
@@ -162,6 +166,10 @@ export async function startFakeVonage(options: FakeVonageOptions): Promise<FakeV
       };
       sends.push(received);
       const answer = answers.shift() ?? "accept";
+      if (answer === "drop") {
+        req.socket.destroy();
+        return;
+      }
       if (answer === "hang") {
         hanging.add(res);
         return;

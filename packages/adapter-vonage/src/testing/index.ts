@@ -7,3 +7,10 @@ export type {
   ReceivedVonageSend,
 } from "./fake-vonage.js";
 export { startFakeVonage } from "./fake-vonage.js";
+export type { PostVonageInboundOptions } from "./vonage-inbound.js";
+export {
+  postVonageInbound,
+  vonageInboundRequest,
+  vonageInboundText,
+  vonageWebhookToken,
+} from "./vonage-inbound.js";

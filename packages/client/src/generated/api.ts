@@ -33,7 +33,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Retrieve a profile.
+         * Retrieve a profile, with the channels on which its number is suppressed.
          * @description Requires the scope `profiles:read`.
          */
         get: operations["getProfile"];
@@ -51,6 +51,86 @@ export interface paths {
          * @description Requires the scope `profiles:write`.
          */
         patch: operations["updateProfile"];
+        trace?: never;
+    };
+    "/v1/profiles/{public_id}/erase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase a profile (active or deleted) and what identifies its person, irreversibly; its consent history stays.
+         * @description Requires the scope `profiles:write`.
+         */
+        post: operations["eraseProfile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/privacy/erase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase everyone held under a phone number or an e-mail address: every profile with it and every message to the number.
+         * @description Requires the scope `profiles:write`.
+         */
+        post: operations["erasePerson"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/profiles/{public_id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Everything held about a profile's person (deleted and erased profiles too), in one document.
+         * @description Requires the scopes `profiles:read` and `messages:read`.
+         */
+        get: operations["exportProfile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/privacy/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Everything held under a phone number or an e-mail address, in one document.
+         * @description Requires the scopes `profiles:read` and `messages:read`.
+         */
+        get: operations["exportPerson"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/messages/send": {
@@ -433,6 +513,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/suppressions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List suppressions, newest first; the number is shown only where the filter gives it.
+         * @description Requires the scope `profiles:read`.
+         */
+        get: operations["listSuppressions"];
+        put?: never;
+        /**
+         * Suppress a number on a channel (an opt-out received by phone, e-mail or any other means).
+         * @description Requires the scope `profiles:write`.
+         */
+        post: operations["addSuppression"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/suppressions/{channel}/{phone_number}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Lift a suppression; one the person asked for (source inbound or provider) needs ?note=.
+         * @description Requires the scope `profiles:write`.
+         */
+        delete: operations["removeSuppression"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inbound": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the messages people sent to the organization's senders, newest first.
+         * @description Requires the scope `messages:read`.
+         */
+        get: operations["listInbound"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's settings: allowed countries, blocked number types and send limits.
+         * @description Requires the scope `settings:manage`.
+         */
+        get: operations["getSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change some settings; each field given replaces its setting, null turns it off.
+         * @description Requires the scope `settings:manage`.
+         */
+        patch: operations["updateSettings"];
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -512,6 +680,12 @@ export interface components {
                 [key: string]: (string | number | boolean) | null;
             };
         };
+        ErasePersonRequest: {
+            /** @description The person's number (any form that normalizes to E.164). */
+            phone_number?: string;
+            /** @description The person's e-mail address (case-insensitive); instead of phone_number. */
+            email?: string;
+        };
         SendMessageRequest: {
             campaign_id: string;
             recipient: {
@@ -539,7 +713,7 @@ export interface components {
         };
         CreateWebhookRequest: {
             url: string;
-            topics: ("message.sent" | "message.delivered" | "message.seen" | "message.clicked" | "message.failed" | "message.expired" | "message.cancelled")[];
+            topics: ("message.sent" | "message.delivered" | "message.seen" | "message.clicked" | "message.failed" | "message.expired" | "message.cancelled" | "profile.consent_changed" | "message.received" | "profile.erased")[];
             /**
              * @default active
              * @enum {string}
@@ -553,7 +727,7 @@ export interface components {
         };
         UpdateWebhookRequest: {
             url?: string;
-            topics?: ("message.sent" | "message.delivered" | "message.seen" | "message.clicked" | "message.failed" | "message.expired" | "message.cancelled")[];
+            topics?: ("message.sent" | "message.delivered" | "message.seen" | "message.clicked" | "message.failed" | "message.expired" | "message.cancelled" | "profile.consent_changed" | "message.received" | "profile.erased")[];
             /** @enum {string} */
             status?: "active" | "inactive";
             description?: string | null;
@@ -578,6 +752,7 @@ export interface components {
                 end: string;
                 skip_public_holidays?: boolean;
             } | null;
+            allowed_countries?: string[] | null;
         };
         UpdateCampaignRequest: {
             name?: string;
@@ -597,9 +772,28 @@ export interface components {
                 end: string;
                 skip_public_holidays?: boolean;
             } | null;
+            allowed_countries?: string[] | null;
         };
         RecoverWebhookRequest: {
             since: string;
+        };
+        AddSuppressionRequest: {
+            /** @enum {string} */
+            channel: "sms" | "viber";
+            phone_number: string;
+            note?: string | null;
+        };
+        UpdateSettingsRequest: {
+            allowed_countries?: string[] | null;
+            blocked_number_types?: ("PREMIUM_RATE" | "SHARED_COST" | "UAN" | "TOLL_FREE" | "VOIP" | "PERSONAL_NUMBER" | "PAGER" | "VOICEMAIL" | "FIXED_LINE" | "MOBILE" | "FIXED_LINE_OR_MOBILE")[];
+            destination_limits?: {
+                per_hour?: number | null;
+                per_day?: number | null;
+            } | null;
+            prefix_limits?: {
+                per_hour?: number | null;
+            } | null;
+            country_daily_limits?: unknown | null;
         };
         /**
          * @description A profile; every field is present, null when absent.
@@ -649,6 +843,33 @@ export interface components {
             meta: {
                 has_more: boolean;
                 next_cursor: string | null;
+            };
+        };
+        /** @description A profile with the channels on which its number is suppressed. */
+        ProfileWithSuppressions: {
+            public_id: string;
+            /** @description E.164. */
+            phone_number: string;
+            email: string | null;
+            first_name: string | null;
+            last_name: string | null;
+            full_name: string | null;
+            viber_marketing_consent: boolean;
+            sms_marketing_consent: boolean;
+            attributes: {
+                [key: string]: string | number | boolean;
+            };
+            /** @enum {string} */
+            source: "api" | "import" | "shopify" | "woocommerce";
+            time_zone: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description Whether the number is suppressed on each channel: sends there are refused (403 recipient_opted_out) whatever the consent says. */
+            suppressed: {
+                viber: boolean;
+                sms: boolean;
             };
         };
         /**
@@ -701,7 +922,7 @@ export interface components {
         Webhook: {
             webhook_id: string;
             url: string;
-            topics: ("message.sent" | "message.delivered" | "message.seen" | "message.clicked" | "message.failed" | "message.expired" | "message.cancelled")[];
+            topics: ("message.sent" | "message.delivered" | "message.seen" | "message.clicked" | "message.failed" | "message.expired" | "message.cancelled" | "profile.consent_changed" | "message.received" | "profile.erased")[];
             /** @enum {string} */
             status: "active" | "inactive";
             description: string | null;
@@ -731,7 +952,7 @@ export interface components {
         WebhookWithSecret: {
             webhook_id: string;
             url: string;
-            topics: ("message.sent" | "message.delivered" | "message.seen" | "message.clicked" | "message.failed" | "message.expired" | "message.cancelled")[];
+            topics: ("message.sent" | "message.delivered" | "message.seen" | "message.clicked" | "message.failed" | "message.expired" | "message.cancelled" | "profile.consent_changed" | "message.received" | "profile.erased")[];
             /** @enum {string} */
             status: "active" | "inactive";
             description: string | null;
@@ -741,6 +962,50 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
             signing_secret: string;
+        };
+        /**
+         * @description The organization's abuse protection: where and how often it may send.
+         * @example {
+         *       "allowed_countries": [
+         *         "GB",
+         *         "IE"
+         *       ],
+         *       "blocked_number_types": [
+         *         "PREMIUM_RATE",
+         *         "SHARED_COST",
+         *         "UAN"
+         *       ],
+         *       "destination_limits": {
+         *         "per_hour": 10,
+         *         "per_day": 30
+         *       },
+         *       "prefix_limits": {
+         *         "per_hour": 100
+         *       },
+         *       "country_daily_limits": {
+         *         "GB": 500
+         *       },
+         *       "updated_at": "2026-12-06T01:00:00.000Z"
+         *     }
+         */
+        Settings: {
+            allowed_countries: string[] | null;
+            /** @description Number types no message goes to (libphonenumber's types). */
+            blocked_number_types: ("PREMIUM_RATE" | "SHARED_COST" | "UAN" | "TOLL_FREE" | "VOIP" | "PERSONAL_NUMBER" | "PAGER" | "VOICEMAIL" | "FIXED_LINE" | "MOBILE" | "FIXED_LINE_OR_MOBILE")[];
+            /** @description Sends to one number, every category, per sliding hour and day; null: no limit. */
+            destination_limits: {
+                per_hour: number | null;
+                per_day: number | null;
+            };
+            /** @description Sends to the numbers that share all but the last 3 digits of their national number, per sliding hour; null: no limit. */
+            prefix_limits: {
+                per_hour: number | null;
+            };
+            /** @description Sends per country per UTC day. */
+            country_daily_limits: {
+                [key: string]: number;
+            };
+            updated_at: string | null;
         };
         /** @description The organization's subscriptions, oldest first. */
         WebhookList: {
@@ -785,6 +1050,61 @@ export interface components {
             /** @description The text the sandbox was handed. */
             text: string;
         };
+        /** @description A number the organization does not send to on one channel. */
+        Suppression: {
+            /** @enum {string} */
+            channel: "viber" | "sms";
+            phone_number: string | null;
+            /** @description The keyed hash the suppression is stored under (pseudonymised, not anonymous). */
+            phone_number_hash: string;
+            /** @enum {string} */
+            source: "inbound" | "provider" | "api";
+            keyword: string | null;
+            provider: string | null;
+            note: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description A page of suppressions, newest first. */
+        SuppressionPage: {
+            data: components["schemas"]["Suppression"][];
+            /** @description Pass next_cursor as cursor for the next page. */
+            meta: {
+                has_more: boolean;
+                next_cursor: string | null;
+            };
+        };
+        /** @description A message a person sent to one of the organization's senders. */
+        InboundMessage: {
+            /** Format: uuid */
+            inbound_id: string;
+            /** @enum {string} */
+            channel: "viber" | "sms";
+            /** @description The person's number, E.164. */
+            from: string;
+            /** @description The sender it was written to. */
+            to: string;
+            text: string;
+            keyword_class: ("opt_out" | "opt_in" | "help") | null;
+            public_id: string | null;
+            provider: string;
+            /** Format: date-time */
+            received_at: string;
+        };
+        /** @description A page of inbound messages, newest first. */
+        InboundMessagePage: {
+            data: components["schemas"]["InboundMessage"][];
+            /** @description Pass next_cursor as cursor for the next page. */
+            meta: {
+                has_more: boolean;
+                next_cursor: string | null;
+            };
+        };
+        /** @description What became of a sandbox inbound message. */
+        SandboxInboundResult: {
+            /** @enum {string} */
+            outcome: "stored" | "duplicate" | "bad_sender" | "no_owner";
+        };
         /** @description An API campaign. */
         Campaign: {
             campaign_id: string;
@@ -795,6 +1115,7 @@ export interface components {
             sms_sender: string | null;
             /** @description Whether sends replace the template's http(s) URLs with tracked short links ({link base}/l/{code}). */
             track_links: boolean;
+            allowed_countries: string[] | null;
             /** @enum {string} */
             category: "otp" | "transactional" | "promotional";
             sender: string;
@@ -839,7 +1160,7 @@ export interface components {
             /** @description The profile the message went to. */
             recipient: {
                 public_id: string;
-                phone_number: string;
+                phone_number: string | null;
             };
             client_reference: string | null;
             webhook_url: string | null;
@@ -888,7 +1209,7 @@ export interface components {
             /** @description The profile the message went to. */
             recipient: {
                 public_id: string;
-                phone_number: string;
+                phone_number: string | null;
             };
             client_reference: string | null;
             webhook_url: string | null;
@@ -1012,6 +1333,154 @@ export interface components {
         /** @description How many deliveries are pending again. */
         RecoverResult: {
             requeued: number;
+        };
+        /** @description What an erasure did. */
+        Erasure: {
+            /** @description The profiles the request found, erased now or before. */
+            profile_ids: string[];
+            /** @description How many records of each kind lost what identified the person; all 0: nothing was left to erase. */
+            erased: {
+                profiles: number;
+                messages: number;
+                message_events: number;
+                links: number;
+                webhook_deliveries: number;
+                delivery_attempts: number;
+                idempotency_records: number;
+            };
+            /** Format: date-time */
+            erased_at: string;
+        };
+        /** @description Everything held about a person. */
+        PersonExport: {
+            /** Format: date-time */
+            exported_at: string;
+            profile: {
+                public_id: string;
+                phone_number: string | null;
+                email: string | null;
+                first_name: string | null;
+                last_name: string | null;
+                full_name: string | null;
+                viber_marketing_consent: boolean;
+                sms_marketing_consent: boolean;
+                attributes: {
+                    [key: string]: string | number | boolean;
+                };
+                /** @enum {string} */
+                source: "api" | "import" | "shopify" | "woocommerce";
+                time_zone: string | null;
+                /** Format: date-time */
+                created_at: string;
+                /** Format: date-time */
+                updated_at: string;
+                /** @enum {string} */
+                status: "active" | "inactive";
+                deleted_at: string | null;
+                erased: boolean;
+            } | null;
+            other_profiles: {
+                public_id: string;
+                phone_number: string | null;
+                email: string | null;
+                first_name: string | null;
+                last_name: string | null;
+                full_name: string | null;
+                viber_marketing_consent: boolean;
+                sms_marketing_consent: boolean;
+                attributes: {
+                    [key: string]: string | number | boolean;
+                };
+                /** @enum {string} */
+                source: "api" | "import" | "shopify" | "woocommerce";
+                time_zone: string | null;
+                /** Format: date-time */
+                created_at: string;
+                /** Format: date-time */
+                updated_at: string;
+                /** @enum {string} */
+                status: "active" | "inactive";
+                deleted_at: string | null;
+                erased: boolean;
+            }[];
+            /** @description Every consent change of the person's profiles, oldest first. */
+            consent_history: {
+                profile_id: string;
+                /** @enum {string} */
+                channel: "viber" | "sms";
+                old_value: boolean | null;
+                new_value: boolean;
+                api_key_id: string | null;
+                /** Format: date-time */
+                changed_at: string;
+            }[];
+            /** @description Every message held about the person, oldest first. */
+            messages: {
+                /** Format: uuid */
+                message_id: string;
+                campaign_id: string;
+                /** @enum {string} */
+                category: "otp" | "transactional" | "promotional";
+                /**
+                 * @description The channel that carries the message.
+                 * @enum {string}
+                 */
+                channel: "viber" | "sms";
+                /** @enum {string} */
+                status: "scheduled" | "releasing" | "sent" | "delivered" | "seen" | "clicked" | "failed" | "expired" | "cancelled";
+                /** @description The profile the message went to. */
+                recipient: {
+                    public_id: string;
+                    phone_number: string | null;
+                };
+                client_reference: string | null;
+                webhook_url: string | null;
+                error: {
+                    /** @description Stable code: upstream_rejected (refused at send), upstream_failed (reported failed later), upstream_unavailable (unreachable, timed out, 5xx), upstream_unauthorized (credentials refused), not_on_viber, and others. */
+                    code: string;
+                    message: string;
+                    provider: string | null;
+                    provider_code: string | null;
+                } | null;
+                provider: string | null;
+                provider_message_id: string | null;
+                /** @description The message's tracked links, in the order of its text; empty when none. */
+                links: {
+                    /** @description The short link the message carried. */
+                    url: string;
+                    /** @description The URL it stands for: scheme, host and path only. */
+                    original_url: string;
+                    /** @description Counted clicks (not HEAD requests, not link-preview fetchers). */
+                    clicks: number;
+                    first_clicked_at: string | null;
+                    last_clicked_at: string | null;
+                }[];
+                scheduled_for: string | null;
+                /** Format: date-time */
+                expires_at: string;
+                /** Format: date-time */
+                created_at: string;
+                /** Format: date-time */
+                updated_at: string;
+                text: string | null;
+                events: {
+                    /** Format: uuid */
+                    event_id: string;
+                    /** @enum {string} */
+                    topic: "message.sent" | "message.delivered" | "message.seen" | "message.clicked" | "message.failed" | "message.expired" | "message.cancelled";
+                    /** @enum {string} */
+                    channel: "viber" | "sms";
+                    error: {
+                        /** @description Stable code: upstream_rejected (refused at send), upstream_failed (reported failed later), upstream_unavailable (unreachable, timed out, 5xx), upstream_unauthorized (credentials refused), not_on_viber, and others. */
+                        code: string;
+                        message: string;
+                        provider: string | null;
+                        provider_code: string | null;
+                    } | null;
+                    /** Format: date-time */
+                    created_at: string;
+                }[];
+            }[];
         };
         /** @description The process answers. */
         Health: {
@@ -1339,7 +1808,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The profile. */
+            /** @description The profile and its suppressions. */
             200: {
                 headers: {
                     /** @description The request's id: the client's when sane, otherwise a UUID v7. */
@@ -1347,7 +1816,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Profile"];
+                    "application/json": components["schemas"]["ProfileWithSuppressions"];
                 };
             };
             400: components["responses"]["E400"];
@@ -1466,6 +1935,153 @@ export interface operations {
             };
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    eraseProfile: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed when 1–128 visible ASCII characters; otherwise a UUID v7 is made. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                public_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What was erased. */
+            200: {
+                headers: {
+                    /** @description The request's id: the client's when sane, otherwise a UUID v7. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Erasure"];
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            405: components["responses"]["E405"];
+            413: components["responses"]["E413"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    erasePerson: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed when 1–128 visible ASCII characters; otherwise a UUID v7 is made. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "phone_number": "+14155550101"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErasePersonRequest"];
+            };
+        };
+        responses: {
+            /** @description What was erased. */
+            200: {
+                headers: {
+                    /** @description The request's id: the client's when sane, otherwise a UUID v7. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Erasure"];
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            405: components["responses"]["E405"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    exportProfile: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed when 1–128 visible ASCII characters; otherwise a UUID v7 is made. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                public_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export. */
+            200: {
+                headers: {
+                    /** @description The request's id: the client's when sane, otherwise a UUID v7. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PersonExport"];
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            405: components["responses"]["E405"];
+            413: components["responses"]["E413"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    exportPerson: {
+        parameters: {
+            query?: {
+                phone_number?: string;
+                email?: string;
+            };
+            header?: {
+                /** @description Echoed when 1–128 visible ASCII characters; otherwise a UUID v7 is made. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export. */
+            200: {
+                headers: {
+                    /** @description The request's id: the client's when sane, otherwise a UUID v7. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PersonExport"];
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            405: components["responses"]["E405"];
+            413: components["responses"]["E413"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
         };
@@ -2352,6 +2968,7 @@ export interface operations {
                      *           "sms_fallback": false,
                      *           "sms_sender": null,
                      *           "track_links": false,
+                     *           "allowed_countries": null,
                      *           "category": "otp",
                      *           "sender": "Tidings",
                      *           "template": "Your code is {{pin}}.",
@@ -2423,6 +3040,7 @@ export interface operations {
                      *       "sms_fallback": false,
                      *       "sms_sender": null,
                      *       "track_links": false,
+                     *       "allowed_countries": null,
                      *       "category": "otp",
                      *       "sender": "Tidings",
                      *       "template": "Your code is {{pin}}.",
@@ -2440,6 +3058,20 @@ export interface operations {
             401: components["responses"]["E401"];
             403: components["responses"]["E403"];
             405: components["responses"]["E405"];
+            /** @description The request clashes with stored state: `sender_taken`. */
+            409: {
+                headers: {
+                    /** @description The request's id: the client's when sane, otherwise a UUID v7. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "sender_taken";
+                    };
+                };
+            };
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             500: components["responses"]["E500"];
@@ -2476,6 +3108,7 @@ export interface operations {
                      *       "sms_fallback": false,
                      *       "sms_sender": null,
                      *       "track_links": false,
+                     *       "allowed_countries": null,
                      *       "category": "otp",
                      *       "sender": "Tidings",
                      *       "template": "Your code is {{pin}}.",
@@ -2539,6 +3172,7 @@ export interface operations {
                      *       "sms_fallback": false,
                      *       "sms_sender": null,
                      *       "track_links": false,
+                     *       "allowed_countries": null,
                      *       "category": "otp",
                      *       "sender": "Tidings",
                      *       "template": "Your code is {{pin}}.",
@@ -2557,7 +3191,7 @@ export interface operations {
             403: components["responses"]["E403"];
             404: components["responses"]["E404"];
             405: components["responses"]["E405"];
-            /** @description The request clashes with stored state: `campaign_active`. */
+            /** @description The request clashes with stored state: `campaign_active`, `sender_taken`. */
             409: {
                 headers: {
                     /** @description The request's id: the client's when sane, otherwise a UUID v7. */
@@ -2567,7 +3201,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "campaign_active";
+                        code?: "campaign_active" | "sender_taken";
                     };
                 };
             };
@@ -2607,6 +3241,7 @@ export interface operations {
                      *       "sms_fallback": false,
                      *       "sms_sender": null,
                      *       "track_links": false,
+                     *       "allowed_countries": null,
                      *       "category": "otp",
                      *       "sender": "Tidings",
                      *       "template": "Your code is {{pin}}.",
@@ -2625,6 +3260,20 @@ export interface operations {
             403: components["responses"]["E403"];
             404: components["responses"]["E404"];
             405: components["responses"]["E405"];
+            /** @description The request clashes with stored state: `sender_taken`. */
+            409: {
+                headers: {
+                    /** @description The request's id: the client's when sane, otherwise a UUID v7. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "sender_taken";
+                    };
+                };
+            };
             413: components["responses"]["E413"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -2660,6 +3309,7 @@ export interface operations {
                      *       "sms_fallback": false,
                      *       "sms_sender": null,
                      *       "track_links": false,
+                     *       "allowed_countries": null,
                      *       "category": "otp",
                      *       "sender": "Tidings",
                      *       "template": "Your code is {{pin}}.",
@@ -3071,6 +3721,245 @@ export interface operations {
                     };
                 };
             };
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    listSuppressions: {
+        parameters: {
+            query?: {
+                channel?: "sms" | "viber";
+                phone_number?: string;
+                limit?: number;
+                cursor?: string;
+            };
+            header?: {
+                /** @description Echoed when 1–128 visible ASCII characters; otherwise a UUID v7 is made. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of suppressions. */
+            200: {
+                headers: {
+                    /** @description The request's id: the client's when sane, otherwise a UUID v7. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuppressionPage"];
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            405: components["responses"]["E405"];
+            413: components["responses"]["E413"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    addSuppression: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed when 1–128 visible ASCII characters; otherwise a UUID v7 is made. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "channel": "sms",
+                 *       "phone_number": "+14155550101",
+                 *       "note": "Asked by phone"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AddSuppressionRequest"];
+            };
+        };
+        responses: {
+            /** @description The suppression. */
+            201: {
+                headers: {
+                    /** @description The request's id: the client's when sane, otherwise a UUID v7. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Suppression"];
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            405: components["responses"]["E405"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
+            422: components["responses"]["E422"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    removeSuppression: {
+        parameters: {
+            query?: {
+                note?: string;
+            };
+            header?: {
+                /** @description Echoed when 1–128 visible ASCII characters; otherwise a UUID v7 is made. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                channel: string;
+                phone_number: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Lifted. */
+            204: {
+                headers: {
+                    /** @description The request's id: the client's when sane, otherwise a UUID v7. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            405: components["responses"]["E405"];
+            413: components["responses"]["E413"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    listInbound: {
+        parameters: {
+            query?: {
+                channel?: "sms" | "viber";
+                phone_number?: string;
+                limit?: number;
+                cursor?: string;
+            };
+            header?: {
+                /** @description Echoed when 1–128 visible ASCII characters; otherwise a UUID v7 is made. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of inbound messages. */
+            200: {
+                headers: {
+                    /** @description The request's id: the client's when sane, otherwise a UUID v7. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InboundMessagePage"];
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            405: components["responses"]["E405"];
+            413: components["responses"]["E413"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    getSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed when 1–128 visible ASCII characters; otherwise a UUID v7 is made. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings. */
+            200: {
+                headers: {
+                    /** @description The request's id: the client's when sane, otherwise a UUID v7. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Settings"];
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            405: components["responses"]["E405"];
+            413: components["responses"]["E413"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    updateSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed when 1–128 visible ASCII characters; otherwise a UUID v7 is made. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "allowed_countries": [
+                 *         "GB",
+                 *         "IE"
+                 *       ],
+                 *       "destination_limits": {
+                 *         "per_hour": 10,
+                 *         "per_day": 30
+                 *       },
+                 *       "prefix_limits": {
+                 *         "per_hour": 100
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateSettingsRequest"];
+            };
+        };
+        responses: {
+            /** @description The settings as changed. */
+            200: {
+                headers: {
+                    /** @description The request's id: the client's when sane, otherwise a UUID v7. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Settings"];
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            405: components["responses"]["E405"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             500: components["responses"]["E500"];

@@ -1,4 +1,4 @@
-import { createProfile } from "@tidings/core";
+import { createProfile, getProfile } from "@tidings/core";
 import { describe, expect, it } from "vitest";
 import { consoleWorld } from "../test-support/console-world.js";
 
@@ -30,5 +30,46 @@ describe("profile pages", () => {
     expect(bad.body).toContain('id="q-error"');
     expect(bad.body).toContain("international phone number");
     expect(bad.body).toContain('value="12345"');
+  });
+
+  it("erases a profile after a confirm step that names what goes and what stays", async () => {
+    const world = await consoleWorld();
+    const browser = await world.signIn();
+    const actor = { organizationId: world.org.id, apiKeyId: null };
+    const created = await createProfile(world.deps, actor, {
+      phone_number: "+14155550177",
+      email: "ada@example.com",
+      first_name: "Ada",
+      last_name: "Lovelace",
+      sms_marketing_consent: true,
+      attributes: { tier: "gold" },
+    });
+    const id = created._unsafeUnwrap().public_id;
+    const profile = await world.get(browser, `/profiles/${id}`);
+    expect(profile.body).toContain(`href="/console/profiles/${id}/erase"`);
+
+    const confirm = await world.get(browser, `/profiles/${id}/erase`);
+    expect(confirm.status).toBe(200);
+    for (const shown of [
+      "+14155550177",
+      "ada@example.com",
+      "Ada Lovelace",
+      "1 attribute",
+      "0 messages",
+      "consent history",
+      "cannot be undone",
+    ]) {
+      expect(confirm.body).toContain(shown);
+    }
+    // Nothing is erased by looking.
+    expect((await getProfile(world.deps, actor, id)).isOk()).toBe(true);
+
+    const erased = await world.post(browser, `/profiles/${id}/erase`);
+    expect(erased.status).toBe(303);
+    expect(erased.headers.location).toContain("notice=profile_erased");
+    expect((await getProfile(world.deps, actor, id)).isErr()).toBe(true);
+    expect((await world.get(browser, `/profiles/${id}/erase`)).status).toBe(404);
+    const other = await world.get(browser, `/profiles/prf_00000000000000000000000000/erase`);
+    expect(other.status).toBe(404);
   });
 });

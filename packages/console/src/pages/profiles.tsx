@@ -1,12 +1,23 @@
 import {
   type ConsentChangeView,
+  eraseProfile,
+  exportProfile,
   getConsentHistory,
   getProfile,
   listProfiles,
+  type PersonExport,
   type ProfileView,
 } from "@tidings/core";
-import { Badge, Fact, Layout, type PageFrame, RecordTable, Time } from "../components.js";
-import { type PageContext, type PageRoute, renderPage } from "../context.js";
+import {
+  ActionButton,
+  Badge,
+  Fact,
+  Layout,
+  type PageFrame,
+  RecordTable,
+  Time,
+} from "../components.js";
+import { changeRoute, type PageContext, type PageRoute, renderPage } from "../context.js";
 import { type ListPage, ListTable, readList, SearchBox } from "../lists.js";
 
 const consent = (given: boolean) =>
@@ -111,6 +122,63 @@ function ProfilePage(props: {
           </tr>
         ))}
       </RecordTable>
+      <section aria-labelledby="erase-heading">
+        <h2 id="erase-heading">Erase this person</h2>
+        <p>
+          For a request to be forgotten: removes what identifies them, for good. The next page says
+          exactly what goes and what stays.
+        </p>
+        <p>
+          <a href={`${props.frame.base}/profiles/${profile.public_id}/erase`}>
+            Review the erasure of {profile.phone_number}
+          </a>
+        </p>
+      </section>
+    </Layout>
+  );
+}
+
+/** The confirm step of an erasure: what goes and what stays, before anything is done. */
+function ErasePage(props: { frame: PageFrame; person: PersonExport }) {
+  const { frame, person } = props;
+  const profile = person.profile;
+  if (profile === null) return null;
+  const messages = person.messages.length;
+  const links = person.messages.reduce((n, m) => n + m.links.length, 0);
+  const attributes = Object.keys(profile.attributes).length;
+  const id = profile.public_id;
+  return (
+    <Layout frame={frame} section="profiles" title={`Erase ${profile.phone_number ?? id}?`}>
+      <p>This cannot be undone. Erasing the profile {id} removes:</p>
+      <ul>
+        <li>its phone number {profile.phone_number}</li>
+        <li>its e-mail address {profile.email ?? "(none)"}</li>
+        <li>its name {profile.full_name ?? "(none)"}</li>
+        <li>
+          {attributes} attribute{attributes === 1 ? "" : "s"}
+        </li>
+        <li>
+          the recipient number and text of {messages} message{messages === 1 ? "" : "s"}, the URLs
+          of their {links} tracked link{links === 1 ? "" : "s"}, and the bodies of their webhook
+          deliveries
+        </li>
+      </ul>
+      <p>
+        It keeps the profile's id, its messages' ids, statuses and times, and its consent history (
+        {person.consent_history.length} change{person.consent_history.length === 1 ? "" : "s"}), the
+        record that past sends were lawful. Backups taken before still hold the person.
+      </p>
+      <ActionButton
+        frame={frame}
+        action={`/profiles/${id}/erase`}
+        look="danger"
+        name={`Erase ${profile.phone_number ?? id} for good`}
+      >
+        Erase for good
+      </ActionButton>
+      <p>
+        <a href={`${frame.base}/profiles/${id}`}>Keep the profile</a>
+      </p>
     </Layout>
   );
 }
@@ -150,4 +218,21 @@ export const profileRoutes: PageRoute[] = [
       );
     },
   },
+  {
+    method: "GET",
+    pattern: "/profiles/:id/erase",
+    async handle(context) {
+      // Only a profile the console shows (an active one) is offered for erasure here.
+      const profile = await getProfile(context.deps, context.actor, context.id);
+      const person = await exportProfile(context.deps, context.actor, context.id);
+      if (profile.isErr() || person.isErr()) return context.notFound();
+      return renderPage(200, <ErasePage frame={context.frame} person={person.value} />);
+    },
+  },
+  changeRoute(
+    "/profiles/:id/erase",
+    (context) => eraseProfile(context.deps, context.actor, context.id),
+    () => "/profiles",
+    "profile_erased",
+  ),
 ];

@@ -10,6 +10,7 @@ export const SCOPES: readonly Scope[] = [
   "messages:read",
   "webhooks:manage",
   "campaigns:manage",
+  "settings:manage",
 ];
 
 /** What each scope grants, for `keys create --help` and the documentation. */
@@ -20,6 +21,7 @@ export const SCOPE_GRANTS: Readonly<Record<Scope, string>> = {
   "messages:read": "read messages and their lifecycle events",
   "webhooks:manage": "manage webhook subscriptions and the delivery log, redeliver",
   "campaigns:manage": "create, change, activate and deactivate campaigns",
+  "settings:manage": "read and change the organization's settings (allowed countries, send limits)",
 };
 
 export const isScope = (value: string): value is Scope =>

@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { sendingWindowInput } from "../schedule/sending-window.js";
+import { countryList } from "../settings/settings-input.js";
 import { onlyParameters, pageParameters } from "../support/newest-first.js";
 import { strictFields } from "../support/parse.js";
 import { codePointLength, lengthBetween } from "../support/text.js";
@@ -61,6 +62,7 @@ export const createCampaignInput = strictFields(
     status: v.optional(v.picklist(["active", "inactive"], 'must be "active" or "inactive".')),
     track_links: v.optional(trackLinks),
     sending_window: v.optional(sendingWindowInput),
+    allowed_countries: v.optional(v.nullable(countryList)),
   },
   "must be an object.",
 );
@@ -82,6 +84,7 @@ export const updateCampaignInput = strictFields(
     sms_sender: v.optional(smsSender),
     track_links: v.optional(trackLinks),
     sending_window: v.optional(sendingWindowInput),
+    allowed_countries: v.optional(v.nullable(countryList)),
   },
   "must be an object.",
 );

@@ -13,6 +13,8 @@ export interface CampaignView {
   track_links: boolean;
   /** When its messages may reach a recipient, in the recipient's local time; `null`: any time. */
   sending_window: SendingWindowView | null;
+  /** Countries this campaign may send to, within the organization's settings; `null`: those. */
+  allowed_countries: string[] | null;
   category: Category;
   sender: string;
   template: string;
@@ -32,6 +34,7 @@ export function toCampaignView(campaign: CampaignRecord): CampaignView {
     sms_sender: campaign.smsSender,
     track_links: campaign.trackLinks,
     sending_window: toSendingWindowView(campaign.sendingWindow),
+    allowed_countries: campaign.allowedCountries === null ? null : [...campaign.allowedCountries],
     category: campaign.category,
     sender: campaign.sender,
     template: campaign.template,

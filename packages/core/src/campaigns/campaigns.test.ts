@@ -42,6 +42,7 @@ describe("API campaigns (issue 3 item 1)", () => {
       sms_sender: null,
       track_links: false,
       sending_window: null,
+      allowed_countries: null,
       category: "otp",
       sender: "Tidings",
       template: "Your code is {{pin}}.",

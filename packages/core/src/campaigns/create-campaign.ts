@@ -9,6 +9,7 @@ import { useCase } from "../support/result.js";
 import { createCampaignInput, DEFAULT_TTL_SECONDS } from "./campaign-input.js";
 import { parseCampaignInput } from "./campaign-rules.js";
 import { type CampaignView, toCampaignView } from "./campaign-view.js";
+import { checkSenderFree } from "./sender-taken.js";
 
 /** Creates an API campaign (inactive unless told otherwise), every input issue listed at once. */
 export function createCampaign(
@@ -39,7 +40,10 @@ export function createCampaign(
       smsSender: body.channel === "viber" ? (smsSender ?? null) : null,
       trackLinks: body.track_links ?? false,
       sendingWindow: toSendingWindow(body.sending_window ?? null),
+      allowedCountries: body.allowed_countries ?? null,
     };
+    const taken = await checkSenderFree(deps.storage, actor.organizationId, campaign);
+    if (taken !== null) return err(taken);
     await deps.storage.campaigns.insert(campaign);
     return ok(toCampaignView(campaign));
   });

@@ -195,7 +195,7 @@ describe("findLink keeps ordinary prose passing", () => {
 });
 
 describe("findLink keeps the documented CJK full-stop trade-off, and no more", () => {
-  it("refuses `。` between a word and a TLD, as README's Decisions say", () => {
+  it("refuses `。` between a word and a TLD, as docs/decisions.md says", () => {
     expect(findLink("欢迎光临。中国")).toEqual({ kind: "domain", match: "欢迎光临.中国" });
   });
 

@@ -13,6 +13,7 @@ import { updateCampaignInput } from "./campaign-input.js";
 import { checkCampaignRules } from "./campaign-rules.js";
 import { type CampaignView, toCampaignView } from "./campaign-view.js";
 import { campaignNotFound, findCampaign } from "./get-campaign.js";
+import { checkSenderFree } from "./sender-taken.js";
 
 const MUTABLE: ReadonlyArray<keyof CampaignRecord> = [
   "name",
@@ -24,6 +25,7 @@ const MUTABLE: ReadonlyArray<keyof CampaignRecord> = [
   "smsFallback",
   "smsSender",
   "trackLinks",
+  "allowedCountries",
   "status",
 ];
 
@@ -53,6 +55,8 @@ function changeCampaign(
         MUTABLE.every((key) => next[key] === current[key]) &&
         JSON.stringify(next.sendingWindow) === JSON.stringify(current.sendingWindow);
       if (same) return ok(toCampaignView(current));
+      const taken = await checkSenderFree(tx, actor.organizationId, next);
+      if (taken !== null) return err(taken);
       const updated = { ...next, updatedAt: isoAt(deps.clock.now()) };
       if (!(await tx.campaigns.update(updated))) return err(campaignNotFound(campaignId));
       return ok(toCampaignView(updated));
@@ -121,6 +125,8 @@ export function updateCampaign(
         patch.sending_window === undefined
           ? current.sendingWindow
           : toSendingWindow(patch.sending_window),
+      allowedCountries:
+        patch.allowed_countries === undefined ? current.allowedCountries : patch.allowed_countries,
     };
   });
 }

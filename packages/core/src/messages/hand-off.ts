@@ -1,4 +1,10 @@
 import type { Deps } from "../deps.js";
+import {
+  meansOptedOut,
+  optedOutError,
+  suppressedChannels,
+  suppressFromProvider,
+} from "../inbound/opted-out.js";
 import type {
   CampaignRecord,
   ChannelProvider,
@@ -133,10 +139,14 @@ export const firstLegTtl = (message: MessageRecord, ttlSeconds: number): number 
  * as it stands afterwards.
  */
 export async function sendFallbackSms(
-  deps: Pick<Deps, "storage" | "ids" | "clock" | "provider">,
+  deps: Pick<Deps, "storage" | "ids" | "clock" | "provider" | "secretBox">,
   message: MessageRecord,
   campaign: Pick<CampaignRecord, "smsSender"> | null,
 ): Promise<MessageRecord> {
+  if (await smsSuppressed(deps, message)) {
+    const outcome = await advanceMessage(deps, message.id, "failed", optedOutError("sms"));
+    return outcome.kind === "not_found" ? message : outcome.message;
+  }
   const left = Math.ceil((Date.parse(message.expiresAt) - deps.clock.now()) / 1000);
   const answer = await dispatchOnce(
     deps.provider,
@@ -145,8 +155,33 @@ export async function sendFallbackSms(
   );
   const current = await keepLeg(deps, message, answer.leg);
   if (answer.error === null) return current;
-  const outcome = await advanceMessage(deps, current.id, "failed", answer.error);
+  const error = await optedOutOrAsIs(deps, current, answer.error);
+  const outcome = await advanceMessage(deps, current.id, "failed", error);
   return outcome.kind === "not_found" ? current : outcome.message;
+}
+
+/** Whether the organization suppresses the message's number on SMS (a fallback's check). */
+const smsSuppressed = async (
+  deps: Pick<Deps, "storage" | "secretBox">,
+  message: MessageRecord,
+): Promise<boolean> =>
+  (await suppressedChannels(deps.storage, deps, message.organizationId, message.phoneNumber)).has(
+    "sms",
+  );
+
+/**
+ * A provider's refusal that means the recipient opted out suppresses the number on the leg's
+ * channel (source `provider`) and fails the message with `recipient_opted_out`; any other
+ * error is kept as it is.
+ */
+async function optedOutOrAsIs(
+  deps: Pick<Deps, "storage" | "ids" | "clock" | "secretBox">,
+  message: MessageRecord,
+  error: MessageError,
+): Promise<MessageError> {
+  if (!meansOptedOut(error)) return error;
+  await suppressFromProvider(deps, message, message.channel, error);
+  return optedOutError(message.channel, error.provider ?? undefined, error.provider_code);
 }
 
 /**
@@ -156,7 +191,7 @@ export async function sendFallbackSms(
  * `message.failed` event. Returns the message as it stands afterwards.
  */
 export async function handOff(
-  deps: Pick<Deps, "storage" | "ids" | "clock" | "provider">,
+  deps: Pick<Deps, "storage" | "ids" | "clock" | "provider" | "secretBox">,
   message: MessageRecord,
   campaign: Pick<CampaignRecord, "smsFallback" | "ttlSeconds" | "smsSender">,
 ): Promise<MessageRecord> {
@@ -168,7 +203,10 @@ export async function handOff(
   let current = await keepLeg(deps, message, answer.leg);
   let error = answer.error;
   if (answer.result.status === "not_on_channel" && current.channel === "viber") {
-    if (current.smsFallbackAllowed) {
+    if (current.smsFallbackAllowed && (await smsSuppressed(deps, current))) {
+      // Never into a number that opted out of SMS.
+      error = optedOutError("sms");
+    } else if (current.smsFallbackAllowed) {
       const switched = await switchToSms(deps, current);
       // A report or the sweep got there first; it already recorded what happened.
       if (switched === null) return (await deps.storage.messages.getById(current.id)) ?? current;
@@ -184,6 +222,7 @@ export async function handOff(
     }
   }
   if (error === null) return current;
+  error = await optedOutOrAsIs(deps, current, error);
   const outcome = await advanceMessage(deps, current.id, "failed", error);
   return outcome.kind === "not_found" ? current : outcome.message;
 }

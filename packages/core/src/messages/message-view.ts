@@ -8,6 +8,7 @@ import type {
   MessageStatus,
   Topic,
 } from "../ports.js";
+import { shownPhone } from "../privacy/erased-text.js";
 import { shownUrl } from "../support/shown-url.js";
 import { type MessageErrorView, toErrorView } from "./message-error.js";
 import { legOf } from "./provider-legs.js";
@@ -20,7 +21,8 @@ export interface MessageView {
   /** The channel that carries (or last tried to carry) the message. */
   channel: Channel;
   status: MessageStatus;
-  recipient: { public_id: string; phone_number: string };
+  /** `phone_number` is `null` once the recipient was erased. */
+  recipient: { public_id: string; phone_number: string | null };
   client_reference: string | null;
   /** Scheme, host and path only: a query string may carry the receiver's token. */
   webhook_url: string | null;
@@ -63,7 +65,7 @@ export function toMessageView(
     category: message.category,
     channel: message.channel,
     status: message.status,
-    recipient: { public_id: message.profileId, phone_number: message.phoneNumber },
+    recipient: { public_id: message.profileId, phone_number: shownPhone(message.phoneNumber) },
     client_reference: message.clientReference,
     webhook_url: message.webhookUrl === null ? null : shownUrl(message.webhookUrl),
     error: toErrorView(message.error),

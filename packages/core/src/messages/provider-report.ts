@@ -1,6 +1,7 @@
 import { err, ok, type Result } from "neverthrow";
 import type { Deps } from "../deps.js";
 import { type DomainError, notFound } from "../errors.js";
+import { meansOptedOut, optedOutError, suppressFromProvider } from "../inbound/opted-out.js";
 import type {
   MessageError,
   MessageRecord,
@@ -117,7 +118,7 @@ function checkLeg(message: MessageRecord, report: UpstreamReport): IgnoredLeg | 
  * same, so the provider stops retrying.
  */
 export async function recordUpstreamReport(
-  deps: Pick<Deps, "storage" | "ids" | "clock">,
+  deps: Pick<Deps, "storage" | "ids" | "clock" | "secretBox">,
   report: UpstreamReport,
 ): Promise<Result<UpstreamReportOutcome, DomainError>> {
   return inSpan(
@@ -140,6 +141,23 @@ export async function recordUpstreamReport(
           ignored,
           fell_back: false,
         });
+      }
+      const code = storableText(report.providerCode);
+      const optedOut =
+        report.status === "failed" &&
+        meansOptedOut({ ...UPSTREAM_FAILED, provider: report.provider, provider_code: code });
+      if (optedOut) {
+        // The person opted out or blocked the sender: suppressed on this channel, and a Viber
+        // block never falls back to SMS.
+        const refusal = { ...UPSTREAM_FAILED, provider: report.provider, provider_code: code };
+        await suppressFromProvider(deps, message, report.channel, refusal);
+        const applied = await applyReport(
+          deps,
+          message.id,
+          "failed",
+          optedOutError(report.channel, report.provider, code),
+        );
+        return applied.map((outcome) => ({ ...outcome, ignored: null, fell_back: false }));
       }
       if (fallsBack(message, report)) {
         // The switch and the SMS job are one write: once the report is answered, the SMS is owed.

@@ -1,4 +1,9 @@
-import type { ChannelProvider, DispatchResult, OutboundMessage, ProviderReport } from "../ports.js";
+import type {
+  DispatchResult,
+  InProcessReportingProvider,
+  OutboundMessage,
+  ProviderReport,
+} from "../ports.js";
 import { StorageBusyError } from "../support/storage-busy.js";
 import { isStorageUnavailable } from "../support/storage-faults.js";
 
@@ -38,8 +43,7 @@ export interface SandboxProviderOptions {
 }
 
 /** The bundled development and test provider. */
-export interface SandboxProvider extends ChannelProvider {
-  onReport(sink: (messageId: string, report: ProviderReport) => Promise<void>): void;
+export interface SandboxProvider extends InProcessReportingProvider {
   /** Feeds a report as if the upstream sent it (tests and the HTTP `/sandbox` route). */
   report(messageId: string, report: ProviderReport): Promise<void>;
   /** The latest messages handed over (`keepDispatched` of them at most), oldest first. */

@@ -142,7 +142,7 @@ function releaseRefusal(
  * never sent twice.
  */
 export async function releaseDueMessages(
-  deps: Pick<Deps, "storage" | "ids" | "clock" | "provider" | "telemetry">,
+  deps: Pick<Deps, "storage" | "ids" | "clock" | "provider" | "telemetry" | "secretBox">,
   options: ReleaseOptions = {},
 ): Promise<ReleaseRound> {
   const limit = options.limit ?? 100;
@@ -188,7 +188,7 @@ export async function releaseDueMessages(
 }
 
 async function releaseOne(
-  deps: Pick<Deps, "storage" | "ids" | "clock" | "provider" | "telemetry">,
+  deps: Pick<Deps, "storage" | "ids" | "clock" | "provider" | "telemetry" | "secretBox">,
   id: string,
   round: ReleaseRound,
 ): Promise<void> {

@@ -2,8 +2,13 @@ import { err, ok, type ResultAsync } from "neverthrow";
 import { campaignNotFound, findCampaign } from "../campaigns/get-campaign.js";
 import type { Actor, Deps } from "../deps.js";
 import type { DomainError } from "../errors.js";
+import { recipientOptedOut, suppressedChannels } from "../inbound/opted-out.js";
+import { suppressionKey } from "../inbound/suppression-keys.js";
 import { messageBody } from "../links/message-body.js";
 import type { CampaignRecord, MessageRecord, Repositories, SendOutcome } from "../ports.js";
+import { destinationOf } from "../settings/destination.js";
+import { checkDestination } from "../settings/send-gate.js";
+import { readSettings } from "../settings/settings.js";
 import { isoAt } from "../support/clock.js";
 import { parseInput } from "../support/parse.js";
 import { useCase } from "../support/result.js";
@@ -106,7 +111,15 @@ export async function recoverSendResult(
 export function sendMessage(
   deps: Pick<
     Deps,
-    "storage" | "ids" | "clock" | "provider" | "urlPolicy" | "telemetry" | "links" | "calendar"
+    | "storage"
+    | "ids"
+    | "clock"
+    | "provider"
+    | "urlPolicy"
+    | "telemetry"
+    | "links"
+    | "calendar"
+    | "secretBox"
   >,
   actor: Actor & { apiKeyId: string },
   input: unknown,
@@ -126,11 +139,36 @@ export function sendMessage(
     const checked = await checkSend(deps, campaign, body);
     if (checked.isErr()) return err(checked.error);
     const { values, recipient } = checked.value;
+    // Made once per organization and then held in memory: no round trip on later sends.
+    await suppressionKey(deps, actor.organizationId);
+    // A number given in the request was checked by the send's gate (`admitSend`); a profile's
+    // is checked once the profile is read, against the settings read now.
+    const settings =
+      body.recipient.type === "phone_number"
+        ? null
+        : await readSettings(deps.storage, actor.organizationId);
 
     const stored = await deps.storage.transaction(async (tx) => {
       const resolved = await resolveRecipient(tx, deps, actor, campaign, recipient);
       if (resolved.isErr()) return err(resolved.error);
       const profile = resolved.value.profile;
+      // One indexed read: a suppressed number is refused in every category, before anything
+      // is stored (the transaction rolls back a profile the send created).
+      const suppressed = await suppressedChannels(
+        tx,
+        deps,
+        actor.organizationId,
+        profile.phoneNumber,
+      );
+      if (suppressed.has(campaign.channel)) return err(recipientOptedOut(campaign.channel));
+      const destination = settings === null ? null : destinationOf(profile.phoneNumber);
+      if (settings !== null && destination !== null) {
+        const allowed = checkDestination(settings, campaign, destination);
+        if (allowed.isErr()) {
+          deps.telemetry?.sendRefused?.(allowed.error.reason);
+          return err(allowed.error);
+        }
+      }
       const consent = checkDeliveryConsent(campaign, profile);
       if (consent.isErr()) return err(consent.error);
 
@@ -192,6 +230,9 @@ export function sendMessage(
         `Message ${stored.value.id} was stored, but recording its hand-off to the provider failed.`,
         { cause },
       );
+    }
+    if (deps.telemetry?.sentToCountry) {
+      deps.telemetry.sentToCountry(destinationOf(handedOff.phoneNumber)?.country ?? "unknown");
     }
     deps.telemetry?.messageSent({
       category: campaign.category,

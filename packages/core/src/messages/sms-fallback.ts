@@ -14,7 +14,7 @@ export const DEFAULT_FALLBACK_LEASE_MS = 60_000;
  * Answers how many jobs this call ran.
  */
 export async function runDueFallbacks(
-  deps: Pick<Deps, "storage" | "ids" | "clock" | "provider">,
+  deps: Pick<Deps, "storage" | "ids" | "clock" | "provider" | "secretBox">,
   options: { limit?: number | undefined; leaseMs?: number | undefined } = {},
 ): Promise<number> {
   const now = deps.clock.now();

@@ -1,6 +1,12 @@
 import { ok } from "neverthrow";
 import type { Actor, Deps } from "../deps.js";
-import type { Channel, ConsentChangeRecord, ProfileRecord, Repositories } from "../ports.js";
+import type {
+  Channel,
+  ConsentChangeRecord,
+  ConsentSource,
+  ProfileRecord,
+  Repositories,
+} from "../ports.js";
 import { type ShowOne, showOne } from "../support/show-one.js";
 import { findProfile, profileNotFound } from "./find-profile.js";
 
@@ -31,6 +37,7 @@ export async function recordConsentChanges(
   actor: Actor,
   before: ProfileRecord | null,
   after: ProfileRecord,
+  source: ConsentSource = "api",
 ): Promise<void> {
   for (const [channel, field] of changedFlags(before, after)) {
     const oldValue = before === null ? null : before[field];
@@ -43,6 +50,7 @@ export async function recordConsentChanges(
       oldValue,
       newValue,
       apiKeyId: actor.apiKeyId,
+      source,
       changedAt: after.updatedAt,
     });
   }
@@ -54,6 +62,8 @@ export interface ConsentChangeView {
   old_value: boolean | null;
   new_value: boolean;
   api_key_id: string | null;
+  /** What made the change: api, import, console, inbound (a STOP or START) or provider. */
+  source: ConsentSource;
   changed_at: string;
 }
 
@@ -62,6 +72,7 @@ const toView = (change: ConsentChangeRecord): ConsentChangeView => ({
   old_value: change.oldValue,
   new_value: change.newValue,
   api_key_id: change.apiKeyId,
+  source: change.source,
   changed_at: change.changedAt,
 });
 

@@ -101,7 +101,7 @@ export function importProfiles(
         }
         next.updatedAt = now;
         await tx.profiles.update(next);
-        await recordConsentChanges(tx, deps, actor, existing, next);
+        await recordConsentChanges(tx, deps, actor, existing, next, "import");
         summary.updated += 1;
       }
     });
@@ -135,7 +135,7 @@ async function profileOfRow(
       newProfile(deps, actor.organizationId, input, source, now),
     );
     if (inserted !== "phone_number_taken") {
-      await recordConsentChanges(tx, deps, actor, null, inserted);
+      await recordConsentChanges(tx, deps, actor, null, inserted, "import");
       return "created";
     }
   }

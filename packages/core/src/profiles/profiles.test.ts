@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Actor } from "../deps.js";
 import { manualClock } from "../support/clock.js";
 import { createIds } from "../support/ids.js";
+import { readableSecretBox } from "../testing/fakes.js";
 import { memoryStorage } from "../testing/memory/index.js";
 import { getConsentHistory } from "./consent-history.js";
 import {
@@ -20,7 +21,7 @@ import { updateProfile } from "./update-profile.js";
 function setup() {
   const clock = manualClock(Date.UTC(2026, 4, 1, 12));
   const storage = memoryStorage();
-  const deps = { storage, clock, ids: createIds(clock) };
+  const deps = { storage, clock, ids: createIds(clock), secretBox: readableSecretBox };
   const actor: Actor = { organizationId: "org_a", apiKeyId: "key_a" };
   const other: Actor = { organizationId: "org_b", apiKeyId: "key_b" };
   const create = (input: Record<string, unknown>, who = actor) => createProfile(deps, who, input);
@@ -165,7 +166,10 @@ describe("profile rules (docs/api.md Profiles, docs/decisions.md)", () => {
   it("GET of an unknown, malformed, deleted or other organization's id is 404", async () => {
     const { create, deps, actor, other } = setup();
     const profile = (await create({ phone_number: PHONE }))._unsafeUnwrap();
-    expect((await getProfile(deps, actor, profile.public_id))._unsafeUnwrap()).toEqual(profile);
+    expect((await getProfile(deps, actor, profile.public_id))._unsafeUnwrap()).toEqual({
+      ...profile,
+      suppressed: { viber: false, sms: false },
+    });
     expect((await getProfile(deps, other, profile.public_id))._unsafeUnwrapErr().type).toBe(
       "not_found",
     );
@@ -352,6 +356,7 @@ describe("profile rules (docs/api.md Profiles, docs/decisions.md)", () => {
         old_value: null,
         new_value: true,
         api_key_id: "key_a",
+        source: "api",
         changed_at: "2026-05-01T12:00:00.000Z",
       },
       {
@@ -359,6 +364,7 @@ describe("profile rules (docs/api.md Profiles, docs/decisions.md)", () => {
         old_value: true,
         new_value: false,
         api_key_id: "key_b",
+        source: "api",
         changed_at: "2026-05-01T12:01:00.000Z",
       },
       {
@@ -366,6 +372,7 @@ describe("profile rules (docs/api.md Profiles, docs/decisions.md)", () => {
         old_value: false,
         new_value: true,
         api_key_id: "key_b",
+        source: "api",
         changed_at: "2026-05-01T12:01:00.000Z",
       },
     ]);

@@ -1,6 +1,8 @@
 // The framework-neutral shape of a provider's callback endpoint: the same request and answer
 // as the HTTP API's `handle`, so a server mounts it like the API, with no framework in core.
 
+import type { ProviderLogger } from "./provider-logger.js";
+
 /** A callback request: no sockets, no streams; `url` is path and query below the mount. */
 export interface CallbackRequest {
   method: string;
@@ -30,12 +32,8 @@ export interface CallbackApp {
   readonly maxBodyBytes: number;
 }
 
-/** What a callback endpoint logs; the server's JSON-lines logger fits. */
-export interface CallbackLogger {
-  error(msg: string, fields?: Record<string, unknown>): void;
-  warn(msg: string, fields?: Record<string, unknown>): void;
-  info(msg: string, fields?: Record<string, unknown>): void;
-}
+/** What a callback endpoint logs: the one provider logger. */
+export type CallbackLogger = ProviderLogger;
 
 /** 1 MiB: the largest callback body accepted. */
 export const MAX_CALLBACK_BYTES = 1024 * 1024;

@@ -1,4 +1,4 @@
-import type { Channel, ChannelProvider, ProviderReport } from "../ports.js";
+import type { Channel, ChannelProvider } from "../ports.js";
 
 /** Which provider carries each channel (the same one may carry both). */
 export type ProvidersByChannel = Readonly<Record<Channel, ChannelProvider>>;
@@ -21,9 +21,6 @@ export function channelRouter(providers: ProvidersByChannel): ChannelProvider {
     async dispatch(message) {
       const result = await providers[message.channel].dispatch(message);
       return { ...result, provider: result.provider ?? nameOf(message.channel) };
-    },
-    onReport(sink: (messageId: string, report: ProviderReport) => Promise<void>) {
-      for (const provider of distinct) provider.onReport?.(sink);
     },
     async close() {
       await Promise.all(distinct.map((provider) => provider.close?.()));

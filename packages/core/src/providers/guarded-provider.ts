@@ -40,7 +40,6 @@ export function guardedProvider(
     },
   };
   if (provider.providerFor) guarded.providerFor = (channel) => provider.providerFor!(channel);
-  if (provider.onReport) guarded.onReport = (sink) => provider.onReport!(sink);
   if (provider.close) guarded.close = () => provider.close!();
   return guarded;
 }

@@ -1,5 +1,6 @@
 import type { Channel, Clock } from "../ports.js";
 import { annotateActiveSpan, inSpan } from "../support/tracing.js";
+import type { ProviderLogger } from "./provider-logger.js";
 
 /** Span attribute names of a provider request: names and outcomes only, never a number or text. */
 export const PROVIDER_SPAN_ATTRIBUTES = {
@@ -43,15 +44,35 @@ export interface ProviderRequestSeen<P extends string = string, C extends Channe
 
 /**
  * What an adapter calls once a request to `provider` has ended: notes its outcome on the
- * request's span and tells `onRequest` (the host's metrics), timed from `startedAt`.
+ * request's span and tells `onRequest` (the host's metrics), timed from `startedAt`. A request
+ * that did not end `accepted` is logged once at warn, with its cause (the provider's words or
+ * the connection's error; never a credential or the message's text).
  */
 export function providerRequestWatch<P extends string, C extends Channel>(
   provider: P,
   clock: Clock,
   onRequest: ((seen: ProviderRequestSeen<P, C>) => void) | undefined,
-): (channel: C, outcome: string, status: number | null, startedAt: number) => void {
-  return (channel, outcome, status, startedAt) => {
+  logger?: Pick<ProviderLogger, "warn"> | undefined,
+): (
+  channel: C,
+  outcome: string,
+  status: number | null,
+  startedAt: number,
+  cause?: string | null,
+) => void {
+  return (channel, outcome, status, startedAt, cause = null) => {
+    const durationMs = clock.now() - startedAt;
     noteProviderOutcome(outcome, status);
-    onRequest?.({ provider, channel, outcome, status, durationMs: clock.now() - startedAt });
+    onRequest?.({ provider, channel, outcome, status, durationMs });
+    if (outcome !== "accepted") {
+      logger?.warn("provider request failed", {
+        provider,
+        channel,
+        outcome,
+        status,
+        cause,
+        durationMs,
+      });
+    }
   };
 }

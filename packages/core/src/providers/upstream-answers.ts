@@ -1,4 +1,5 @@
 import type { Clock, DispatchResult } from "../ports.js";
+import type { ProviderLogger } from "./provider-logger.js";
 import { retryAfterMs } from "./retry-after.js";
 import { upstreamError } from "./upstream-errors.js";
 import type { UpstreamTry } from "./upstream-retry.js";
@@ -67,7 +68,7 @@ export const upstreamRateLimited = (
 export interface CredentialsRefusalOptions {
   provider: string;
   clock: Clock;
-  logger?: { error(msg: string, fields?: Record<string, unknown>): void } | undefined;
+  logger?: Pick<ProviderLogger, "error"> | undefined;
   /** The error log line, e.g. "Twilio refused the credentials: every SMS will fail until…". */
   logLine: string;
   /** The message error's start, e.g. "Twilio refused Tidings' credentials". */

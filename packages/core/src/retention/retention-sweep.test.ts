@@ -7,6 +7,7 @@ import {
   signIn,
 } from "../auth/console-sessions.js";
 import { getMessage } from "../messages/get-message.js";
+import { deleteProfile } from "../profiles/delete-profile.js";
 import { isoAt } from "../support/clock.js";
 import { anIdempotencyRecord, completeOne } from "../testing/contract/fixtures.js";
 import { sendBody, sendWorld } from "../testing/message-kit.js";
@@ -101,6 +102,35 @@ describe("the retention sweep", () => {
     await w.deliverAll();
     expect((await sweeper.round()).messages).toBe(1);
     expect(await w.storage.raw.message(owed)).toBeNull();
+  });
+
+  it("erases soft-deleted profiles once eraseDeletedAfterMs has passed since their deletion, and never when it is off", async () => {
+    const w = await retentionWorld();
+    const gone = await w.profile({ phone_number: "+306942222222", first_name: "Hypatia" });
+    const kept = await w.profile({ phone_number: "+306943333333", first_name: "Theano" });
+    const messageId = await w.sendOne("+306942222222");
+    await w.deliverAll();
+    (await deleteProfile(w.deps, w.actor, gone.public_id))._unsafeUnwrap();
+    w.pass(3 * DAY);
+    const off = createRetentionSweeper(w.deps, { monotonic: w.monotonic });
+    expect((await off.round()).erasedProfiles).toBe(0);
+    expect((await w.storage.raw.profile(gone.public_id))?.phoneNumber).toBe("+306942222222");
+
+    const deps = { ...w.deps, config: { ...w.deps.config, eraseDeletedAfterMs: 4 * DAY } };
+    const sweeper = createRetentionSweeper(deps, { monotonic: w.monotonic });
+    expect((await sweeper.round()).erasedProfiles).toBe(0);
+    w.pass(DAY + 1);
+    expect((await sweeper.round()).erasedProfiles).toBe(1);
+    expect(await w.storage.raw.profile(gone.public_id)).toMatchObject({
+      phoneNumber: "",
+      firstName: null,
+      status: "inactive",
+    });
+    // Its message was swept by age already, or is erased with it; the active profile is untouched.
+    const message = await w.storage.raw.message(messageId);
+    if (message !== null) expect(message.phoneNumber).toBe("");
+    expect((await w.storage.raw.profile(kept.public_id))?.firstName).toBe("Theano");
+    expect((await sweeper.round()).erasedProfiles).toBe(0);
   });
 
   it("deletes an idempotency record once its TTL has passed, and a later request with the key starts afresh", async () => {

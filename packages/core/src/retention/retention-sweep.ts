@@ -1,5 +1,6 @@
 import type { Deps } from "../deps.js";
 import type { MessageCursor } from "../ports.js";
+import { erasePersonWithin } from "../privacy/erase-person.js";
 import { isoAt } from "../support/clock.js";
 import { retentionClock } from "./retention-clock.js";
 
@@ -25,10 +26,14 @@ export interface RetentionSweepOptions {
 export interface RetentionRound {
   /** Messages deleted, each with its events, deliveries and attempts. */
   messages: number;
+  /** Soft-deleted profiles erased (`config.eraseDeletedAfterMs`; 0 when it is off). */
+  erasedProfiles: number;
   idempotencyRecords: number;
   rateLimitHits: number;
   /** Console sign-in links and sessions past their expiry (unusable already). */
   consoleSessions: number;
+  /** Inbound messages older than messages are kept (suppressions are never swept). */
+  inboundMessages: number;
   /** Pages of the database file given back to the file system (SQLite). */
   pagesReclaimed: number;
   /** How far the wall clock jumped since the last round (see `retentionClock`). */
@@ -51,7 +56,7 @@ export interface RetentionSweeper {
  * looked at once per pass, not once per batch.
  */
 export function createRetentionSweeper(
-  deps: Pick<Deps, "storage" | "clock" | "config">,
+  deps: Pick<Deps, "storage" | "clock" | "config" | "ids">,
   options: RetentionSweepOptions = {},
 ): RetentionSweeper {
   const batchSize = options.batchSize ?? 200;
@@ -92,6 +97,20 @@ export function createRetentionSweeper(
         // The end of a pass: the next round starts again from the oldest message.
         if (cursor === null) break;
       }
+      let erasedProfiles = 0;
+      const eraseAfter = deps.config.eraseDeletedAfterMs;
+      if (eraseAfter !== null && eraseAfter !== undefined) {
+        const deletedBefore = isoAt(time.now - eraseAfter);
+        erasedProfiles = await drain(async () => {
+          const due = await deps.storage.privacy.deletedNotErased(deletedBefore, batchSize);
+          for (const profile of due) {
+            await deps.storage.transaction((tx) =>
+              erasePersonWithin(tx, deps, profile.organizationId, { profileId: profile.id }, now),
+            );
+          }
+          return due.length;
+        }, batchSize);
+      }
       await between();
       const idempotencyRecords = await drain(
         () => retention.deleteExpiredIdempotencyRecords(now, batchSize * 5),
@@ -109,12 +128,19 @@ export function createRetentionSweeper(
         batchSize * 5,
       );
       await between();
+      const inboundMessages = await drain(
+        () => deps.storage.inbound.deleteReceivedBefore(createdBefore, batchSize * 5),
+        batchSize * 5,
+      );
+      await between();
       const pagesReclaimed = await retention.reclaimSpace();
       return {
         messages,
+        erasedProfiles,
         idempotencyRecords,
         rateLimitHits,
         consoleSessions,
+        inboundMessages,
         pagesReclaimed,
         clockJumpMs: time.jumpMs,
       };

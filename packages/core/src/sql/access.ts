@@ -65,6 +65,10 @@ export interface SqlAccess<A extends boolean> {
     list: L,
     query: Parameters<NewestFirstPages[L]>[0],
   ): Answer<A, Array<ReturnType<ReturnType<NewestFirstPages[L]>["decode"]>>>;
+  /** Table `name` as statements name it (schema-qualified where the database needs it). */
+  tableName(name: SqlTableName): string;
+  /** The raw rows of a query written with `?` placeholders (an aggregate, a join). */
+  select(text: string, values: readonly unknown[]): Answer<A, unknown[]>;
   /** `fn` of an answer, once it is there. */
   map<T, U>(answer: Answer<A, T>, fn: (value: T) => U): Answer<A, U>;
   /** Runs `first`, then `second`, and answers `combine` of what they answered. */
@@ -144,6 +148,7 @@ export function sqlAccessFor(
       ),
     };
   };
+  const numberedTexts = builtOnce((text) => numbered(text, 1));
   /**
    * Each table's texts by the name the driver gives it (a schema may qualify it), shared by every
    * access made here: PostgreSQL makes one per transaction.
@@ -209,6 +214,8 @@ export function sqlAccessFor(
         const page = build(query, driver.tableName(list));
         return driver.map(driver.rows(page.text, page.values), (rows) => rows.map(page.decode));
       },
+      tableName: driver.tableName,
+      select: (text, values) => driver.rows(numberedTexts(text), values),
       map: driver.map,
       inTurn: driver.inTurn,
     };

@@ -21,13 +21,20 @@ export { sqlRecords } from "./records.js";
 export { apiKeyRepository } from "./repositories/api-keys.js";
 export { campaignRows } from "./repositories/campaigns.js";
 export { consentRepository } from "./repositories/consent.js";
+export {
+  inboundRepository,
+  senderRepository,
+  suppressionRepository,
+} from "./repositories/consent-loop.js";
 export { consoleSessionRows } from "./repositories/console-sessions.js";
 export { contactListRows } from "./repositories/contact-lists.js";
 export { deliveryReads } from "./repositories/deliveries.js";
 export { linkReads } from "./repositories/links.js";
 export { messageRows } from "./repositories/messages.js";
 export { organizationRepository } from "./repositories/organizations.js";
+export { privacyRows } from "./repositories/privacy.js";
 export { profileReads } from "./repositories/profiles.js";
+export { settingsRepository } from "./repositories/settings.js";
 export { webhookRows } from "./repositories/webhooks.js";
 export { repositoriesFrom } from "./repositories-from.js";
 export type { SqlTable, SqlTableName } from "./tables.js";

@@ -3,9 +3,11 @@ import type {
   Attributes,
   DeliveryDestination,
   MessageError,
+  NumberType,
+  OrganizationSettings,
   Scope,
   StoredResponse,
-  Topic,
+  WebhookTopic,
 } from "../ports.js";
 import type { SendingWindow } from "../schedule/sending-window.js";
 import { WEEKDAYS } from "../schedule/sending-window.js";
@@ -47,7 +49,10 @@ export const attributesShape: JsonShape<Attributes> = {
 };
 
 /** A subscription's topics. */
-export const topicsShape: JsonShape<Topic[]> = listOf(TOPICS, `an array of ${TOPICS.join(", ")}`);
+export const topicsShape: JsonShape<WebhookTopic[]> = listOf(
+  TOPICS,
+  `an array of ${TOPICS.join(", ")}`,
+);
 
 /** An API key's scopes. */
 export const scopesShape: JsonShape<Scope[]> = listOf(SCOPES, `an array of ${SCOPES.join(", ")}`);
@@ -86,4 +91,48 @@ export const sendingWindowShape: JsonShape<SendingWindow> = {
     isString(value.end) &&
     TIME.test(value.end) &&
     typeof value.skipPublicHolidays === "boolean",
+};
+
+const isLimit = (value: unknown): value is number | null =>
+  value === null || (typeof value === "number" && Number.isInteger(value) && value >= 0);
+
+const isCountryCode = (value: unknown): value is string =>
+  typeof value === "string" && /^[A-Z]{2}$/.test(value);
+
+/** An organization's allowed countries (`null`, meaning all, is the column's NULL). */
+export const allowedCountriesShape: JsonShape<string[]> = {
+  expected: "an array of two-letter country codes",
+  is: (value): value is string[] => Array.isArray(value) && value.every(isCountryCode),
+};
+
+/** An organization's blocked number types. */
+export const blockedNumberTypesShape: JsonShape<NumberType[]> = {
+  expected: "an array of number type names",
+  is: (value): value is NumberType[] =>
+    Array.isArray(value) &&
+    value.every((item) => typeof item === "string" && /^[A-Z_]+$/.test(item)),
+};
+
+/** `{ perHour, perDay }`, each a whole number or null. */
+export const destinationLimitsShape: JsonShape<OrganizationSettings["destinationLimits"]> = {
+  expected: "an object with perHour and perDay, each a whole number or null",
+  is: (value): value is OrganizationSettings["destinationLimits"] =>
+    isObject(value) && isLimit(value.perHour) && isLimit(value.perDay),
+};
+
+/** `{ perHour }`, a whole number or null. */
+export const prefixLimitsShape: JsonShape<OrganizationSettings["prefixLimits"]> = {
+  expected: "an object with perHour, a whole number or null",
+  is: (value): value is OrganizationSettings["prefixLimits"] =>
+    isObject(value) && isLimit(value.perHour),
+};
+
+/** Daily limits by country code. */
+export const countryDailyLimitsShape: JsonShape<Record<string, number>> = {
+  expected: "an object of whole numbers by two-letter country code",
+  is: (value): value is Record<string, number> =>
+    isObject(value) &&
+    Object.entries(value).every(
+      ([code, limit]) => isCountryCode(code) && isLimit(limit) && limit !== null,
+    ),
 };

@@ -36,6 +36,8 @@ export const SCHEMA_VERSIONS = {
   recoveryPointGuard: "a guard that fails a taken-over request's transaction",
   deliveriesFillfactor: "room on the pages of deliveries for their leases",
   rateLimitRecountOnEvidence: "rate limit counts recounted at once when plainly wrong",
+  consentLoop: "suppressions, inbound messages, sender assignments and consent sources",
+  abuseProtection: "organization settings, destination counters and campaigns' allowed countries",
   sendingWindows: "sending windows, profiles' time zones and scheduled messages",
 } as const;
 

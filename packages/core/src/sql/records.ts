@@ -5,6 +5,7 @@ import type {
   Category,
   Channel,
   ConsentChangeRecord,
+  ConsentSource,
   ConsoleSessionRecord,
   ConsoleSignInTokenRecord,
   ContactListRecord,
@@ -13,22 +14,34 @@ import type {
   DeliveryStatus,
   FailingDestination,
   IdempotencyRecord,
+  InboundMessageRecord,
+  KeywordClass,
   LinkRecord,
   MembershipRecord,
   MessageEventRecord,
   MessageRecord,
   MessageStatus,
   OrganizationRecord,
+  OrganizationSettingsRecord,
   ProfileRecord,
   ProfileSource,
+  SenderAssignmentRecord,
+  SuppressionKeyRecord,
+  SuppressionRecord,
+  SuppressionSource,
   WebhookSubscriptionRecord,
 } from "../ports.js";
-import { TOPICS } from "../webhooks/webhook-input.js";
+import { MESSAGE_TOPICS, TOPICS } from "../webhooks/webhook-input.js";
 import type { SqlCodec } from "./codec.js";
 import {
+  allowedCountriesShape,
   attributesShape,
+  blockedNumberTypesShape,
+  countryDailyLimitsShape,
+  destinationLimitsShape,
   destinationShape,
   messageErrorShape,
+  prefixLimitsShape,
   scopesShape,
   sendingWindowShape,
   storedResponseShape,
@@ -71,10 +84,24 @@ const IDEMPOTENCY_STATES = members<IdempotencyRecord["state"]>({
   completed: true,
 });
 const DISABLED_REASONS = ["failing"] as const;
+const CONSENT_SOURCES = members<ConsentSource>({
+  api: true,
+  import: true,
+  console: true,
+  inbound: true,
+  provider: true,
+});
+const SUPPRESSION_SOURCES = members<SuppressionSource>({
+  inbound: true,
+  provider: true,
+  api: true,
+});
+const KEYWORD_CLASSES = members<KeywordClass>({ opt_out: true, opt_in: true, help: true });
 /** Every stored link was trackable; one that is not never leaves storage to be redirected to. */
 const REDIRECTABLE_URL: TextShape = {
-  expected: "an http or https URL without whitespace or control characters",
-  is: hasRedirectableShape,
+  expected: "an http or https URL without whitespace or control characters, or empty (erased)",
+  // An erased link's URL is the empty string: it redirects nowhere, as an unknown code.
+  is: (text) => text === "" || hasRedirectableShape(text),
 };
 
 /**
@@ -83,6 +110,7 @@ const REDIRECTABLE_URL: TextShape = {
  */
 export interface SqlRecords {
   organization(row: unknown): OrganizationRecord;
+  organizationSettings(row: unknown): OrganizationSettingsRecord;
   profile(row: unknown): ProfileRecord;
   consentChange(row: unknown): ConsentChangeRecord;
   contactList(row: unknown): ContactListRecord;
@@ -105,11 +133,16 @@ export interface SqlRecords {
   consoleSignInToken(row: unknown): ConsoleSignInTokenRecord;
   consoleSession(row: unknown): ConsoleSessionRecord;
   link(row: unknown): LinkRecord;
+  suppressionKey(row: unknown): SuppressionKeyRecord;
+  suppression(row: unknown): SuppressionRecord;
+  inboundMessage(row: unknown): InboundMessageRecord;
+  senderAssignment(row: unknown): SenderAssignmentRecord;
 }
 
 /** The record the rows of each table decode to. */
 export interface SqlRecordOf {
   organizations: OrganizationRecord;
+  organizationSettings: OrganizationSettingsRecord;
   profiles: ProfileRecord;
   consentChanges: ConsentChangeRecord;
   contactLists: ContactListRecord;
@@ -125,6 +158,10 @@ export interface SqlRecordOf {
   consoleSignInTokens: ConsoleSignInTokenRecord;
   consoleSessions: ConsoleSessionRecord;
   links: LinkRecord;
+  suppressionKeys: SuppressionKeyRecord;
+  suppressions: SuppressionRecord;
+  inboundMessages: InboundMessageRecord;
+  senderAssignments: SenderAssignmentRecord;
 }
 
 /** Each table's decoder among `records`, by the table's name. */
@@ -132,6 +169,7 @@ export const decodersByTable = (
   records: SqlRecords,
 ): { readonly [N in SqlTableName]: (row: unknown) => SqlRecordOf[N] } => ({
   organizations: records.organization,
+  organizationSettings: records.organizationSettings,
   profiles: records.profile,
   consentChanges: records.consentChange,
   contactLists: records.contactList,
@@ -147,6 +185,10 @@ export const decodersByTable = (
   consoleSignInTokens: records.consoleSignInToken,
   consoleSessions: records.consoleSession,
   links: records.link,
+  suppressionKeys: records.suppressionKey,
+  suppressions: records.suppression,
+  inboundMessages: records.inboundMessage,
+  senderAssignments: records.senderAssignment,
 });
 
 /** The row decoders of one database, whose differences `codec` carries. */
@@ -164,6 +206,15 @@ export function sqlRecords(codec: SqlCodec): SqlRecords {
       id: r.text("id"),
       name: r.text("name"),
       createdAt: r.text("created_at"),
+    })),
+    organizationSettings: from(t.organizationSettings, (r) => ({
+      organizationId: r.text("organization_id"),
+      allowedCountries: r.jsonOrNull("allowed_countries", allowedCountriesShape),
+      blockedNumberTypes: r.json("blocked_number_types", blockedNumberTypesShape),
+      destinationLimits: r.json("destination_limits", destinationLimitsShape),
+      prefixLimits: r.json("prefix_limits", prefixLimitsShape),
+      countryDailyLimits: r.json("country_daily_limits", countryDailyLimitsShape),
+      updatedAt: r.text("updated_at"),
     })),
     profile: from(t.profiles, (r) => ({
       id: r.text("id"),
@@ -191,6 +242,7 @@ export function sqlRecords(codec: SqlCodec): SqlRecords {
       oldValue: r.flagOrNull("old_value"),
       newValue: r.flag("new_value"),
       apiKeyId: r.textOrNull("api_key_id"),
+      source: r.oneOf("source", CONSENT_SOURCES),
       changedAt: r.text("changed_at"),
     })),
     contactList: from(t.contactLists, (r) => ({
@@ -221,6 +273,7 @@ export function sqlRecords(codec: SqlCodec): SqlRecords {
       smsSender: r.textOrNull("sms_sender"),
       trackLinks: r.flag("track_links"),
       sendingWindow: r.jsonOrNull("sending_window", sendingWindowShape),
+      allowedCountries: r.jsonOrNull("allowed_countries", allowedCountriesShape),
     })),
     apiKey: from(t.apiKeys, (r) => ({
       id: r.text("id"),
@@ -263,7 +316,7 @@ export function sqlRecords(codec: SqlCodec): SqlRecords {
       id: r.text("id"),
       organizationId: r.text("organization_id"),
       messageId: r.text("message_id"),
-      topic: r.oneOf("topic", TOPICS),
+      topic: r.oneOf("topic", MESSAGE_TOPICS),
       channel: r.oneOf("channel", CHANNELS),
       error: r.jsonOrNull("error", messageErrorShape),
       createdAt: r.text("created_at"),
@@ -357,6 +410,42 @@ export function sqlRecords(codec: SqlCodec): SqlRecords {
       clicks: r.integer("clicks"),
       firstClickedAt: r.textOrNull("first_clicked_at"),
       lastClickedAt: r.textOrNull("last_clicked_at"),
+    })),
+    suppressionKey: from(t.suppressionKeys, (r) => ({
+      organizationId: r.text("organization_id"),
+      keySealed: r.text("key_sealed"),
+      createdAt: r.text("created_at"),
+    })),
+    suppression: from(t.suppressions, (r) => ({
+      id: r.text("id"),
+      organizationId: r.text("organization_id"),
+      channel: r.oneOf("channel", CHANNELS),
+      phoneHash: r.text("phone_hash"),
+      source: r.oneOf("source", SUPPRESSION_SOURCES),
+      keyword: r.textOrNull("keyword"),
+      provider: r.textOrNull("provider"),
+      note: r.textOrNull("note"),
+      consentBefore: r.flagOrNull("consent_before"),
+      createdAt: r.text("created_at"),
+    })),
+    inboundMessage: from(t.inboundMessages, (r) => ({
+      id: r.text("id"),
+      organizationId: r.text("organization_id"),
+      provider: r.text("provider"),
+      providerMessageId: r.text("provider_message_id"),
+      channel: r.oneOf("channel", CHANNELS),
+      fromNumber: r.text("from_number"),
+      toSender: r.text("to_sender"),
+      text: r.text("text"),
+      keywordClass: r.oneOfOrNull("keyword_class", KEYWORD_CLASSES),
+      profileId: r.textOrNull("profile_id"),
+      receivedAt: r.text("received_at"),
+    })),
+    senderAssignment: from(t.senderAssignments, (r) => ({
+      organizationId: r.text("organization_id"),
+      channel: r.oneOf("channel", CHANNELS),
+      sender: r.text("sender"),
+      createdAt: r.text("created_at"),
     })),
   };
 }

@@ -35,6 +35,7 @@ const campaign = {
   smsSender: null,
   trackLinks: true,
   sendingWindow: { days: ["mon"], start: "09:00", end: "24:00", skipPublicHolidays: true },
+  allowedCountries: ["GB"],
 };
 
 const key = {
@@ -67,6 +68,7 @@ describe("rowValues and insertStatement", () => {
       null,
       "t",
       '{"days":["mon"],"start":"09:00","end":"24:00","skipPublicHolidays":true}',
+      '["GB"]',
     ]);
     expect(rowValues(sqlTables.apiKeys, key, numbered)[4]).toBe('["messages:send"]');
     expect(insertStatement(sqlTables.apiKeys, numbered, '"s"."api_keys"')).toBe(

@@ -26,6 +26,20 @@ const table = (
 /** Every table a record is read from, as both SQL databases define it. */
 export const sqlTables = {
   organizations: table("organizations", "id, name, created_at"),
+  organizationSettings: table(
+    "organization_settings",
+    "organization_id, allowed_countries, blocked_number_types, destination_limits, " +
+      "prefix_limits, country_daily_limits, updated_at",
+    {
+      json: [
+        "allowed_countries",
+        "blocked_number_types",
+        "destination_limits",
+        "prefix_limits",
+        "country_daily_limits",
+      ],
+    },
+  ),
   profiles: table(
     "profiles",
     "seq, id, organization_id, phone_number, email, first_name, last_name, " +
@@ -35,7 +49,8 @@ export const sqlTables = {
   ),
   consentChanges: table(
     "consent_changes",
-    "id, organization_id, profile_id, channel, old_value, new_value, api_key_id, changed_at",
+    "id, organization_id, profile_id, channel, old_value, new_value, api_key_id, changed_at, " +
+      "source",
     { flags: ["old_value", "new_value"] },
   ),
   contactLists: table("contact_lists", "id, organization_id, name, created_at"),
@@ -43,8 +58,9 @@ export const sqlTables = {
   campaigns: table(
     "campaigns",
     "id, organization_id, name, channel, sms_fallback, category, sender, template, " +
-      "ttl_seconds, status, created_at, updated_at, sms_sender, track_links, sending_window",
-    { json: ["sending_window"], flags: ["sms_fallback", "track_links"] },
+      "ttl_seconds, status, created_at, updated_at, sms_sender, track_links, sending_window, " +
+      "allowed_countries",
+    { json: ["sending_window", "allowed_countries"], flags: ["sms_fallback", "track_links"] },
   ),
   apiKeys: table(
     "api_keys",
@@ -103,6 +119,19 @@ export const sqlTables = {
     "code, message_id, organization_id, original_url, created_at, clicks, first_clicked_at, " +
       "last_clicked_at",
   ),
+  suppressionKeys: table("suppression_keys", "organization_id, key_sealed, created_at"),
+  suppressions: table(
+    "suppressions",
+    "id, organization_id, channel, phone_hash, source, keyword, provider, note, " +
+      "consent_before, created_at",
+    { flags: ["consent_before"] },
+  ),
+  inboundMessages: table(
+    "inbound_messages",
+    "id, organization_id, provider, provider_message_id, channel, from_number, to_sender, " +
+      "text, keyword_class, profile_id, received_at",
+  ),
+  senderAssignments: table("sender_assignments", "organization_id, channel, sender, created_at"),
 } as const satisfies Record<string, SqlTable>;
 
 /** The columns an INSERT names, in the order of `table.columns`. */

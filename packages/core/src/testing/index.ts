@@ -19,6 +19,11 @@ export {
 } from "./arbitraries/rate-limit-steps.js";
 export type { Cleanup } from "./cleanups.js";
 export { cleanupsEach } from "./cleanups.js";
+export type {
+  CallbackContractSetup,
+  CallbackContractWorld,
+} from "./contract/callback-contract.js";
+export { runCallbackContract } from "./contract/callback-contract.js";
 export type { CorruptibleHarness, CorruptRow } from "./contract/corrupt-rows-contract.js";
 export { runCorruptRowContract } from "./contract/corrupt-rows-contract.js";
 export {
@@ -42,6 +47,14 @@ export {
   T0,
 } from "./contract/fixtures.js";
 export type { HarnessFactory } from "./contract/harness.js";
+export type {
+  ContractFake,
+  ContractFault,
+  ContractProviderOptions,
+  ContractWorld,
+  ProviderContractSetup,
+} from "./contract/provider-contract.js";
+export { runProviderContract } from "./contract/provider-contract.js";
 export type { RawReaders, StorageHarness } from "./contract/raw.js";
 export { runStorageContract } from "./contract/run-storage-contract.js";
 export type { SeededOrganization } from "./contract/seed.js";

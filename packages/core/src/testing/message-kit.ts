@@ -13,7 +13,7 @@ import { manualClock } from "../support/clock.js";
 import { createIds } from "../support/ids.js";
 import { seedOrganization, seedWebhook } from "./contract/seed.js";
 import { repeatUntilDone } from "./deadlines.js";
-import { httpsOnly } from "./fakes.js";
+import { httpsOnly, readableSecretBox } from "./fakes.js";
 import { memoryStorage } from "./memory/index.js";
 
 /** A scheduler that runs nothing until told to, in the order things were scheduled. */
@@ -89,6 +89,7 @@ export async function sendWorld(
     ids,
     provider: options.provider ?? sandbox,
     urlPolicy: httpsOnly,
+    secretBox: readableSecretBox,
     config: defaultConfig,
     links: options.links,
     calendar: options.calendar,

@@ -2,8 +2,8 @@ import type {
   DeliveryAttemptRecord,
   DeliveryRecord,
   DeliveryStatus,
-  Topic,
   WebhookSubscriptionRecord,
+  WebhookTopic,
 } from "../ports.js";
 import { shownUrl } from "../support/shown-url.js";
 
@@ -24,7 +24,7 @@ export interface DeliveryView {
   webhook_id: string | null;
   /** Scheme, host and path only; `null` when the subscription was deleted. */
   url: string | null;
-  topic: Topic;
+  topic: WebhookTopic;
   message_id: string | null;
   status: DeliveryStatusView;
   attempt_count: number;

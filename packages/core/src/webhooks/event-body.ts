@@ -1,5 +1,6 @@
 import { type MessageErrorView, toErrorView } from "../messages/message-error.js";
 import type { MessageError, MessageRecord, MessageStatus, Topic } from "../ports.js";
+import { shownPhone } from "../privacy/erased-text.js";
 
 /** The JSON body of one webhook event (docs/decisions.md "Event body"). */
 export interface EventBody {
@@ -17,7 +18,8 @@ export interface EventData {
   client_reference: string | null;
   channel: string;
   status: MessageStatus;
-  recipient: { public_id: string; phone_number: string };
+  /** `phone_number` is `null` once the recipient was erased. */
+  recipient: { public_id: string; phone_number: string | null };
   error: MessageErrorView | null;
 }
 
@@ -50,7 +52,7 @@ export function messageEventBody(
       channel: message.channel,
       // The topic says which step this event reports, whatever the row says by now.
       status: statusOfTopic(topic),
-      recipient: { public_id: message.profileId, phone_number: message.phoneNumber },
+      recipient: { public_id: message.profileId, phone_number: shownPhone(message.phoneNumber) },
       error: toErrorView(error),
     },
   };

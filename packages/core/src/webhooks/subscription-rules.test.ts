@@ -1,17 +1,17 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { Topic } from "../ports.js";
+import type { WebhookTopic } from "../ports.js";
 import { webhookWorld } from "../testing/webhook-kit.js";
 import { createWebhook, listWebhooks } from "./subscriptions.js";
 import { updateWebhook } from "./update-webhook.js";
 import { TOPICS } from "./webhook-input.js";
 
 const URL_A = "https://hooks.example.com/a";
-const topic = (i: number): Topic => TOPICS[i % TOPICS.length] as Topic;
+const topic = (i: number): WebhookTopic => TOPICS[i % TOPICS.length] as WebhookTopic;
 
 type World = Awaited<ReturnType<typeof webhookWorld>>;
 
-const create = async (w: World, topics: Topic[], status: "active" | "inactive" = "active") =>
+const create = async (w: World, topics: WebhookTopic[], status: "active" | "inactive" = "active") =>
   createWebhook(w.deps, w.actor, { url: URL_A, topics, status });
 
 /** The organization's state must always satisfy both rules of docs/decisions.md "Webhook subscription". */

@@ -1,11 +1,11 @@
 import { err, ok, type Result } from "neverthrow";
 import * as v from "valibot";
 import { type Issue, type ValidationError, validationError } from "../errors.js";
-import type { Topic, UrlPolicy } from "../ports.js";
+import type { Topic, UrlPolicy, WebhookTopic } from "../ports.js";
 import { strictFields, toIssues } from "../support/parse.js";
 
-/** The six message topics a subscription may choose from. */
-export const TOPICS: readonly Topic[] = [
+/** The six topics of a message's lifecycle events. */
+export const MESSAGE_TOPICS: readonly Topic[] = [
   "message.sent",
   "message.delivered",
   "message.seen",
@@ -13,6 +13,18 @@ export const TOPICS: readonly Topic[] = [
   "message.failed",
   "message.expired",
   "message.cancelled",
+];
+
+/**
+ * Every topic a subscription may choose from: the message lifecycle, then a profile's consent
+ * changes, the messages people send in and a person's erasure (all three for organization
+ * subscriptions only).
+ */
+export const TOPICS: readonly WebhookTopic[] = [
+  ...MESSAGE_TOPICS,
+  "profile.consent_changed",
+  "message.received",
+  "profile.erased",
 ];
 
 /** A webhook URL, of a subscription or of one message: 1 to 2048 characters. */

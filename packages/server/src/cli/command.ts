@@ -1,5 +1,5 @@
 import type { Writable } from "node:stream";
-import type { DomainError } from "@tidings/core";
+import type { Clock, DomainError, InboundSink } from "@tidings/core";
 import type { Result } from "neverthrow";
 import type { ServerConfig } from "../config.js";
 import type { Logger } from "../logger.js";
@@ -18,6 +18,13 @@ export interface CliIo {
    * `serve` and `worker` call it, then drain and return. Tests pass a promise they resolve.
    */
   waitForShutdown?: (() => Promise<string>) | undefined;
+  /**
+   * Where the providers' inbound routes hand messages, in place of the runtime's own sink: for
+   * an embedder that stores them itself, and for tests.
+   */
+  inboundSink?: InboundSink | undefined;
+  /** The clock `serve` and `worker` run on (the system's): for tests that move time. */
+  clock?: Clock | undefined;
 }
 
 /** The value of each option of a parsed command line (`node:util` parseArgs). */
@@ -30,6 +37,11 @@ export interface CommandContext {
   positionals: string[];
   json: boolean;
   config: ServerConfig;
+  /**
+   * The absolute path of the `--env-file` the configuration was read from as well as the
+   * environment; `null`: the environment alone.
+   */
+  envFile: string | null;
   /** Logs JSON lines: to stdout for serve and worker, to stderr for every other command. */
   logger: Logger;
   runtime: Runtime;

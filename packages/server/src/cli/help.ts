@@ -8,14 +8,26 @@ import {
   campaignsList,
   campaignsUpdate,
 } from "./commands/campaigns.js";
+import {
+  sendersAssign,
+  sendersList,
+  sendersUnassign,
+  suppressionsAdd,
+  suppressionsExport,
+  suppressionsImport,
+  suppressionsList,
+  suppressionsRemove,
+} from "./commands/consent.js";
 import { consoleLink, consoleSessionsRevoke } from "./commands/console.js";
 import { keysCreate, keysList, keysRevoke } from "./commands/keys.js";
 import { migrateCommand } from "./commands/migrate.js";
 import { orgsCreate, orgsGet, orgsList } from "./commands/orgs.js";
+import { privacyErase, privacyExport, profilesErase, profilesExport } from "./commands/privacy.js";
 import { profilesImport } from "./commands/profiles-import.js";
 import { profilesListsAdd } from "./commands/profiles-lists.js";
 import { providersCheck } from "./commands/providers.js";
 import { serveCommand } from "./commands/serve.js";
+import { settingsGet, settingsSet } from "./commands/settings.js";
 import { workerCommand } from "./commands/worker.js";
 
 /** Every command, in the order the help lists them. */
@@ -35,9 +47,23 @@ export const COMMANDS: readonly Command[] = [
   campaignsActivate,
   campaignsDeactivate,
   campaignsList,
+  settingsGet,
+  settingsSet,
   profilesImport,
   profilesListsAdd,
+  profilesErase,
+  profilesExport,
+  privacyErase,
+  privacyExport,
   providersCheck,
+  sendersAssign,
+  sendersList,
+  sendersUnassign,
+  suppressionsList,
+  suppressionsAdd,
+  suppressionsRemove,
+  suppressionsImport,
+  suppressionsExport,
   consoleLink,
   consoleSessionsRevoke,
 ];
@@ -65,6 +91,14 @@ const optionsOf = (command: Command) => [
     type: "boolean",
     required: false,
     description: "Print one JSON document on stdout (errors as JSON on stderr).",
+  },
+  {
+    name: "--env-file",
+    type: "string",
+    required: false,
+    value: "FILE",
+    description:
+      "Read settings from FILE (NAME=value lines) as well as the environment, which wins where both set one. Give serve and every other command the same file.",
   },
   { name: "--help", type: "boolean", required: false, description: "Print this help." },
 ];
@@ -106,7 +140,8 @@ export function commandHelp(command: Command): Help {
 
 const NOTES = [
   "Every command applies pending migrations first. With --json, stdout holds one JSON",
-  "document. Configuration comes from the environment (TIDINGS_DATABASE_URL, PORT, …).",
+  "document. Configuration comes from the environment (TIDINGS_DATABASE_URL, PORT, …) and,",
+  "with --env-file FILE, from FILE too; give serve and the other commands the same file.",
   "Run `tidings <command> --help` for a command's options; `tidings --version` prints the version.",
 ];
 

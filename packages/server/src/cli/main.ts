@@ -6,6 +6,7 @@ import { startTracing, type Tracing } from "../observability/tracing.js";
 import { openRuntime, type Runtime } from "../runtime/runtime.js";
 import { ConfigError } from "../secret-key.js";
 import type { CliIo, Command, Flags } from "./command.js";
+import { ENV_FILE_FLAG, takeEnvFile, withEnvFile } from "./env-file.js";
 import { closestFlag, withFlagNames } from "./flag-names.js";
 import { COMMANDS, commandHelp, commandsOf, overallHelp, writeHelp } from "./help.js";
 import { writeError, writeProblem, writeResult } from "./output.js";
@@ -26,7 +27,7 @@ function findCommand(argv: string[]): { command: Command; rest: string[] } | nul
 }
 
 /** The options the command line takes before any command. */
-const TOP_LEVEL_FLAGS = ["--help", "--version", "--json"];
+const TOP_LEVEL_FLAGS = ["--help", "--version", "--json", ENV_FILE_FLAG];
 
 /** The first words of the command line, up to the first option: what names a command. */
 function leadingWords(argv: string[]): string[] {
@@ -150,8 +151,16 @@ function help(io: CliIo, json: boolean, words: string[]): number {
  */
 export async function main(argv: string[], io: CliIo): Promise<number> {
   const json = argv.includes("--json");
-  // `--json` may come anywhere, even before the command's name.
-  const args = argv.filter((arg) => arg !== "--json");
+  // `--json` and `--env-file FILE` may come anywhere, even before the command's name.
+  let args: string[];
+  let envFile: string | null;
+  try {
+    ({ argv: args, envFile } = takeEnvFile(argv.filter((arg) => arg !== "--json")));
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    writeProblem(io.stderr, json, "usage", error.message);
+    return EXIT.usage;
+  }
   const isHelpFlag = (arg: string) => arg === "--help" || arg === "-h";
   if (args.length === 0) {
     writeProblem(io.stderr, json, "usage", "a command is needed.");
@@ -184,7 +193,17 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     return EXIT.ok;
   }
 
-  const read = readConfig(io.env, io.cwd);
+  let env = io.env;
+  let envFilePath: string | null = null;
+  if (envFile !== null) {
+    const withFile = withEnvFile(io.env, envFile, io.cwd);
+    if (withFile.isErr()) {
+      writeProblem(io.stderr, json, "configuration", withFile.error);
+      return EXIT.failure;
+    }
+    ({ env, path: envFilePath } = withFile.value);
+  }
+  const read = readConfig(env, io.cwd);
   if (read.isErr()) {
     for (const message of read.error) writeProblem(io.stderr, json, "configuration", message);
     return EXIT.failure;
@@ -194,10 +213,22 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   let runtime: Runtime | null = null;
   let tracing: Tracing | null = null;
   try {
-    if (command.observed) tracing = await startTracing(io.env, logger);
+    if (command.observed) tracing = await startTracing(env, logger);
     const metrics = command.observed?.servesMetrics(config) ?? false;
-    runtime = await openRuntime(config, logger, { metrics });
-    const outcome = await command.run({ io, json, config, logger, runtime, ...parsed });
+    runtime = await openRuntime(config, logger, {
+      metrics,
+      inboundSink: io.inboundSink,
+      clock: io.clock,
+    });
+    const outcome = await command.run({
+      io,
+      json,
+      config,
+      envFile: envFilePath,
+      logger,
+      runtime,
+      ...parsed,
+    });
     if (outcome.isErr()) {
       writeError(io.stderr, json, withFlagNames(outcome.error, command, json));
       return EXIT.failure;

@@ -1,4 +1,4 @@
-import { TOPICS, type WebhookBacklog } from "@tidings/core";
+import { MESSAGE_TOPICS, type WebhookBacklog } from "@tidings/core";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 
 /** Seconds: from a quick lookup to the 15 s webhook timeout. */
@@ -76,6 +76,30 @@ export function createMetrics(sources: MetricSources = {}) {
     labelNames: ["counted"] as const,
     registers: [registry],
   });
+  const inboundMessages = new Counter({
+    name: "tidings_inbound_messages_total",
+    help: "Inbound messages stored, by provider, channel and keyword class (opt_out, opt_in, help, none).",
+    labelNames: ["provider", "channel", "keyword_class"] as const,
+    registers: [registry],
+  });
+  const suppressions = new Counter({
+    name: "tidings_suppressions_total",
+    help: "Suppressions added, by source (inbound, provider, api).",
+    labelNames: ["source"] as const,
+    registers: [registry],
+  });
+  const sendsRefused = new Counter({
+    name: "tidings_sends_refused_total",
+    help: "Sends refused by the organization's abuse protection before anything was stored, by reason (country_not_allowed, number_type_blocked, destination_limit, prefix_limit, country_limit).",
+    labelNames: ["reason"] as const,
+    registers: [registry],
+  });
+  const sendsByCountry = new Counter({
+    name: "tidings_sends_by_country_total",
+    help: "Sends stored and handed off, by the recipient number's country (ISO 3166-1 alpha-2, or unknown).",
+    labelNames: ["country"] as const,
+    registers: [registry],
+  });
   const lifecycleEvents = new Counter({
     name: "tidings_message_lifecycle_events_total",
     help: "Message lifecycle events recorded, by topic.",
@@ -145,7 +169,7 @@ export function createMetrics(sources: MetricSources = {}) {
       }
     }
   }
-  for (const topic of TOPICS) lifecycleEvents.inc({ topic }, 0);
+  for (const topic of MESSAGE_TOPICS) lifecycleEvents.inc({ topic }, 0);
   for (const kind of STORAGE_ERROR_KINDS) storageErrors.inc({ kind }, 0);
   for (const outcome of ATTEMPT_OUTCOMES) webhookAttempts.inc({ outcome }, 0);
 
@@ -195,6 +219,10 @@ export function createMetrics(sources: MetricSources = {}) {
     httpDuration,
     messages,
     linkClicks,
+    inboundMessages,
+    suppressions,
+    sendsRefused,
+    sendsByCountry,
     lifecycleEvents,
     webhookAttempts,
     webhookAttemptDuration,

@@ -16,7 +16,7 @@ export interface FallbackSweep {
  * another process once its lease ends. Failures are logged and the next tick tries again.
  */
 export function startFallbackSweep(
-  deps: Pick<Deps, "storage" | "ids" | "clock" | "provider">,
+  deps: Pick<Deps, "storage" | "ids" | "clock" | "provider" | "secretBox">,
   logger: Logger,
   intervalMs = 500,
 ): FallbackSweep {

@@ -38,7 +38,10 @@ export async function listenHttp(
   logger: Logger,
   host: string,
   port: number,
-  config: Pick<ServerConfig, "console" | "publicUrl" | "metricsToken" | "dev" | "trustedProxies">,
+  config: Pick<
+    ServerConfig,
+    "console" | "publicUrl" | "metricsToken" | "dev" | "trustedProxies" | "storageTimeoutMs"
+  >,
 ): Promise<HttpListener> {
   const mounts: Mount[] = config.console
     ? [
@@ -64,7 +67,13 @@ export async function listenHttp(
   const { metrics } = runtime;
   const served = withFrontPage(
     withMounts(
-      createHttpApp(runtime.deps, { logger, sandbox: runtime.sandbox, dev: config.dev }),
+      createHttpApp(runtime.deps, {
+        logger,
+        sandbox: runtime.sandbox,
+        dev: config.dev,
+        storageTimeoutMs: config.storageTimeoutMs,
+        inboundSink: runtime.inboundSink,
+      }),
       mounts,
     ),
     { console: config.console ? CONSOLE_PATH : null },

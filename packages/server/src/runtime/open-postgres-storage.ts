@@ -1,5 +1,6 @@
 import {
   analyzeNewTables,
+  boundedPoolOptions,
   DEFAULT_SCHEMA,
   keyNoticeHeartbeat,
   listenForDeliveries,
@@ -12,10 +13,12 @@ import {
 import {
   cachingApiKeys,
   cachingCampaigns,
+  cachingSettings,
   cachingSubscriptions,
   type Storage,
 } from "@tidings/core";
 import pg from "pg";
+import { DEFAULT_STORAGE_TIMEOUT_MS } from "../config.js";
 import type { Logger } from "../logger.js";
 import type { OpenedStorage } from "./opened-storage.js";
 
@@ -68,7 +71,8 @@ function memoriesOf(
   const keys = cachingApiKeys(database, { ttlMs: ms });
   const campaigns = cachingCampaigns(keys.storage, { ttlMs: ms });
   const subscriptions = cachingSubscriptions(campaigns.storage, { ttlMs: ms });
-  return { storage: subscriptions.storage, kept: [keys, campaigns, subscriptions] };
+  const settings = cachingSettings(subscriptions.storage, { ttlMs: ms });
+  return { storage: settings.storage, kept: [keys, campaigns, subscriptions, settings] };
 }
 
 /**
@@ -148,15 +152,28 @@ function listenerLog(
 /**
  * Opens PostgreSQL through a `pg.Pool`, applies pending migrations (under the adapter's
  * advisory lock, so processes starting together migrate once) and offers LISTEN/NOTIFY
- * wake-ups for the delivery engine.
+ * wake-ups for the delivery engine. Every statement of the storage, its listeners and its
+ * backlog reads waits at most `timeoutMs` for a connection and as long again for its answer
+ * (`boundedPoolOptions`); migrations and `ANALYZE`, which may rightly run longer, go through
+ * a pool of one connection whose statements have no such bound.
  */
-export async function openPostgresStorage(url: string, logger?: Logger): Promise<OpenedStorage> {
+export async function openPostgresStorage(
+  url: string,
+  logger?: Logger,
+  timeoutMs: number = DEFAULT_STORAGE_TIMEOUT_MS,
+): Promise<OpenedStorage> {
   const { connectionString, schema, prepared, keyMemoryMs } = splitOptions(url);
-  const pool = new pg.Pool({ connectionString });
+  const pool = new pg.Pool({ connectionString, ...boundedPoolOptions(timeoutMs) });
+  const unbounded = new pg.Pool({
+    connectionString,
+    max: 1,
+    connectionTimeoutMillis: timeoutMs,
+  });
   // An idle connection that breaks must not crash the process; the pool replaces it.
   pool.on("error", () => undefined);
+  unbounded.on("error", () => undefined);
   try {
-    const migrations = await migrate(pool, { schema });
+    const migrations = await migrate(unbounded, { schema });
     // Named statements: each connection parses a statement once and may keep its plan.
     const database = postgresStorage(prepared ? preparedStatements(pool) : pool, { schema });
     // Verified keys, campaigns and where each organization's events go stay in memory while the
@@ -198,18 +215,18 @@ export async function openPostgresStorage(url: string, logger?: Logger): Promise
         }),
       webhookBacklog: (now) => webhookBacklog(pool, now, { schema }),
       maintain: async () => {
-        const tables = await analyzeNewTables(pool, { schema, except: analyzed });
+        const tables = await analyzeNewTables(unbounded, { schema, except: analyzed });
         for (const table of tables) analyzed.add(table);
         return tables.map((table) => `analyzed ${table}`);
       },
       async close() {
         await stopKeyNotices();
         await storage.close();
-        await pool.end();
+        await Promise.all([pool.end(), unbounded.end()]);
       },
     };
   } catch (error) {
-    await pool.end();
+    await Promise.all([pool.end(), unbounded.end()]);
     throw error;
   }
 }

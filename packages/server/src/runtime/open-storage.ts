@@ -1,4 +1,3 @@
-import { existsSync } from "node:fs";
 import { dirname } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import {
@@ -10,19 +9,28 @@ import {
 } from "@tidings/adapter-sqlite";
 import type { StorageUnavailableError } from "@tidings/core";
 import Database from "better-sqlite3";
-import type { DatabaseConfig } from "../config.js";
+import {
+  type DatabaseConfig,
+  DEFAULT_STORAGE_TIMEOUT_MS,
+  databaseDirectoryProblem,
+} from "../config.js";
 import type { Logger } from "../logger.js";
 import { ConfigError } from "../secret-key.js";
 import type { OpenedStorage } from "./opened-storage.js";
 
-/** A SQLite database needs an existing directory (for the file and its key file beside it). */
+/**
+ * A SQLite database needs an existing directory this process may write to (for the file, its
+ * journal and the key file beside it): `readConfig` says so too, for embedders who skip it.
+ */
 export function assertDatabaseDirectory(database: DatabaseConfig): void {
-  if (database.kind !== "sqlite" || database.path === ":memory:") return;
-  if (!existsSync(dirname(database.path))) {
-    throw new ConfigError(
-      `TIDINGS_DATABASE_URL points into ${dirname(database.path)}, which does not exist.`,
-    );
-  }
+  const problem = databaseDirectoryProblem(database);
+  if (problem !== null) throw new ConfigError(problem);
+}
+
+/** What to do about a SQLite database on a read-only file system; "" for any other fault. */
+function readOnlyHint(database: DatabaseConfig, reason: string): string {
+  if (database.kind !== "sqlite" || reason !== "read_only") return "";
+  return `. The directory ${dirname(database.path)} is on a read-only file system: mount a writable volume there.`;
 }
 
 /** The longest pause between two tries at start-up. */
@@ -38,21 +46,32 @@ const MAX_STARTUP_PAUSE_MS = 2000;
 export async function openStorage(
   database: DatabaseConfig,
   logger?: Logger,
-  options: { timeoutMs?: number | undefined } = {},
+  options: {
+    timeoutMs?: number | undefined;
+    /**
+     * The longest any one wait on storage lasts once it is open (`TIDINGS_STORAGE_TIMEOUT_MS`):
+     * for a PostgreSQL connection and each statement's answer, for SQLite's write lock.
+     */
+    storageTimeoutMs?: number | undefined;
+  } = {},
 ): Promise<OpenedStorage> {
   const deadline = Date.now() + (options.timeoutMs ?? 0);
   const faultOf = await faultClassifier(database);
   let pause = 250;
   for (let attempt = 1; ; attempt++) {
     try {
-      return await openOnce(database, logger);
+      return await openOnce(
+        database,
+        logger,
+        options.storageTimeoutMs ?? DEFAULT_STORAGE_TIMEOUT_MS,
+      );
     } catch (error) {
       const fault = faultOf(error);
       if (fault === null) throw error;
       const left = deadline - Date.now();
       if (left <= 0) {
         throw new Error(
-          `The database is unavailable (${fault.reason}) and did not come back within ${options.timeoutMs ?? 0} ms (TIDINGS_STARTUP_TIMEOUT_MS): ${fault.cause instanceof Error ? fault.cause.message : fault.message}`,
+          `The database is unavailable (${fault.reason}) and did not come back within ${options.timeoutMs ?? 0} ms (TIDINGS_STARTUP_TIMEOUT_MS): ${fault.cause instanceof Error ? fault.cause.message : fault.message}${readOnlyHint(database, fault.reason)}`,
           { cause: error },
         );
       }
@@ -78,17 +97,26 @@ async function faultClassifier(
   return (error) => pgFault(error, "unchanged");
 }
 
-async function openOnce(database: DatabaseConfig, logger?: Logger): Promise<OpenedStorage> {
+async function openOnce(
+  database: DatabaseConfig,
+  logger: Logger | undefined,
+  storageTimeoutMs: number,
+): Promise<OpenedStorage> {
   if (database.kind === "postgres") {
     const { openPostgresStorage } = await import("./open-postgres-storage.js");
-    return openPostgresStorage(database.url, logger);
+    return openPostgresStorage(database.url, logger, storageTimeoutMs);
   }
   assertDatabaseDirectory(database);
   keepDatabasePrivate(database.path);
   const db = new Database(database.path);
   try {
     const migrations = migrateSqlite(db);
-    const storage = sqliteStorage(db, { migrate: false, synchronous: database.synchronous });
+    const storage = sqliteStorage(db, {
+      migrate: false,
+      synchronous: database.synchronous,
+      // Another process's write lock (an import, a stuck script) is waited for this long.
+      busyTimeoutMs: storageTimeoutMs,
+    });
     return {
       storage,
       migrations,

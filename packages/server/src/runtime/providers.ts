@@ -6,11 +6,14 @@ import {
   type ChannelProvider,
   channelRouter,
   type Deps,
+  type InboundSink,
+  type SandboxProvider,
   sandboxProvider,
   systemClock,
 } from "@tidings/core";
 import type { ServerConfig } from "../config.js";
 import type { Logger } from "../logger.js";
+import { isLoopback } from "../observability/loopback.js";
 import { type ProviderName, providersInUse } from "../provider-config.js";
 import type { Mount } from "./mount.js";
 
@@ -23,9 +26,20 @@ export interface ComposedProviders {
   provider: ChannelProvider;
   /** Whether some channel uses the sandbox (its `/sandbox` routes are served then only). */
   sandbox: boolean;
-  /** The callback endpoints of the real providers in use, to mount on the HTTP server. */
-  callbacks(deps: Pick<Deps, "storage" | "ids" | "clock">): Mount[];
+  /** The sandbox, when some channel uses it: the one provider that reports in process. */
+  sandboxProvider: SandboxProvider | null;
+  /**
+   * The callback endpoints of the real providers in use, to mount on the HTTP server; each also
+   * serves its provider's inbound messages, handed to `deps.inboundSink`.
+   */
+  callbacks(deps: CallbackDeps): Mount[];
 }
+
+/** What the provider routes are built with: the use cases' deps, and where inbound goes. */
+export type CallbackDeps = Pick<Deps, "storage" | "ids" | "clock" | "secretBox"> & {
+  /** Where each provider's inbound route hands the messages it verified. */
+  inboundSink: InboundSink;
+};
 
 /**
  * Builds the provider of each channel from the configuration. `publicUrl` answers the URL at
@@ -50,9 +64,11 @@ export function composeProviders(
   const settings = config.providers;
   const callbackBase = (name: ProviderName) => () => `${publicUrl()}${PROVIDERS_PATH}/${name}`;
   const built = new Map<ProviderName, ChannelProvider>();
+  let sandbox: SandboxProvider | null = null;
   for (const name of providersInUse(settings)) {
     if (name === "sandbox") {
-      built.set(name, sandboxProvider({ delayMs: config.sandboxDelayMs }));
+      sandbox = sandboxProvider({ delayMs: config.sandboxDelayMs });
+      built.set(name, sandbox);
     } else if (name === "twilio" && settings.twilio !== null) {
       const twilio = settings.twilio;
       built.set(
@@ -77,6 +93,7 @@ export function composeProviders(
         infobipProvider({
           baseUrl: settings.infobip.baseUrl,
           apiKey: settings.infobip.apiKey,
+          idempotent: settings.infobip.idempotent,
           callbackBaseUrl: callbackBase("infobip"),
           secretKey,
           timeoutMs: settings.timeoutMs,
@@ -112,7 +129,9 @@ export function composeProviders(
   return {
     provider: viber === sms ? viber : channelRouter({ viber, sms }),
     sandbox: built.has("sandbox"),
+    sandboxProvider: sandbox,
     callbacks(deps) {
+      const inbound = deps.inboundSink;
       const mounts: Mount[] = [];
       if (settings.twilio !== null && built.has("twilio")) {
         mounts.push({
@@ -120,15 +139,23 @@ export function composeProviders(
           app: twilioCallbacks({
             deps,
             authToken: settings.twilio.authToken,
+            webhookKeys: settings.twilio.webhookKeys,
             publicBaseUrl: callbackBase("twilio"),
             logger,
+            inbound,
           }),
         });
       }
       if (settings.infobip !== null && built.has("infobip")) {
         mounts.push({
           prefix: `${PROVIDERS_PATH}/infobip`,
-          app: infobipCallbacks({ deps, secretKey, logger }),
+          app: infobipCallbacks({
+            deps,
+            secretKey,
+            logger,
+            inbound,
+            inboundTokens: settings.infobip.inboundTokens,
+          }),
         });
       }
       if (settings.vonage !== null && built.has("vonage")) {
@@ -139,10 +166,36 @@ export function composeProviders(
             signatureSecret: settings.vonage.signatureSecret,
             apiKey: settings.vonage.apiKey ?? undefined,
             logger,
+            inbound,
           }),
         });
       }
       return mounts;
     },
   };
+}
+
+/**
+ * Warns when a real provider's delivery reports are addressed to this machine alone: with
+ * `TIDINGS_DEV=1` and no `TIDINGS_PUBLIC_URL` they go to the address `serve` listens on
+ * (`http://127.0.0.1:…`), which the provider cannot reach, so messages go out but their
+ * lifecycle stops at `sent`. A public URL on a loopback host is warned of the same way.
+ */
+export function warnIfCallbacksUnreachable(
+  logger: Logger,
+  config: Pick<ServerConfig, "providers" | "publicUrl">,
+  listeningUrl: string,
+): void {
+  const real = providersInUse(config.providers).filter((name) => name !== "sandbox");
+  if (real.length === 0) return;
+  const base = config.publicUrl ?? listeningUrl;
+  if (config.publicUrl !== null && !isLoopback(new URL(base).hostname)) return;
+  logger.warn("provider callbacks cannot reach this server", {
+    providers: real,
+    callback_urls: real.map((name) => `${base}${PROVIDERS_PATH}/${name}`),
+    hint:
+      config.publicUrl === null
+        ? "TIDINGS_PUBLIC_URL is not set, so delivery reports are addressed to the address this server listens on, which the provider cannot reach: messages are sent, but stay `sent`. Set TIDINGS_PUBLIC_URL to an address the provider reaches (a tunnel to this port will do)."
+        : "TIDINGS_PUBLIC_URL is on this machine, which the provider cannot reach: messages are sent, but stay `sent`. Set it to an address the provider reaches (a tunnel to this port will do).",
+  });
 }

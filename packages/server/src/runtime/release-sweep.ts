@@ -17,7 +17,7 @@ export interface ReleaseSweep {
  * next tick tries again.
  */
 export function startReleaseSweep(
-  deps: Pick<Deps, "storage" | "ids" | "clock" | "provider" | "telemetry">,
+  deps: Pick<Deps, "storage" | "ids" | "clock" | "provider" | "telemetry" | "secretBox">,
   logger: Logger,
   options: { intervalMs?: number; onRound?: (lagsMs: readonly number[]) => void } = {},
 ): ReleaseSweep {

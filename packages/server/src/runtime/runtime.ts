@@ -2,19 +2,23 @@ import { createUrlPolicy, undiciWebhookTransport } from "@tidings/adapter-http";
 import {
   aesGcmSecretBox,
   batchedProviderReports,
+  type Clock,
   createIds,
   type Deps,
   defaultConfig,
+  type InboundSink,
+  inboundSink,
   isStorageUnavailable,
   StorageBusyError,
   systemClock,
   type TidingsConfig,
+  unopenableSuppressionKeys,
 } from "@tidings/core";
 import type { ServerConfig } from "../config.js";
 import type { Logger } from "../logger.js";
 import { createMetrics, type Metrics } from "../observability/metrics.js";
 import { withStorageMetrics } from "../observability/storage-metrics.js";
-import { loadSecretKey } from "../secret-key.js";
+import { ConfigError, loadSecretKey, numberHashKeyOf } from "../secret-key.js";
 import { withDeliveryWakeups } from "./delivery-wakeups.js";
 import { loadedLocalCalendar } from "./local-calendar.js";
 import type { Mount } from "./mount.js";
@@ -38,8 +42,13 @@ export interface Runtime {
   onDeliveriesQueued(fn: () => void): void;
   /** Whether some channel uses the sandbox provider (so `/sandbox` is served). */
   sandbox: boolean;
-  /** The real providers' callback endpoints, mounted by `serve` under `/providers/{name}`. */
+  /**
+   * The real providers' callback endpoints, mounted by `serve` under `/providers/{name}`, their
+   * inbound routes included.
+   */
   providerCallbacks: Mount[];
+  /** Where inbound messages go: the provider routes and the sandbox's inbound route. */
+  inboundSink: InboundSink;
   /**
    * Tells the runtime where this server listens, when `TIDINGS_PUBLIC_URL` is unset: providers
    * are given callback URLs on it from then on.
@@ -62,8 +71,19 @@ export function tidingsConfig(config: ServerConfig): TidingsConfig {
     webhookRetryWindowMs: config.webhookRetryWindowMs,
     webhookDisableAfterMs: config.webhookDisableAfterMs,
     retentionMs: config.retentionMs,
+    eraseDeletedAfterMs: config.eraseDeletedAfterMs,
     idempotencyTtlMs: config.idempotencyTtlMs,
   };
+}
+
+/** What `openRuntime` may be given besides the configuration. */
+export interface RuntimeOptions {
+  /** Serve Prometheus metrics (`serve`, `worker`). */
+  metrics?: boolean | undefined;
+  /** Where the providers' inbound routes hand messages, instead of the runtime's own sink. */
+  inboundSink?: InboundSink | undefined;
+  /** The use cases' clock (the system's); tests of the real server pass one they move. */
+  clock?: Clock | undefined;
 }
 
 /**
@@ -75,13 +95,14 @@ export function tidingsConfig(config: ServerConfig): TidingsConfig {
 export async function openRuntime(
   config: ServerConfig,
   logger: Logger,
-  options: { metrics?: boolean | undefined } = {},
+  options: RuntimeOptions = {},
 ): Promise<Runtime> {
   // The key is checked before the database is touched, so a bad key changes nothing.
   assertDatabaseDirectory(config.database);
-  const key = loadSecretKey(config.secretKey, config.database);
+  const key = loadSecretKey(config.secretKey, config.database, logger);
   const opened = await openStorage(config.database, logger, {
     timeoutMs: config.startupTimeoutMs,
+    storageTimeoutMs: config.storageTimeoutMs,
   });
   if (opened.migrations.applied.length > 0) {
     logger.info("migrations applied", {
@@ -123,9 +144,10 @@ export async function openRuntime(
   if (metrics && health) metrics.observeStorageAvailability(() => health.isAvailable());
   const deps: Deps = {
     storage: withDeliveryWakeups(storage, deliveriesQueued),
-    clock: systemClock,
+    clock: options.clock ?? systemClock,
     ids: createIds(),
     secretBox: aesGcmSecretBox(key),
+    numberHashKey: numberHashKeyOf(key),
     provider,
     transport,
     urlPolicy,
@@ -144,13 +166,50 @@ export async function openRuntime(
           telemetry: {
             messageSent: (send) => metrics.messages.inc(send),
             linkFollowed: (counted) => metrics.linkClicks.inc({ counted: String(counted) }),
+            sendRefused: (reason) => metrics.sendsRefused.inc({ reason }),
+            sentToCountry: (country) => metrics.sendsByCountry.inc({ country }),
           },
         }
       : {}),
   };
+  // A lost or changed secret key must never silently void the opt-outs sealed under it.
+  const unopenable = await unopenableSuppressionKeys(deps);
+  if (unopenable.length > 0) {
+    await opened.close();
+    throw new ConfigError(
+      `TIDINGS_SECRET_KEY cannot open the suppression keys of ${unopenable.length} organization(s) ` +
+        `(${unopenable.slice(0, 3).join(", ")}): it is not the key they were sealed with. ` +
+        "Start with the original secret key; opt-outs would be lost otherwise.",
+    );
+  }
+  // The one place the inbound sink is chosen: a test or embedder may hand its own.
+  const inbound: InboundSink =
+    options.inboundSink ??
+    inboundSink(deps, {
+      keywords: config.keywords,
+      dropped: (report, outcome) =>
+        logger.info("inbound message not stored", {
+          provider: report.provider,
+          channel: report.channel,
+          outcome,
+        }),
+      ...(metrics
+        ? {
+            telemetry: {
+              inboundReceived: (seen) =>
+                metrics.inboundMessages.inc({
+                  provider: seen.provider,
+                  channel: seen.channel,
+                  keyword_class: seen.keywordClass,
+                }),
+              suppressionAdded: (source) => metrics.suppressions.inc({ source }),
+            },
+          }
+        : {}),
+    });
   // Reports that come due together (a busy second's sends) share a transaction.
   const recordReport = batchedProviderReports(deps);
-  provider.onReport?.(async (messageId, report) => {
+  providers.sandboxProvider?.onReport(async (messageId, report) => {
     try {
       const recorded = await recordReport(messageId, report);
       if (recorded.isErr()) {
@@ -174,7 +233,8 @@ export async function openRuntime(
       queuedListeners.push(fn);
     },
     sandbox: providers.sandbox,
-    providerCallbacks: providers.callbacks(deps),
+    providerCallbacks: providers.callbacks({ ...deps, inboundSink: inbound }),
+    inboundSink: inbound,
     listeningAt(url) {
       listeningUrl = url;
     },

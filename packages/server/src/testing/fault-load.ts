@@ -22,6 +22,13 @@ export interface FaultLoad {
    * every 5xx other than 503, as `status body`.
    */
   faults: string[];
+  /**
+   * Sends that got no answer within `answerWithinMs` (when given), as `started at … ms`: a
+   * request left waiting, where an answer (200 or 503) was owed.
+   */
+  late: string[];
+  /** The longest any answered send waited for its answer, in ms (measured, never asserted). */
+  longestWaitMs(): number;
   /** Resolves once every sender has stopped. */
   stop(): Promise<void>;
   /** Resolves once `count` more sends have been acknowledged (bounded by `ms`). */
@@ -37,7 +44,10 @@ export const createFaultSender = (env: Record<string, string>): Promise<FaultSen
 
 /**
  * The environment of a `tidings serve` under a fault test, on `databaseUrl`: the sandbox's
- * reports and webhook retries fast, no rate limit in the senders' way, no console.
+ * reports and webhook retries fast, no rate limit in the senders' way, no console, and a
+ * storage timeout of 10 s: these faults close connections or fail writes at once, and a
+ * machine busy with other tests must not turn slow answers into refusals. The test of a
+ * database that hangs (`faults-hang.test.ts`) runs with the default instead.
  */
 export const faultServerEnv = (databaseUrl: string): Record<string, string> => ({
   ...(process.env as Record<string, string>),
@@ -49,6 +59,7 @@ export const faultServerEnv = (databaseUrl: string): Record<string, string> => (
   TIDINGS_SEND_RATE_LIMIT: "1000000/60s",
   TIDINGS_LOG_LEVEL: "info",
   TIDINGS_CONSOLE: "0",
+  TIDINGS_STORAGE_TIMEOUT_MS: "10000",
 });
 
 /** Subscribes a verifying receiver to every topic of the sender's organization. */
@@ -88,19 +99,27 @@ function isStorageRefusal(retryAfter: string | null, text: string): boolean {
 const MAX_TRIES = 400;
 const MAX_SENDS = 20_000;
 
-/** Starts `concurrency` senders against `baseUrl` until `stop()`. */
+/**
+ * Starts `concurrency` senders against `baseUrl` until `stop()`. With `answerWithinMs`, a send
+ * not answered by then is given up and noted in `late`; otherwise each waits up to 10 s.
+ */
 export function startFaultLoad(
   baseUrl: () => string,
   sender: FaultSender,
   concurrency = 8,
+  options: { answerWithinMs?: number | undefined } = {},
 ): FaultLoad {
   const acknowledged = new Set<string>();
   const statuses = new Map<number, number>();
   const faults: string[] = [];
+  const late: string[] = [];
+  const startedAt = Date.now();
+  let longestWaitMs = 0;
   let stopped = false;
 
   const sendOnce = async (key: string, n: number): Promise<"done" | "retry"> => {
     let answer: Response;
+    const asked = Date.now();
     try {
       answer = await fetch(`${baseUrl()}/v1/messages/send`, {
         method: "POST",
@@ -118,12 +137,16 @@ export function startFaultLoad(
           params: { pin: String(n % 10_000) },
           client_reference: key,
         }),
-        signal: AbortSignal.timeout(10_000),
+        signal: AbortSignal.timeout(options.answerWithinMs ?? 10_000),
       });
-    } catch {
+    } catch (error) {
+      if (options.answerWithinMs !== undefined && (error as Error).name === "TimeoutError") {
+        late.push(`started at ${asked - startedAt} ms`);
+      }
       return "retry";
     }
     const text = await answer.text();
+    longestWaitMs = Math.max(longestWaitMs, Date.now() - asked);
     statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
     if (answer.status === 200) {
       acknowledged.add((JSON.parse(text) as { message_id: string }).message_id);
@@ -155,13 +178,22 @@ export function startFaultLoad(
     acknowledged,
     statuses,
     faults,
+    late,
+    longestWaitMs: () => longestWaitMs,
     async stop() {
       stopped = true;
       await running;
     },
     async acknowledgedMore(count, what, ms = 20_000) {
       const target = acknowledged.size + count;
-      await eventually(what, async () => (acknowledged.size >= target ? true : undefined), ms);
+      await eventually(
+        what,
+        async () => (acknowledged.size >= target ? true : undefined),
+        ms,
+      ).catch((error: unknown) => {
+        const answered = JSON.stringify(Object.fromEntries(statuses));
+        throw new Error(`${String(error)}; answers so far by status: ${answered}`);
+      });
     },
   };
 }

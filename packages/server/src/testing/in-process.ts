@@ -1,3 +1,4 @@
+import type { Clock, InboundSink } from "@tidings/core";
 import { waitUntil } from "@tidings/core/testing";
 import { main } from "../cli/main.js";
 import { Captured, type tempWorkspace } from "./run-cli.js";
@@ -5,8 +6,16 @@ import { Captured, type tempWorkspace } from "./run-cli.js";
 /** One JSON log line. */
 export type LogLine = Record<string, unknown>;
 
-/** Starts `serve` or `worker` in-process in `cwd`; `stop()` plays the part of SIGTERM. */
-export function startInProcess(cwd: string, argv: string[], env: Record<string, string>) {
+/**
+ * Starts `serve` or `worker` in-process in `cwd`; `stop()` plays the part of SIGTERM. With
+ * `inboundSink`, the providers' inbound routes hand messages to it.
+ */
+export function startInProcess(
+  cwd: string,
+  argv: string[],
+  env: Record<string, string>,
+  options: { inboundSink?: InboundSink | undefined; clock?: Clock | undefined } = {},
+) {
   const stdout = new Captured();
   const stderr = new Captured();
   let requestStop: (signal: string) => void = () => undefined;
@@ -19,6 +28,8 @@ export function startInProcess(cwd: string, argv: string[], env: Record<string, 
     stdout,
     stderr,
     waitForShutdown: () => stopRequested,
+    inboundSink: options.inboundSink,
+    clock: options.clock,
   });
   const logs = (): LogLine[] =>
     stdout

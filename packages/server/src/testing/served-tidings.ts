@@ -1,3 +1,4 @@
+import type { Clock, InboundSink } from "@tidings/core";
 import { type LogLine, startInProcess } from "./in-process.js";
 import { createSender } from "./process-cluster.js";
 import { tempWorkspace } from "./run-cli.js";
@@ -31,11 +32,16 @@ export interface ServedTidings {
 /**
  * Starts the real server in-process (`serve --port 0`, SQLite, development mode so loopback
  * receivers are allowed) after creating, through the CLI, an organization, an all-scopes key
- * and an active campaign. `env` adds or overrides variables; `scopes` replaces the key's.
+ * and an active campaign. `env` adds or overrides variables; `scopes` replaces the key's;
+ * `inboundSink` receives what the providers' inbound routes verified, instead of the runtime's.
  */
 export async function serveTidings(
   env: Record<string, string> = {},
-  options: { scopes?: string | undefined } = {},
+  options: {
+    scopes?: string | undefined;
+    inboundSink?: InboundSink | undefined;
+    clock?: Clock | undefined;
+  } = {},
 ): Promise<ServedTidings> {
   const workspace = tempWorkspace();
   const fullEnv: Record<string, string> = {
@@ -47,7 +53,10 @@ export async function serveTidings(
   const scopes = options.scopes ?? "profiles:read,profiles:write,messages:send,webhooks:manage";
   const { token, campaignId } = await createSender(fullEnv, scopes);
   const start = async () => {
-    const started = startInProcess(workspace.dir, ["serve", "--port", "0"], fullEnv);
+    const started = startInProcess(workspace.dir, ["serve", "--port", "0"], fullEnv, {
+      inboundSink: options.inboundSink,
+      clock: options.clock,
+    });
     try {
       const { port } = await started.waitForLog("listening");
       return { server: started, url: `http://127.0.0.1:${port}` };

@@ -7,6 +7,8 @@ export interface ReceivedWebhook {
   deliveryId: string;
   topic: string;
   messageId: string;
+  /** The body's `data`, as posted. */
+  data: Record<string, unknown>;
   /** The signature checked out against the secret and the body's `id` matched the header. */
   verified: boolean;
   arrivedAt: number;
@@ -58,7 +60,11 @@ export async function startWebhookTally(
     req.on("end", () => {
       const raw = Buffer.concat(chunks);
       const deliveryId = String(req.headers["x-service-delivery-id"]);
-      let body: { id?: unknown; topic?: unknown; data?: { message_id?: unknown } } = {};
+      let body: {
+        id?: unknown;
+        topic?: unknown;
+        data?: { message_id?: unknown } & Record<string, unknown>;
+      } = {};
       try {
         body = JSON.parse(raw.toString()) as typeof body;
       } catch {
@@ -68,6 +74,7 @@ export async function startWebhookTally(
         deliveryId,
         topic: String(body.topic),
         messageId: String(body.data?.message_id),
+        data: body.data ?? {},
         verified:
           verifyWebhook(raw, req.headers, typeof secret === "string" ? secret : secret()).isOk() &&
           body.id === deliveryId,

@@ -84,6 +84,7 @@ export const aConsentChange = (
   oldValue: null,
   newValue: true,
   apiKeyId: null,
+  source: "api",
   changedAt: at(0),
   ...overrides,
 });
@@ -115,6 +116,7 @@ export const aCampaign = (overrides: Owned<CampaignRecord>): CampaignRecord => (
   smsSender: null,
   trackLinks: false,
   sendingWindow: null,
+  allowedCountries: null,
   ...overrides,
 });
 

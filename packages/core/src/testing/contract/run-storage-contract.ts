@@ -1,6 +1,7 @@
 import { describe } from "vitest";
 import { accountsContract } from "./accounts-contract.js";
 import { concurrencyContract } from "./concurrency-contract.js";
+import { consentLoopContract } from "./consent-loop-contract.js";
 import { consoleSessionsContract } from "./console-sessions-contract.js";
 import { contactListsContract } from "./contact-lists-contract.js";
 import { deliveryClaimsContract } from "./delivery-claims-contract.js";
@@ -14,11 +15,13 @@ import { linksContract } from "./links-contract.js";
 import { messageCountsContract } from "./message-counts-contract.js";
 import { messagesContract } from "./messages-contract.js";
 import { operatorQueriesContract } from "./operator-queries-contract.js";
+import { privacyContract } from "./privacy-contract.js";
 import { profileListContract } from "./profile-list-contract.js";
 import { profilesContract } from "./profiles-contract.js";
 import { rateLimitsContract } from "./rate-limits-contract.js";
 import { retentionContract } from "./retention-contract.js";
 import { scheduleContract } from "./schedule-contract.js";
+import { sendHitsContract } from "./send-hits-contract.js";
 import { transactionsContract } from "./transactions-contract.js";
 import { webhookChangesContract } from "./webhook-changes-contract.js";
 import { webhooksContract } from "./webhooks-contract.js";
@@ -44,6 +47,7 @@ export function runStorageContract(name: string, makeHarness: HarnessFactory): v
     operatorQueriesContract(harness);
     failingDestinationsContract(harness);
     rateLimitsContract(harness);
+    sendHitsContract(harness);
     retentionContract(harness);
     idempotencyContract(harness);
     transactionsContract(harness);
@@ -52,5 +56,7 @@ export function runStorageContract(name: string, makeHarness: HarnessFactory): v
     messageCountsContract(harness);
     linksContract(harness);
     scheduleContract(harness);
+    privacyContract(harness);
+    consentLoopContract(harness);
   });
 }

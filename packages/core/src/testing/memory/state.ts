@@ -8,12 +8,17 @@ import type {
   DeliveryAttemptRecord,
   DeliveryRecord,
   IdempotencyRecord,
+  InboundMessageRecord,
   LinkRecord,
   MembershipRecord,
   MessageEventRecord,
   MessageRecord,
   OrganizationRecord,
+  OrganizationSettingsRecord,
   ProfileRecord,
+  SenderAssignmentRecord,
+  SuppressionKeyRecord,
+  SuppressionRecord,
   WebhookSubscriptionRecord,
 } from "../../ports.js";
 
@@ -23,6 +28,8 @@ import type {
  */
 export interface MemoryState {
   organizations: Map<string, OrganizationRecord>;
+  /** Keyed by organization id. */
+  settings: Map<string, OrganizationSettingsRecord>;
   profiles: Map<string, ProfileRecord>;
   /** The last `seq` handed out; profiles get `lastProfileSeq + 1`. */
   lastProfileSeq: number;
@@ -45,6 +52,9 @@ export interface MemoryState {
   attempts: DeliveryAttemptRecord[];
   /** Hit times (ms) per rate-limit key, ascending. */
   rateLimitHits: Map<string, number[]>;
+  /** Counted sends per destination counter key: hit times (ms), or a period's total. */
+  destinationHits: Map<string, number[]>;
+  destinationTotals: Map<string, { n: number; until: number }>;
   /** Keyed by `idempotencyKey(apiKeyId, endpoint, key)`. */
   idempotency: Map<string, IdempotencyRecord>;
   /** Keyed by token hash. */
@@ -53,12 +63,21 @@ export interface MemoryState {
   consoleSessions: Map<string, ConsoleSessionRecord>;
   /** Tracked links, keyed by code. */
   links: Map<string, LinkRecord>;
+  /** Suppression keys by organization. */
+  suppressionKeys: Map<string, SuppressionKeyRecord>;
+  /** Suppressions keyed by `[organization, channel, hash]` as JSON. */
+  suppressions: Map<string, SuppressionRecord>;
+  /** Inbound messages in the order they were stored. */
+  inbound: InboundMessageRecord[];
+  /** Sender assignments, oldest first. */
+  senderAssignments: SenderAssignmentRecord[];
 }
 
 /** A fresh, empty state. */
 export function emptyState(): MemoryState {
   return {
     organizations: new Map(),
+    settings: new Map(),
     profiles: new Map(),
     lastProfileSeq: 0,
     consentChanges: [],
@@ -74,10 +93,16 @@ export function emptyState(): MemoryState {
     deliveries: new Map(),
     attempts: [],
     rateLimitHits: new Map(),
+    destinationHits: new Map(),
+    destinationTotals: new Map(),
     idempotency: new Map(),
     consoleSignInTokens: new Map(),
     consoleSessions: new Map(),
     links: new Map(),
+    suppressionKeys: new Map(),
+    suppressions: new Map(),
+    inbound: [],
+    senderAssignments: [],
   };
 }
 

@@ -1,9 +1,12 @@
 import { generateKeyPairSync } from "node:crypto";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { startFakeInfobip } from "@tidings/adapter-infobip/testing";
 import { startFakeTwilio } from "@tidings/adapter-twilio/testing";
 import { startFakeVonage } from "@tidings/adapter-vonage/testing";
 import { cleanupsEach } from "@tidings/core/testing";
 import { expect, it } from "vitest";
+import { startInProcess } from "../../testing/in-process.js";
 import { runCli, tempWorkspace } from "../../testing/run-cli.js";
 
 // `tidings providers check` against loopback fakes of each provider: what works, what is
@@ -37,8 +40,13 @@ it("checks Viber on Infobip and SMS on Twilio: both work, exit 0", async () => {
   expect(run.json()).toEqual({
     channels: {
       viber: { provider: "infobip", outcome: "ok", detail: "Infobip balance 42.5 EUR." },
-      sms: { provider: "twilio", outcome: "ok", detail: `Twilio account ${ACCOUNT} is active.` },
+      sms: {
+        provider: "twilio",
+        outcome: "ok",
+        detail: `Twilio accepted the auth token of account ${ACCOUNT}.`,
+      },
     },
+    configuration: { env_file: null },
   });
   const text = await runCli(["providers", "check"], env);
   expect(text.stdout).toMatch(/^viber +infobip +ok +Infobip balance/m);
@@ -100,4 +108,72 @@ it("Vonage: the balance read with the API key and secret, skipped without them",
   expect(checked.json()).toMatchObject({
     channels: { viber: { outcome: "ok", detail: "Vonage balance 10.28." }, sms: { outcome: "ok" } },
   });
+});
+
+it("reads the server's settings from the --env-file serve was given, and says which it checked", async () => {
+  const twilio = await startFakeTwilio({ accountSid: ACCOUNT, authToken: "token" });
+  cleanups.push(() => twilio.close());
+  const w = tempWorkspace();
+  cleanups.push(() => w.cleanup());
+  const file = join(w.dir, "tidings.env");
+  writeFileSync(
+    file,
+    [
+      "# The server's settings, shared by every command",
+      "TIDINGS_DEV=1",
+      "TIDINGS_PROVIDER_SMS=twilio",
+      `TIDINGS_TWILIO_ACCOUNT_SID=${ACCOUNT}`,
+      'TIDINGS_TWILIO_AUTH_TOKEN="token"',
+      `TIDINGS_TWILIO_API_URL=${twilio.url}`,
+      "",
+    ].join("\n"),
+  );
+  // A second terminal: the database, and none of the server's settings.
+  const shell = { ...w.env, TIDINGS_LOG_LEVEL: "info" };
+
+  const server = startInProcess(w.dir, ["serve", "--port", "0", "--env-file", file], shell);
+  cleanups.push(async () => {
+    await server.stop();
+  });
+  expect(await server.waitForLog("listening")).toMatchObject({
+    env_file: file,
+    providers: { viber: "sandbox", sms: "twilio" },
+  });
+
+  const checked = await runCli(["--env-file", file, "providers", "check", "--json"], shell);
+  expect(checked.code).toBe(0);
+  expect(checked.json()).toEqual({
+    channels: {
+      viber: expect.objectContaining({ provider: "sandbox", outcome: "ok" }),
+      sms: { provider: "twilio", outcome: "ok", detail: `Twilio account ${ACCOUNT} is active.` },
+    },
+    configuration: { env_file: file },
+  });
+  const text = await runCli(["providers", "check", `--env-file=${file}`], shell);
+  expect(text.stdout).toMatch(/^sms +twilio +ok/m);
+  expect(text.stdout).toContain(`Checked the settings in ${file} and this shell's environment`);
+
+  // Without the file, the shell's own settings: the sandbox, and a sentence saying so.
+  const own = await runCli(["providers", "check"], shell);
+  expect(own.code).toBe(0);
+  expect(own.stdout).toMatch(/^sms +sandbox +ok/m);
+  expect(own.stdout).toContain("Checked the settings in this shell's environment only");
+
+  // The environment wins where both set a variable, as with Node's --env-file.
+  const wins = await runCli(["providers", "check", "--env-file", file, "--json"], {
+    ...shell,
+    TIDINGS_TWILIO_AUTH_TOKEN: "wrong",
+  });
+  expect(wins.code).toBe(1);
+  expect(wins.json()).toMatchObject({ channels: { sms: { outcome: "refused" } } });
+
+  const missing = await runCli(
+    ["providers", "check", "--env-file", join(w.dir, "nope.env")],
+    shell,
+  );
+  expect(missing.code).toBe(1);
+  expect(missing.stderr).toContain("nope.env cannot be read (ENOENT)");
+  const noValue = await runCli(["providers", "check", "--env-file"], shell);
+  expect(noValue.code).toBe(2);
+  expect(noValue.stderr).toContain("--env-file needs a file");
 });

@@ -36,16 +36,31 @@ function check(name: ProviderName, config: ProviderConfig): Promise<CredentialsC
 }
 
 /**
+ * Which configuration was checked, in a sentence: the settings come from this command's own
+ * environment (and `--env-file`), which need not be those of the running server.
+ */
+function configurationRead(envFile: string | null): string {
+  return envFile === null
+    ? "Checked the settings in this shell's environment only, which may not be the server's: start serve and run this with the same --env-file FILE to check the server's."
+    : `Checked the settings in ${envFile} and this shell's environment (which wins where both set one).`;
+}
+
+/**
  * `providers check`: calls each configured provider's cheapest authenticated read once (Twilio
- * the account, Infobip the balance, Vonage the balance when its API key and secret are set) and
+ * a page of messages, Infobip the balance, Vonage the balance when its API key and secret are set) and
  * says per channel whether its credentials work. Exits 1 when one is refused or unreachable.
  */
 export const providersCheck: Command = {
   name: ["providers", "check"],
   summary: "Check each channel's provider credentials with its cheapest authenticated read.",
+  details: [
+    "",
+    "It checks the settings it reads itself: this shell's environment and --env-file FILE.",
+    "Give serve and providers check the same --env-file FILE to check the server's.",
+  ],
   usage: "",
   options: {},
-  async run({ config }) {
+  async run({ config, envFile }) {
     const providers = config.providers;
     const names = [...new Set([providers.viber, providers.sms])];
     const checked = new Map<ProviderName, CredentialsCheck>();
@@ -69,6 +84,10 @@ export const providersCheck: Command = {
         return `${channel.padEnd(6)}${c.provider.padEnd(9)}${c.outcome.padEnd(12)}${c.detail}`;
       })
       .join("\n");
-    return ok({ json: { channels }, human, exitCode: failed ? 1 : 0 });
+    return ok({
+      json: { channels, configuration: { env_file: envFile } },
+      human: `${human}\n\n${configurationRead(envFile)}`,
+      exitCode: failed ? 1 : 0,
+    });
   },
 };

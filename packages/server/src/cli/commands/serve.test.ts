@@ -156,6 +156,45 @@ describe("serve", () => {
     expect(absent.headers.get("content-type")).toContain("application/problem+json");
     expect(await off.stop()).toBe(0);
   });
+
+  it("warns when a real provider's callbacks would go to this machine (TIDINGS_DEV=1, no TIDINGS_PUBLIC_URL)", async () => {
+    const twilio = {
+      ...workspace.env,
+      TIDINGS_LOG_LEVEL: "info",
+      TIDINGS_DEV: "1",
+      TIDINGS_PROVIDER_SMS: "twilio",
+      TIDINGS_TWILIO_ACCOUNT_SID: `AC${"3".repeat(32)}`,
+      TIDINGS_TWILIO_AUTH_TOKEN: "token",
+    };
+    const warned = async (env: Record<string, string>) => {
+      const server = startInProcess(workspace.dir, ["serve", "--port", "0"], env);
+      const listening = await server.waitForLog("listening");
+      expect(await server.stop()).toBe(0);
+      const warning = server
+        .logs()
+        .find((l) => l.msg === "provider callbacks cannot reach this server");
+      return { listening, warning };
+    };
+
+    const local = await warned(twilio);
+    expect(local.warning).toMatchObject({
+      level: "warn",
+      providers: ["twilio"],
+      callback_urls: [`${String(local.listening.url)}/providers/twilio`],
+      hint: expect.stringContaining("Set TIDINGS_PUBLIC_URL"),
+    });
+    const loopback = await warned({ ...twilio, TIDINGS_PUBLIC_URL: "http://localhost:3000" });
+    expect(loopback.warning).toMatchObject({
+      callback_urls: ["http://localhost:3000/providers/twilio"],
+    });
+    // Nothing to warn of: a public address, or the sandbox alone.
+    expect(
+      (await warned({ ...twilio, TIDINGS_PUBLIC_URL: "https://tidings.example.com" })).warning,
+    ).toBeUndefined();
+    expect(
+      (await warned({ ...workspace.env, TIDINGS_LOG_LEVEL: "info", TIDINGS_DEV: "1" })).warning,
+    ).toBeUndefined();
+  });
 });
 
 describe("worker", () => {

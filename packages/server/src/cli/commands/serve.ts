@@ -4,6 +4,7 @@ import { METRICS_PATH } from "../../observability/metrics-endpoint.js";
 import { warnIfMetricsExposed } from "../../observability/metrics-listener.js";
 import { startBackgroundWork } from "../../runtime/background.js";
 import { listenHttp } from "../../runtime/http-listener.js";
+import { warnIfCallbacksUnreachable } from "../../runtime/providers.js";
 import { ConfigError } from "../../secret-key.js";
 import type { Command, CommandContext } from "../command.js";
 import { UsageError } from "../usage-error.js";
@@ -89,6 +90,9 @@ export const serveCommand: Command = {
   },
   async run(context) {
     const { config, logger, runtime, flags } = context;
+    // Listening for SIGTERM before saying `listening`: a supervisor (or `docker stop`) that
+    // stops the server as soon as it is up must find it draining, not killed by the signal.
+    const shutdown = shutdownRequested(context);
     const port = typeof flags.port === "string" ? portOf(flags.port) : config.port;
     const host = typeof flags.host === "string" ? flags.host : config.host;
     const background = await startBackgroundWork(runtime, logger, {
@@ -115,13 +119,15 @@ export const serveCommand: Command = {
       database: config.database.kind,
       ...runtime.storageSettings,
       dev: config.dev,
+      env_file: context.envFile,
       providers: { viber: config.providers.viber, sms: config.providers.sms },
       engine: background.owner,
       console: config.console ? `${config.publicUrl ?? http.url}/console` : null,
       metrics: runtime.metrics ? `${http.url}${METRICS_PATH}` : null,
     });
     if (runtime.metrics) warnIfMetricsExposed(logger, http.host, config.metricsToken);
-    const signal = await shutdownRequested(context);
+    warnIfCallbacksUnreachable(logger, config, http.url);
+    const signal = await shutdown;
     logger.info("shutting down", { signal });
     await http.close();
     await background.stop();

@@ -18,6 +18,8 @@ export const workerCommand: Command = {
   observed: { servesMetrics: (config) => config.metrics && config.metricsPort !== null },
   async run(context) {
     const { config, logger, runtime } = context;
+    // Listening for SIGTERM before saying `worker started` (see `serve`).
+    const shutdown = shutdownRequested(context);
     const background = await startBackgroundWork(runtime, logger, {
       leaseMs: config.webhookLeaseMs,
     });
@@ -44,7 +46,7 @@ export const workerCommand: Command = {
       listening_for_notifications: runtime.listenForDeliveries !== undefined,
       engine: background.owner,
     });
-    const signal = await shutdownRequested(context);
+    const signal = await shutdown;
     logger.info("shutting down", { signal });
     await metrics?.close();
     await background.stop();

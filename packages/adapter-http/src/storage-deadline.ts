@@ -1,0 +1,143 @@
+import {
+  type Repositories,
+  type Storage,
+  type StorageFaultOutcome,
+  StorageUnavailableError,
+} from "@tidings/core";
+
+/** What a call the request's storage time ran out on is refused with. */
+function outOfTime(budgetMs: number, outcome: StorageFaultOutcome): StorageUnavailableError {
+  return new StorageUnavailableError("unreachable", outcome, {
+    cause: new Error(`Storage did not answer within the request's ${budgetMs} ms for it.`),
+  });
+}
+
+/** One request's time for storage: when it ends, and what a call that meets its end says. */
+interface Deadline {
+  at: number;
+  refusal(outcome: StorageFaultOutcome): StorageUnavailableError;
+}
+
+/**
+ * `call()`, or a rejection with `deadline`'s refusal once it passes first: at once, asking
+ * nothing of storage, when it has passed already (nothing was written); else when it passes
+ * while `call` runs, saying `outcome()` of what that call may have written. Storage goes on
+ * with an abandoned call, bounded by its own timeouts; its outcome is ignored.
+ */
+function beforeDeadline<T>(
+  deadline: Deadline,
+  call: () => Promise<T>,
+  outcome: () => StorageFaultOutcome,
+): Promise<T> {
+  const left = deadline.at - Date.now();
+  if (left <= 0) return Promise.reject(deadline.refusal("unchanged"));
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(deadline.refusal(outcome())), left);
+  });
+  let running: Promise<T>;
+  try {
+    running = Promise.resolve(call());
+  } catch (error) {
+    clearTimeout(timer);
+    return Promise.reject(error);
+  }
+  // An abandoned call's own failure, later, is nobody's to handle.
+  running.catch(() => undefined);
+  return Promise.race([running, late]).finally(() => clearTimeout(timer));
+}
+
+/** The repository methods that only read (the ports name every read so): they write nothing. */
+const READS = /^(?:get|list|find|count)(?:[A-Z]|$)/;
+
+/** `repository` whose methods each end by `deadline`, saying what a cut-off call may have done. */
+function bounded<R extends object>(repository: R, deadline: Deadline, inTransaction: boolean): R {
+  return new Proxy(repository, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver) as unknown;
+      if (typeof value !== "function") return value;
+      const method = value as (...args: unknown[]) => Promise<unknown>;
+      // Inside a transaction, the cut-off call fails the callback, so nothing commits; a write
+      // on its own may have been written before storage stopped answering.
+      const outcome: StorageFaultOutcome =
+        inTransaction || (typeof property === "string" && READS.test(property))
+          ? "unchanged"
+          : "unknown";
+      return (...args: unknown[]) =>
+        beforeDeadline(
+          deadline,
+          () => method.apply(target, args),
+          () => outcome,
+        );
+    },
+  });
+}
+
+/** Every repository of `repositories` ending by `deadline`, each wrapped once, when used. */
+function boundedRepositories<R extends object>(
+  repositories: R,
+  deadline: Deadline,
+  inTransaction: boolean,
+): R {
+  const wrapped = new Map<PropertyKey, unknown>();
+  return new Proxy(repositories, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver) as unknown;
+      if (!inTransaction && property === "transaction" && typeof value === "function") {
+        const transaction = value as Storage["transaction"];
+        return <T>(fn: (tx: Repositories) => Promise<T>): Promise<T> => {
+          let committing = false;
+          return beforeDeadline(
+            deadline,
+            () =>
+              transaction.call<R, [(tx: Repositories) => Promise<T>], Promise<T>>(
+                target,
+                async (tx) => {
+                  // A callback still running at the deadline fails, so the transaction rolls
+                  // back instead of committing; any call it makes after that is refused.
+                  const result = await beforeDeadline(
+                    deadline,
+                    () => fn(boundedRepositories(tx, deadline, true)),
+                    () => "unchanged",
+                  );
+                  committing = true;
+                  return result;
+                },
+              ),
+            // Cut off during its COMMIT, it may or may not have committed.
+            () => (committing ? "unknown" : "unchanged"),
+          );
+        };
+      }
+      if (typeof value === "function") return value.bind(target);
+      if (typeof value !== "object" || value === null || property === "health") return value;
+      let repository = wrapped.get(property);
+      if (repository === undefined) {
+        repository = bounded(value, deadline, inTransaction);
+        wrapped.set(property, repository);
+      }
+      return repository;
+    },
+  });
+}
+
+/**
+ * `storage` as one request sees it: every call of it ends within `budgetMs` of the request's
+ * start (`startedAt`, epoch ms), all of them together. A call the time runs out on, or one begun
+ * after, rejects with `StorageUnavailableError` (answered 503 `storage_unavailable`), saying
+ * whether anything may have been written: nothing when it never started, or when a transaction
+ * was cut off before its COMMIT (its callback fails, so it rolls back); perhaps, for a call
+ * outside a transaction or a transaction cut off during its COMMIT. Storage goes on with what
+ * was cut off, bounded by its own timeouts (a connection's, a statement's, a lock's).
+ */
+export function storageWithDeadline(
+  storage: Storage,
+  startedAt: number,
+  budgetMs: number,
+): Storage {
+  const deadline: Deadline = {
+    at: startedAt + budgetMs,
+    refusal: (outcome) => outOfTime(budgetMs, outcome),
+  };
+  return boundedRepositories(storage, deadline, false);
+}

@@ -1,0 +1,146 @@
+import type {
+  InboundMessageRepository,
+  SenderAssignmentRepository,
+  SuppressionRepository,
+} from "../../ports.js";
+import type { SqlAccess, Styled } from "../access.js";
+
+/** Suppressions and their keys, the same SQL on both databases. */
+export function suppressionRepository<A extends boolean>({
+  access,
+}: {
+  access: SqlAccess<A>;
+}): Styled<SuppressionRepository, A> {
+  const keys = access.table("suppressionKeys");
+  const rows = access.table("suppressions");
+  return {
+    key: (organizationId) =>
+      access.map(
+        keys.one("organization_id = ?", [organizationId]),
+        (key) => key?.keySealed ?? null,
+      ),
+    insertKey: (key) =>
+      access.inTurn(
+        () => keys.insertNew(key, "(organization_id)"),
+        () => keys.one("organization_id = ?", [key.organizationId]),
+        (_, stored) => stored?.keySealed ?? key.keySealed,
+      ),
+    listKeys: () => keys.many("1 = 1 ORDER BY created_at, organization_id", []),
+    insert: (suppression) => rows.insertNew(suppression, "(organization_id, channel, phone_hash)"),
+    forNumber: (organizationId, phoneHash) =>
+      rows.many("organization_id = ? AND phone_hash = ?", [organizationId, phoneHash]),
+    list(query) {
+      const conditions = ["organization_id = ?"];
+      const values: unknown[] = [query.organizationId];
+      if (query.channel !== undefined) {
+        conditions.push("channel = ?");
+        values.push(query.channel);
+      }
+      if (query.phoneHash !== undefined) {
+        conditions.push("phone_hash = ?");
+        values.push(query.phoneHash);
+      }
+      if (query.beforeId !== undefined) {
+        conditions.push("id < ?");
+        values.push(query.beforeId);
+      }
+      return rows.many(`${conditions.join(" AND ")} ORDER BY id DESC LIMIT ?`, [
+        ...values,
+        query.limit,
+      ]);
+    },
+    delete: (organizationId, channel, phoneHash) =>
+      rows.take("organization_id = ? AND channel = ? AND phone_hash = ?", [
+        organizationId,
+        channel,
+        phoneHash,
+      ]),
+  };
+}
+
+/** Inbound messages, the same SQL on both databases. */
+export function inboundRepository<A extends boolean>({
+  access,
+}: {
+  access: SqlAccess<A>;
+}): Styled<InboundMessageRepository, A> {
+  const rows = access.table("inboundMessages");
+  return {
+    insert: (message) =>
+      rows.insertNew(message, "(organization_id, provider, provider_message_id)"),
+    list(query) {
+      const conditions = ["organization_id = ?"];
+      const values: unknown[] = [query.organizationId];
+      if (query.channel !== undefined) {
+        conditions.push("channel = ?");
+        values.push(query.channel);
+      }
+      if (query.fromNumber !== undefined) {
+        conditions.push("from_number = ?");
+        values.push(query.fromNumber);
+      }
+      if (query.beforeId !== undefined) {
+        conditions.push("id < ?");
+        values.push(query.beforeId);
+      }
+      return rows.many(`${conditions.join(" AND ")} ORDER BY id DESC LIMIT ?`, [
+        ...values,
+        query.limit,
+      ]);
+    },
+    deleteReceivedBefore: (before, limit) =>
+      rows.delete(
+        `id IN (SELECT id FROM ${access.tableName("inboundMessages")}
+          WHERE received_at < ? ORDER BY received_at LIMIT ?)`,
+        [before, limit],
+      ),
+    messageOwners(phoneNumber, sender, since) {
+      const messages = access.tableName("messages");
+      const campaigns = access.tableName("campaigns");
+      return access.map(
+        access.select(
+          `SELECT DISTINCT m.organization_id AS organization_id FROM ${messages} m
+           WHERE m.phone_number = ? AND m.created_at >= ?
+             AND (m.sender = ? OR (m.channel = 'sms' AND m.campaign_id IN
+               (SELECT c.id FROM ${campaigns} c WHERE c.sms_sender = ?)))`,
+          [phoneNumber, since, sender, sender],
+        ),
+        (found) =>
+          found.map((row) => String((row as { organization_id: unknown }).organization_id)),
+      );
+    },
+  };
+}
+
+/** Sender assignments, the same SQL on both databases. */
+export function senderRepository<A extends boolean>({
+  access,
+}: {
+  access: SqlAccess<A>;
+}): Styled<SenderAssignmentRepository, A> {
+  const rows = access.table("senderAssignments");
+  return {
+    assign: (assignment) => rows.insertNew(assignment, "(organization_id, channel, sender)"),
+    unassign: (organizationId, channel, sender) =>
+      access.map(
+        rows.delete("organization_id = ? AND channel = ? AND sender = ?", [
+          organizationId,
+          channel,
+          sender,
+        ]),
+        (deleted) => deleted > 0,
+      ),
+    list: (organizationId) =>
+      organizationId === undefined
+        ? rows.many("1 = 1 ORDER BY created_at, organization_id, channel, sender", [])
+        : rows.many("organization_id = ? ORDER BY created_at, channel, sender", [organizationId]),
+    owners: (channel, sender) =>
+      access.map(
+        rows.many("channel = ? AND sender = ? ORDER BY created_at, organization_id", [
+          channel,
+          sender,
+        ]),
+        (found) => found.map((a) => a.organizationId),
+      ),
+  };
+}
