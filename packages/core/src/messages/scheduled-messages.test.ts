@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { revokeApiKey } from "../auth/api-keys.js";
+import { inboundSink } from "../inbound/inbound-sink.js";
 import type { LocalCalendar } from "../ports.js";
 import { sendBody, sendWorld } from "../testing/message-kit.js";
 import { cancelMessage, releaseDueMessages } from "./scheduled-messages.js";
@@ -84,6 +85,44 @@ describe("a send outside its campaign's sending window", () => {
     expect(await w.storage.raw.message(held.message_id)).toMatchObject({
       status: "failed",
       error: { code: "consent_missing" },
+    });
+    expect(await w.topics(held.message_id)).toEqual(["message.failed"]);
+    expect(w.sandbox.dispatched).toEqual([]);
+  });
+  it("is refused at release when the number opted out meanwhile: failed recipient_opted_out with message.failed", async () => {
+    const w = await sendWorld({ calendar });
+    const sender = "+15005550006";
+    const campaign = await w.campaign({
+      channel: "sms",
+      category: "promotional",
+      sender,
+      sending_window: WINDOW,
+    });
+    await w.profile({ phone_number: PHONE, sms_marketing_consent: true });
+    const held = (await w.send(sendBody(campaign.campaign_id, PHONE)))._unsafeUnwrap();
+    expect(held.status).toBe("scheduled");
+    await w.storage.senders.assign({
+      organizationId: w.actor.organizationId,
+      channel: "sms",
+      sender,
+      createdAt: "2026-05-01T12:00:00.000Z",
+    });
+    const stop = await inboundSink(w.deps).receive({
+      provider: "twilio",
+      providerMessageId: "SM-stop",
+      channel: "sms",
+      from: PHONE,
+      to: sender,
+      text: "STOP",
+      receivedAt: null,
+      providerKeywordClass: null,
+    });
+    expect(stop).toBe("stored");
+    w.clock.set(Date.parse("2026-05-01T16:00:00Z"));
+    expect(await releaseDueMessages(w.deps)).toMatchObject({ released: 0, refused: 1 });
+    expect(await w.storage.raw.message(held.message_id)).toMatchObject({
+      status: "failed",
+      error: { code: "recipient_opted_out" },
     });
     expect(await w.topics(held.message_id)).toEqual(["message.failed"]);
     expect(w.sandbox.dispatched).toEqual([]);

@@ -2,7 +2,14 @@ import { err, ok, type ResultAsync } from "neverthrow";
 import { findCampaign } from "../campaigns/get-campaign.js";
 import type { Actor, Deps } from "../deps.js";
 import type { ConflictError, DomainError } from "../errors.js";
-import type { CampaignRecord, MessageError, MessageRecord, Repositories } from "../ports.js";
+import { optedOutError, suppressedChannels } from "../inbound/opted-out.js";
+import type {
+  CampaignRecord,
+  Channel,
+  MessageError,
+  MessageRecord,
+  Repositories,
+} from "../ports.js";
 import { isoAt } from "../support/clock.js";
 import { useCase } from "../support/result.js";
 import { recordEvent } from "../webhooks/outbox.js";
@@ -116,17 +123,25 @@ const refusal = (code: string, message: string): MessageError => ({
 
 /**
  * Why a held message may no longer go out, checked again at its release with the same rules
- * as at its request: its campaign is still active, and the profile may still receive it.
+ * as at its request: its campaign is still active, the number is not suppressed on the
+ * message's channel (a STOP between the request and the release), and the profile may still
+ * receive it.
  */
 function releaseRefusal(
   campaign: CampaignRecord | null,
   profile: Parameters<typeof checkDeliveryConsent>[1] | null,
+  suppressed: ReadonlySet<Channel>,
+  channel: Channel,
 ): MessageError | null {
   if (campaign === null || campaign.status !== "active") {
     return refusal("campaign_inactive", "The campaign was deactivated before the release.");
   }
   if (profile === null) {
     return refusal("profile_not_found", "The recipient's profile was deleted before the release.");
+  }
+  if (suppressed.has(channel)) {
+    const optedOut = optedOutError(channel);
+    return refusal(optedOut.code, optedOut.message);
   }
   const consent = checkDeliveryConsent(campaign, profile);
   return consent.isErr() ? refusal(consent.error.code, consent.error.message) : null;
@@ -201,7 +216,9 @@ async function releaseOne(
   const decided = await deps.storage.transaction(async (tx) => {
     const campaign = await findCampaign(tx, taken.organizationId, taken.campaignId);
     const profile = await tx.profiles.get(taken.organizationId, taken.profileId);
-    const refused = releaseRefusal(campaign, profile);
+    // The same indexed read as the send path's, in this transaction.
+    const suppressed = await suppressedChannels(tx, deps, taken.organizationId, taken.phoneNumber);
+    const refused = releaseRefusal(campaign, profile, suppressed, taken.channel);
     const now = deps.clock.now();
     const moved = await tx.messages.advance(id, ["releasing"], {
       status: refused === null ? "sent" : "failed",
