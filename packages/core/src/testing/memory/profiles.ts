@@ -78,6 +78,7 @@ export function memoryProfiles(scope: MemoryScope): ProfileRepository {
           viberMarketingConsent: profile.viberMarketingConsent,
           smsMarketingConsent: profile.smsMarketingConsent,
           attributes: clone(profile.attributes),
+          timeZone: profile.timeZone,
           updatedAt: profile.updatedAt,
         });
         return true;
