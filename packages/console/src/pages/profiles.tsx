@@ -286,7 +286,10 @@ async function profilesPage(context: PageContext) {
   return renderPage(list.read ? 200 : 400, <ProfilesPage frame={context.frame} list={list} />);
 }
 
-/** Profiles: find by phone or email (pages of 25), a profile's consent flags and history. */
+/**
+ * Profiles: find by phone or email (pages of 25); a profile's consent flags with its
+ * suppressions, its consent history with sources, and its newest inbound messages.
+ */
 export const profileRoutes: PageRoute[] = [
   { method: "GET", pattern: "/profiles", handle: profilesPage },
   {

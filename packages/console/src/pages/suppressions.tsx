@@ -73,7 +73,7 @@ function RemoveForm(props: {
     <PostForm
       frame={frame}
       action={`${frame.base}/suppressions/remove`}
-      class="inline"
+      class={needsNote ? undefined : "inline"}
       label={`Remove the ${row.channel} suppression of ${row.phone_number}`}
       confirm={`Remove the ${row.channel} suppression of ${row.phone_number}? Sends to it are allowed again where consent allows.`}
     >
@@ -87,7 +87,7 @@ function RemoveForm(props: {
           label="Why (required)"
           value={mine?.note ?? ""}
           errors={mine?.errors}
-          hint="The person asked for this one: say how they asked to be contacted again."
+          hint="The person asked for this one: say how they asked to hear from you again."
         />
       )}
       <button
