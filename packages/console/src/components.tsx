@@ -16,7 +16,14 @@ export interface PageFrame {
   devMode: boolean;
 }
 
-export type Section = "overview" | "campaigns" | "messages" | "webhooks" | "keys" | "profiles";
+export type Section =
+  | "overview"
+  | "campaigns"
+  | "messages"
+  | "webhooks"
+  | "keys"
+  | "profiles"
+  | "suppressions";
 
 const NAV: ReadonlyArray<{ section: Section; label: string; path: string }> = [
   { section: "overview", label: "Overview", path: "" },
@@ -25,6 +32,7 @@ const NAV: ReadonlyArray<{ section: Section; label: string; path: string }> = [
   { section: "webhooks", label: "Webhooks", path: "/webhooks" },
   { section: "keys", label: "API keys", path: "/keys" },
   { section: "profiles", label: "Profiles", path: "/profiles" },
+  { section: "suppressions", label: "Suppressions", path: "/suppressions" },
 ];
 
 /** The document around every page: stylesheet and script from the package, no inline code. */
@@ -102,7 +110,7 @@ function Csrf(props: { frame: PageFrame }) {
 }
 
 /** A POST form with its CSRF field; `confirm` asks before submitting (when script runs). */
-function PostForm(props: {
+export function PostForm(props: {
   frame: PageFrame;
   action: string;
   confirm?: string | undefined;

@@ -28,6 +28,7 @@ import { messageRoutes } from "./pages/messages.js";
 import { overviewRoutes } from "./pages/overview.js";
 import { profileRoutes } from "./pages/profiles.js";
 import { SignInPage, type SignInState } from "./pages/sign-in.js";
+import { suppressionRoutes } from "./pages/suppressions.js";
 import { webhookRoutes } from "./pages/webhooks.js";
 
 export interface ConsoleOptions {
@@ -106,6 +107,7 @@ const sectionOf = (path: string): Section | null => {
     deliveries: "webhooks",
     keys: "keys",
     profiles: "profiles",
+    suppressions: "suppressions",
   };
   if (first === "") return "overview";
   return sections[first] ?? null;
@@ -128,6 +130,7 @@ export function createConsole(deps: Deps, options: ConsoleOptions = {}): HttpApp
     ...webhookRoutes,
     ...keyRoutes,
     ...profileRoutes,
+    ...suppressionRoutes,
   ].map((route) => ({
     ...route,
     segments: route.pattern === "/" ? [] : route.pattern.slice(1).split("/"),

@@ -72,6 +72,8 @@ const NOTICES: Record<string, string> = {
   webhook_deleted: "Webhook deleted; its pending deliveries were cancelled.",
   delivery_redelivered: "Delivery queued again: it is attempted within seconds.",
   key_revoked: "API key revoked: requests made with it are refused from now on.",
+  suppression_added: "Suppression added: sends to this number on that channel are refused.",
+  suppression_removed: "Suppression removed: the consent flag is unchanged; set it again if asked.",
   profile_erased: "Profile erased: what identified the person is gone; the consent history stays.",
 };
 

@@ -348,6 +348,13 @@ describe.skipIf(
       await clickAndWait(aria("link", link));
       await shot(name);
     }
+    // Suppressions: one added by the form, then its row (with Remove) checked.
+    await clickAndWait(aria("link", "Suppressions"));
+    await page.type("#add-phone_number", "+14155550188");
+    await page.type("#add-note", "Asked by phone");
+    await clickAndWait(aria("button", "Add suppression"));
+    expect(await mainText()).toContain("Suppression added");
+    await check("suppressions");
     await clickAndWait(aria("link", "Campaigns"));
     await clickAndWait(`main a[href^="/console/campaigns/cmp_"]:not([href="${campaignPath}"])`);
     await check("a campaign with a very long name and template");

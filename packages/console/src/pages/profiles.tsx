@@ -4,6 +4,8 @@ import {
   exportProfile,
   getConsentHistory,
   getProfile,
+  type InboundMessageView,
+  listInbound,
   listProfiles,
   type PersonExport,
   type ProfileView,
@@ -22,6 +24,42 @@ import { type ListPage, ListTable, readList, SearchBox } from "../lists.js";
 
 const consent = (given: boolean) =>
   given ? <Badge tone="good">Yes</Badge> : <Badge tone="neutral">No</Badge>;
+
+/** A channel's marketing consent, and beside it whether a suppression refuses sends anyway. */
+function ConsentFact(props: {
+  frame: PageFrame;
+  given: boolean;
+  suppressed: boolean;
+  channel: "sms" | "viber";
+  phoneNumber: string;
+}) {
+  if (!props.suppressed) return consent(props.given);
+  const href = `${props.frame.base}/suppressions?channel=${props.channel}&phone_number=${encodeURIComponent(props.phoneNumber)}`;
+  return (
+    <>
+      {consent(props.given)} <Badge tone="bad">Suppressed</Badge>{" "}
+      <a href={href}>See the suppression</a>
+    </>
+  );
+}
+
+/** What made a consent change, in words. */
+const SOURCES: Record<ConsentChangeView["source"], string> = {
+  api: "API",
+  import: "Import",
+  console: "Console",
+  inbound: "Inbound reply",
+  provider: "Provider refusal",
+};
+
+/** How many of a profile's inbound messages its page shows. */
+const INBOUND_SHOWN = 10;
+
+const KEYWORD_CLASSES: Record<string, string> = {
+  opt_out: "Opt-out",
+  opt_in: "Opt-in",
+  help: "Help",
+};
 
 function ProfilesPage(props: { frame: PageFrame; list: ListPage<ProfileView> }) {
   const { frame, list } = props;
@@ -66,10 +104,11 @@ function ProfilesPage(props: { frame: PageFrame; list: ListPage<ProfileView> }) 
 
 function ProfilePage(props: {
   frame: PageFrame;
-  profile: ProfileView;
+  profile: ProfileView & { suppressed: { viber: boolean; sms: boolean } };
   history: ConsentChangeView[];
+  inbound: { rows: InboundMessageView[]; more: boolean };
 }) {
-  const { profile } = props;
+  const { profile, frame } = props;
   const attributes = Object.entries(profile.attributes);
   return (
     <Layout frame={props.frame} section="profiles" title={`Profile ${profile.phone_number}`}>
@@ -83,8 +122,24 @@ function ProfilePage(props: {
         <Fact term="Email" wrap>
           {profile.email ?? "—"}
         </Fact>
-        <Fact term="Viber marketing consent">{consent(profile.viber_marketing_consent)}</Fact>
-        <Fact term="SMS marketing consent">{consent(profile.sms_marketing_consent)}</Fact>
+        <Fact term="Viber marketing consent">
+          <ConsentFact
+            frame={frame}
+            given={profile.viber_marketing_consent}
+            suppressed={profile.suppressed.viber}
+            channel="viber"
+            phoneNumber={profile.phone_number}
+          />
+        </Fact>
+        <Fact term="SMS marketing consent">
+          <ConsentFact
+            frame={frame}
+            given={profile.sms_marketing_consent}
+            suppressed={profile.suppressed.sms}
+            channel="sms"
+            phoneNumber={profile.phone_number}
+          />
+        </Fact>
         <Fact term="Source">{profile.source}</Fact>
         <Fact term="Created">
           <Time at={profile.created_at} />
@@ -107,18 +162,47 @@ function ProfilePage(props: {
         id="history"
         heading="Consent history"
         empty="No consent changes recorded."
-        columns={["When", "Channel", "From", "To", "By"]}
+        columns={["When", "Channel", "From", "To", "Source", "API key"]}
         count={props.history.length}
       >
-        {props.history.map((change) => (
-          <tr key={`${change.changed_at}-${change.channel}`}>
+        {props.history.map((change, index) => (
+          <tr key={`${change.changed_at}-${change.channel}-${index}`}>
             <td>
               <Time at={change.changed_at} />
             </td>
             <td>{change.channel}</td>
             <td>{change.old_value === null ? "(created)" : change.old_value ? "Yes" : "No"}</td>
             <td>{change.new_value ? "Yes" : "No"}</td>
-            <td>{change.api_key_id ?? "CLI or import"}</td>
+            <td>{SOURCES[change.source]}</td>
+            <td>{change.api_key_id ? <code>{change.api_key_id}</code> : "—"}</td>
+          </tr>
+        ))}
+      </RecordTable>
+      <RecordTable
+        id="inbound"
+        heading="Inbound messages"
+        empty="No messages received from this number."
+        columns={["Received", "Channel", "Text", "Keyword", "To", "Provider"]}
+        count={props.inbound.rows.length}
+        after={
+          props.inbound.more && (
+            <p>
+              The newest {INBOUND_SHOWN} are shown; the API's{" "}
+              <code>GET /v1/inbound?phone_number=</code> lists them all.
+            </p>
+          )
+        }
+      >
+        {props.inbound.rows.map((message) => (
+          <tr key={message.inbound_id}>
+            <td>
+              <Time at={message.received_at} />
+            </td>
+            <td>{message.channel}</td>
+            <td class="wrap">{message.text}</td>
+            <td>{message.keyword_class === null ? "—" : KEYWORD_CLASSES[message.keyword_class]}</td>
+            <td>{message.to}</td>
+            <td>{message.provider}</td>
           </tr>
         ))}
       </RecordTable>
@@ -202,7 +286,10 @@ async function profilesPage(context: PageContext) {
   return renderPage(list.read ? 200 : 400, <ProfilesPage frame={context.frame} list={list} />);
 }
 
-/** Profiles: find by phone or email (pages of 25), a profile's consent flags and history. */
+/**
+ * Profiles: find by phone or email (pages of 25); a profile's consent flags with its
+ * suppressions, its consent history with sources, and its newest inbound messages.
+ */
 export const profileRoutes: PageRoute[] = [
   { method: "GET", pattern: "/profiles", handle: profilesPage },
   {
@@ -212,9 +299,19 @@ export const profileRoutes: PageRoute[] = [
       const profile = await getProfile(context.deps, context.actor, context.id);
       const history = await getConsentHistory(context.deps, context.actor, context.id);
       if (profile.isErr() || history.isErr()) return context.notFound();
+      const inbound = await listInbound(context.deps, context.actor, {
+        phone_number: profile.value.phone_number,
+        limit: String(INBOUND_SHOWN),
+      });
+      if (inbound.isErr()) throw new Error(inbound.error.message);
       return renderPage(
         200,
-        <ProfilePage frame={context.frame} profile={profile.value} history={history.value} />,
+        <ProfilePage
+          frame={context.frame}
+          profile={profile.value}
+          history={history.value}
+          inbound={{ rows: inbound.value.data, more: inbound.value.meta.has_more }}
+        />,
       );
     },
   },
