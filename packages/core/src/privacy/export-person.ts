@@ -174,7 +174,7 @@ export const EXPORT_PARTS: readonly ExportPart[] = [
         inbound: person.inbound.map((message) => ({
           ...toInboundView(message),
           from: message.fromNumber === "" ? null : message.fromNumber,
-          text: message.text === "" && message.fromNumber === "" ? null : message.text,
+          text: message.text === "" ? null : message.text,
         })),
       };
     },
