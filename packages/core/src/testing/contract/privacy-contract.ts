@@ -334,6 +334,24 @@ export function privacyContract(harness: () => StorageHarness): void {
       const again = await erase();
       expect(again.erased.inbound_messages).toBe(0);
       expect(again.erased.suppression_notes).toBe(0);
+
+      // By a number no profile has: its inbound messages are erased all the same.
+      const byNumber = await storage.transaction((tx) =>
+        erasePersonWithin(
+          tx,
+          { ids: createIds(systemClock), secretBox: readableSecretBox },
+          orgId,
+          { phoneNumber: stranger.fromNumber },
+          at(100),
+        ),
+      );
+      expect(byNumber.profile_ids).toEqual([]);
+      expect(byNumber.erased.inbound_messages).toBe(1);
+      const afterStranger = await storage.inbound.list({ organizationId: orgId, limit: 10 });
+      expect(afterStranger.find((m) => m.id === stranger.id)).toMatchObject({
+        fromNumber: "",
+        text: "",
+      });
     });
 
     it("lists deleted profiles not yet erased, the longest deleted first", async () => {
