@@ -1353,6 +1353,22 @@ export interface PrivacyRepository {
   /** Deletes one idempotency record, held or not; `false` when there was none. */
   deleteIdempotencyRecord(apiKeyId: string, endpoint: string, key: string): Promise<boolean>;
   /**
+   * The organization's inbound messages from any of `numbers` or of any of `profileIds`,
+   * oldest first (`receivedAt`, then id). Empty lists match nothing.
+   */
+  inboundOfPerson(
+    organizationId: string,
+    numbers: readonly string[],
+    profileIds: readonly string[],
+  ): Promise<InboundMessageRecord[]>;
+  /** Erases an inbound message's sender number and text (both `""`); `false` when unknown. */
+  eraseInbound(organizationId: string, id: string): Promise<boolean>;
+  /**
+   * Clears the note of one of the organization's suppressions (null); the suppression itself
+   * stays. `false` when unknown.
+   */
+  clearSuppressionNote(organizationId: string, id: string): Promise<boolean>;
+  /**
    * Profiles of any organization deleted at or before `deletedBefore` and not erased yet,
    * the longest deleted first, at most `limit`: what retention erases.
    */

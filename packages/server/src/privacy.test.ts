@@ -17,6 +17,8 @@ import { type ServedTidings, serveTidings } from "./testing/served-tidings.js";
 // another organization.
 
 const cleanups = cleanupsEach();
+/** The first organization's numeric sender, which the person's STOP is written to. */
+const SENDER = "+15005550006";
 const SCOPES =
   "profiles:read,profiles:write,messages:send,messages:read,webhooks:manage,campaigns:manage";
 
@@ -186,7 +188,7 @@ async function privacyThroughServe(
       name: "Orders",
       channel: "sms",
       category: "transactional",
-      sender: "Acme",
+      sender: SENDER,
       template: "Order {{order}} is on its way: https://shop.example/track/{{order}}",
       status: "active",
       track_links: true,
@@ -260,8 +262,47 @@ async function privacyThroughServe(
     echo.bodies.filter((b) => b.includes("message.delivered")).length >= 4 ? true : undefined,
   );
 
+  // Ada replies STOP to the sender (the sandbox's inbound route, dev mode): a suppression and
+  // an inbound message from her number.
+  expect(
+    await ok(
+      tidings.call("POST", "/sandbox/inbound", {
+        channel: "sms",
+        from: ada.phone,
+        to: SENDER,
+        text: "STOP",
+      }),
+    ),
+  ).toEqual({ outcome: "stored" });
+  // And a suppression added by API on Viber whose note names her.
+  await ok(
+    tidings.call("POST", "/v1/suppressions", {
+      channel: "viber",
+      phone_number: ada.phone,
+      note: `Asked by ${ada.first} on the phone`,
+    }),
+    201,
+  );
+
   // The export before erasure: all of Ada, nothing of Bob or Carol.
   const exported = await ok(tidings.call("GET", `/v1/profiles/${adaMade.id}/export`));
+  expect(exported.inbound).toEqual([
+    expect.objectContaining({ from: ada.phone, to: SENDER, text: "STOP", public_id: adaMade.id }),
+  ]);
+  expect(exported.suppressions).toEqual([
+    expect.objectContaining({
+      channel: "sms",
+      phone_number: ada.phone,
+      source: "inbound",
+      keyword: "STOP",
+    }),
+    expect.objectContaining({
+      channel: "viber",
+      phone_number: ada.phone,
+      source: "api",
+      note: `Asked by ${ada.first} on the phone`,
+    }),
+  ]);
   const text = JSON.stringify(exported);
   expect((exported.messages as Json[]).map((m) => m.message_id)).toEqual(adaMade.messages);
   expect((exported.messages as Json[]).map((m) => m.text)).toEqual([
@@ -273,6 +314,8 @@ async function privacyThroughServe(
   ).toEqual([
     ["sms", null, true],
     ["viber", false, true],
+    ["sms", true, false],
+    ["viber", true, false],
   ]);
   for (const value of [...needles(bob), ...needles(carol), bobMade.id]) {
     expect(text).not.toContain(value);
@@ -290,6 +333,8 @@ async function privacyThroughServe(
     `${ada.email} in profiles.email`,
     `${ada.order} in messages.body`,
     `${ada.order} in links.original_url`,
+    `${ada.phone} in inbound_messages.from_number`,
+    `${ada.first} in suppressions.note`,
   ]) {
     expect(before).toContain(place);
   }
@@ -300,6 +345,8 @@ async function privacyThroughServe(
     messages: 2,
     links: 2,
     idempotency_records: 2,
+    inbound_messages: 1,
+    suppression_notes: 1,
   });
   expect((erased.erased as Record<string, number>).webhook_deliveries).toBeGreaterThanOrEqual(4);
   expect((erased.erased as Record<string, number>).delivery_attempts).toBeGreaterThanOrEqual(4);
@@ -314,10 +361,35 @@ async function privacyThroughServe(
     ).toBe(true);
   }
 
+  // The suppression outlives the erasure: a send to her number is still refused.
+  const refused = await tidings.call("POST", "/v1/messages/send", {
+    campaign_id: String(campaign.campaign_id),
+    recipient: { type: "phone_number", value: ada.phone },
+    params: { order: "X1" },
+  });
+  expect(refused.status).toBe(403);
+  expect((await json(refused)).code).toBe("recipient_opted_out");
+  expect(await found(dump, [ada.phone])).toEqual([]);
+
   // GET is 404; the consent history is still readable in the export.
   expect((await tidings.call("GET", `/v1/profiles/${adaMade.id}`)).status).toBe(404);
   const after = await ok(tidings.call("GET", `/v1/profiles/${adaMade.id}/export`));
-  expect((after.consent_history as Json[]).length).toBe(2);
+  expect((after.consent_history as Json[]).length).toBe(4);
+  // Nothing links the suppressions to the erased profile any more (only her number, which is
+  // gone, hashes to them); asked by the number, they are still there, notes cleared.
+  expect(after.suppressions).toEqual([]);
+  const suppressions = await ok(
+    tidings.call("GET", `/v1/suppressions?phone_number=${encodeURIComponent(ada.phone)}`),
+  );
+  expect(
+    (suppressions.data as Json[]).map((x) => [x.channel, x.source, x.keyword, x.note]).sort(),
+  ).toEqual([
+    ["sms", "inbound", "STOP", null],
+    ["viber", "api", null, null],
+  ]);
+  expect(after.inbound).toEqual([
+    expect.objectContaining({ from: null, text: null, public_id: adaMade.id }),
+  ]);
   expect(after.profile).toMatchObject({ public_id: adaMade.id, phone_number: null, erased: true });
   const message = await ok(tidings.call("GET", `/v1/messages/${adaMade.messages[0]}`));
   expect(message.recipient).toEqual({ public_id: adaMade.id, phone_number: null });

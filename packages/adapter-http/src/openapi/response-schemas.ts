@@ -250,6 +250,8 @@ const ERASED_KINDS = [
   "webhook_deliveries",
   "delivery_attempts",
   "idempotency_records",
+  "inbound_messages",
+  "suppression_notes",
 ];
 
 const deliveryProperties: Record<string, JsonSchema> = {
@@ -553,6 +555,44 @@ export const responseSchemas: Record<string, JsonSchema> = {
             events: { type: "array", items: messageEvent },
           },
           "A message with its text, events and links.",
+        ),
+      },
+      suppressions: {
+        type: "array",
+        description:
+          "The suppressions of the person's numbers, oldest first; they outlive erasure (notes cleared).",
+        items: closed(
+          {
+            channel: oneOf(["viber", "sms"]),
+            phone_number: {
+              type: "string",
+              description: "The person's number the suppression is of (stored only as a hash).",
+            },
+            source: oneOf(["inbound", "provider", "api"]),
+            keyword: nullable({ type: "string" }),
+            provider: nullable({ type: "string" }),
+            note: nullable({ type: "string" }),
+            created_at: timestamp,
+          },
+          "A suppression of one of the person's numbers.",
+        ),
+      },
+      inbound: {
+        type: "array",
+        description: "Every inbound message from the person's numbers or profiles, oldest first.",
+        items: closed(
+          {
+            inbound_id: { type: "string", format: "uuid" },
+            channel: oneOf(["viber", "sms"]),
+            from: nullable({ type: "string", description: "E.164; null once erased." }),
+            to: { type: "string", description: "The sender it was written to." },
+            text: nullable({ type: "string", description: "null once erased." }),
+            keyword_class: nullable(oneOf(["opt_out", "opt_in", "help"])),
+            public_id: nullable({ type: "string" }),
+            provider: { type: "string" },
+            received_at: timestamp,
+          },
+          "A message the person sent.",
         ),
       },
     },

@@ -1347,6 +1347,8 @@ export interface components {
                 webhook_deliveries: number;
                 delivery_attempts: number;
                 idempotency_records: number;
+                inbound_messages: number;
+                suppression_notes: number;
             };
             /** Format: date-time */
             erased_at: string;
@@ -1480,6 +1482,36 @@ export interface components {
                     /** Format: date-time */
                     created_at: string;
                 }[];
+            }[];
+            /** @description The suppressions of the person's numbers, oldest first; they outlive erasure (notes cleared). */
+            suppressions: {
+                /** @enum {string} */
+                channel: "viber" | "sms";
+                /** @description The person's number the suppression is of (stored only as a hash). */
+                phone_number: string;
+                /** @enum {string} */
+                source: "inbound" | "provider" | "api";
+                keyword: string | null;
+                provider: string | null;
+                note: string | null;
+                /** Format: date-time */
+                created_at: string;
+            }[];
+            /** @description Every inbound message from the person's numbers or profiles, oldest first. */
+            inbound: {
+                /** Format: uuid */
+                inbound_id: string;
+                /** @enum {string} */
+                channel: "viber" | "sms";
+                from: string | null;
+                /** @description The sender it was written to. */
+                to: string;
+                text: string | null;
+                keyword_class: ("opt_out" | "opt_in" | "help") | null;
+                public_id: string | null;
+                provider: string;
+                /** Format: date-time */
+                received_at: string;
             }[];
         };
         /** @description The process answers. */

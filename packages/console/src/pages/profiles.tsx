@@ -246,11 +246,18 @@ function ErasePage(props: { frame: PageFrame; person: PersonExport }) {
           of their {links} tracked link{links === 1 ? "" : "s"}, and the bodies of their webhook
           deliveries
         </li>
+        <li>
+          the number and text of {person.inbound.length} message
+          {person.inbound.length === 1 ? "" : "s"} the person sent, and the notes of their{" "}
+          {person.suppressions.length} suppression{person.suppressions.length === 1 ? "" : "s"}
+        </li>
       </ul>
       <p>
         It keeps the profile's id, its messages' ids, statuses and times, and its consent history (
         {person.consent_history.length} change{person.consent_history.length === 1 ? "" : "s"}), the
-        record that past sends were lawful. Backups taken before still hold the person.
+        record that past sends were lawful, and the suppressions themselves (kept under a keyed hash
+        of the number), so a person who opted out stays opted out. Backups taken before still hold
+        the person.
       </p>
       <ActionButton
         frame={frame}

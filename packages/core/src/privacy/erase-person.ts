@@ -19,7 +19,9 @@ export type ErasedKind =
   | "links"
   | "webhook_deliveries"
   | "delivery_attempts"
-  | "idempotency_records";
+  | "idempotency_records"
+  | "inbound_messages"
+  | "suppression_notes";
 
 /** What an erasure did (`POST /v1/profiles/{id}/erase`, `POST /v1/privacy/erase`). */
 export interface ErasureView {
@@ -175,6 +177,27 @@ export const ERASURE_PARTS: readonly ErasurePart[] = [
       return count;
     },
   },
+  {
+    kind: "inbound_messages",
+    // What the person wrote and the number they wrote from; the message stays, so counts and
+    // the keyword it carried (what a suppression's `keyword` already says) are still there.
+    erase: (tx, person) =>
+      countWhere(person.inbound, async (message) => {
+        if (message.fromNumber === "" && message.text === "") return false;
+        return tx.privacy.eraseInbound(person.organizationId, message.id);
+      }),
+  },
+  {
+    kind: "suppression_notes",
+    // The suppression stays (it is kept under a keyed hash, not the number, and it is what
+    // keeps an erased person who said STOP from being sent to again); its free-text note may
+    // name them, so it goes.
+    erase: (tx, person) =>
+      countWhere(person.suppressions, async ({ record }) => {
+        if (record.note === null) return false;
+        return tx.privacy.clearSuppressionNote(person.organizationId, record.id);
+      }),
+  },
 ];
 
 /** The body of a `profile.erased` event: which profile, and when; nothing about the person. */
@@ -232,12 +255,12 @@ async function announceErased(
  */
 export async function erasePersonWithin(
   tx: Repositories,
-  deps: Pick<Deps, "ids">,
+  deps: Pick<Deps, "ids" | "secretBox">,
   organizationId: string,
   match: PrivacyMatch,
   at: string,
 ): Promise<ErasureView> {
-  const person = await findPerson(tx, organizationId, match);
+  const person = await findPerson(tx, deps.secretBox, organizationId, match);
   const erased = {} as Record<ErasedKind, number>;
   for (const part of ERASURE_PARTS) erased[part.kind] = await part.erase(tx, person, at);
   const erasedNow = person.profiles.filter((p) => p.phoneNumber !== "").map((p) => p.id);
@@ -250,7 +273,7 @@ export async function erasePersonWithin(
  * transaction: irreversible. 404 when the organization has no such profile.
  */
 export function eraseProfile(
-  deps: Pick<Deps, "storage" | "clock" | "ids">,
+  deps: Pick<Deps, "storage" | "clock" | "ids" | "secretBox">,
   actor: Actor,
   profileId: string,
 ): ResultAsync<ErasureView, DomainError> {
@@ -271,7 +294,7 @@ export function eraseProfile(
  * with nothing left to erase.
  */
 export function erasePerson(
-  deps: Pick<Deps, "storage" | "clock" | "ids">,
+  deps: Pick<Deps, "storage" | "clock" | "ids" | "secretBox">,
   actor: Actor,
   match: { phoneNumber: string } | { email: string },
 ): ResultAsync<ErasureView, DomainError> {

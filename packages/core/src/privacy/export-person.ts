@@ -1,13 +1,20 @@
 import { err, ok, type ResultAsync } from "neverthrow";
 import type { Actor, Deps } from "../deps.js";
 import type { DomainError } from "../errors.js";
+import { type InboundMessageView, toInboundView } from "../inbound/suppressions.js";
 import {
   type MessageEventView,
   type MessageView,
   toMessageEventView,
   toMessageView,
 } from "../messages/message-view.js";
-import type { Channel, PrivacyMatch, ProfileRecord, Repositories } from "../ports.js";
+import type {
+  Channel,
+  PrivacyMatch,
+  ProfileRecord,
+  Repositories,
+  SuppressionRecord,
+} from "../ports.js";
 import { profileNotFound } from "../profiles/find-profile.js";
 import { type ProfileView, toProfileView } from "../profiles/profile-view.js";
 import { isoAt } from "../support/clock.js";
@@ -43,6 +50,26 @@ export interface ExportedMessage extends MessageView {
   events: MessageEventView[];
 }
 
+/** A suppression of one of the person's numbers. */
+export interface ExportedSuppression {
+  channel: Channel;
+  /** The person's number the suppression's hash is of (the suppression keeps only the hash). */
+  phone_number: string;
+  source: SuppressionRecord["source"];
+  keyword: string | null;
+  provider: string | null;
+  note: string | null;
+  created_at: string;
+}
+
+/** An inbound message as an export shows it. */
+export interface ExportedInbound extends Omit<InboundMessageView, "from" | "text"> {
+  /** `null` once erased. */
+  from: string | null;
+  /** `null` once erased. */
+  text: string | null;
+}
+
 /**
  * Everything held about a person, in one document (`GET /v1/profiles/{id}/export`,
  * `GET /v1/privacy/export`). `profile` is the one asked about, or the newest profile with the
@@ -54,6 +81,8 @@ export interface PersonExport {
   other_profiles: ExportedProfile[];
   consent_history: ExportedConsentChange[];
   messages: ExportedMessage[];
+  suppressions: ExportedSuppression[];
+  inbound: ExportedInbound[];
 }
 
 /** Each run of 4 or more digits in an OTP's text, masked: the code is a secret, not data about them. */
@@ -124,22 +153,50 @@ export const EXPORT_PARTS: readonly ExportPart[] = [
       return { messages };
     },
   },
+  {
+    async read(_tx, person) {
+      return {
+        suppressions: person.suppressions.map(({ phoneNumber, record }) => ({
+          channel: record.channel,
+          phone_number: phoneNumber,
+          source: record.source,
+          keyword: record.keyword,
+          provider: record.provider,
+          note: record.note,
+          created_at: record.createdAt,
+        })),
+      };
+    },
+  },
+  {
+    async read(_tx, person) {
+      return {
+        inbound: person.inbound.map((message) => ({
+          ...toInboundView(message),
+          from: message.fromNumber === "" ? null : message.fromNumber,
+          text: message.text === "" ? null : message.text,
+        })),
+      };
+    },
+  },
 ];
 
 async function exportWithin(
   tx: Repositories,
-  deps: Pick<Deps, "links">,
+  deps: Pick<Deps, "links" | "secretBox">,
   organizationId: string,
   match: PrivacyMatch,
   at: string,
 ): Promise<{ document: PersonExport; found: number }> {
-  const person = await findPerson(tx, organizationId, match);
+  const person = await findPerson(tx, deps.secretBox, organizationId, match);
   const document: PersonExport = {
     exported_at: at,
     profile: null,
     other_profiles: [],
     consent_history: [],
     messages: [],
+    suppressions: [],
+    inbound: [],
   };
   for (const part of EXPORT_PARTS) Object.assign(document, await part.read(tx, person, deps));
   return { document, found: person.profiles.length };
@@ -147,7 +204,7 @@ async function exportWithin(
 
 /** Everything held about a profile (active, deleted or erased); 404 when there is none. */
 export function exportProfile(
-  deps: Pick<Deps, "storage" | "clock" | "links">,
+  deps: Pick<Deps, "storage" | "clock" | "links" | "secretBox">,
   actor: Actor,
   profileId: string,
 ): ResultAsync<PersonExport, DomainError> {
@@ -171,7 +228,7 @@ export function exportProfile(
 
 /** Everything held under a number or an address; nothing found is an empty document. */
 export function exportPerson(
-  deps: Pick<Deps, "storage" | "clock" | "links">,
+  deps: Pick<Deps, "storage" | "clock" | "links" | "secretBox">,
   actor: Actor,
   match: PersonMatch,
 ): ResultAsync<PersonExport, DomainError> {

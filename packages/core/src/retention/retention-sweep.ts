@@ -56,7 +56,7 @@ export interface RetentionSweeper {
  * looked at once per pass, not once per batch.
  */
 export function createRetentionSweeper(
-  deps: Pick<Deps, "storage" | "clock" | "config" | "ids">,
+  deps: Pick<Deps, "storage" | "clock" | "config" | "ids" | "secretBox">,
   options: RetentionSweepOptions = {},
 ): RetentionSweeper {
   const batchSize = options.batchSize ?? 200;

@@ -45,7 +45,7 @@ function retentionWarnings(config: Deps["config"]): string[] {
  * deleted is logged; a failure is logged and the next tick tries again.
  */
 export function startRetentionSweep(
-  deps: Pick<Deps, "storage" | "clock" | "config" | "ids">,
+  deps: Pick<Deps, "storage" | "clock" | "config" | "ids" | "secretBox">,
   logger: Logger,
   intervalMs = sweepIntervalMs(deps.config),
 ): RetentionSweep {

@@ -27,6 +27,8 @@ export function privacyRows<A extends boolean>(
   const deliveries = access.table("deliveries");
   const attempts = access.table("deliveryAttempts");
   const idempotency = access.table("idempotencyRecords");
+  const inbound = access.table("inboundMessages");
+  const suppressions = access.table("suppressions");
   const wrote = (count: number) => count > 0;
   return {
     findProfiles(organizationId, match) {
@@ -84,6 +86,27 @@ export function privacyRows<A extends boolean>(
           endpoint,
           key,
         ]),
+        wrote,
+      ),
+    inboundOfPerson(organizationId, numbers, profileIds) {
+      const anyOf = (column: string, values: readonly string[]) =>
+        values.length === 0 ? "1 = 0" : `${column} IN (${values.map(() => "?").join(", ")})`;
+      return inbound.many(
+        `organization_id = ? AND (${anyOf("from_number", numbers)} OR ${anyOf("profile_id", profileIds)}) ORDER BY received_at, id`,
+        [organizationId, ...numbers, ...profileIds],
+      );
+    },
+    eraseInbound: (organizationId, id) =>
+      access.map(
+        inbound.update({ fromNumber: "", text: "" }, "id = ? AND organization_id = ?", [
+          id,
+          organizationId,
+        ]),
+        wrote,
+      ),
+    clearSuppressionNote: (organizationId, id) =>
+      access.map(
+        suppressions.update({ note: null }, "id = ? AND organization_id = ?", [id, organizationId]),
         wrote,
       ),
     deletedNotErased: (deletedBefore, limit) =>

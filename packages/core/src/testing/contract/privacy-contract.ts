@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
+import { phoneHash } from "../../inbound/suppression-keys.js";
 import type { MessageRecord, Repositories } from "../../ports.js";
 import { erasePersonWithin } from "../../privacy/erase-person.js";
 import { systemClock } from "../../support/clock.js";
 import { createIds } from "../../support/ids.js";
+import { readableSecretBox } from "../fakes.js";
 import {
   aConsentChange,
   aDelivery,
@@ -10,6 +12,7 @@ import {
   anIdempotencyRecord,
   aProfile,
   at,
+  aUuid,
 } from "./fixtures.js";
 import type { StorageHarness } from "./raw.js";
 import { type SeededOrganization, seedMessage, seedOrganization, seedWebhook } from "./seed.js";
@@ -136,7 +139,7 @@ export function privacyContract(harness: () => StorageHarness): void {
       const view = await storage.transaction((tx) =>
         erasePersonWithin(
           tx,
-          { ids: createIds(systemClock) },
+          { ids: createIds(systemClock), secretBox: readableSecretBox },
           orgId,
           { profileId: org.profile.id },
           at(100),
@@ -151,6 +154,8 @@ export function privacyContract(harness: () => StorageHarness): void {
         webhook_deliveries: 1,
         delivery_attempts: 1,
         idempotency_records: 1,
+        inbound_messages: 0,
+        suppression_notes: 0,
       });
 
       const profile = await raw.profile(org.profile.id);
@@ -198,7 +203,7 @@ export function privacyContract(harness: () => StorageHarness): void {
       const again = await storage.transaction((tx) =>
         erasePersonWithin(
           tx,
-          { ids: createIds(systemClock) },
+          { ids: createIds(systemClock), secretBox: readableSecretBox },
           orgId,
           { profileId: org.profile.id },
           at(200),
@@ -224,7 +229,7 @@ export function privacyContract(harness: () => StorageHarness): void {
         storage.transaction(async (tx) => {
           await erasePersonWithin(
             tx,
-            { ids: createIds(systemClock) },
+            { ids: createIds(systemClock), secretBox: readableSecretBox },
             orgId,
             { phoneNumber: phone },
             at(100),
@@ -238,7 +243,7 @@ export function privacyContract(harness: () => StorageHarness): void {
       const view = await storage.transaction((tx) =>
         erasePersonWithin(
           tx,
-          { ids: createIds(systemClock) },
+          { ids: createIds(systemClock), secretBox: readableSecretBox },
           orgId,
           { phoneNumber: phone },
           at(100),
@@ -248,6 +253,105 @@ export function privacyContract(harness: () => StorageHarness): void {
       expect(view.erased.messages).toBe(1);
       expect((await raw.message(message.id))?.phoneNumber).toBe("");
       expect((await raw.profile(other.id))?.phoneNumber).toBe(other.phoneNumber);
+    });
+
+    it("erasure takes the person's inbound messages' number and text and their suppressions' notes, and keeps the suppressions", async () => {
+      const { storage } = harness();
+      const org = await seedOrganization(storage);
+      const orgId = org.organization.id;
+      const neighbour = await seedOrganization(storage);
+      const phone = org.profile.phoneNumber;
+      const key = Buffer.alloc(32, 7);
+      await storage.suppressions.insertKey({
+        organizationId: orgId,
+        keySealed: readableSecretBox.seal(key.toString("base64")),
+        createdAt: at(0),
+      });
+      const hash = phoneHash(key, phone);
+      const suppression = {
+        id: aUuid(),
+        organizationId: orgId,
+        channel: "sms" as const,
+        phoneHash: hash,
+        source: "inbound" as const,
+        keyword: "STOP",
+        provider: "twilio",
+        note: `asked by ${phone}`,
+        consentBefore: true,
+        createdAt: at(1),
+      };
+      await storage.suppressions.insert(suppression);
+      const theirs = { ...suppression, id: aUuid(), organizationId: neighbour.organization.id };
+      await storage.suppressions.insert(theirs);
+      const inbound = (organizationId: string, fromNumber: string, text: string) => ({
+        id: aUuid(),
+        organizationId,
+        provider: "twilio",
+        providerMessageId: `SM${aUuid()}`,
+        channel: "sms" as const,
+        fromNumber,
+        toSender: "+15005550006",
+        text,
+        keywordClass: null,
+        profileId: null,
+        receivedAt: at(2),
+      });
+      const mine = inbound(orgId, phone, "STOP, this is Ada");
+      const stranger = inbound(orgId, "+15005550123", "hello");
+      const elsewhere = inbound(neighbour.organization.id, phone, "hi");
+      for (const m of [mine, stranger, elsewhere]) await storage.inbound.insert(m);
+
+      const found = await storage.privacy.inboundOfPerson(orgId, [phone], []);
+      expect(found.map((m) => m.id)).toEqual([mine.id]);
+      expect(await storage.privacy.inboundOfPerson(orgId, [], [])).toEqual([]);
+
+      const erase = () =>
+        storage.transaction((tx) =>
+          erasePersonWithin(
+            tx,
+            { ids: createIds(systemClock), secretBox: readableSecretBox },
+            orgId,
+            { phoneNumber: phone },
+            at(100),
+          ),
+        );
+      const view = await erase();
+      expect(view.erased.inbound_messages).toBe(1);
+      expect(view.erased.suppression_notes).toBe(1);
+      const listed = await storage.inbound.list({ organizationId: orgId, limit: 10 });
+      expect(listed.find((m) => m.id === mine.id)).toMatchObject({ fromNumber: "", text: "" });
+      expect(listed.find((m) => m.id === stranger.id)).toMatchObject({ text: "hello" });
+      const [kept] = await storage.suppressions.forNumber(orgId, hash);
+      expect(kept).toMatchObject({ id: suppression.id, note: null, keyword: "STOP" });
+      const [other] = await storage.suppressions.forNumber(neighbour.organization.id, hash);
+      expect(other?.note).toBe(theirs.note);
+      const [untouched] = await storage.inbound.list({
+        organizationId: neighbour.organization.id,
+        limit: 10,
+      });
+      expect(untouched).toMatchObject({ fromNumber: phone, text: "hi" });
+
+      const again = await erase();
+      expect(again.erased.inbound_messages).toBe(0);
+      expect(again.erased.suppression_notes).toBe(0);
+
+      // By a number no profile has: its inbound messages are erased all the same.
+      const byNumber = await storage.transaction((tx) =>
+        erasePersonWithin(
+          tx,
+          { ids: createIds(systemClock), secretBox: readableSecretBox },
+          orgId,
+          { phoneNumber: stranger.fromNumber },
+          at(100),
+        ),
+      );
+      expect(byNumber.profile_ids).toEqual([]);
+      expect(byNumber.erased.inbound_messages).toBe(1);
+      const afterStranger = await storage.inbound.list({ organizationId: orgId, limit: 10 });
+      expect(afterStranger.find((m) => m.id === stranger.id)).toMatchObject({
+        fromNumber: "",
+        text: "",
+      });
     });
 
     it("lists deleted profiles not yet erased, the longest deleted first", async () => {

@@ -102,6 +102,36 @@ export function memoryPrivacy(scope: MemoryScope): PrivacyRepository {
       scope.write("privacy.deleteIdempotencyRecord", (s) =>
         s.idempotency.delete(idempotencyKey(apiKeyId, endpoint, key)),
       ),
+    inboundOfPerson: (organizationId, numbers, profileIds) =>
+      scope.read("privacy.inboundOfPerson", (s) =>
+        s.inbound
+          .filter(
+            (m) =>
+              m.organizationId === organizationId &&
+              (numbers.includes(m.fromNumber) ||
+                (m.profileId !== null && profileIds.includes(m.profileId))),
+          )
+          .sort((a, b) => ms(a.receivedAt) - ms(b.receivedAt) || a.id.localeCompare(b.id)),
+      ),
+    eraseInbound: (organizationId, id) =>
+      scope.write("privacy.eraseInbound", (s) => {
+        const index = s.inbound.findIndex(
+          (m) => m.id === id && m.organizationId === organizationId,
+        );
+        const message = s.inbound[index];
+        if (message === undefined) return false;
+        s.inbound[index] = { ...message, fromNumber: "", text: "" };
+        return true;
+      }),
+    clearSuppressionNote: (organizationId, id) =>
+      scope.write("privacy.clearSuppressionNote", (s) => {
+        for (const [key, suppression] of s.suppressions) {
+          if (suppression.id !== id || suppression.organizationId !== organizationId) continue;
+          s.suppressions.set(key, { ...suppression, note: null });
+          return true;
+        }
+        return false;
+      }),
     deletedNotErased: (deletedBefore, limit) =>
       scope.read("privacy.deletedNotErased", (s) =>
         [...s.profiles.values()]

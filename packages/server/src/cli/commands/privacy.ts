@@ -19,7 +19,7 @@ function erasedText(view: ErasureView): string {
       : `Nothing left to erase (${view.profile_ids.join(", ")} erased before).`;
   }
   const what = counts.map(([kind, n]) => `${kind.replaceAll("_", " ")}: ${n}`).join(", ");
-  return `Erased ${what}. Consent history kept.`;
+  return `Erased ${what}. Consent history kept; suppressions kept, their notes cleared.`;
 }
 
 /** The actor of the `--org` organization. */
