@@ -21,7 +21,7 @@ export const phoneTaken = (phoneNumber: string): ConflictError => ({
 
 /** Creates a profile (POST /v1/profiles); `source` is set by trusted callers such as imports. */
 export function createProfile(
-  deps: Pick<Deps, "storage" | "ids" | "clock">,
+  deps: Pick<Deps, "storage" | "ids" | "clock" | "secretBox">,
   actor: Actor,
   input: unknown,
   options: { source?: ProfileSource | undefined } = {},

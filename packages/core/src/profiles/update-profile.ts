@@ -28,7 +28,7 @@ const MUTABLE: ReadonlyArray<keyof ProfileRecord> = [
  * be cleared with null, attributes merge. `updated_at` moves only when something changed.
  */
 export function updateProfile(
-  deps: Pick<Deps, "storage" | "ids" | "clock">,
+  deps: Pick<Deps, "storage" | "ids" | "clock" | "secretBox">,
   actor: Actor,
   profileId: string,
   input: unknown,
