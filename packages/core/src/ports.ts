@@ -1336,6 +1336,8 @@ export interface SuppressionRepository {
   insert(suppression: SuppressionRecord): Promise<boolean>;
   /** The number's suppressions in the organization, on either channel (at most two). */
   forNumber(organizationId: string, phoneHash: string): Promise<SuppressionRecord[]>;
+  /** The suppressions of several numbers in the organization, in one read, in no order. */
+  forNumbers(organizationId: string, phoneHashes: readonly string[]): Promise<SuppressionRecord[]>;
   /** The organization's suppressions, newest first (`id` descending), filtered and paged. */
   list(query: SuppressionListQuery): Promise<SuppressionRecord[]>;
   /** Removes one and answers it; `null` when there was none. */
