@@ -8,6 +8,7 @@ import { readableSecretBox } from "../testing/fakes.js";
 import { memoryStorage } from "../testing/memory/index.js";
 import { createProfile } from "./create-profile.js";
 import { importProfiles } from "./import-profiles.js";
+import { listProfiles } from "./list-profiles.js";
 import { updateProfile } from "./update-profile.js";
 
 const PHONE = "+14155552671";
@@ -138,5 +139,47 @@ describe("profile.consent_changed for every consent change", () => {
       source: "api",
       note: "asked again by phone",
     });
+  });
+});
+
+describe("suppressed on every profile answer", () => {
+  it("create, update, get and list show it; a list reads the page's suppressions once", async () => {
+    const { deps, actor, storage } = await setup();
+    (await addSuppression(deps, actor, { channel: "sms", phone_number: PHONE }))._unsafeUnwrap();
+    const created = (await createProfile(deps, actor, { phone_number: PHONE }))._unsafeUnwrap();
+    expect(created.suppressed).toEqual({ viber: false, sms: true });
+    const other = (
+      await createProfile(deps, actor, { phone_number: "+14155552672" })
+    )._unsafeUnwrap();
+    expect(other.suppressed).toEqual({ viber: false, sms: false });
+    const updated = (
+      await updateProfile(deps, actor, created.public_id, { first_name: "Ada" })
+    )._unsafeUnwrap();
+    expect(updated.suppressed).toEqual({ viber: false, sms: true });
+
+    let reads = 0;
+    const counting = {
+      ...deps,
+      storage: {
+        ...storage,
+        suppressions: {
+          ...storage.suppressions,
+          forNumber: (...args: Parameters<typeof storage.suppressions.forNumber>) => {
+            reads += 1;
+            return storage.suppressions.forNumber(...args);
+          },
+          forNumbers: (...args: Parameters<typeof storage.suppressions.forNumbers>) => {
+            reads += 1;
+            return storage.suppressions.forNumbers(...args);
+          },
+        },
+      },
+    };
+    const page = (await listProfiles(counting, actor, {}))._unsafeUnwrap();
+    const shown = new Map(page.data.map((p) => [p.public_id, p.suppressed]));
+    expect(shown.get(created.public_id)).toEqual({ viber: false, sms: true });
+    expect(shown.get(other.public_id)).toEqual({ viber: false, sms: false });
+    expect([...shown.values()].every((s) => s !== undefined)).toBe(true);
+    expect(reads).toBe(1);
   });
 });

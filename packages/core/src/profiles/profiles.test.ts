@@ -47,6 +47,7 @@ describe("profile rules (docs/api.md Profiles, docs/decisions.md)", () => {
       source: "api",
       created_at: "2026-05-01T12:00:00.000Z",
       updated_at: "2026-05-01T12:00:00.000Z",
+      suppressed: { viber: false, sms: false },
     });
   });
 
