@@ -1565,6 +1565,11 @@ export interface Telemetry {
   sendRefused?(reason: SendRefusalReason): void;
   /** A send was stored and handed off to a number of `country` (its region, or `unknown`). */
   sentToCountry?(country: string): void;
+  /**
+   * A suppression was added by a provider's refusal (`provider`) or through the API or CLI
+   * (`api`); inbound opt-outs are reported by the inbound sink's own telemetry.
+   */
+  suppressionAdded?(source: SuppressionSource): void;
 }
 
 /** Why abuse protection refused a send (`tidings_sends_refused_total{reason}`). */

@@ -125,11 +125,7 @@ async function consentLoopThroughServe(
 
   // The events arrive signed, in the usual body.
   const consentEvents = (source = "inbound") =>
-    tally.received.filter(
-      (r) =>
-        r.topic === "profile.consent_changed" &&
-        r.data.source === source,
-    );
+    tally.received.filter((r) => r.topic === "profile.consent_changed" && r.data.source === source);
   await eventually("the consent change and the inbound message are delivered", async () =>
     consentEvents().length >= 1 &&
     consentEvents("api").length >= 1 &&

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Actor } from "../deps.js";
+import { suppressFromProvider } from "../inbound/opted-out.js";
 import { addSuppression, removeSuppression } from "../inbound/suppressions.js";
 import { manualClock } from "../support/clock.js";
 import { createIds } from "../support/ids.js";
@@ -181,5 +182,27 @@ describe("suppressed on every profile answer", () => {
     expect(shown.get(other.public_id)).toEqual({ viber: false, sms: false });
     expect([...shown.values()].every((s) => s !== undefined)).toBe(true);
     expect(reads).toBe(1);
+  });
+});
+
+describe("suppressions are counted for metrics whatever their source", () => {
+  it("the API and a provider's refusal each report their source, once per suppression", async () => {
+    const { deps, actor } = await setup();
+    const counted: string[] = [];
+    const telemetry = { messageSent: () => {}, suppressionAdded: (s: string) => counted.push(s) };
+    const withTelemetry = { ...deps, telemetry };
+    const add = () => addSuppression(withTelemetry, actor, { channel: "sms", phone_number: PHONE });
+    (await add())._unsafeUnwrap();
+    (await add())._unsafeUnwrap();
+    const refusal = {
+      code: "upstream_rejected",
+      message: "x",
+      provider: "twilio",
+      provider_code: "21610",
+    };
+    const message = { organizationId: actor.organizationId, phoneNumber: "+14155552673" };
+    await suppressFromProvider(withTelemetry, message, "sms", refusal);
+    await suppressFromProvider(withTelemetry, message, "sms", refusal);
+    expect(counted).toEqual(["api", "provider"]);
   });
 });

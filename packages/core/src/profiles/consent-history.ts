@@ -1,5 +1,11 @@
 import { ok } from "neverthrow";
 import type { Actor, Deps } from "../deps.js";
+import { suppressedChannels } from "../inbound/opted-out.js";
+import {
+  anyoneListens,
+  consentChangedData,
+  recordOrganizationEvent,
+} from "../inbound/organization-events.js";
 import type {
   Channel,
   ConsentChangeRecord,
@@ -7,12 +13,6 @@ import type {
   ProfileRecord,
   Repositories,
 } from "../ports.js";
-import { suppressedChannels } from "../inbound/opted-out.js";
-import {
-  anyoneListens,
-  consentChangedData,
-  recordOrganizationEvent,
-} from "../inbound/organization-events.js";
 import { type ShowOne, showOne } from "../support/show-one.js";
 import { findProfile, profileNotFound } from "./find-profile.js";
 

@@ -6,9 +6,9 @@ import { isoAt } from "../support/clock.js";
 import { parseInput } from "../support/parse.js";
 import { useCase } from "../support/result.js";
 import { changesConsent, recordConsentChanges } from "./consent-history.js";
+import { type ProfileWithSuppressions, withSuppressed } from "./get-profile.js";
 import { newProfile } from "./new-profile.js";
 import { createProfileInput } from "./profile-input.js";
-import { type ProfileWithSuppressions, withSuppressed } from "./get-profile.js";
 
 export const phoneTaken = (phoneNumber: string): ConflictError => ({
   type: "conflict",

@@ -14,7 +14,11 @@ const actor: Actor = { organizationId: "org_a", apiKeyId: null };
 function setup() {
   const clock = manualClock();
   const storage = memoryStorage();
-  return { storage, clock, deps: { storage, clock, ids: createIds(clock), secretBox: readableSecretBox } };
+  return {
+    storage,
+    clock,
+    deps: { storage, clock, ids: createIds(clock), secretBox: readableSecretBox },
+  };
 }
 
 const rows = (...data: unknown[]) => data.map((item, i) => ({ row: i + 2, data: item }));

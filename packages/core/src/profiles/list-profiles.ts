@@ -6,8 +6,8 @@ import { cursorSeq, DEFAULT_PAGE_SIZE, type Page, pageLimit } from "../support/p
 import { toIssues } from "../support/parse.js";
 import { useCase } from "../support/result.js";
 import { encodeCursor } from "./cursor.js";
-import { phoneNumber } from "./profile-input.js";
 import { type ProfileWithSuppressions, withSuppressed } from "./get-profile.js";
+import { phoneNumber } from "./profile-input.js";
 
 export type { Page } from "../support/page.js";
 export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, pageLimit } from "../support/page.js";

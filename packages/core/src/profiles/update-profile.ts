@@ -10,8 +10,8 @@ import { withFieldChanges } from "./changed-profile.js";
 import { recordConsentChanges } from "./consent-history.js";
 import { phoneTaken } from "./create-profile.js";
 import { findProfile, profileNotFound } from "./find-profile.js";
-import { updateProfileInput } from "./profile-input.js";
 import { type ProfileWithSuppressions, withSuppressed } from "./get-profile.js";
+import { updateProfileInput } from "./profile-input.js";
 import { checkModifiable } from "./protected-profile.js";
 
 const MUTABLE: ReadonlyArray<keyof ProfileRecord> = [
