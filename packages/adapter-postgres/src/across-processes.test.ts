@@ -14,6 +14,7 @@ import {
   aPhone,
   aProfile,
   at,
+  readableSecretBox,
   repeatUntilDone,
   seedDelivery,
   seedMessage,
@@ -154,7 +155,7 @@ describe("across processes", () => {
       };
       // The file lists the higher number first.
       const importing = importProfiles(
-        { storage: paused, ids: createIds(), clock: systemClock },
+        { storage: paused, ids: createIds(), clock: systemClock, secretBox: readableSecretBox },
         { organizationId: organization.id, apiKeyId: null },
         [
           { row: 2, data: { phone_number: high } },

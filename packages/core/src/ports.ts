@@ -1399,6 +1399,8 @@ export interface SuppressionRepository {
   insert(suppression: SuppressionRecord): Promise<boolean>;
   /** The number's suppressions in the organization, on either channel (at most two). */
   forNumber(organizationId: string, phoneHash: string): Promise<SuppressionRecord[]>;
+  /** The suppressions of several numbers in the organization, in one read, in no order. */
+  forNumbers(organizationId: string, phoneHashes: readonly string[]): Promise<SuppressionRecord[]>;
   /** The organization's suppressions, newest first (`id` descending), filtered and paged. */
   list(query: SuppressionListQuery): Promise<SuppressionRecord[]>;
   /** Removes one and answers it; `null` when there was none. */
@@ -1626,6 +1628,11 @@ export interface Telemetry {
   sendRefused?(reason: SendRefusalReason): void;
   /** A send was stored and handed off to a number of `country` (its region, or `unknown`). */
   sentToCountry?(country: string): void;
+  /**
+   * A suppression was added by a provider's refusal (`provider`) or through the API or CLI
+   * (`api`); inbound opt-outs are reported by the inbound sink's own telemetry.
+   */
+  suppressionAdded?(source: SuppressionSource): void;
 }
 
 /** Why abuse protection refused a send (`tidings_sends_refused_total{reason}`). */

@@ -124,13 +124,31 @@ async function consentLoopThroughServe(
   ]);
 
   // The events arrive signed, in the usual body.
-  const consentEvents = () => tally.received.filter((r) => r.topic === "profile.consent_changed");
+  const consentEvents = (source = "inbound") =>
+    tally.received.filter((r) => r.topic === "profile.consent_changed" && r.data.source === source);
   await eventually("the consent change and the inbound message are delivered", async () =>
-    consentEvents().length >= 1 && tally.received.some((r) => r.topic === "message.received")
+    consentEvents().length >= 1 &&
+    consentEvents("api").length >= 1 &&
+    tally.received.some((r) => r.topic === "message.received")
       ? true
       : undefined,
   );
   expect(tally.received.every((r) => r.verified)).toBe(true);
+  // The profile's creation with consent sent one too, with the same body.
+  expect(consentEvents("api").map((r) => r.data)).toEqual([
+    {
+      public_id: publicId,
+      phone_number: PERSON,
+      channel: "sms",
+      marketing_consent: true,
+      suppressed: false,
+      source: "api",
+      keyword: null,
+      provider: null,
+      note: null,
+      changed_at: profile.created_at,
+    },
+  ]);
   expect(consentEvents()[0]?.data).toEqual(
     expect.objectContaining({
       public_id: publicId,
@@ -165,6 +183,24 @@ async function consentLoopThroughServe(
   );
   expect(consentEvents()[1]?.data).toEqual(
     expect.objectContaining({ marketing_consent: true, suppressed: false, source: "inbound" }),
+  );
+
+  // A PATCH that changes consent sends the event too.
+  const patched = await tidings.call("PATCH", `/v1/profiles/${publicId}`, {
+    viber_marketing_consent: true,
+  });
+  expect(patched.status).toBe(200);
+  await eventually("the PATCH's consent change is delivered", async () =>
+    consentEvents("api").length >= 2 ? true : undefined,
+  );
+  expect(consentEvents("api")[1]?.data).toEqual(
+    expect.objectContaining({
+      public_id: publicId,
+      channel: "viber",
+      marketing_consent: true,
+      suppressed: false,
+      source: "api",
+    }),
   );
 
   // A second organization: the assigned short code is refused in its campaign, and it sees

@@ -308,36 +308,41 @@ const listOf = (item: string, description: string, meta: string): JsonSchema =>
     description,
   );
 
+/** Whether a profile's number is suppressed on each channel. */
+const suppressed = closed(
+  { viber: { type: "boolean" }, sms: { type: "boolean" } },
+  "Whether the number is suppressed on each channel: sends there are refused (403 recipient_opted_out) whatever the consent says.",
+);
+
 /** A page of `item` that a cursor continues. */
 const pageSchema = (item: string, description: string): JsonSchema =>
   listOf(item, description, "Pass next_cursor as cursor for the next page.");
 
 /** Every response schema, by the name routes use (`components.schemas`). */
 export const responseSchemas: Record<string, JsonSchema> = {
-  Profile: closed(profileProperties, "A profile; every field is present, null when absent.", {
-    public_id: "prf_01jd3v6k8x2m4n5p6q7r8s9t0v",
-    phone_number: "+14155550101",
-    email: "ada@example.com",
-    first_name: "Ada",
-    last_name: "Lovelace",
-    full_name: "Ada Lovelace",
-    viber_marketing_consent: false,
-    sms_marketing_consent: true,
-    attributes: { plan: "pro", orders: 3 },
-    source: "api",
-    created_at: "2026-11-23T09:30:00.000Z",
-    updated_at: "2026-11-23T09:30:00.000Z",
-  }),
+  Profile: closed(
+    { ...profileProperties, suppressed },
+    "A profile; every field is present, null when absent, with the channels on which its number is suppressed.",
+    {
+      public_id: "prf_01jd3v6k8x2m4n5p6q7r8s9t0v",
+      phone_number: "+14155550101",
+      email: "ada@example.com",
+      first_name: "Ada",
+      last_name: "Lovelace",
+      full_name: "Ada Lovelace",
+      viber_marketing_consent: false,
+      sms_marketing_consent: true,
+      attributes: { plan: "pro", orders: 3 },
+      source: "api",
+      created_at: "2026-11-23T09:30:00.000Z",
+      updated_at: "2026-11-23T09:30:00.000Z",
+      suppressed: { viber: false, sms: false },
+    },
+  ),
   ProfilePage: pageSchema("Profile", "A page of profiles, oldest first."),
   ProfileWithSuppressions: closed(
-    {
-      ...profileProperties,
-      suppressed: closed(
-        { viber: { type: "boolean" }, sms: { type: "boolean" } },
-        "Whether the number is suppressed on each channel: sends there are refused (403 recipient_opted_out) whatever the consent says.",
-      ),
-    },
-    "A profile with the channels on which its number is suppressed.",
+    { ...profileProperties, suppressed },
+    "A profile with the channels on which its number is suppressed (the same as Profile, kept for its name).",
   ),
   SendResult: {
     ...closed(

@@ -796,7 +796,7 @@ export interface components {
             country_daily_limits?: unknown | null;
         };
         /**
-         * @description A profile; every field is present, null when absent.
+         * @description A profile; every field is present, null when absent, with the channels on which its number is suppressed.
          * @example {
          *       "public_id": "prf_01jd3v6k8x2m4n5p6q7r8s9t0v",
          *       "phone_number": "+14155550101",
@@ -812,7 +812,11 @@ export interface components {
          *       },
          *       "source": "api",
          *       "created_at": "2026-11-23T09:30:00.000Z",
-         *       "updated_at": "2026-11-23T09:30:00.000Z"
+         *       "updated_at": "2026-11-23T09:30:00.000Z",
+         *       "suppressed": {
+         *         "viber": false,
+         *         "sms": false
+         *       }
          *     }
          */
         Profile: {
@@ -835,6 +839,11 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+            /** @description Whether the number is suppressed on each channel: sends there are refused (403 recipient_opted_out) whatever the consent says. */
+            suppressed: {
+                viber: boolean;
+                sms: boolean;
+            };
         };
         /** @description A page of profiles, oldest first. */
         ProfilePage: {
@@ -845,7 +854,7 @@ export interface components {
                 next_cursor: string | null;
             };
         };
-        /** @description A profile with the channels on which its number is suppressed. */
+        /** @description A profile with the channels on which its number is suppressed (the same as Profile, kept for its name). */
         ProfileWithSuppressions: {
             public_id: string;
             /** @description E.164. */

@@ -8,7 +8,7 @@ import type {
   SuppressionSource,
 } from "../ports.js";
 import { isoAt } from "../support/clock.js";
-import { recordOrganizationEvent } from "./organization-events.js";
+import { consentChangedData, recordOrganizationEvent } from "./organization-events.js";
 import { phoneHash } from "./suppression-keys.js";
 
 /** Who or what asked for a change of consent, for the suppression and the history. */
@@ -97,17 +97,21 @@ export async function optOut(
     await setConsent(tx, deps, profile, channel, false, act, at);
   }
   if (added || consentChanged) {
-    await recordOrganizationEvent(tx, deps, organizationId, "profile.consent_changed", {
-      public_id: profile?.id ?? null,
-      phone_number: phoneNumber,
-      channel,
-      marketing_consent: false,
-      suppressed: true,
-      source: act.source,
-      keyword: act.keyword,
-      provider: act.provider,
-      changed_at: at,
-    });
+    await recordOrganizationEvent(
+      tx,
+      deps,
+      organizationId,
+      "profile.consent_changed",
+      consentChangedData({
+        profileId: profile?.id ?? null,
+        phoneNumber,
+        channel,
+        marketingConsent: false,
+        suppressed: true,
+        ...act,
+        changedAt: at,
+      }),
+    );
   }
   return { suppressionChanged: added, consentChanged };
 }
@@ -145,16 +149,20 @@ export async function optIn(
   if (profile !== null && consentChanged) {
     await setConsent(tx, deps, profile, channel, true, act, at);
   }
-  await recordOrganizationEvent(tx, deps, organizationId, "profile.consent_changed", {
-    public_id: profile?.id ?? null,
-    phone_number: phoneNumber,
-    channel,
-    marketing_consent: profile === null ? false : consentChanged || profile[field],
-    suppressed: false,
-    source: act.source,
-    keyword: act.keyword,
-    provider: act.provider,
-    changed_at: at,
-  });
+  await recordOrganizationEvent(
+    tx,
+    deps,
+    organizationId,
+    "profile.consent_changed",
+    consentChangedData({
+      profileId: profile?.id ?? null,
+      phoneNumber,
+      channel,
+      marketingConsent: profile === null ? false : consentChanged || profile[field],
+      suppressed: false,
+      ...act,
+      changedAt: at,
+    }),
+  );
   return { suppressionChanged: true, consentChanged, lifted: existing };
 }

@@ -66,13 +66,13 @@ export async function suppressedChannels(
  * number on that channel with source `provider` and turn its consent off, like an inbound STOP.
  */
 export async function suppressFromProvider(
-  deps: Pick<Deps, "storage" | "secretBox" | "ids" | "clock">,
+  deps: Pick<Deps, "storage" | "secretBox" | "ids" | "clock" | "telemetry">,
   message: Pick<MessageRecord, "organizationId" | "phoneNumber">,
   channel: Channel,
   error: MessageError,
 ): Promise<void> {
   const key = await suppressionKey(deps, message.organizationId);
-  await deps.storage.transaction((tx) =>
+  const effect = await deps.storage.transaction((tx) =>
     optOut(tx, deps, key, message.organizationId, channel, message.phoneNumber, {
       source: "provider",
       keyword: null,
@@ -81,4 +81,5 @@ export async function suppressFromProvider(
       apiKeyId: null,
     }),
   );
+  if (effect.suppressionChanged) deps.telemetry?.suppressionAdded?.("provider");
 }

@@ -14,8 +14,38 @@ export interface ConsentChangedData {
   source: string;
   keyword: string | null;
   provider: string | null;
+  /** Why, when someone said (a suppression lifted through the API needs a note). */
+  note: string | null;
   changed_at: string;
 }
+
+/** What a consent change is about and who made it, for `consentChangedData`. */
+export interface ConsentChangeFacts {
+  profileId: string | null;
+  phoneNumber: string;
+  channel: "viber" | "sms";
+  marketingConsent: boolean;
+  suppressed: boolean;
+  source: string;
+  keyword?: string | null;
+  provider?: string | null;
+  note?: string | null;
+  changedAt: string;
+}
+
+/** The `data` of `profile.consent_changed`, the same whatever made the change. */
+export const consentChangedData = (facts: ConsentChangeFacts): ConsentChangedData => ({
+  public_id: facts.profileId,
+  phone_number: facts.phoneNumber,
+  channel: facts.channel,
+  marketing_consent: facts.marketingConsent,
+  suppressed: facts.suppressed,
+  source: facts.source,
+  keyword: facts.keyword ?? null,
+  provider: facts.provider ?? null,
+  note: facts.note ?? null,
+  changed_at: facts.changedAt,
+});
 
 /** What `message.received` says. */
 export interface MessageReceivedData {

@@ -150,7 +150,7 @@ export const addSuppressionInput = v.strictObject(
 
 /** Adds a suppression by API (source `api`): the number's consent on the channel turns off. */
 export function addSuppression(
-  deps: Pick<Deps, "storage" | "secretBox" | "ids" | "clock">,
+  deps: Pick<Deps, "storage" | "secretBox" | "ids" | "clock" | "telemetry">,
   actor: Actor,
   input: unknown,
 ): ResultAsync<SuppressionView, DomainError> {
@@ -160,7 +160,7 @@ export function addSuppression(
     const { channel: on, phone_number, note: text } = parsed.value;
     const org = actor.organizationId;
     const key = await suppressionKey(deps, org);
-    await deps.storage.transaction((tx) =>
+    const effect = await deps.storage.transaction((tx) =>
       optOut(tx, deps, key, org, on, phone_number, {
         source: "api",
         keyword: null,
@@ -169,6 +169,7 @@ export function addSuppression(
         apiKeyId: actor.apiKeyId,
       }),
     );
+    if (effect.suppressionChanged) deps.telemetry?.suppressionAdded?.("api");
     const stored = (
       await deps.storage.suppressions.forNumber(org, phoneHash(key, phone_number))
     ).find((s) => s.channel === on);

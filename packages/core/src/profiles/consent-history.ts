@@ -1,5 +1,11 @@
 import { ok } from "neverthrow";
 import type { Actor, Deps } from "../deps.js";
+import { suppressedChannels } from "../inbound/opted-out.js";
+import {
+  anyoneListens,
+  consentChangedData,
+  recordOrganizationEvent,
+} from "../inbound/organization-events.js";
 import type {
   Channel,
   ConsentChangeRecord,
@@ -29,17 +35,21 @@ export const changesConsent = (before: Flags | null, after: Flags): boolean =>
 /**
  * Records every consent flag that `after` changes relative to `before` (docs/decisions.md "Consent
  * history"). A new profile (`before` null) records the flags it was created with set to true,
- * with `oldValue: null`; false is the default and needs no entry.
+ * with `oldValue: null`; false is the default and needs no entry. Each change also sends
+ * `profile.consent_changed` to the organization's subscriptions, in the same transaction, with
+ * the body an opt-out sends (the number's suppression read once, only when someone listens).
  */
 export async function recordConsentChanges(
   tx: Repositories,
-  deps: Pick<Deps, "ids">,
+  deps: Pick<Deps, "ids" | "clock" | "secretBox">,
   actor: Actor,
   before: ProfileRecord | null,
   after: ProfileRecord,
   source: ConsentSource = "api",
 ): Promise<void> {
-  for (const [channel, field] of changedFlags(before, after)) {
+  const changed = changedFlags(before, after);
+  if (changed.length === 0) return;
+  for (const [channel, field] of changed) {
     const oldValue = before === null ? null : before[field];
     const newValue = after[field];
     await tx.consent.insert({
@@ -53,6 +63,21 @@ export async function recordConsentChanges(
       source,
       changedAt: after.updatedAt,
     });
+  }
+  const topic = "profile.consent_changed";
+  if (!(await anyoneListens(tx, after.organizationId, topic))) return;
+  const suppressed = await suppressedChannels(tx, deps, after.organizationId, after.phoneNumber);
+  for (const [channel, field] of changed) {
+    const data = consentChangedData({
+      profileId: after.id,
+      phoneNumber: after.phoneNumber,
+      channel,
+      marketingConsent: after[field],
+      suppressed: suppressed.has(channel),
+      source,
+      changedAt: after.updatedAt,
+    });
+    await recordOrganizationEvent(tx, deps, after.organizationId, topic, data);
   }
 }
 

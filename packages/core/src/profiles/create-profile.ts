@@ -6,9 +6,9 @@ import { isoAt } from "../support/clock.js";
 import { parseInput } from "../support/parse.js";
 import { useCase } from "../support/result.js";
 import { changesConsent, recordConsentChanges } from "./consent-history.js";
+import { type ProfileWithSuppressions, withSuppressed } from "./get-profile.js";
 import { newProfile } from "./new-profile.js";
 import { createProfileInput } from "./profile-input.js";
-import { type ProfileView, toProfileView } from "./profile-view.js";
 
 export const phoneTaken = (phoneNumber: string): ConflictError => ({
   type: "conflict",
@@ -21,11 +21,11 @@ export const phoneTaken = (phoneNumber: string): ConflictError => ({
 
 /** Creates a profile (POST /v1/profiles); `source` is set by trusted callers such as imports. */
 export function createProfile(
-  deps: Pick<Deps, "storage" | "ids" | "clock">,
+  deps: Pick<Deps, "storage" | "ids" | "clock" | "secretBox">,
   actor: Actor,
   input: unknown,
   options: { source?: ProfileSource | undefined } = {},
-): ResultAsync<ProfileView, DomainError> {
+): ResultAsync<ProfileWithSuppressions, DomainError> {
   return useCase("createProfile", async () => {
     const parsed = parseInput(createProfileInput, input);
     if (parsed.isErr()) return err(parsed.error);
@@ -36,10 +36,16 @@ export function createProfile(
       const inserted = await repositories.profiles.insert(profile);
       if (inserted === "phone_number_taken") return err(phoneTaken(body.phone_number));
       await recordConsentChanges(repositories, deps, actor, null, inserted);
-      return ok(toProfileView(inserted));
+      return ok(inserted);
     };
     // A profile created without consent is one row, whose insert is atomic on its own: no
     // transaction around it (on PostgreSQL, no BEGIN and COMMIT round trips).
-    return changesConsent(null, profile) ? deps.storage.transaction(create) : create(deps.storage);
+    const created = changesConsent(null, profile)
+      ? await deps.storage.transaction(create)
+      : await create(deps.storage);
+    if (created.isErr()) return err(created.error);
+    const [view] = await withSuppressed(deps, actor.organizationId, [created.value]);
+    if (view === undefined) throw new Error("A created profile's view went missing.");
+    return ok(view);
   });
 }

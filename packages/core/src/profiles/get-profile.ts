@@ -1,15 +1,48 @@
 import { err, ok, type ResultAsync } from "neverthrow";
 import type { Actor, Deps } from "../deps.js";
 import type { DomainError } from "../errors.js";
-import { profileSuppressed } from "../inbound/suppressions.js";
+import { existingSuppressionKey, phoneHash } from "../inbound/suppression-keys.js";
+import type { ProfileRecord } from "../ports.js";
 import { useCase } from "../support/result.js";
 import { findProfile, profileNotFound } from "./find-profile.js";
 import { type ProfileView, toProfileView } from "./profile-view.js";
 
-/** One profile as `GET /v1/profiles/{id}` shows it: with the channels that suppress its number. */
+/** A profile as every profile answer shows it: with the channels that suppress its number. */
 export type ProfileWithSuppressions = ProfileView & {
   suppressed: { viber: boolean; sms: boolean };
 };
+
+/**
+ * The profiles' views with `suppressed`, in their order: one read of the suppressions of all
+ * their numbers (none when the organization never suppressed anything). Outside any
+ * transaction, after the write it shows.
+ */
+export async function withSuppressed(
+  deps: Pick<Deps, "storage" | "secretBox">,
+  organizationId: string,
+  profiles: readonly ProfileRecord[],
+): Promise<ProfileWithSuppressions[]> {
+  const key =
+    profiles.length === 0
+      ? null
+      : await existingSuppressionKey(deps.storage, deps.secretBox, organizationId);
+  const hashes = key === null ? [] : profiles.map((p) => phoneHash(key, p.phoneNumber));
+  const found =
+    hashes.length === 0
+      ? []
+      : await deps.storage.suppressions.forNumbers(organizationId, [...new Set(hashes)]);
+  const on = new Set(found.map((s) => `${s.channel}:${s.phoneHash}`));
+  return profiles.map((profile, i) => {
+    const hash = hashes[i];
+    return {
+      ...toProfileView(profile),
+      suppressed: {
+        viber: hash !== undefined && on.has(`viber:${hash}`),
+        sms: hash !== undefined && on.has(`sms:${hash}`),
+      },
+    };
+  });
+}
 
 /**
  * One active profile of the caller's organization, with `suppressed`: whether the number is
@@ -24,7 +57,8 @@ export function getProfile(
   return useCase("getProfile", async () => {
     const profile = await findProfile(deps.storage, actor.organizationId, id);
     if (profile === null) return err(profileNotFound(id));
-    const suppressed = await profileSuppressed(deps, actor.organizationId, profile.phoneNumber);
-    return ok({ ...toProfileView(profile), suppressed });
+    const [view] = await withSuppressed(deps, actor.organizationId, [profile]);
+    if (view === undefined) throw new Error("A profile's view went missing.");
+    return ok(view);
   });
 }

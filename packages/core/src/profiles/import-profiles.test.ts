@@ -3,6 +3,7 @@ import type { Actor } from "../deps.js";
 import type { ProfileSource, Repositories, Storage } from "../ports.js";
 import { manualClock } from "../support/clock.js";
 import { createIds } from "../support/ids.js";
+import { readableSecretBox } from "../testing/fakes.js";
 import { memoryStorage } from "../testing/memory/index.js";
 import { getConsentHistory } from "./consent-history.js";
 import { importProfiles } from "./import-profiles.js";
@@ -13,7 +14,11 @@ const actor: Actor = { organizationId: "org_a", apiKeyId: null };
 function setup() {
   const clock = manualClock();
   const storage = memoryStorage();
-  return { storage, clock, deps: { storage, clock, ids: createIds(clock) } };
+  return {
+    storage,
+    clock,
+    deps: { storage, clock, ids: createIds(clock), secretBox: readableSecretBox },
+  };
 }
 
 const rows = (...data: unknown[]) => data.map((item, i) => ({ row: i + 2, data: item }));

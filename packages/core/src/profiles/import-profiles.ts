@@ -41,7 +41,7 @@ export interface ImportRow {
  * import creates share their creation time and are listed in the order they were written.
  */
 export function importProfiles(
-  deps: Pick<Deps, "storage" | "ids" | "clock">,
+  deps: Pick<Deps, "storage" | "ids" | "clock" | "secretBox">,
   actor: Actor,
   rows: Iterable<ImportRow>,
   options: { source: ProfileSource },
@@ -122,7 +122,7 @@ const ROW_TRIES = 3;
  */
 async function profileOfRow(
   tx: Repositories,
-  deps: Pick<Deps, "ids">,
+  deps: Pick<Deps, "ids" | "clock" | "secretBox">,
   actor: Actor,
   input: NewProfileInput,
   source: ProfileSource,

@@ -6,8 +6,8 @@ import { cursorSeq, DEFAULT_PAGE_SIZE, type Page, pageLimit } from "../support/p
 import { toIssues } from "../support/parse.js";
 import { useCase } from "../support/result.js";
 import { encodeCursor } from "./cursor.js";
+import { type ProfileWithSuppressions, withSuppressed } from "./get-profile.js";
 import { phoneNumber } from "./profile-input.js";
-import { type ProfileView, toProfileView } from "./profile-view.js";
 
 export type { Page } from "../support/page.js";
 export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, pageLimit } from "../support/page.js";
@@ -30,10 +30,10 @@ export const listProfilesQuery = v.strictObject(
  * a page at a time.
  */
 export function listProfiles(
-  deps: Pick<Deps, "storage">,
+  deps: Pick<Deps, "storage" | "secretBox">,
   actor: Actor,
   query: unknown,
-): ResultAsync<Page<ProfileView>, DomainError> {
+): ResultAsync<Page<ProfileWithSuppressions>, DomainError> {
   return useCase("listProfiles", async () => {
     const parsed = v.safeParse(listProfilesQuery, query, { abortEarly: false });
     const issues: Issue[] = parsed.success ? [] : toIssues(parsed.issues);
@@ -67,7 +67,7 @@ export function listProfiles(
     const hasMore = rows.length > pageSize;
     const last = page.at(-1);
     return ok({
-      data: page.map(toProfileView),
+      data: await withSuppressed(deps, actor.organizationId, page),
       meta: { has_more: hasMore, next_cursor: hasMore && last ? encodeCursor(last.seq) : null },
     });
   });

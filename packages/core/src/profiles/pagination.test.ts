@@ -4,6 +4,7 @@ import type { Actor } from "../deps.js";
 import { manualClock } from "../support/clock.js";
 import { createIds } from "../support/ids.js";
 import { repeatUntilDone } from "../testing/deadlines.js";
+import { readableSecretBox } from "../testing/fakes.js";
 import { memoryStorage } from "../testing/memory/index.js";
 import { createProfile } from "./create-profile.js";
 import { deleteProfile } from "./delete-profile.js";
@@ -13,7 +14,12 @@ const actor: Actor = { organizationId: "org_a", apiKeyId: null };
 
 function setup() {
   const clock = manualClock();
-  const deps = { storage: memoryStorage(), clock, ids: createIds(clock) };
+  const deps = {
+    storage: memoryStorage(),
+    clock,
+    ids: createIds(clock),
+    secretBox: readableSecretBox,
+  };
   let next = 0;
   const create = async () => {
     next += 1;

@@ -48,6 +48,7 @@ describe("profile rules (docs/api.md Profiles, docs/decisions.md)", () => {
       time_zone: null,
       created_at: "2026-05-01T12:00:00.000Z",
       updated_at: "2026-05-01T12:00:00.000Z",
+      suppressed: { viber: false, sms: false },
     });
   });
 

@@ -10,8 +10,8 @@ import { withFieldChanges } from "./changed-profile.js";
 import { recordConsentChanges } from "./consent-history.js";
 import { phoneTaken } from "./create-profile.js";
 import { findProfile, profileNotFound } from "./find-profile.js";
+import { type ProfileWithSuppressions, withSuppressed } from "./get-profile.js";
 import { updateProfileInput } from "./profile-input.js";
-import { type ProfileView, toProfileView } from "./profile-view.js";
 import { checkModifiable } from "./protected-profile.js";
 
 const MUTABLE: ReadonlyArray<keyof ProfileRecord> = [
@@ -29,16 +29,16 @@ const MUTABLE: ReadonlyArray<keyof ProfileRecord> = [
  * be cleared with null, attributes merge. `updated_at` moves only when something changed.
  */
 export function updateProfile(
-  deps: Pick<Deps, "storage" | "ids" | "clock">,
+  deps: Pick<Deps, "storage" | "ids" | "clock" | "secretBox">,
   actor: Actor,
   profileId: string,
   input: unknown,
-): ResultAsync<ProfileView, DomainError> {
+): ResultAsync<ProfileWithSuppressions, DomainError> {
   return useCase("updateProfile", async () => {
     const parsed = parseInput(updateProfileInput, input);
     if (parsed.isErr()) return err(parsed.error);
     const patch = parsed.value;
-    return deps.storage.transaction(async (tx) => {
+    const written = await deps.storage.transaction(async (tx) => {
       const current = await findProfile(tx, actor.organizationId, profileId);
       if (!current) return err(profileNotFound(profileId));
       const modifiable = checkModifiable(current);
@@ -58,14 +58,18 @@ export function updateProfile(
       const changed =
         MUTABLE.some((field) => next[field] !== current[field]) ||
         JSON.stringify(next.attributes) !== JSON.stringify(current.attributes);
-      if (!changed) return ok(toProfileView(current));
+      if (!changed) return ok(current);
 
       next.updatedAt = isoAt(deps.clock.now());
       const updated = await tx.profiles.update(next);
       if (updated === "phone_number_taken") return err(phoneTaken(next.phoneNumber));
       if (!updated) return err(profileNotFound(profileId));
       await recordConsentChanges(tx, deps, actor, current, next);
-      return ok(toProfileView(next));
+      return ok(next);
     });
+    if (written.isErr()) return err(written.error);
+    const [view] = await withSuppressed(deps, actor.organizationId, [written.value]);
+    if (view === undefined) throw new Error("An updated profile's view went missing.");
+    return ok(view);
   });
 }

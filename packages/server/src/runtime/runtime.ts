@@ -168,6 +168,7 @@ export async function openRuntime(
             linkFollowed: (counted) => metrics.linkClicks.inc({ counted: String(counted) }),
             sendRefused: (reason) => metrics.sendsRefused.inc({ reason }),
             sentToCountry: (country) => metrics.sendsByCountry.inc({ country }),
+            suppressionAdded: (source) => metrics.suppressions.inc({ source }),
           },
         }
       : {}),

@@ -29,6 +29,13 @@ export function suppressionRepository<A extends boolean>({
     insert: (suppression) => rows.insertNew(suppression, "(organization_id, channel, phone_hash)"),
     forNumber: (organizationId, phoneHash) =>
       rows.many("organization_id = ? AND phone_hash = ?", [organizationId, phoneHash]),
+    forNumbers: (organizationId, phoneHashes) =>
+      rows.many(
+        phoneHashes.length === 0
+          ? "1 = 0"
+          : `organization_id = ? AND phone_hash IN (${phoneHashes.map(() => "?").join(", ")})`,
+        phoneHashes.length === 0 ? [] : [organizationId, ...phoneHashes],
+      ),
     list(query) {
       const conditions = ["organization_id = ?"];
       const values: unknown[] = [query.organizationId];

@@ -92,6 +92,10 @@ export function consentLoopContract(harness: () => StorageHarness): void {
       const found = await storage.suppressions.forNumber(org, "hash-a");
       expect(found.sort((a, b) => a.channel.localeCompare(b.channel))).toEqual([sms, viber]);
       expect(await storage.suppressions.forNumber(org, "hash-b")).toEqual([]);
+      const several = await storage.suppressions.forNumbers(org, ["hash-a", "hash-b", "hash-c"]);
+      expect(several.sort((a, b) => a.channel.localeCompare(b.channel))).toEqual([sms, viber]);
+      expect(await storage.suppressions.forNumbers(org, [])).toEqual([]);
+      expect(await storage.suppressions.forNumbers(other, ["hash-b"])).toEqual([]);
       const page = await storage.suppressions.list({ organizationId: org, limit: 10 });
       expect(page).toEqual([viber, sms]);
       expect(

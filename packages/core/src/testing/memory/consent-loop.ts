@@ -45,6 +45,12 @@ export function memorySuppressions(scope: MemoryScope): SuppressionRepository {
           (x) => x.organizationId === organizationId && x.phoneHash === phoneHash,
         ),
       ),
+    forNumbers: (organizationId, phoneHashes) =>
+      scope.read("suppressions.forNumbers", (s) =>
+        [...s.suppressions.values()].filter(
+          (x) => x.organizationId === organizationId && phoneHashes.includes(x.phoneHash),
+        ),
+      ),
     list: (query) =>
       scope.read("suppressions.list", (s) =>
         newestIdFirst(
