@@ -131,7 +131,7 @@ it("send → the fake Twilio gets the right request → its callback → message
   ).toBe(1);
 });
 
-it("a Twilio refusal at send is a failed result naming Twilio and its code", {
+it("a Twilio opt-out refusal (21610) at send fails the message recipient_opted_out, naming Twilio and its code, and suppresses the number", {
   timeout: 60_000,
 }, async () => {
   const fake = await startFakeTwilio({
@@ -156,8 +156,16 @@ it("a Twilio refusal at send is a failed result naming Twilio and its code", {
   expect(sent.status).toBe(200);
   expect(await sent.json()).toMatchObject({
     status: "failed",
-    error: { code: "upstream_rejected", provider: "twilio", provider_code: "21610" },
+    error: { code: "recipient_opted_out", provider: "twilio", provider_code: "21610" },
   });
+  // The refusal suppressed the number: the next send is refused before anything is stored.
+  const again = await tidings.call("POST", "/v1/messages/send", {
+    campaign_id: tidings.campaignId,
+    recipient: { type: "phone_number", value: "+14155550124" },
+    params: { pin: "222222" },
+  });
+  expect(again.status).toBe(403);
+  expect(await again.json()).toMatchObject({ code: "recipient_opted_out" });
 });
 
 it("Twilio out of reach: the answer names the cause and that nothing was sent; one warn line per request", {

@@ -114,8 +114,10 @@ async function openOnce(
     const storage = sqliteStorage(db, {
       migrate: false,
       synchronous: database.synchronous,
-      // Another process's write lock (an import, a stuck script) is waited for this long.
-      busyTimeoutMs: storageTimeoutMs,
+      // Another process's write lock (an import, a stuck script) is waited for a little less
+      // than a request's whole time in storage, so the request answers 503 `storage_busy`
+      // (counted as such) rather than racing its own deadline to `storage_unavailable`.
+      busyTimeoutMs: Math.max(50, Math.floor(storageTimeoutMs * 0.8)),
     });
     return {
       storage,
