@@ -145,7 +145,11 @@ it("reads the server's settings from the --env-file serve was given, and says wh
   expect(checked.json()).toEqual({
     channels: {
       viber: expect.objectContaining({ provider: "sandbox", outcome: "ok" }),
-      sms: { provider: "twilio", outcome: "ok", detail: `Twilio account ${ACCOUNT} is active.` },
+      sms: {
+        provider: "twilio",
+        outcome: "ok",
+        detail: `Twilio accepted the auth token of account ${ACCOUNT}.`,
+      },
     },
     configuration: { env_file: file },
   });
