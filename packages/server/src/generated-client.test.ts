@@ -51,7 +51,8 @@ const send: SendRequest = {
 };
 const sent = await client.POST("/v1/messages/send", { body: send });
 if (!sent.data) throw new Error("send failed: " + JSON.stringify(sent.error));
-const status: "sent" | "failed" = sent.data.status;
+// "scheduled" only for a campaign with a sending window or a send with send_at.
+const status: "sent" | "failed" | "scheduled" = sent.data.status;
 
 const found = await client.GET("/v1/profiles", {
   params: { query: { phone_number: "+14155550101", limit: 10 } },
