@@ -5,7 +5,7 @@ import { type DomainError, type Issue, validationError } from "../errors.js";
 import { cursorSeq, DEFAULT_PAGE_SIZE, type Page, pageLimit } from "../support/page.js";
 import { toIssues } from "../support/parse.js";
 import { useCase } from "../support/result.js";
-import { encodeCursor } from "./cursor.js";
+import { encodeCursor } from "../support/cursor.js";
 import { type ProfileWithSuppressions, withSuppressed } from "./get-profile.js";
 import { phoneNumber } from "./profile-input.js";
 

@@ -1,7 +1,7 @@
 import { err, ok, type Result } from "neverthrow";
 import * as v from "valibot";
 import { type ValidationError, validationError } from "../errors.js";
-import { decodeCursor } from "../profiles/cursor.js";
+import { decodeCursor } from "./cursor.js";
 
 /** Every list's page size rule: 50 unless `limit` says otherwise, at most 100. */
 export const DEFAULT_PAGE_SIZE = 50;
