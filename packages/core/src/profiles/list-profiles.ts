@@ -2,10 +2,10 @@ import { err, ok, type ResultAsync } from "neverthrow";
 import * as v from "valibot";
 import type { Actor, Deps } from "../deps.js";
 import { type DomainError, type Issue, validationError } from "../errors.js";
+import { encodeCursor } from "../support/cursor.js";
 import { cursorSeq, DEFAULT_PAGE_SIZE, type Page, pageLimit } from "../support/page.js";
 import { toIssues } from "../support/parse.js";
 import { useCase } from "../support/result.js";
-import { encodeCursor } from "../support/cursor.js";
 import { type ProfileWithSuppressions, withSuppressed } from "./get-profile.js";
 import { phoneNumber } from "./profile-input.js";
 

@@ -2,8 +2,8 @@ import { err, ok, type Result } from "neverthrow";
 import * as v from "valibot";
 import { type ValidationError, validationError } from "../errors.js";
 import type { Sequenced } from "../ports.js";
-import { encodeCursor } from "./cursor.js";
 import { closestName } from "./closest-name.js";
+import { encodeCursor } from "./cursor.js";
 import { cursorSeq, DEFAULT_PAGE_SIZE, type Page, pageLimit } from "./page.js";
 import { toIssues } from "./parse.js";
 
