@@ -137,6 +137,12 @@ export type { ChannelActivity, HourlyMessageCounts } from "./messages/message-co
 export { channelActivity, countRecentMessages } from "./messages/message-counts.js";
 export type { MessageErrorView } from "./messages/message-error.js";
 export { toErrorView } from "./messages/message-error.js";
+export type { LegPriceView, MessagePriceView } from "./messages/message-prices.js";
+export {
+  decimalOf,
+  priceOf,
+  recordUpstreamPrice,
+} from "./messages/message-prices.js";
 export type {
   MessageEventView,
   MessageView,
