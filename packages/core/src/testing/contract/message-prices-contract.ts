@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { MessagePriceRecord } from "../../ports.js";
 import { at } from "./fixtures.js";
 import type { StorageHarness } from "./raw.js";
-import { seedMessage, seedOrganization, twoSeededOrganizations } from "./seed.js";
+import { seedMessage, twoSeededOrganizations } from "./seed.js";
 
 /** What legs cost: kept once per leg, listed per message, summed per country; retention's too. */
 export function messagePricesContract(harness: () => StorageHarness): void {
@@ -22,7 +22,7 @@ export function messagePricesContract(harness: () => StorageHarness): void {
       ...overrides,
     });
 
-    it("keeps the first price of a leg, lets a zero give way to a real one, and sums by country and currency", async () => {
+    it("keeps the first price of a leg (a zero gives way to a real one), sums by country and currency, counts sends by prefix; retention deletes prices", async () => {
       const { storage, org, other } = await twoSeededOrganizations(harness);
       const { message: one } = await seedMessage(storage, org);
       const { message: two } = await seedMessage(storage, org);
@@ -61,10 +61,8 @@ export function messagePricesContract(harness: () => StorageHarness): void {
         { country: null, currency: "USD", amountMicros: 7_500, legs: 1 },
       ]);
       expect(await storage.messages.spendByCountry(org.organization.id, at(101))).toEqual([]);
-    });
 
-    it("counts the organization's messages by the prefix of their numbers, with a sample number", async () => {
-      const { storage, org, other } = await twoSeededOrganizations(harness);
+      // The Overview's sends per country: counts by number prefix, each with a sample number.
       await seedMessage(storage, org, { phoneNumber: "+447700900123", createdAt: at(10) });
       await seedMessage(storage, org, { phoneNumber: "+447700900001", createdAt: at(20) });
       await seedMessage(storage, org, { phoneNumber: "+41793026729", createdAt: at(30) });
@@ -75,24 +73,22 @@ export function messagePricesContract(harness: () => StorageHarness): void {
         { prefix: "+417930", sample: "+41793026729", count: 1 },
         { prefix: "+447700", sample: "+447700900001", count: 2 },
       ]);
-    });
 
-    it("retention deletes a message's prices with it", async () => {
-      const { storage } = harness();
-      const org = await seedOrganization(storage);
-      const { message } = await seedMessage(storage, org, {
-        createdAt: at(10),
+      // Retention deletes a message's prices with it.
+      const { message: old } = await seedMessage(storage, org, {
+        createdAt: at(-100),
         status: "delivered",
       });
-      await storage.messages.recordPrice(priceOf(message));
+      await storage.messages.recordPrice(priceOf(old));
       const batch = await storage.retention.deleteOldMessages({
-        createdBefore: at(100),
+        createdBefore: at(0),
         now: at(1000),
         after: null,
         limit: 10,
       });
       expect(batch.deleted).toBe(1);
-      expect(await storage.messages.listPrices(org.organization.id, [message.id])).toEqual([]);
+      expect(await storage.messages.listPrices(org.organization.id, [old.id])).toEqual([]);
+      expect(await storage.messages.listPrices(org.organization.id, [one.id])).toHaveLength(2);
     });
   });
 }
