@@ -8,6 +8,7 @@ import {
   type InboundSink,
   isUuidV7,
   type ProviderReport,
+  recordUpstreamPrice,
   recordUpstreamReport,
 } from "@tidings/core";
 import { callbackKey, checkLegToken, splitLegSegment } from "./callback-token.js";
@@ -17,7 +18,7 @@ import { descriptionOf, providerCodeOf, reportOf } from "./status-map.js";
 import type { InfobipDeliveryReport, InfobipSeenReport } from "./wire.js";
 
 export interface InfobipCallbackOptions {
-  deps: Pick<Deps, "storage" | "ids" | "clock" | "secretBox">;
+  deps: Pick<Deps, "storage" | "ids" | "clock" | "secretBox" | "telemetry">;
   /** The server's secret key, as given to `infobipProvider`. */
   secretKey: Uint8Array;
   logger: CallbackLogger;
@@ -90,7 +91,23 @@ export function infobipCallbacks(options: InfobipCallbackOptions): CallbackApp {
         continue;
       }
       const status: ProviderReport | null = kind === "seen" ? "seen" : reportOf(report);
-      if (status === null) continue;
+      const price =
+        typeof report.price === "object" && report.price !== null
+          ? { amount: report.price.pricePerMessage, currency: report.price.currency }
+          : undefined;
+      if (status === null) {
+        // An intermediate report changes nothing, but what it says the message cost is kept.
+        if (price !== undefined) {
+          await recordUpstreamPrice(options.deps, {
+            messageId,
+            channel,
+            provider: "infobip",
+            providerMessageId: leg.legId,
+            price,
+          });
+        }
+        continue;
+      }
       const providerCode = kind === "seen" ? null : providerCodeOf(report);
       const description = kind === "seen" ? undefined : descriptionOf(report);
       const recorded = await recordUpstreamReport(options.deps, {
@@ -101,6 +118,7 @@ export function infobipCallbacks(options: InfobipCallbackOptions): CallbackApp {
         status,
         providerCode,
         ...(description === undefined ? {} : { description }),
+        ...(price === undefined ? {} : { price }),
       });
       if (recorded.isErr()) {
         logger.info("infobip report for an unknown message", { messageId, status });

@@ -54,6 +54,8 @@ export interface InfobipDeliveryReport {
   messageId?: string | undefined;
   status?: InfobipStatus | undefined;
   error?: (InfobipStatus & { permanent?: boolean | undefined }) | undefined;
+  /** What the message cost: `pricePerMessage` a number (`0.15`), `currency` ISO 4217. */
+  price?: { pricePerMessage?: unknown; currency?: unknown } | undefined;
 }
 
 /** One Viber seen report of `{ results: [...] }`. */

@@ -117,7 +117,17 @@ it.skipIf(
          FROM generate_series(1, 5000) g`,
         [ORGS, at],
       );
-      await db.client.query(`ANALYZE ${t("messages")}, ${t("deliveries")}, ${t("campaigns")}`);
+      await db.client.query(
+        `INSERT INTO ${t("message_prices")} (message_id, organization_id, channel, provider,
+           amount_micros, currency, country, reported_at)
+         SELECT 'm' || g, CASE WHEN g % 100 = 0 THEN ($1::text[])[1] ELSE ($1::text[])[2] END, 'sms', 'vonage',
+           33300, 'EUR', 'US', $2
+         FROM generate_series(1, 40000) g`,
+        [ORGS, at],
+      );
+      await db.client.query(
+        `ANALYZE ${t("messages")}, ${t("deliveries")}, ${t("campaigns")}, ${t("message_prices")}`,
+      );
       const organizationId = ORGS[0] ?? "";
       const page = { organizationId, limit: 51 };
       const plans = await plansOf(schema, [
@@ -131,6 +141,9 @@ it.skipIf(
         ["deliveries+status", (s) => s.deliveries.listPage({ ...page, status: "failed" })],
         ["deliveries+webhook", (s) => s.deliveries.listPage({ ...page, webhookId: "whk_a3" })],
         ["campaigns", (s) => s.campaigns.listPage(page)],
+        // The Overview's sends per country: the organization's day, grouped by number prefix.
+        ["countries", (s) => s.messages.countByPrefix(organizationId, at, 7)],
+        ["spend", (s) => s.messages.spendByCountry(organizationId, at)],
         [
           "failing destinations",
           (s) =>
@@ -167,6 +180,8 @@ it.skipIf(
         ["deliveries+status", "deliveries_organization_status", "in order"],
         ["deliveries+webhook", "deliveries_webhook", "any order"],
         ["campaigns", "campaigns_organization_seq", "in order"],
+        ["countries", "messages_organization_created", "any order"],
+        ["spend", "message_prices_reported", "any order"],
       ];
       for (const [label, index, order] of expected.flatMap(([l, i, o]) => [
         [l, i, o] as const,

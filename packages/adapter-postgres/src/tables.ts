@@ -27,6 +27,7 @@ export interface Tables {
   readonly suppressions: string;
   readonly inboundMessages: string;
   readonly senderAssignments: string;
+  readonly messagePrices: string;
   readonly schemaMigrations: string;
   /** The rate-limit hit function (migration 6). */
   readonly rateLimitHit: string;
@@ -63,6 +64,7 @@ export function tablesIn(schema: string): Tables {
     suppressions: q("suppressions"),
     inboundMessages: q("inbound_messages"),
     senderAssignments: q("sender_assignments"),
+    messagePrices: q("message_prices"),
     schemaMigrations: q("schema_migrations"),
     rateLimitHit: q("rate_limit_hit"),
     idempotencyHeld: q("idempotency_held"),

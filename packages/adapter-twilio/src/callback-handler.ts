@@ -14,7 +14,7 @@ import { signedForm } from "./signed-request.js";
 import { reportOf } from "./status-map.js";
 
 export interface TwilioCallbackOptions {
-  deps: Pick<Deps, "storage" | "ids" | "clock" | "secretBox">;
+  deps: Pick<Deps, "storage" | "ids" | "clock" | "secretBox" | "telemetry">;
   /** The account's auth token: the key of `X-Twilio-Signature`. */
   authToken: string;
   /**
@@ -35,6 +35,11 @@ export interface TwilioCallbackOptions {
    * incoming-message webhook; without it `/inbound` is 404.
    */
   inbound?: InboundSink | undefined;
+  /**
+   * Told of each message whose final status (delivered, undelivered, failed) was recorded, with
+   * Twilio's sid, to read its price later (`twilioPriceFetcher`, `TIDINGS_TWILIO_FETCH_PRICE=1`).
+   */
+  onFinal?: ((messageId: string, messageSid: string) => void) | undefined;
 }
 
 const ROUTE = "/providers/twilio/status";
@@ -91,11 +96,12 @@ export function twilioCallbacks(options: TwilioCallbackOptions): CallbackApp {
       return emptyAnswer(200, ROUTE);
     }
     const providerCode = one(params, "ErrorCode") || null;
+    const messageSid = one(params, "MessageSid") ?? one(params, "SmsSid");
     const recorded = await recordUpstreamReport(options.deps, {
       messageId,
       channel: "sms",
       provider: "twilio",
-      providerMessageId: one(params, "MessageSid") ?? one(params, "SmsSid"),
+      providerMessageId: messageSid,
       status: report,
       providerCode,
       ...(providerCode === null ? {} : { description: `Twilio error ${providerCode}.` }),
@@ -105,6 +111,8 @@ export function twilioCallbacks(options: TwilioCallbackOptions): CallbackApp {
       logger.info("twilio report for an unknown message", { messageId, status });
     } else if (recorded.value.ignored !== null) {
       logger.info("twilio report ignored", { messageId, status, why: recorded.value.ignored });
+    } else if (report !== "seen" && messageSid !== null && recorded.value.applied) {
+      options.onFinal?.(messageId, messageSid);
     }
     return emptyAnswer(200, ROUTE);
   });

@@ -9,6 +9,7 @@ import {
   headerOf,
   type InboundSink,
   isUuidV7,
+  recordUpstreamPrice,
   recordUpstreamReport,
 } from "@tidings/core";
 import { handleVonageInbound } from "./inbound-handler.js";
@@ -18,7 +19,7 @@ import { verifyVonageWebhook } from "./webhook-signature.js";
 import type { VonageStatus } from "./wire.js";
 
 export interface VonageCallbackOptions {
-  deps: Pick<Deps, "storage" | "ids" | "clock" | "secretBox">;
+  deps: Pick<Deps, "storage" | "ids" | "clock" | "secretBox" | "telemetry">;
   /** The account's signature secret: the HS256 key of signed webhooks. */
   signatureSecret: string;
   /** The account's API key, when known: the `api_key` claim must equal it. */
@@ -81,8 +82,24 @@ export function vonageCallbacks(options: VonageCallbackOptions): CallbackApp {
     }
     if (status === null) return emptyAnswer(400, ROUTE);
     const report = reportOf(status);
-    if (report === null) return emptyAnswer(200, ROUTE);
     const { messageId, channel } = parseClientRef(status.client_ref ?? "");
+    // `usage` may ride on a status that changes nothing (`submitted`): its price is kept all the same.
+    const price =
+      status.usage === undefined
+        ? undefined
+        : { amount: status.usage.price, currency: status.usage.currency };
+    if (report === null) {
+      if (price !== undefined && isUuidV7(messageId)) {
+        await recordUpstreamPrice(options.deps, {
+          messageId,
+          channel,
+          provider: "vonage",
+          providerMessageId: status.message_uuid ?? null,
+          price,
+        });
+      }
+      return emptyAnswer(200, ROUTE);
+    }
     if (!isUuidV7(messageId)) {
       logger.info("vonage status for no Tidings message", { route: ROUTE, status: status.status });
       return emptyAnswer(200, ROUTE);
@@ -100,6 +117,7 @@ export function vonageCallbacks(options: VonageCallbackOptions): CallbackApp {
       status: report,
       providerCode,
       ...(description === undefined ? {} : { description }),
+      ...(price === undefined ? {} : { price }),
     });
     if (recorded.isErr()) {
       logger.info("vonage status for an unknown message", { messageId, status: status.status });
@@ -139,5 +157,8 @@ function statusOf(body: unknown): VonageStatus | null {
     status: textOf(body.status),
     client_ref: textOf(body.client_ref),
     error,
+    usage: isObject(body.usage)
+      ? { price: body.usage.price, currency: body.usage.currency }
+      : undefined,
   };
 }

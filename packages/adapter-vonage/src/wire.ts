@@ -43,4 +43,6 @@ export interface VonageStatus {
   channel?: string | undefined;
   client_ref?: string | undefined;
   error?: VonageError | undefined;
+  /** What the message cost: `price` a decimal string (`"0.0333"`), `currency` ISO 4217. */
+  usage?: { price?: unknown; currency?: unknown } | undefined;
 }

@@ -23,7 +23,8 @@ export type Section =
   | "webhooks"
   | "keys"
   | "profiles"
-  | "suppressions";
+  | "suppressions"
+  | "settings";
 
 const NAV: ReadonlyArray<{ section: Section; label: string; path: string }> = [
   { section: "overview", label: "Overview", path: "" },
@@ -33,6 +34,7 @@ const NAV: ReadonlyArray<{ section: Section; label: string; path: string }> = [
   { section: "keys", label: "API keys", path: "/keys" },
   { section: "profiles", label: "Profiles", path: "/profiles" },
   { section: "suppressions", label: "Suppressions", path: "/suppressions" },
+  { section: "settings", label: "Settings", path: "/settings" },
 ];
 
 /** The document around every page: stylesheet and script from the package, no inline code. */

@@ -27,6 +27,7 @@ import { keyRoutes } from "./pages/keys.js";
 import { messageRoutes } from "./pages/messages.js";
 import { overviewRoutes } from "./pages/overview.js";
 import { profileRoutes } from "./pages/profiles.js";
+import { settingsRoutes } from "./pages/settings.js";
 import { SignInPage, type SignInState } from "./pages/sign-in.js";
 import { suppressionRoutes } from "./pages/suppressions.js";
 import { webhookRoutes } from "./pages/webhooks.js";
@@ -131,6 +132,7 @@ export function createConsole(deps: Deps, options: ConsoleOptions = {}): HttpApp
     ...keyRoutes,
     ...profileRoutes,
     ...suppressionRoutes,
+    ...settingsRoutes,
   ].map((route) => ({
     ...route,
     segments: route.pattern === "/" ? [] : route.pattern.slice(1).split("/"),

@@ -1,5 +1,11 @@
 import type { HttpResponse } from "@tidings/adapter-http";
-import { type Actor, type Deps, type DomainError, validationError } from "@tidings/core";
+import {
+  type Actor,
+  type Deps,
+  type DomainError,
+  RECOMMENDED_LIMITS,
+  validationError,
+} from "@tidings/core";
 import { err, type Result } from "neverthrow";
 import type { VNode } from "preact";
 import { renderToString } from "preact-render-to-string";
@@ -75,6 +81,11 @@ const NOTICES: Record<string, string> = {
   suppression_added: "Suppression added: sends to this number on that channel are refused.",
   suppression_removed: "Suppression removed: the consent flag is unchanged; set it again if asked.",
   profile_erased: "Profile erased: what identified the person is gone; the consent history stays.",
+  settings_saved: "Settings saved: every process applies them to the next send.",
+  settings_recommended:
+    `Recommended limits applied: ${RECOMMENDED_LIMITS.destination_limits.per_hour} sends an hour ` +
+    `and ${RECOMMENDED_LIMITS.destination_limits.per_day} a day per number, ` +
+    `${RECOMMENDED_LIMITS.prefix_limits.per_hour} an hour per number range.`,
 };
 
 /** The notice named by `?notice=`, if it is one of ours (never text taken from the URL). */

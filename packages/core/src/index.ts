@@ -133,10 +133,24 @@ export {
   messageNotFound,
 } from "./messages/get-message.js";
 export { listMessages, listMessagesQuery } from "./messages/list-messages.js";
-export type { ChannelActivity, HourlyMessageCounts } from "./messages/message-counts.js";
-export { channelActivity, countRecentMessages } from "./messages/message-counts.js";
+export type {
+  ChannelActivity,
+  CountryActivity,
+  HourlyMessageCounts,
+} from "./messages/message-counts.js";
+export {
+  channelActivity,
+  countRecentMessages,
+  countryActivity,
+} from "./messages/message-counts.js";
 export type { MessageErrorView } from "./messages/message-error.js";
 export { toErrorView } from "./messages/message-error.js";
+export type { LegPriceView, MessagePriceView } from "./messages/message-prices.js";
+export {
+  decimalOf,
+  priceOf,
+  recordUpstreamPrice,
+} from "./messages/message-prices.js";
 export type {
   MessageEventView,
   MessageView,

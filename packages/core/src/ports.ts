@@ -338,6 +338,43 @@ export interface LinkRecord extends NewLink {
   lastClickedAt: string | null;
 }
 
+/**
+ * What one leg of a message cost, as its provider reported it: at most one per leg (the first
+ * report that carried a price). Kept beside the message, never on the send path.
+ */
+export interface MessagePriceRecord {
+  messageId: string;
+  organizationId: string;
+  channel: Channel;
+  provider: string;
+  /** The amount in millionths of `currency`'s unit, never negative. */
+  amountMicros: number;
+  /** ISO 4217, upper case. */
+  currency: string;
+  /** The recipient number's country (libphonenumber `max` region), `null` when none. */
+  country: string | null;
+  reportedAt: string;
+}
+
+/** One line of `MessageRepository.spendByCountry`: what the legs reported since cost. */
+export interface CountrySpend {
+  /** `null`: numbers of no known country. */
+  country: string | null;
+  currency: string;
+  amountMicros: number;
+  /** How many legs reported a price. */
+  legs: number;
+}
+
+/** One line of `MessageRepository.countByPrefix`. */
+export interface MessagePrefixCount {
+  /** The first characters of the messages' numbers (`""` for erased ones). */
+  prefix: string;
+  /** One of those numbers (the least), whose country stands for the prefix's. */
+  sample: string;
+  count: number;
+}
+
 /** One leg of a message on one provider: who carries it, and the provider's id for it. */
 export interface ProviderLeg {
   provider: string;
@@ -768,6 +805,28 @@ export interface MessageRepository {
    * (their current one) in each status now; only non-zero counts, in no particular order.
    */
   countByChannel(organizationId: string, since: string): Promise<MessageChannelCount[]>;
+  /**
+   * How many of the organization's messages created at or after `since` have numbers starting
+   * with each prefix of `length` characters, each with a sample number the caller reads the
+   * country of; only non-zero counts, in no particular order.
+   */
+  countByPrefix(
+    organizationId: string,
+    since: string,
+    length: number,
+  ): Promise<MessagePrefixCount[]>;
+  /**
+   * Stores what one leg cost unless that leg already has a price (the first report wins, so a
+   * provider's repeated reports never count twice); whether it stored it.
+   */
+  recordPrice(price: MessagePriceRecord): Promise<boolean>;
+  /** The prices of some of the organization's messages' legs, in no particular order. */
+  listPrices(organizationId: string, messageIds: readonly string[]): Promise<MessagePriceRecord[]>;
+  /**
+   * What the organization's legs priced at or after `since` cost, summed by the recipient's
+   * country and currency; in no particular order.
+   */
+  spendByCountry(organizationId: string, since: string): Promise<CountrySpend[]>;
 }
 
 /** One line of `MessageRepository.countByChannel`. */
@@ -1550,6 +1609,18 @@ export interface UpstreamReport {
   providerCode: string | null;
   /** A sentence saying what the provider reported, for a failure's `error.message`. */
   description?: string | undefined;
+  /**
+   * What the leg cost, when the report says: `amount` as the provider wrote it (a decimal
+   * number or string; a negative one, as Twilio writes charges, is made positive), `currency`
+   * its ISO 4217 code. Stored once per leg (see `MessageRepository.recordPrice`).
+   */
+  price?: ReportedPrice | undefined;
+}
+
+/** A price as a provider reports it, before it is checked. */
+export interface ReportedPrice {
+  amount: unknown;
+  currency: unknown;
 }
 
 /** The seam to the Viber and SMS gateways. */
@@ -1633,6 +1704,13 @@ export interface Telemetry {
    * (`api`); inbound opt-outs are reported by the inbound sink's own telemetry.
    */
   suppressionAdded?(source: SuppressionSource): void;
+  /** A provider reported what one leg cost (`amount` in `currency`'s unit, never negative). */
+  priceReported?(price: {
+    provider: string;
+    currency: string;
+    country: string;
+    amount: number;
+  }): void;
 }
 
 /** Why abuse protection refused a send (`tidings_sends_refused_total{reason}`). */

@@ -124,6 +124,28 @@ async function abuseProtectionThroughServe(env: Record<string, string>): Promise
   clock.advance(retryAfter * 1000);
   expect((await send(number)).status).toBe(200);
   expect((await send(number)).status).toBe(429);
+  // The same person named by public id or e-mail is counted by their number too.
+  const found = await json(
+    await tidings.call("GET", `/v1/profiles?phone_number=${encodeURIComponent(number)}`),
+  );
+  const publicId = String((found.data as Array<{ public_id: string }>)[0]?.public_id);
+  const named = await tidings.call("PATCH", `/v1/profiles/${publicId}`, {
+    email: "limited@example.com",
+  });
+  expect(named.status).toBe(200);
+  for (const recipient of [
+    { type: "public_id", value: publicId },
+    { type: "email", value: "Limited@Example.com" },
+  ]) {
+    const byProfile = await tidings.call("POST", "/v1/messages/send", {
+      campaign_id: tidings.campaignId,
+      recipient,
+      params: { pin: "1234" },
+    });
+    expect(byProfile.status, recipient.type).toBe(429);
+    expect((await json(byProfile)).code).toBe("destination_rate_limited");
+  }
+  expect((await storedFor(number)).messages).toBe(11);
 
   // The prefix limit (15 an hour): numbers of one range trip it, numbers of many ranges do not.
   clock.advance(3_600_000);
@@ -142,7 +164,7 @@ async function abuseProtectionThroughServe(env: Record<string, string>): Promise
   const metrics = await (await fetch(`${tidings.url}/metrics`)).text();
   expect(metrics).toMatch(/^tidings_sends_refused_total\{reason="number_type_blocked"\} 1$/m);
   expect(metrics).toMatch(/^tidings_sends_refused_total\{reason="country_not_allowed"\} 1$/m);
-  expect(metrics).toMatch(/^tidings_sends_refused_total\{reason="destination_limit"\} 2$/m);
+  expect(metrics).toMatch(/^tidings_sends_refused_total\{reason="destination_limit"\} 4$/m);
   expect(metrics).toMatch(/^tidings_sends_refused_total\{reason="prefix_limit"\} 1$/m);
   expect(metrics).toMatch(/^tidings_sends_by_country_total\{country="US"\} 42$/m);
 }

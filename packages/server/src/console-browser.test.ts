@@ -355,6 +355,20 @@ describe.skipIf(
     await clickAndWait(aria("button", "Add suppression"));
     expect(await mainText()).toContain("Suppression added");
     await check("suppressions");
+    // Settings: the recommended limits in one click, then a country list through the form.
+    await clickAndWait(aria("link", "Settings"));
+    await clickAndWait(aria("button", "Apply recommended values"));
+    expect(await mainText()).toContain("Recommended limits applied");
+    expect(
+      await page.$eval("#destination_per_hour", (input) => (input as HTMLInputElement).value),
+    ).toBe("10");
+    await fill("Allowed countries", "US, XX");
+    await clickAndWait(aria("button", "Save settings"));
+    expect(await mainText()).toContain("is not an ISO 3166-1 alpha-2 country code");
+    await fill("Allowed countries", "US, GB");
+    await clickAndWait(aria("button", "Save settings"));
+    expect(await mainText()).toContain("Settings saved");
+    await shot("settings");
     await clickAndWait(aria("link", "Campaigns"));
     await clickAndWait(`main a[href^="/console/campaigns/cmp_"]:not([href="${campaignPath}"])`);
     await check("a campaign with a very long name and template");

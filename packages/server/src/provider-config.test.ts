@@ -36,6 +36,8 @@ describe("provider routing (TIDINGS_PROVIDER, _VIBER, _SMS)", () => {
         messagingServiceSid: null,
         apiUrl: "https://api.twilio.com",
         webhookKeys: {},
+        fetchPrice: false,
+        priceDelayMs: 10_000,
       },
       infobip: null,
       vonage: null,
@@ -145,6 +147,25 @@ describe("provider routing (TIDINGS_PROVIDER, _VIBER, _SMS)", () => {
       expect.stringMatching(/^TIDINGS_INFOBIP_INBOUND_TOKENS: token 3 may hold only letters/),
     ]);
     expect(errors.join(" ")).not.toContain(short);
+  });
+
+  it("TIDINGS_TWILIO_FETCH_PRICE is 0 or 1, TIDINGS_TWILIO_PRICE_DELAY_MS a whole number of ms", () => {
+    const twilio = { ...TWILIO, TIDINGS_PROVIDER_SMS: "twilio" };
+    const on = read({
+      ...twilio,
+      TIDINGS_TWILIO_FETCH_PRICE: "1",
+      TIDINGS_TWILIO_PRICE_DELAY_MS: "50",
+    });
+    expect(on.isOk() && on.value.providers.twilio).toMatchObject({
+      fetchPrice: true,
+      priceDelayMs: 50,
+    });
+    expect(errorsOf({ ...twilio, TIDINGS_TWILIO_FETCH_PRICE: "yes" })[0]).toMatch(
+      /^TIDINGS_TWILIO_FETCH_PRICE must be 1/,
+    );
+    expect(errorsOf({ ...twilio, TIDINGS_TWILIO_PRICE_DELAY_MS: "1.5" })[0]).toMatch(
+      /^TIDINGS_TWILIO_PRICE_DELAY_MS must be a whole number/,
+    );
   });
 
   it("TIDINGS_TWILIO_WEBHOOK_KEYS is a JSON object of key id to secret; TIDINGS_INFOBIP_IDEMPOTENT is 0 or 1", () => {

@@ -33,6 +33,10 @@ export interface TwilioSettings {
   apiUrl: string;
   /** `TIDINGS_TWILIO_WEBHOOK_KEYS`: webhook signing key id → its secret (HMAC-SHA256 signing). */
   webhookKeys: Record<string, string>;
+  /** `TIDINGS_TWILIO_FETCH_PRICE=1`: read each message's price from Twilio after its final status. */
+  fetchPrice: boolean;
+  /** `TIDINGS_TWILIO_PRICE_DELAY_MS`: the wait after a final status before the price is read. */
+  priceDelayMs: number;
 }
 
 /** Infobip's settings (`TIDINGS_INFOBIP_*`). */
@@ -85,6 +89,8 @@ export const PROVIDER_VARIABLES = {
       "TIDINGS_TWILIO_MESSAGING_SERVICE_SID",
       "TIDINGS_TWILIO_API_URL",
       "TIDINGS_TWILIO_WEBHOOK_KEYS",
+      "TIDINGS_TWILIO_FETCH_PRICE",
+      "TIDINGS_TWILIO_PRICE_DELAY_MS",
     ],
   },
   infobip: {
@@ -202,6 +208,19 @@ function readTwilio(
   );
   const authToken = setting(env, "TIDINGS_TWILIO_AUTH_TOKEN");
   const webhookKeys = readWebhookKeys(setting(env, "TIDINGS_TWILIO_WEBHOOK_KEYS"), errors);
+  const fetchPriceText = setting(env, "TIDINGS_TWILIO_FETCH_PRICE") ?? "0";
+  if (fetchPriceText !== "0" && fetchPriceText !== "1") {
+    errors.push(
+      `TIDINGS_TWILIO_FETCH_PRICE must be 1 (read each message's price from Twilio) or 0, not ${JSON.stringify(fetchPriceText)}.`,
+    );
+  }
+  const priceDelayText = setting(env, "TIDINGS_TWILIO_PRICE_DELAY_MS") ?? "10000";
+  const priceDelayMs = Number(priceDelayText);
+  if (!/^[0-9]+$/.test(priceDelayText) || priceDelayMs < 1 || priceDelayMs > 3_600_000) {
+    errors.push(
+      `TIDINGS_TWILIO_PRICE_DELAY_MS must be a whole number of milliseconds from 1 to 3600000, not ${JSON.stringify(priceDelayText)}.`,
+    );
+  }
   if (accountSid === null || authToken === null || apiUrl === null) return null;
   return {
     accountSid,
@@ -211,6 +230,8 @@ function readTwilio(
     messagingServiceSid: service,
     apiUrl,
     webhookKeys,
+    fetchPrice: fetchPriceText === "1",
+    priceDelayMs,
   };
 }
 

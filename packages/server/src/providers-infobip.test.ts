@@ -1,6 +1,8 @@
+import { randomBytes } from "node:crypto";
 import { startFakeInfobip } from "@tidings/adapter-infobip/testing";
 import { startFakeTwilio } from "@tidings/adapter-twilio/testing";
 import { cleanupsEach } from "@tidings/core/testing";
+import pg from "pg";
 import twilio from "twilio";
 import { expect, it } from "vitest";
 import { eventually } from "./testing/eventually.js";
@@ -19,6 +21,26 @@ const ACCOUNT = `AC${"2".repeat(32)}`;
 const TOKEN = "serve-test-twilio-token";
 const SCOPES =
   "profiles:read,profiles:write,messages:send,messages:read,webhooks:manage,campaigns:manage";
+const pgUrl = process.env.TIDINGS_TEST_PG_URL;
+
+/**
+ * A fresh PostgreSQL schema for `serve` when TIDINGS_TEST_PG_URL is set (dropped after the
+ * test), else nothing: SQLite, like the other cases here.
+ */
+function storageEnv(): Record<string, string> {
+  if (pgUrl === undefined) return {};
+  const schema = `prices_${randomBytes(6).toString("hex")}`;
+  const admin = new pg.Pool({ connectionString: pgUrl, max: 1 });
+  admin.on("error", () => undefined);
+  cleanups.push(async () => {
+    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await admin.end();
+  });
+  return {
+    TIDINGS_DATABASE_URL: `${pgUrl}${pgUrl.includes("?") ? "&" : "?"}schema=${schema}`,
+    TIDINGS_SECRET_KEY: randomBytes(32).toString("base64"),
+  };
+}
 
 it("Viber on Infobip, SMS on Twilio: each send goes to its provider; Infobip's reports become signed webhooks", {
   timeout: 60_000,
@@ -143,7 +165,7 @@ it("Viber on Infobip, SMS on Twilio: each send goes to its provider; Infobip's r
   expect(logged).not.toContain(token);
 });
 
-it("Viber on Infobip reported undeliverable → the SMS goes out on Twilio → message.delivered by SMS, no message.failed", {
+it("Viber on Infobip reported undeliverable → the SMS goes out on Twilio → message.delivered by SMS, no message.failed; each leg's price kept (on PostgreSQL when given)", {
   timeout: 60_000,
 }, async () => {
   const infobip = await startFakeInfobip({ apiKey: API_KEY });
@@ -163,6 +185,9 @@ it("Viber on Infobip reported undeliverable → the SMS goes out on Twilio → m
       TIDINGS_TWILIO_ACCOUNT_SID: ACCOUNT,
       TIDINGS_TWILIO_AUTH_TOKEN: TOKEN,
       TIDINGS_TWILIO_API_URL: fakeTwilio.url,
+      TIDINGS_TWILIO_FETCH_PRICE: "1",
+      TIDINGS_TWILIO_PRICE_DELAY_MS: "20",
+      ...storageEnv(),
     },
     { scopes: SCOPES },
   );
@@ -205,6 +230,7 @@ it("Viber on Infobip reported undeliverable → the SMS goes out on Twilio → m
       messageId: id,
       groupName: "UNDELIVERABLE",
       error: { id: 7002, name: "EC_UNKNOWN_USER", description: "User is not a Viber user" },
+      price: { pricePerMessage: 0.0125, currency: "EUR" },
     },
   ]);
   expect([report.status, report.body]).toEqual([200, ""]);
@@ -217,8 +243,17 @@ it("Viber on Infobip reported undeliverable → the SMS goes out on Twilio → m
     StatusCallback: `${tidings.url}/providers/twilio/status?m=${id}`,
   });
   expect(Number(sms.form.ValidityPeriod)).toBeLessThanOrEqual(600);
-  // A late report of the Viber leg is ignored.
-  expect((await infobip.deliver([{ messageId: id, groupName: "DELIVERED" }])).status).toBe(200);
+  // A late report of the Viber leg is ignored, and its other price with it: a leg is priced once.
+  expect(
+    (
+      await infobip.deliver([
+        { messageId: id, groupName: "DELIVERED", price: { pricePerMessage: 9, currency: "EUR" } },
+      ])
+    ).status,
+  ).toBe(200);
+  // Twilio's price comes from its Message resource, read after the final status; a charge is
+  // negative there.
+  fakeTwilio.setPrice(String(sms.sid), "-0.00750", "USD");
   expect((await fakeTwilio.callback(String(sms.sid), "delivered")).status).toBe(200);
 
   const delivered = await eventually("message.delivered at the receiver", async () =>
@@ -239,4 +274,31 @@ it("Viber on Infobip reported undeliverable → the SMS goes out on Twilio → m
     ["message.delivered", "sms"],
   ]);
   expect(tally.received.filter((r) => r.topic === "message.failed")).toHaveLength(0);
+
+  // Two legs in two currencies: no sum, each leg's own price.
+  const priced = await eventually("the SMS leg's price", async () => {
+    const again = (await (await tidings.call("GET", `/v1/messages/${id}`)).json()) as {
+      prices: unknown[];
+    } & Record<string, unknown>;
+    return again.prices.length === 2 ? again : undefined;
+  });
+  expect(priced).toMatchObject({
+    price: null,
+    prices: [
+      { channel: "viber", provider: "infobip", amount: "0.0125", currency: "EUR" },
+      { channel: "sms", provider: "twilio", amount: "0.0075", currency: "USD" },
+    ],
+  });
+  expect(fakeTwilio.messageReads).toEqual([sms.sid]);
+  const listed = (await (await tidings.call("GET", "/v1/messages?limit=1")).json()) as {
+    data: Array<Record<string, unknown>>;
+  };
+  expect(listed.data[0]).toMatchObject({ message_id: id, price: null, prices: priced.prices });
+  const metrics = await (await fetch(`${tidings.url}/metrics`)).text();
+  expect(metrics).toContain(
+    'tidings_message_price_total{provider="infobip",currency="EUR",country="CH"} 0.0125',
+  );
+  expect(metrics).toContain(
+    'tidings_message_price_total{provider="twilio",currency="USD",country="CH"} 0.0075',
+  );
 });

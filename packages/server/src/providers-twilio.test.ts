@@ -31,6 +31,8 @@ it("send → the fake Twilio gets the right request → its callback → message
       TIDINGS_TWILIO_ACCOUNT_SID: ACCOUNT,
       TIDINGS_TWILIO_AUTH_TOKEN: TOKEN,
       TIDINGS_TWILIO_API_URL: fake.url,
+      TIDINGS_TWILIO_FETCH_PRICE: "1",
+      TIDINGS_TWILIO_PRICE_DELAY_MS: "20",
     },
     { scopes: "profiles:read,profiles:write,messages:send,messages:read,webhooks:manage" },
   );
@@ -108,6 +110,26 @@ it("send → the fake Twilio gets the right request → its callback → message
   expect(events.events.map((e) => e.topic)).toEqual(["message.sent", "message.delivered"]);
   expect(tally.received.filter((r) => r.topic === "message.delivered")).toHaveLength(1);
 
+  // TIDINGS_TWILIO_FETCH_PRICE=1: the Message resource is read after the final status (once,
+  // though "delivered" came twice); while Twilio has no price yet it is read again later.
+  await eventually(
+    "the first read of the price",
+    async () => fake.messageReads.length > 0 || undefined,
+  );
+  expect(fake.messageReads).toEqual([sid]);
+  fake.setPrice(sid, "-0.00790", "USD");
+  const priced = await eventually("the price in the view", async () => {
+    const again = (await (await tidings.call("GET", `/v1/messages/${message_id}`)).json()) as {
+      price: unknown;
+    };
+    return again.price === null ? undefined : again;
+  });
+  expect(priced).toMatchObject({
+    price: { amount: "0.0079", currency: "USD" },
+    prices: [{ channel: "sms", provider: "twilio", amount: "0.0079", currency: "USD" }],
+  });
+  expect(fake.messageReads).toEqual([sid, sid]);
+
   // The request to Twilio is counted and timed (the sandbox's Viber channel makes none).
   const exposition = await (await fetch(`${tidings.url}/metrics`)).text();
   const samples = parseExposition(exposition);
@@ -129,6 +151,9 @@ it("send → the fake Twilio gets the right request → its callback → message
       channel: "sms",
     }),
   ).toBe(1);
+  expect(
+    sample("tidings_message_price_total", { provider: "twilio", currency: "USD", country: "US" }),
+  ).toBe(0.0079);
 });
 
 it("a Twilio opt-out refusal (21610) at send fails the message recipient_opted_out, naming Twilio and its code, and suppresses the number", {

@@ -96,8 +96,11 @@ it("Viber on Vonage: send with an application JWT → signed status webhooks →
   expect((await vonage.status(uuid, "delivered", {}, { tamper: true })).status).toBe(403);
   expect((await vonage.status(uuid, "delivered", {}, { iatOffsetSeconds: -600 })).status).toBe(403);
 
-  expect((await vonage.status(uuid, "submitted")).status).toBe(200);
-  const delivered = await vonage.status(uuid, "delivered");
+  // Vonage's `usage` may ride on `submitted`, which changes nothing else; a later one (here on
+  // `delivered`) repeats it and is not counted again.
+  const usage = { usage: { currency: "EUR", price: "0.0333" } };
+  expect((await vonage.status(uuid, "submitted", usage)).status).toBe(200);
+  const delivered = await vonage.status(uuid, "delivered", usage);
   expect([delivered.status, delivered.body]).toEqual([200, ""]);
   expect((await vonage.status(uuid, "read")).status).toBe(200);
 
@@ -110,7 +113,16 @@ it("Viber on Vonage: send with an application JWT → signed status webhooks →
   const view = (await (await tidings.call("GET", `/v1/messages/${message_id}`)).json()) as {
     events: Array<{ topic: string }>;
   } & Record<string, unknown>;
-  expect(view).toMatchObject({ status: "seen", provider: "vonage", provider_message_id: uuid });
+  expect(view).toMatchObject({
+    status: "seen",
+    provider: "vonage",
+    provider_message_id: uuid,
+    price: { amount: "0.0333", currency: "EUR" },
+    prices: [{ channel: "viber", provider: "vonage", amount: "0.0333", currency: "EUR" }],
+  });
+  expect(await (await fetch(`${tidings.url}/metrics`)).text()).toContain(
+    'tidings_message_price_total{provider="vonage",currency="EUR",country="GG"} 0.0333',
+  );
   expect(view.events.map((e) => e.topic)).toEqual([
     "message.sent",
     "message.delivered",

@@ -155,6 +155,15 @@ const MESSAGE_STATUSES = [
   "cancelled",
 ];
 
+const priceProperties: Record<string, JsonSchema> = {
+  amount: {
+    type: "string",
+    pattern: "^[0-9]+\\.[0-9]{2,6}$",
+    description: "A decimal amount, never negative (Twilio's negative charges are made positive).",
+  },
+  currency: { type: "string", pattern: "^[A-Z]{3}$", description: "ISO 4217." },
+};
+
 const messageProperties: Record<string, JsonSchema> = {
   message_id: { type: "string", format: "uuid" },
   campaign_id: { type: "string" },
@@ -206,6 +215,26 @@ const messageProperties: Record<string, JsonSchema> = {
         last_clicked_at: nullable(timestamp),
       },
       "A tracked link of the message.",
+    ),
+  },
+  price: nullable(
+    closed(
+      priceProperties,
+      "What the message cost as its providers reported it (Vonage and Infobip in their " +
+        "reports, Twilio with TIDINGS_TWILIO_FETCH_PRICE=1): its legs summed when they share " +
+        "one currency; null when no leg reported a price or they are in several currencies.",
+    ),
+  ),
+  prices: {
+    type: "array",
+    description: "Each leg's reported price, Viber first; empty when none.",
+    items: closed(
+      {
+        channel: oneOf(["viber", "sms"]),
+        provider: { type: "string" },
+        ...priceProperties,
+      },
+      "What one leg cost.",
     ),
   },
   scheduled_for: nullable({

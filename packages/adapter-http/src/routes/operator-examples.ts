@@ -21,6 +21,8 @@ export const MESSAGE_EXAMPLE = {
       last_clicked_at: "2026-01-15T09:03:42.000Z",
     },
   ],
+  price: { amount: "0.0079", currency: "USD" },
+  prices: [{ channel: "sms", provider: "twilio", amount: "0.0079", currency: "USD" }],
   scheduled_for: null,
   expires_at: "2026-01-15T09:05:00.000Z",
   created_at: "2026-01-15T09:00:00.000Z",

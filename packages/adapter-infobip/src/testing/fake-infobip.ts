@@ -60,6 +60,8 @@ export interface FakeReportStatus {
   groupName: "PENDING" | "DELIVERED" | "UNDELIVERABLE" | "EXPIRED" | "REJECTED";
   name?: string | undefined;
   error?: { id: number; name: string; description?: string } | undefined;
+  /** What the report says the message cost (Infobip's `price`); absent: none. */
+  price?: { pricePerMessage: number; currency: string } | undefined;
 }
 
 export interface FakeInfobip {
@@ -331,6 +333,7 @@ export async function startFakeInfobip(options: FakeInfobipOptions): Promise<Fak
           sentAt: "2026-01-01T00:00:00.000+0000",
           doneAt: "2026-01-01T00:00:05.000+0000",
           messageCount: 1,
+          ...(report.price === undefined ? {} : { price: report.price }),
           status: {
             groupId: status.groupId,
             groupName: report.groupName,

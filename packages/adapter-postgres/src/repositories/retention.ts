@@ -85,6 +85,9 @@ export function retentionRepository({ sql }: PgConnection): RetentionRepository 
             doomed,
           ]);
           await tx.rows(`DELETE FROM ${t.links} WHERE message_id = ANY($1::text[])`, [doomed]);
+          await tx.rows(`DELETE FROM ${t.messagePrices} WHERE message_id = ANY($1::text[])`, [
+            doomed,
+          ]);
           await tx.rows(`DELETE FROM ${t.messages} WHERE id = ANY($1::text[])`, [doomed]);
         }
         return oldMessagesDeleted(looked, limit, doomed.length, (m) => ({

@@ -52,6 +52,7 @@ export function retentionRepository({ db, sql }: SqliteConnection): SyncOf<Reten
           sql(`DELETE FROM deliveries WHERE message_id IN ${IDS}`).run(doomedIds);
           sql(`DELETE FROM message_events WHERE message_id IN ${IDS}`).run(doomedIds);
           sql(`DELETE FROM links WHERE message_id IN ${IDS}`).run(doomedIds);
+          sql(`DELETE FROM message_prices WHERE message_id IN ${IDS}`).run(doomedIds);
           sql(`DELETE FROM messages WHERE id IN ${IDS}`).run(doomedIds);
         }
         return oldMessagesDeleted(looked, limit, doomed.length, (m) => ({

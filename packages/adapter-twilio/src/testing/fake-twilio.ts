@@ -62,6 +62,13 @@ export interface FakeTwilio {
     fields?: Record<string, string>,
     options?: { signature?: string | null; url?: string; headers?: Record<string, string> },
   ): Promise<{ status: number; body: string }>;
+  /**
+   * Sets what the Message resource (`GET …/Messages/{sid}.json`) says an accepted send cost:
+   * Twilio writes a charge negative, e.g. `"-0.00750"`; `null` (the default) until it knows.
+   */
+  setPrice(sid: string, price: string | null, unit?: string): void;
+  /** The sids of every Message resource read, in order. */
+  readonly messageReads: readonly string[];
   close(): Promise<void>;
 }
 
@@ -91,6 +98,8 @@ export async function startFakeTwilio(options: FakeTwilioOptions): Promise<FakeT
   const sends: ReceivedSend[] = [];
   const answers: FakeTwilioAnswer[] = [];
   const accepted = new Map<string, Record<string, string>>();
+  const prices = new Map<string, { price: string | null; unit: string }>();
+  const messageReads: string[] = [];
   const hanging = new Set<ServerResponse>();
   const accepts = [`${options.accountSid}:${options.authToken}`];
   if (options.apiKeySid) accepts.push(`${options.apiKeySid}:${options.apiKeySecret ?? ""}`);
@@ -116,6 +125,30 @@ export async function startFakeTwilio(options: FakeTwilioOptions): Promise<FakeT
           messages: [...accepted.keys()].slice(0, pageSize).map((sid) => ({ sid })),
           page: 0,
           page_size: pageSize,
+        });
+      }
+      const one = new RegExp(`^${path.slice(0, -".json".length)}/(SM[0-9a-f]{32})\\.json$`).exec(
+        req.url ?? "",
+      );
+      if (req.method === "GET" && one !== null) {
+        if (!basics.includes(req.headers.authorization ?? "")) {
+          return restError(res, 401, 20003, "Authenticate");
+        }
+        const sid = one[1] ?? "";
+        const form = accepted.get(sid);
+        if (form === undefined)
+          return restError(res, 404, 20404, "The requested resource was not found");
+        messageReads.push(sid);
+        const price = prices.get(sid) ?? { price: null, unit: "USD" };
+        return sendJson(res, 200, {
+          sid,
+          account_sid: options.accountSid,
+          to: form.To,
+          from: form.From ?? null,
+          status: "delivered",
+          price: price.price,
+          price_unit: price.unit,
+          uri: `/2010-04-01/Accounts/${options.accountSid}/Messages/${sid}.json`,
         });
       }
       if (req.method !== "POST" || req.url !== path) {
@@ -215,6 +248,10 @@ export async function startFakeTwilio(options: FakeTwilioOptions): Promise<FakeT
   return {
     url: `http://127.0.0.1:${port}`,
     sends,
+    messageReads,
+    setPrice(sid, price, unit = "USD") {
+      prices.set(sid, { price, unit });
+    },
     answerNext(...next) {
       answers.push(...next);
     },

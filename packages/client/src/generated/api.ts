@@ -1193,6 +1193,22 @@ export interface components {
                 first_clicked_at: string | null;
                 last_clicked_at: string | null;
             }[];
+            price: {
+                /** @description A decimal amount, never negative (Twilio's negative charges are made positive). */
+                amount: string;
+                /** @description ISO 4217. */
+                currency: string;
+            } | null;
+            /** @description Each leg's reported price, Viber first; empty when none. */
+            prices: {
+                /** @enum {string} */
+                channel: "viber" | "sms";
+                provider: string;
+                /** @description A decimal amount, never negative (Twilio's negative charges are made positive). */
+                amount: string;
+                /** @description ISO 4217. */
+                currency: string;
+            }[];
             scheduled_for: string | null;
             /** Format: date-time */
             expires_at: string;
@@ -1241,6 +1257,22 @@ export interface components {
                 clicks: number;
                 first_clicked_at: string | null;
                 last_clicked_at: string | null;
+            }[];
+            price: {
+                /** @description A decimal amount, never negative (Twilio's negative charges are made positive). */
+                amount: string;
+                /** @description ISO 4217. */
+                currency: string;
+            } | null;
+            /** @description Each leg's reported price, Viber first; empty when none. */
+            prices: {
+                /** @enum {string} */
+                channel: "viber" | "sms";
+                provider: string;
+                /** @description A decimal amount, never negative (Twilio's negative charges are made positive). */
+                amount: string;
+                /** @description ISO 4217. */
+                currency: string;
             }[];
             scheduled_for: string | null;
             /** Format: date-time */
@@ -1465,6 +1497,22 @@ export interface components {
                     clicks: number;
                     first_clicked_at: string | null;
                     last_clicked_at: string | null;
+                }[];
+                price: {
+                    /** @description A decimal amount, never negative (Twilio's negative charges are made positive). */
+                    amount: string;
+                    /** @description ISO 4217. */
+                    currency: string;
+                } | null;
+                /** @description Each leg's reported price, Viber first; empty when none. */
+                prices: {
+                    /** @enum {string} */
+                    channel: "viber" | "sms";
+                    provider: string;
+                    /** @description A decimal amount, never negative (Twilio's negative charges are made positive). */
+                    amount: string;
+                    /** @description ISO 4217. */
+                    currency: string;
                 }[];
                 scheduled_for: string | null;
                 /** Format: date-time */

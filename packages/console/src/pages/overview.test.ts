@@ -43,6 +43,43 @@ describe("overview", () => {
     expect(row("Viber")).toBe("|sandbox||0||0|");
   });
 
+  it("shows the last day's sends and reported spend per recipient country, the most sends first", async () => {
+    const world = await consoleWorld();
+    const campaign = await world.campaign();
+    world.clock.advance(-25 * HOUR);
+    await world.send(world.org.id, campaign.campaign_id, {}, "+447400123456"); // a day ago
+    world.clock.advance(25 * HOUR);
+    const gb = [
+      await world.send(world.org.id, campaign.campaign_id, {}, "+447400123456"),
+      await world.send(world.org.id, campaign.campaign_id, {}, "+447400123457"),
+    ];
+    await world.send(world.org.id, campaign.campaign_id, {}, "+447781123456"); // Guernsey
+    await world.send(world.otherOrg.id, (await world.campaign(world.otherOrg.id)).campaign_id);
+    const leg = (messageId: string, amountMicros: number, currency: string) => ({
+      messageId,
+      organizationId: world.org.id,
+      channel: "sms" as const,
+      provider: "vonage",
+      amountMicros,
+      currency,
+      country: "GB",
+      reportedAt: new Date(world.clock.now()).toISOString(),
+    });
+    await world.deps.storage.messages.recordPrice(leg(gb[0] ?? "", 33_300, "EUR"));
+    await world.deps.storage.messages.recordPrice(leg(gb[1] ?? "", 40_000, "EUR"));
+    const page = await world.get(await world.signIn(), "/");
+    expect(page.body).toContain("Sends and spend per country (last 24 hours)");
+    const rows = [
+      ...page.body.matchAll(/<tr><td>(GB|GG|US)<\/td><td>(\d+)<\/td><td>(.*?)<\/td><\/tr>/g),
+    ];
+    expect(rows.map((row) => [row[1], row[2], row[3]?.replace(/<[^>]+>/g, "")])).toEqual([
+      ["GB", "2", "0.0733 EUR"],
+      ["GG", "1", "—"],
+    ]);
+    const theirs = await world.get(await world.signIn(world.otherOrg.id), "/");
+    expect(theirs.body).not.toContain("0.0733");
+  });
+
   it("lists the failing webhook destinations: being retried, failed in the last 24 hours, the last answer", async () => {
     const world = await consoleWorld();
     const hook = await world.webhook("https://down.example.com/hooks?token=secret");

@@ -1,7 +1,9 @@
 import {
   type ChannelActivity,
+  type CountryActivity,
   channelActivity,
   countRecentMessages,
+  countryActivity,
   type FailingDestinationView,
   type HourlyMessageCounts,
   listApiKeys,
@@ -42,6 +44,35 @@ function Providers(props: { frame: PageFrame; channels: ChannelActivity[] }) {
               <a href={`${props.frame.base}/messages?status=failed`}>{channel.failures}</a>
             ) : (
               0
+            )}
+          </td>
+        </tr>
+      ))}
+    </RecordTable>
+  );
+}
+
+/** Sends and reported spend per recipient country over the last day. */
+function Countries(props: { countries: CountryActivity[] }) {
+  return (
+    <RecordTable
+      id="countries"
+      heading="Sends and spend per country (last 24 hours)"
+      empty="No message in the last 24 hours."
+      columns={["Country", "Sends", "Spend"]}
+      count={props.countries.length}
+    >
+      {props.countries.map((line) => (
+        <tr key={line.country ?? "unknown"}>
+          <td>{line.country ?? <span class="muted">unknown</span>}</td>
+          <td>{line.sends}</td>
+          <td>
+            {line.spend.length === 0 ? (
+              <span class="muted" title="No provider reported a price for these messages">
+                —
+              </span>
+            ) : (
+              line.spend.map((sum) => `${sum.amount} ${sum.currency}`).join(" + ")
             )}
           </td>
         </tr>
@@ -121,6 +152,7 @@ function OverviewPage(props: {
   hours: HourlyMessageCounts[];
   failing: FailingDestinationView[];
   channels: ChannelActivity[];
+  countries: CountryActivity[];
 }) {
   const { frame, counts } = props;
   return (
@@ -141,6 +173,7 @@ function OverviewPage(props: {
         </Tile>
       </ul>
       <Providers frame={frame} channels={props.channels} />
+      <Countries countries={props.countries} />
       <FailingDestinations frame={frame} destinations={props.failing} />
       <section aria-labelledby="chart-heading">
         <h2 id="chart-heading">Messages in the last 24 hours</h2>
@@ -157,15 +190,17 @@ export const overviewRoutes: PageRoute[] = [
     pattern: "/",
     async handle(context) {
       const { deps, actor } = context;
-      const [campaigns, active, webhooks, keys, hours, failing, channels] = await Promise.all([
-        listCampaigns(deps, actor, { limit: "100" }),
-        listCampaigns(deps, actor, { limit: "100", status: "active" }),
-        listWebhooks(deps, actor),
-        listApiKeys(deps, actor.organizationId),
-        countRecentMessages(deps, actor),
-        listFailingDestinations(deps, actor),
-        channelActivity(deps, actor),
-      ]);
+      const [campaigns, active, webhooks, keys, hours, failing, channels, countries] =
+        await Promise.all([
+          listCampaigns(deps, actor, { limit: "100" }),
+          listCampaigns(deps, actor, { limit: "100", status: "active" }),
+          listWebhooks(deps, actor),
+          listApiKeys(deps, actor.organizationId),
+          countRecentMessages(deps, actor),
+          listFailingDestinations(deps, actor),
+          channelActivity(deps, actor),
+          countryActivity(deps, actor),
+        ]);
       if (
         campaigns.isErr() ||
         active.isErr() ||
@@ -173,7 +208,8 @@ export const overviewRoutes: PageRoute[] = [
         keys.isErr() ||
         hours.isErr() ||
         failing.isErr() ||
-        channels.isErr()
+        channels.isErr() ||
+        countries.isErr()
       ) {
         throw new Error("overview failed");
       }
@@ -198,6 +234,7 @@ export const overviewRoutes: PageRoute[] = [
           hours={hours.value}
           failing={failing.value}
           channels={channels.value}
+          countries={countries.value}
         />,
       );
     },

@@ -32,12 +32,13 @@ export const getMessage: ShowOne<MessageWithEventsView> = showOne(
   async (message, deps, actor) => {
     const events = await deps.storage.messages.listEvents(actor.organizationId, message.id);
     const links = await deps.storage.links.listForMessage(actor.organizationId, message.id);
+    const prices = await deps.storage.messages.listPrices(actor.organizationId, [message.id]);
     // Retention deletes a message with its events and links atomically: if it is still there after the
     // events and links were read, they were read whole; if not, it is gone, not a message without events.
     if (!(await findMessage(deps.storage, actor.organizationId, message.id))) {
       return err(messageNotFound(message.id));
     }
-    const view = toMessageView(message, links, deps.links?.baseUrl ?? null);
+    const view = toMessageView(message, links, deps.links?.baseUrl ?? null, prices);
     return ok({ ...view, events: events.map(toMessageEventView) });
   },
 );

@@ -91,6 +91,7 @@ export function listMessages(
     });
     const ids = rows.slice(0, pageSize).map((row) => row.id);
     const links = await deps.storage.links.listForMessages(actor.organizationId, ids);
+    const prices = await deps.storage.messages.listPrices(actor.organizationId, ids);
     const base = deps.links?.baseUrl ?? null;
     return ok(
       newestFirstPage(rows, pageSize, (message) =>
@@ -98,6 +99,7 @@ export function listMessages(
           message,
           links.filter((link) => link.messageId === message.id),
           base,
+          prices.filter((price) => price.messageId === message.id),
         ),
       ),
     );

@@ -4,6 +4,7 @@ import type {
   Channel,
   LinkRecord,
   MessageEventRecord,
+  MessagePriceRecord,
   MessageRecord,
   MessageStatus,
   Topic,
@@ -11,6 +12,7 @@ import type {
 import { shownPhone } from "../privacy/erased-text.js";
 import { shownUrl } from "../support/shown-url.js";
 import { type MessageErrorView, toErrorView } from "./message-error.js";
+import { type LegPriceView, type MessagePriceView, priceViews } from "./message-prices.js";
 import { legOf } from "./provider-legs.js";
 
 /** A message as the core API shows it. */
@@ -33,6 +35,13 @@ export interface MessageView {
   provider_message_id: string | null;
   /** Its tracked links, in the order of its text; `[]` when none. */
   links: LinkView[];
+  /**
+   * What the message cost, as its providers reported it: its legs' prices summed, when they
+   * share one currency; `null` when no leg reported a price, or they are in several currencies.
+   */
+  price: MessagePriceView | null;
+  /** Each leg's reported price, Viber first; `[]` when none. */
+  prices: LegPriceView[];
   /** When a message held for its sending window or `send_at` is (or was) released, else `null`. */
   scheduled_for: string | null;
   expires_at: string;
@@ -51,12 +60,13 @@ export interface MessageEventView {
 
 /**
  * The view of a stored message (the rendered body stays internal), with its tracked links
- * under the link base `linkBase`.
+ * under the link base `linkBase` and its legs' reported prices.
  */
 export function toMessageView(
   message: MessageRecord,
   links: readonly LinkRecord[] = [],
   linkBase: string | null = null,
+  prices: readonly MessagePriceRecord[] = [],
 ): MessageView {
   const leg = legOf(message, message.channel);
   return {
@@ -72,6 +82,7 @@ export function toMessageView(
     provider: leg?.provider ?? null,
     provider_message_id: leg?.providerMessageId ?? null,
     links: toLinkViews(message, links, linkBase),
+    ...priceViews(prices),
     scheduled_for: message.scheduledFor,
     expires_at: message.expiresAt,
     created_at: message.createdAt,

@@ -12,6 +12,7 @@ import type {
 import { isoAt } from "../support/clock.js";
 import { inSpan, SPAN_ATTRIBUTES } from "../support/tracing.js";
 import { type Advance, advanceMessage } from "./lifecycle.js";
+import { recordLegPrice } from "./message-prices.js";
 import { legOf } from "./provider-legs.js";
 
 /** What a report did: `applied` false when the lifecycle ignored it (backwards or repeated). */
@@ -114,11 +115,12 @@ function checkLeg(message: MessageRecord, report: UpstreamReport): IgnoredLeg | 
 /**
  * How a real upstream reports a message's progress: like `recordProviderReport`, but only for
  * the message's current leg (see `UpstreamReport`); a failure's error names the provider and
- * its code. Unknown message: `message_not_found`, which a callback answers with 200 all the
- * same, so the provider stops retrying.
+ * its code, and a reported price is kept (see `recordLegPrice`). Unknown message:
+ * `message_not_found`, which a callback answers with 200 all the same, so the provider stops
+ * retrying.
  */
 export async function recordUpstreamReport(
-  deps: Pick<Deps, "storage" | "ids" | "clock" | "secretBox">,
+  deps: Pick<Deps, "storage" | "ids" | "clock" | "secretBox" | "telemetry">,
   report: UpstreamReport,
 ): Promise<Result<UpstreamReportOutcome, DomainError>> {
   return inSpan(
@@ -132,6 +134,8 @@ export async function recordUpstreamReport(
       if (message === null) {
         return err(notFound("message", report.messageId, "message_not_found"));
       }
+      // A leg's cost is kept whatever the report does to the message (a late report included).
+      await recordLegPrice(deps, message, report);
       const ignored = checkLeg(message, report);
       if (ignored !== null) {
         return ok({

@@ -138,6 +138,7 @@ export const EXPORT_PARTS: readonly ExportPart[] = [
       for (const message of person.messages) {
         const links = await tx.links.listForMessage(person.organizationId, message.id);
         const events = await tx.messages.listEvents(person.organizationId, message.id);
+        const prices = await tx.messages.listPrices(person.organizationId, [message.id]);
         const text =
           message.body === ""
             ? null
@@ -145,7 +146,7 @@ export const EXPORT_PARTS: readonly ExportPart[] = [
               ? maskCodes(message.body)
               : message.body;
         messages.push({
-          ...toMessageView(message, links, deps.links?.baseUrl ?? null),
+          ...toMessageView(message, links, deps.links?.baseUrl ?? null, prices),
           text,
           events: events.map(toMessageEventView),
         });

@@ -8,6 +8,7 @@ import type {
   RateLimitDecision,
   SendRefusalReason,
 } from "../ports.js";
+import { findProfile } from "../profiles/find-profile.js";
 import { normalizePhone } from "../profiles/phone.js";
 import { sendRateLimitKey } from "../rate-limit/send-rate-limit.js";
 import { type Destination, destinationOf } from "./destination.js";
@@ -148,6 +149,39 @@ function recipientNumber(input: unknown): string | null {
   return normalized.isOk() ? normalized.value : null;
 }
 
+/** Whether any of the organization's per-destination limits is on. */
+const limitsOn = (settings: OrganizationSettings): boolean =>
+  settings.destinationLimits.perHour !== null ||
+  settings.destinationLimits.perDay !== null ||
+  settings.prefixLimits.perHour !== null ||
+  Object.keys(settings.countryDailyLimits).length > 0;
+
+/**
+ * The number of the profile a send names by `email` or `public_id`, so its limits count the
+ * number as if it were given: read only while a limit is on (one indexed read), and `null` when
+ * no single active profile matches (the send then answers 404 or 409 as it would).
+ */
+async function profileNumber(
+  deps: Pick<Deps, "storage">,
+  organizationId: string,
+  input: unknown,
+): Promise<string | null> {
+  if (typeof input !== "object" || input === null) return null;
+  const recipient = (input as { recipient?: unknown }).recipient;
+  if (typeof recipient !== "object" || recipient === null) return null;
+  const { type, value } = recipient as { type?: unknown; value?: unknown };
+  if (typeof value !== "string" || value.length > 320) return null;
+  if (!limitsOn(await readSettings(deps.storage, organizationId))) return null;
+  let profile: { phoneNumber: string } | null = null;
+  if (type === "public_id") {
+    profile = await findProfile(deps.storage, organizationId, value);
+  } else if (type === "email") {
+    const matches = await deps.storage.profiles.findByEmail(organizationId, value.trim(), 2);
+    profile = matches.length === 1 ? (matches[0] ?? null) : null;
+  }
+  return profile === null || profile.phoneNumber === "" ? null : profile.phoneNumber;
+}
+
 /** The campaign a send body names, when it is the organization's. */
 async function namedCampaign(
   deps: Pick<Deps, "storage">,
@@ -160,7 +194,8 @@ async function namedCampaign(
 }
 
 /**
- * A send's gate, before anything else: the key's rate limit and, for a send to a phone number,
+ * A send's gate, before anything else: the key's rate limit and, for a send to a phone number
+ * (or, while a limit is on, to a profile by e-mail or public id, whose number is read first),
  * the organization's abuse protection. The country and number type are checked in memory; the
  * per-destination limits are counted with the key's hit in one storage call (one statement on
  * PostgreSQL), so a send costs no more round trips with them on. A destination limit that
@@ -182,7 +217,7 @@ export async function admitSend(
     decision: await deps.storage.rateLimits.hit(key.key, now, key.windowMs, key.limit),
     refusal,
   });
-  const number = recipientNumber(input);
+  const number = recipientNumber(input) ?? (await profileNumber(deps, actor.organizationId, input));
   const destination = number === null ? null : destinationOf(number);
   if (destination === null) return keyOnly(null);
   const settings = await readSettings(deps.storage, actor.organizationId);

@@ -19,6 +19,7 @@ import type {
   LinkRecord,
   MembershipRecord,
   MessageEventRecord,
+  MessagePriceRecord,
   MessageRecord,
   MessageStatus,
   OrganizationRecord,
@@ -137,6 +138,7 @@ export interface SqlRecords {
   suppression(row: unknown): SuppressionRecord;
   inboundMessage(row: unknown): InboundMessageRecord;
   senderAssignment(row: unknown): SenderAssignmentRecord;
+  messagePrice(row: unknown): MessagePriceRecord;
 }
 
 /** The record the rows of each table decode to. */
@@ -162,6 +164,7 @@ export interface SqlRecordOf {
   suppressions: SuppressionRecord;
   inboundMessages: InboundMessageRecord;
   senderAssignments: SenderAssignmentRecord;
+  messagePrices: MessagePriceRecord;
 }
 
 /** Each table's decoder among `records`, by the table's name. */
@@ -189,6 +192,7 @@ export const decodersByTable = (
   suppressions: records.suppression,
   inboundMessages: records.inboundMessage,
   senderAssignments: records.senderAssignment,
+  messagePrices: records.messagePrice,
 });
 
 /** The row decoders of one database, whose differences `codec` carries. */
@@ -446,6 +450,16 @@ export function sqlRecords(codec: SqlCodec): SqlRecords {
       channel: r.oneOf("channel", CHANNELS),
       sender: r.text("sender"),
       createdAt: r.text("created_at"),
+    })),
+    messagePrice: from(t.messagePrices, (r) => ({
+      messageId: r.text("message_id"),
+      organizationId: r.text("organization_id"),
+      channel: r.oneOf("channel", CHANNELS),
+      provider: r.text("provider"),
+      amountMicros: r.integer("amount_micros"),
+      currency: r.text("currency"),
+      country: r.textOrNull("country"),
+      reportedAt: r.text("reported_at"),
     })),
   };
 }

@@ -132,6 +132,11 @@ export const sqlTables = {
       "text, keyword_class, profile_id, received_at",
   ),
   senderAssignments: table("sender_assignments", "organization_id, channel, sender, created_at"),
+  messagePrices: table(
+    "message_prices",
+    "message_id, organization_id, channel, provider, amount_micros, currency, country, " +
+      "reported_at",
+  ),
 } as const satisfies Record<string, SqlTable>;
 
 /** The columns an INSERT names, in the order of `table.columns`. */

@@ -100,6 +100,12 @@ export function createMetrics(sources: MetricSources = {}) {
     labelNames: ["country"] as const,
     registers: [registry],
   });
+  const messagePrice = new Counter({
+    name: "tidings_message_price_total",
+    help: "What providers reported messages cost, in each currency's unit, by provider, currency (ISO 4217) and the recipient number's country (ISO 3166-1 alpha-2, or unknown); one report per leg.",
+    labelNames: ["provider", "currency", "country"] as const,
+    registers: [registry],
+  });
   const lifecycleEvents = new Counter({
     name: "tidings_message_lifecycle_events_total",
     help: "Message lifecycle events recorded, by topic.",
@@ -223,6 +229,7 @@ export function createMetrics(sources: MetricSources = {}) {
     suppressions,
     sendsRefused,
     sendsByCountry,
+    messagePrice,
     lifecycleEvents,
     webhookAttempts,
     webhookAttemptDuration,

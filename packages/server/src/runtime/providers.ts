@@ -1,5 +1,10 @@
 import { infobipCallbacks, infobipProvider } from "@tidings/adapter-infobip";
-import { twilioCallbacks, twilioProvider } from "@tidings/adapter-twilio";
+import {
+  type TwilioPriceFetcher,
+  twilioCallbacks,
+  twilioPriceFetcher,
+  twilioProvider,
+} from "@tidings/adapter-twilio";
 import { vonageCallbacks, vonageProvider } from "@tidings/adapter-vonage";
 import {
   type Channel,
@@ -33,10 +38,12 @@ export interface ComposedProviders {
    * serves its provider's inbound messages, handed to `deps.inboundSink`.
    */
   callbacks(deps: CallbackDeps): Mount[];
+  /** Forgets the price reads still waiting (`TIDINGS_TWILIO_FETCH_PRICE=1`). */
+  close(): void;
 }
 
 /** What the provider routes are built with: the use cases' deps, and where inbound goes. */
-export type CallbackDeps = Pick<Deps, "storage" | "ids" | "clock" | "secretBox"> & {
+export type CallbackDeps = Pick<Deps, "storage" | "ids" | "clock" | "secretBox" | "telemetry"> & {
   /** Where each provider's inbound route hands the messages it verified. */
   inboundSink: InboundSink;
 };
@@ -126,6 +133,7 @@ export function composeProviders(
   };
   const viber = of("viber");
   const sms = of("sms");
+  const priceFetchers: TwilioPriceFetcher[] = [];
   return {
     provider: viber === sms ? viber : channelRouter({ viber, sms }),
     sandbox: built.has("sandbox"),
@@ -134,6 +142,21 @@ export function composeProviders(
       const inbound = deps.inboundSink;
       const mounts: Mount[] = [];
       if (settings.twilio !== null && built.has("twilio")) {
+        const twilio = settings.twilio;
+        const prices = twilio.fetchPrice
+          ? twilioPriceFetcher({
+              accountSid: twilio.accountSid,
+              authToken: twilio.authToken,
+              apiKeySid: twilio.apiKeySid ?? undefined,
+              apiKeySecret: twilio.apiKeySecret ?? undefined,
+              apiUrl: twilio.apiUrl,
+              deps,
+              logger,
+              // Read after the wait, and again after 12 and 90 times it while Twilio has no price.
+              delaysMs: [1, 12, 90].map((times) => times * twilio.priceDelayMs),
+            })
+          : null;
+        if (prices !== null) priceFetchers.push(prices);
         mounts.push({
           prefix: `${PROVIDERS_PATH}/twilio`,
           app: twilioCallbacks({
@@ -143,6 +166,7 @@ export function composeProviders(
             publicBaseUrl: callbackBase("twilio"),
             logger,
             inbound,
+            onFinal: prices === null ? undefined : (id, sid) => prices.fetchLater(id, sid),
           }),
         });
       }
@@ -171,6 +195,9 @@ export function composeProviders(
         });
       }
       return mounts;
+    },
+    close() {
+      for (const fetcher of priceFetchers) fetcher.close();
     },
   };
 }

@@ -169,6 +169,8 @@ export async function openRuntime(
             sendRefused: (reason) => metrics.sendsRefused.inc({ reason }),
             sentToCountry: (country) => metrics.sendsByCountry.inc({ country }),
             suppressionAdded: (source) => metrics.suppressions.inc({ source }),
+            priceReported: ({ provider, currency, country, amount }) =>
+              metrics.messagePrice.inc({ provider, currency, country }, amount),
           },
         }
       : {}),
@@ -240,6 +242,7 @@ export async function openRuntime(
       listeningUrl = url;
     },
     async close() {
+      providers.close();
       await provider.close?.();
       await transport.close?.();
       await opened.close();

@@ -13,6 +13,7 @@ import { useHarness } from "./harness.js";
 import { idempotencyContract } from "./idempotency-contract.js";
 import { linksContract } from "./links-contract.js";
 import { messageCountsContract } from "./message-counts-contract.js";
+import { messagePricesContract } from "./message-prices-contract.js";
 import { messagesContract } from "./messages-contract.js";
 import { operatorQueriesContract } from "./operator-queries-contract.js";
 import { privacyContract } from "./privacy-contract.js";
@@ -54,6 +55,7 @@ export function runStorageContract(name: string, makeHarness: HarnessFactory): v
     concurrencyContract(harness);
     consoleSessionsContract(harness);
     messageCountsContract(harness);
+    messagePricesContract(harness);
     linksContract(harness);
     scheduleContract(harness);
     privacyContract(harness);

@@ -1,4 +1,9 @@
-import type { MessageChannelCount, MessageHourCount, MessageRepository } from "../../ports.js";
+import type {
+  CountrySpend,
+  MessageChannelCount,
+  MessageHourCount,
+  MessageRepository,
+} from "../../ports.js";
 import type { MemoryScope } from "./scope.js";
 import {
   appendNew,
@@ -161,6 +166,57 @@ export function memoryMessages(scope: MemoryScope): MessageRepository {
           s.events.filter((e) => e.organizationId === organizationId && e.messageId === messageId),
         ),
       ),
+    countByPrefix: (organizationId, since, length) =>
+      scope.read("messages.countByPrefix", (s) => {
+        const counts = new Map<string, { prefix: string; sample: string; count: number }>();
+        for (const message of s.messages.values()) {
+          if (message.organizationId !== organizationId) continue;
+          if (ms(message.createdAt) < ms(since)) continue;
+          const number = message.phoneNumber;
+          const prefix = number.slice(0, Math.max(1, Math.trunc(length)));
+          const line = counts.get(prefix) ?? { prefix, sample: number, count: 0 };
+          if (number < line.sample) line.sample = number;
+          line.count += 1;
+          counts.set(prefix, line);
+        }
+        return [...counts.values()];
+      }),
+    recordPrice: (price) =>
+      scope.write("messages.recordPrice", (s) => {
+        const key = `${price.messageId} ${price.channel}`;
+        const stored = s.prices.get(key);
+        if (stored !== undefined && !(stored.amountMicros === 0 && price.amountMicros > 0)) {
+          return false;
+        }
+        s.prices.set(key, clone(price));
+        return true;
+      }),
+    listPrices: (organizationId, messageIds) =>
+      scope.read("messages.listPrices", (s) => {
+        const ids = new Set(messageIds);
+        return [...s.prices.values()].filter(
+          (price) => price.organizationId === organizationId && ids.has(price.messageId),
+        );
+      }),
+    spendByCountry: (organizationId, since) =>
+      scope.read("messages.spendByCountry", (s) => {
+        const sums = new Map<string, CountrySpend>();
+        for (const price of s.prices.values()) {
+          if (price.organizationId !== organizationId) continue;
+          if (ms(price.reportedAt) < ms(since)) continue;
+          const key = `${price.country} ${price.currency}`;
+          const line = sums.get(key) ?? {
+            country: price.country,
+            currency: price.currency,
+            amountMicros: 0,
+            legs: 0,
+          };
+          line.amountMicros += price.amountMicros;
+          line.legs += 1;
+          sums.set(key, line);
+        }
+        return [...sums.values()];
+      }),
     countByChannel: (organizationId, since) =>
       scope.read("messages.countByChannel", (s) => {
         const counts = new Map<string, MessageChannelCount>();

@@ -37,6 +37,7 @@ export function memoryRetention(scope: MemoryScope): RetentionRepository {
         for (const id of deliveries) s.deliveries.delete(id);
         s.events = s.events.filter((e) => !doomed.has(e.messageId));
         for (const [code, link] of s.links) if (doomed.has(link.messageId)) s.links.delete(code);
+        for (const [key, price] of s.prices) if (doomed.has(price.messageId)) s.prices.delete(key);
         for (const id of doomed) s.messages.delete(id);
         return oldMessagesDeleted(looked, query.limit, doomed.size, (m) => ({
           createdAt: m.createdAt,

@@ -12,6 +12,7 @@ import type {
   LinkRecord,
   MembershipRecord,
   MessageEventRecord,
+  MessagePriceRecord,
   MessageRecord,
   OrganizationRecord,
   OrganizationSettingsRecord,
@@ -71,6 +72,8 @@ export interface MemoryState {
   inbound: InboundMessageRecord[];
   /** Sender assignments, oldest first. */
   senderAssignments: SenderAssignmentRecord[];
+  /** What legs cost, keyed by `{message id} {channel}`. */
+  prices: Map<string, MessagePriceRecord>;
 }
 
 /** A fresh, empty state. */
@@ -103,6 +106,7 @@ export function emptyState(): MemoryState {
     suppressions: new Map(),
     inbound: [],
     senderAssignments: [],
+    prices: new Map(),
   };
 }
 
