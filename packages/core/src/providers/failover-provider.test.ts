@@ -57,7 +57,11 @@ describe("failoverProvider", () => {
       { onTimeout: false, onFailover: (from, to) => failovers.push(`${from}>${to}`) },
     );
     const result = await provider.dispatch(MESSAGE);
-    expect(result).toEqual({ status: "accepted", providerMessageId: "vonage-id", provider: "vonage" });
+    expect(result).toEqual({
+      status: "accepted",
+      providerMessageId: "vonage-id",
+      provider: "vonage",
+    });
     expect(twilio.got).toEqual([{ sender: "+15550001", failoverReady: true }]);
     expect(vonage.got).toEqual([{ sender: "15550009", failoverReady: false }]);
     expect(failovers).toEqual(["twilio>vonage"]);
