@@ -6,6 +6,7 @@ import { failoverProvider } from "../providers/failover-provider.js";
 import { manualClock } from "../support/clock.js";
 import { createIds } from "../support/ids.js";
 import { memoryStorage } from "../testing/memory/index.js";
+import { sendBody, sendWorld } from "../testing/message-kit.js";
 import { createCampaign } from "./create-campaign.js";
 import { templateFloor } from "./text-limit.js";
 import { activateCampaign, updateCampaign } from "./update-campaign.js";
@@ -112,5 +113,39 @@ describe("limits at the door: a template must fit its providers' text limit once
         withFallback.error.type === "validation" &&
         withFallback.error.issues[0]?.message,
     ).toContain("of SMS text (its SMS fallback)");
+  });
+});
+
+describe("limits at the door: a send whose rendered text is too long", () => {
+  it("is 400 text_too_long on params, and nothing is sent", async () => {
+    let dispatched = 0;
+    const provider: ChannelProvider = {
+      ...limited("infobip", { viber: 1000 }),
+      dispatch: async () => {
+        dispatched += 1;
+        return { status: "accepted", providerMessageId: "id" };
+      },
+    };
+    const world = await sendWorld({ provider });
+    // 952 characters besides the placeholders fit at activation; 100 more from a param do not.
+    const { campaign_id } = await world.campaign({
+      template: `${"x".repeat(950)} {{name}} {{order}}`,
+    });
+    const long = sendBody(campaign_id, "+447911123456", {
+      params: { name: "A".repeat(100), order: "A-1001" },
+    });
+    const refused = (await world.send(long))._unsafeUnwrapErr();
+    expect(refused).toMatchObject({
+      type: "validation",
+      code: "text_too_long",
+      issues: [{ path: "params", rule: "text_too_long" }],
+    });
+    expect(refused.type === "validation" && refused.issues[0]?.message).toContain(
+      "Infobip (infobip) takes at most 1000 characters of Viber text",
+    );
+    expect(dispatched).toBe(0);
+    const fits = await world.send(sendBody(campaign_id, "+447911123456"));
+    expect(fits.isOk()).toBe(true);
+    expect(dispatched).toBe(1);
   });
 });

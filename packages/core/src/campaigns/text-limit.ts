@@ -35,20 +35,52 @@ export function textLimitIssue(
   deps: Partial<Pick<Deps, "provider">>,
   campaign: Pick<CampaignRecord, "channel" | "smsFallback" | "template">,
 ): Issue | null {
+  const length = templateFloor(campaign.template);
+  const breach = limitBreached(deps, campaign, length);
+  if (breach === null) return null;
+  return {
+    path: "template",
+    rule: "text_limit",
+    message: `The template has ${length} characters besides its placeholders, but ${breach.words}, so no message of this campaign could be sent; shorten it before the campaign is active.`,
+  };
+}
+
+/**
+ * Why a send's rendered `text` is longer than the providers of its campaign's channel take
+ * (and, with SMS fallback, SMS's), as an issue on `params`; `null` when it fits.
+ */
+export function renderedTextIssue(
+  deps: Partial<Pick<Deps, "provider">>,
+  campaign: Pick<CampaignRecord, "channel" | "smsFallback">,
+  text: string,
+): Issue | null {
+  const length = textLength(text);
+  const breach = limitBreached(deps, campaign, length);
+  if (breach === null) return null;
+  return {
+    path: "params",
+    rule: "text_too_long",
+    message: `The text rendered from these params has ${length} characters, but ${breach.words}; shorten the params.`,
+  };
+}
+
+/** The first limit `length` breaks, in words, or `null` when it fits every one. */
+function limitBreached(
+  deps: Partial<Pick<Deps, "provider">>,
+  campaign: Pick<CampaignRecord, "channel" | "smsFallback">,
+  length: number,
+): { words: string } | null {
   const provider = deps.provider;
   if (provider?.textLimit === undefined) return null;
   const channels: Channel[] =
     campaign.channel === "viber" && campaign.smsFallback ? ["viber", "sms"] : [campaign.channel];
-  const length = templateFloor(campaign.template);
   for (const channel of channels) {
     const limit: TextLimit | null = provider.textLimit(channel);
     if (limit === null || length <= limit.characters) continue;
     const title = TITLES[limit.provider] ?? limit.provider;
     const fallback = channel !== campaign.channel ? " (its SMS fallback)" : "";
     return {
-      path: "template",
-      rule: "text_limit",
-      message: `The template has ${length} characters besides its placeholders, but ${title} (${limit.provider}) takes at most ${limit.characters} characters of ${channelName(channel)} text${fallback}, so no message of this campaign could be sent; shorten it before the campaign is active.`,
+      words: `${title} (${limit.provider}) takes at most ${limit.characters} characters of ${channelName(channel)} text${fallback}`,
     };
   }
   return null;
