@@ -17,6 +17,14 @@ export interface FailoverConfig {
   senders: Record<string, Record<string, string>>;
 }
 
+/** The `listening` line's `failover` field: each channel's list, when some channel has one. */
+export const failoverLogged = (
+  failover: FailoverConfig,
+): { failover?: { viber: string[]; sms: string[]; on_timeout: boolean } } =>
+  failover.viber.length > 1 || failover.sms.length > 1
+    ? { failover: { viber: failover.viber, sms: failover.sms, on_timeout: failover.onTimeout } }
+    : {};
+
 /** The variable of `provider`'s senders: `TIDINGS_VONAGE_SENDERS`. */
 export const sendersVariable = (provider: string): string =>
   `TIDINGS_${provider.toUpperCase()}_SENDERS`;

@@ -64,6 +64,11 @@ it("SMS on twilio,vonage: fails over at once only when Twilio never got the mess
     { scopes: SCOPES },
   );
   cleanups.push(() => tidings.stop());
+  expect((await tidings.waitForLog("listening")).failover).toEqual({
+    viber: ["sandbox"],
+    sms: ["twilio", "vonage"],
+    on_timeout: false,
+  });
 
   const campaign = async (template: string, status: "active" | "inactive" = "active") => {
     const created = await tidings.call("POST", "/v1/campaigns", {
