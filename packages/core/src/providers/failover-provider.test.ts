@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { ChannelProvider, DispatchResult, OutboundMessage } from "../ports.js";
+import { manualClock } from "../support/clock.js";
+import { circuitBreaker } from "./circuit-breaker.js";
 import { failoverProvider } from "./failover-provider.js";
+import { guardedProvider } from "./guarded-provider.js";
 import { httpProvider, type ProviderTransport } from "./http-provider.js";
 import { upstreamError } from "./upstream-errors.js";
 
@@ -128,6 +131,26 @@ describe("failoverProvider", () => {
     expect(result.status === "rejected" && result.error.message).toBe(
       "vonage refused the number. Tried before: twilio: twilio could not be reached.",
     );
+  });
+
+  it("fails over at once while the first provider's circuit is open", async () => {
+    // Five 5xx answers (which do not fail over) open Twilio's circuit; then it fails over.
+    const twilio = scripted("twilio", ...Array.from({ length: 5 }, () => timedOut("twilio")));
+    const breaker = circuitBreaker({ clock: manualClock(0), threshold: 5 });
+    const vonage = scripted("vonage");
+    const provider = failoverProvider(
+      [
+        { provider: guardedProvider(twilio.provider, breaker), senders: null },
+        { provider: vonage.provider, senders: VONAGE_SENDERS },
+      ],
+      { onTimeout: false },
+    );
+    for (let i = 0; i < 5; i += 1)
+      expect((await provider.dispatch(MESSAGE)).provider).toBe("twilio");
+    expect(vonage.got).toHaveLength(0);
+    const result = await provider.dispatch(MESSAGE);
+    expect(result).toMatchObject({ status: "accepted", provider: "vonage" });
+    expect(twilio.got).toHaveLength(5);
   });
 
   it("takes the smallest text limit of its list", () => {
