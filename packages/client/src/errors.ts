@@ -16,6 +16,7 @@ export type ServerErrorCode =
   | "invalid_cursor"
   | "invalid_params"
   | "campaign_inactive"
+  | "text_too_long"
   | "ambiguous_recipient"
   | "malformed_json"
   | "request_aborted"

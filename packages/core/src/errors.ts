@@ -15,7 +15,12 @@ export interface Issue {
 /** The input broke one or more rules; every problem is listed, not just the first. */
 export interface ValidationError {
   type: "validation";
-  code: "validation_failed" | "invalid_cursor" | "invalid_params" | "campaign_inactive";
+  code:
+    | "validation_failed"
+    | "invalid_cursor"
+    | "invalid_params"
+    | "campaign_inactive"
+    | "text_too_long";
   message: string;
   issues: Issue[];
 }

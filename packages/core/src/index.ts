@@ -247,6 +247,8 @@ export type {
 } from "./providers/circuit-breaker.js";
 export { circuitBreaker } from "./providers/circuit-breaker.js";
 export type { CredentialsCheck } from "./providers/credentials-check.js";
+export type { FailoverMember, FailoverOptions } from "./providers/failover-provider.js";
+export { failoverProvider } from "./providers/failover-provider.js";
 export { guardedProvider } from "./providers/guarded-provider.js";
 export type {
   HttpProviderOptions,

@@ -1585,7 +1585,32 @@ export type DispatchResult = (
   | { status: "rejected"; error: MessageError }
   /** Viber only: the recipient is not reachable on Viber (the core may fall back to SMS). */
   | { status: "not_on_channel"; error: MessageError }
-) & { provider?: string | undefined };
+) & {
+  provider?: string | undefined;
+  /**
+   * Set when the provider provably did not take the message: the request never reached it
+   * (DNS, connection refused, TLS, connect timeout), its circuit was open, or it refused the
+   * request itself (401/403, 429). Another provider may then carry it without a duplicate.
+   */
+  notTaken?: boolean | undefined;
+};
+
+/** What a dispatch is told besides the message. */
+export interface DispatchOptions {
+  /**
+   * Another provider takes the message when this one provably does not (failover): a request
+   * that never reached this provider, or a 429, is then not tried again here but answered at
+   * once with `notTaken`.
+   */
+  failoverReady?: boolean | undefined;
+}
+
+/** The longest text a channel's providers take, and the provider whose limit it is. */
+export interface TextLimit {
+  characters: number;
+  /** `TIDINGS_PROVIDER`'s value of the provider with that limit: `twilio`. */
+  provider: string;
+}
 
 /** A lifecycle report from the upstream, fed back through `recordProviderReport`. */
 export type ProviderReport = "delivered" | "seen" | "clicked" | "failed" | "expired";
@@ -1635,7 +1660,12 @@ export interface ChannelProvider {
    * Hands one message to the upstream. Rejects only on a transport failure. A real provider's
    * later reports arrive at its callbacks (`CallbackApp`), not through the provider.
    */
-  dispatch(message: OutboundMessage): Promise<DispatchResult>;
+  dispatch(message: OutboundMessage, options?: DispatchOptions): Promise<DispatchResult>;
+  /**
+   * The longest text every provider that may carry `channel` takes (the smallest of a failover
+   * list), or `null` when none has a limit; absent: no limit known.
+   */
+  textLimit?(channel: Channel): TextLimit | null;
   /** Stops timers; pending reports are dropped. */
   close?(): Promise<void>;
 }

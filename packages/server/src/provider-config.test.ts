@@ -41,6 +41,7 @@ describe("provider routing (TIDINGS_PROVIDER, _VIBER, _SMS)", () => {
       },
       infobip: null,
       vonage: null,
+      failover: { viber: ["sandbox"], sms: ["twilio"], onTimeout: false, senders: {} },
     });
   });
 

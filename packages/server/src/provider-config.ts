@@ -2,6 +2,7 @@ import { createPrivateKey } from "node:crypto";
 import { inboundTokenProblem } from "@tidings/adapter-infobip";
 import type { Channel } from "@tidings/core";
 import { parseUrl } from "@tidings/core";
+import { type FailoverConfig, readFailoverConfig } from "./failover-config.js";
 
 /** The providers a server can route a channel to. */
 export const PROVIDER_NAMES = ["sandbox", "twilio", "infobip", "vonage"] as const;
@@ -77,6 +78,8 @@ export interface ProviderConfig {
   infobip: InfobipSettings | null;
   /** Set when a channel uses Vonage. */
   vonage: VonageSettings | null;
+  /** Each channel's ordered provider list (`viber` and `sms` are their first) and its failover. */
+  failover: FailoverConfig;
 }
 
 /** Each provider's variables: the required ones, then the optional ones. */
@@ -353,13 +356,19 @@ export function readProviderConfig(
     errors.push(`${variable} must be one of ${names}, not ${JSON.stringify(text)}.`);
     return null;
   };
-  const base = parse("TIDINGS_PROVIDER", setting(env, "TIDINGS_PROVIDER") ?? "sandbox");
-  const choose = (channel: Channel): Choice | null => {
+  // Each variable takes an ordered list for failover (`twilio,vonage`), each name once.
+  const parseList = (variable: string, text: string): ProviderName[] | null => {
+    const names = text.split(",").map((name) => parse(variable, name.trim()));
+    if (names.some((name) => name === null)) return null;
+    if (new Set(names).size < names.length) {
+      errors.push(`${variable} names a provider twice: ${JSON.stringify(text)}.`);
+      return null;
+    }
+    return names as ProviderName[];
+  };
+  const base = parseList("TIDINGS_PROVIDER", setting(env, "TIDINGS_PROVIDER") ?? "sandbox");
+  const chooseOne = (channel: Channel, name: ProviderName, chosenBy: string): Choice | null => {
     const variable = channel === "viber" ? "TIDINGS_PROVIDER_VIBER" : "TIDINGS_PROVIDER_SMS";
-    const own = setting(env, variable);
-    const name = own === null ? base : parse(variable, own);
-    if (name === null) return null;
-    const chosenBy = own === null ? "TIDINGS_PROVIDER" : variable;
     if (!CARRIES[name].includes(channel)) {
       errors.push(
         `${chosenBy} is ${name}, but ${TITLES[name]} carries ${CARRIES[name].join(" and ")} only, not ${channel}: set ${variable} to a provider that carries ${channel} (${PROVIDER_NAMES.filter((p) => CARRIES[p].includes(channel)).join(", ")}).`,
@@ -368,9 +377,19 @@ export function readProviderConfig(
     }
     return { name, variable: chosenBy };
   };
-  const viber = choose("viber");
-  const sms = choose("sms");
-  const chosen = [viber, sms].filter((c): c is Choice => c !== null);
+  const choose = (channel: Channel): Choice[] => {
+    const variable = channel === "viber" ? "TIDINGS_PROVIDER_VIBER" : "TIDINGS_PROVIDER_SMS";
+    const own = setting(env, variable);
+    const names = own === null ? base : parseList(variable, own);
+    const chosenBy = own === null ? "TIDINGS_PROVIDER" : variable;
+    const choices = (names ?? []).map((name) => chooseOne(channel, name, chosenBy));
+    return choices.every((c) => c !== null) ? (choices as Choice[]) : [];
+  };
+  const viberList = choose("viber");
+  const smsList = choose("sms");
+  const viber = viberList[0] ?? null;
+  const sms = smsList[0] ?? null;
+  const chosen = [...viberList, ...smsList];
   const twilioChoice = chosen.find((c) => c.name === "twilio");
   const twilio =
     twilioChoice === undefined ? null : readTwilio(env, context.dev, errors, twilioChoice.variable);
@@ -402,10 +421,22 @@ export function readProviderConfig(
     twilio,
     infobip,
     vonage,
+    failover: readFailoverConfig(
+      env,
+      { viber: viberList.map((c) => c.name), sms: smsList.map((c) => c.name) },
+      errors,
+    ),
   };
 }
 
-/** The providers in use, each once. */
-export const providersInUse = (config: Pick<ProviderConfig, "viber" | "sms">): ProviderName[] => [
-  ...new Set([config.viber, config.sms]),
+/** The providers in use, each once (every provider of a failover list). */
+export const providersInUse = (
+  config: Pick<ProviderConfig, "viber" | "sms"> & { failover?: FailoverConfig | undefined },
+): ProviderName[] => [
+  ...new Set([
+    config.viber,
+    config.sms,
+    ...((config.failover?.viber ?? []) as ProviderName[]),
+    ...((config.failover?.sms ?? []) as ProviderName[]),
+  ]),
 ];

@@ -59,7 +59,7 @@ export const conflictResponse = (codes: readonly string[], headers: Record<strin
  */
 export const errorResponses: Record<string, unknown> = {
   E400: problemResponse(
-    "Invalid input (`validation_failed`, `invalid_cursor`, `invalid_params`, " +
+    "Invalid input (`validation_failed`, `invalid_cursor`, `invalid_params`, `text_too_long`, " +
       "`campaign_inactive`), an ambiguous email recipient (`ambiguous_recipient`) or a body " +
       "that is not JSON (`malformed_json`). `errors` lists every problem with its path.",
   ),

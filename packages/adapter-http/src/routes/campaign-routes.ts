@@ -52,7 +52,7 @@ const statusRoute = (
     summary,
     tag: "Campaigns",
     success: CAMPAIGN,
-    errors: action === "activate" ? [404, 409] : [404],
+    errors: action === "activate" ? [400, 404, 409] : [404],
     ...(action === "activate" ? { conflicts: ["sender_taken" as const] } : {}),
   },
   handle: callWithId("campaign_id", change),

@@ -10,10 +10,11 @@ import { createCampaignInput, DEFAULT_TTL_SECONDS } from "./campaign-input.js";
 import { parseCampaignInput } from "./campaign-rules.js";
 import { type CampaignView, toCampaignView } from "./campaign-view.js";
 import { checkSenderFree } from "./sender-taken.js";
+import { textLimitIssue } from "./text-limit.js";
 
 /** Creates an API campaign (inactive unless told otherwise), every input issue listed at once. */
 export function createCampaign(
-  deps: Pick<Deps, "storage" | "ids" | "clock" | "links">,
+  deps: Pick<Deps, "storage" | "ids" | "clock" | "links"> & Partial<Pick<Deps, "provider">>,
   actor: Actor,
   input: unknown,
 ): ResultAsync<CampaignView, DomainError> {
@@ -42,6 +43,9 @@ export function createCampaign(
       sendingWindow: toSendingWindow(body.sending_window ?? null),
       allowedCountries: body.allowed_countries ?? null,
     };
+    // Limits at the door: an active campaign's template must fit its providers' text limit.
+    const tooLong = campaign.status === "active" ? textLimitIssue(deps, campaign) : null;
+    if (tooLong !== null) return err(validationError([tooLong]));
     const taken = await checkSenderFree(deps.storage, actor.organizationId, campaign);
     if (taken !== null) return err(taken);
     await deps.storage.campaigns.insert(campaign);

@@ -14,6 +14,7 @@ import { checkCampaignRules } from "./campaign-rules.js";
 import { type CampaignView, toCampaignView } from "./campaign-view.js";
 import { campaignNotFound, findCampaign } from "./get-campaign.js";
 import { checkSenderFree } from "./sender-taken.js";
+import { textLimitIssue } from "./text-limit.js";
 
 const MUTABLE: ReadonlyArray<keyof CampaignRecord> = [
   "name",
@@ -38,7 +39,7 @@ type Change = (current: CampaignRecord) => CampaignRecord | DomainError;
  * actually changed.
  */
 function changeCampaign(
-  deps: Pick<Deps, "storage" | "clock">,
+  deps: Pick<Deps, "storage" | "clock"> & Partial<Pick<Deps, "provider">>,
   actor: Actor,
   campaignId: string,
   change: Change,
@@ -55,6 +56,9 @@ function changeCampaign(
         MUTABLE.every((key) => next[key] === current[key]) &&
         JSON.stringify(next.sendingWindow) === JSON.stringify(current.sendingWindow);
       if (same) return ok(toCampaignView(current));
+      // Limits at the door: an active campaign's template must fit its providers' text limit.
+      const tooLong = next.status === "active" ? textLimitIssue(deps, next) : null;
+      if (tooLong !== null) return err(validationError([tooLong]));
       const taken = await checkSenderFree(tx, actor.organizationId, next);
       if (taken !== null) return err(taken);
       const updated = { ...next, updatedAt: isoAt(deps.clock.now()) };
@@ -72,7 +76,7 @@ function changeCampaign(
  * channel the stored sender.
  */
 export function updateCampaign(
-  deps: Pick<Deps, "storage" | "clock" | "links">,
+  deps: Pick<Deps, "storage" | "clock" | "links"> & Partial<Pick<Deps, "provider">>,
   actor: Actor,
   campaignId: string,
   input: unknown,
@@ -140,7 +144,7 @@ const campaignActive = (id: string): ConflictError => ({
 
 /** Makes a campaign triggerable (idempotent). */
 export function activateCampaign(
-  deps: Pick<Deps, "storage" | "clock">,
+  deps: Pick<Deps, "storage" | "clock"> & Partial<Pick<Deps, "provider">>,
   actor: Actor,
   campaignId: string,
 ): ResultAsync<CampaignView, DomainError> {

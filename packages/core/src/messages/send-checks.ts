@@ -1,4 +1,6 @@
 import { err, ok, type Result } from "neverthrow";
+import { renderTemplate } from "../campaigns/template.js";
+import { renderedTextIssue } from "../campaigns/text-limit.js";
 import { validateParams } from "../campaigns/viber-params.js";
 import type { Deps } from "../deps.js";
 import { type Issue, type ValidationError, validationError } from "../errors.js";
@@ -34,7 +36,7 @@ export const campaignInactive = (campaignId: string): ValidationError =>
  * problem is listed in one 400; its code is `invalid_params` when a param is among them.
  */
 export async function checkSend(
-  deps: Pick<Deps, "urlPolicy">,
+  deps: Pick<Deps, "urlPolicy"> & Partial<Pick<Deps, "provider">>,
   campaign: CampaignRecord,
   body: SendMessageInput,
 ): Promise<Result<CheckedSend, ValidationError>> {
@@ -63,6 +65,21 @@ export async function checkSend(
       paramsInvalid
         ? validationError(issues, "The params do not fit the campaign.", "invalid_params")
         : validationError(issues),
+    );
+  }
+  // Limits at the door: a text the providers would refuse is not stored as a message.
+  const tooLong = renderedTextIssue(
+    deps,
+    campaign,
+    renderTemplate(campaign.template, params.value),
+  );
+  if (tooLong !== null) {
+    return err(
+      validationError(
+        [tooLong],
+        "The rendered text is longer than the providers take.",
+        "text_too_long",
+      ),
     );
   }
   return ok({ values: params.value, recipient: recipient.value });

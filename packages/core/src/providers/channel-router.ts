@@ -18,8 +18,9 @@ export function channelRouter(providers: ProvidersByChannel): ChannelProvider {
   return {
     name: names.join("+"),
     providerFor: nameOf,
-    async dispatch(message) {
-      const result = await providers[message.channel].dispatch(message);
+    textLimit: (channel) => providers[channel].textLimit?.(channel) ?? null,
+    async dispatch(message, options) {
+      const result = await providers[message.channel].dispatch(message, options);
       return { ...result, provider: result.provider ?? nameOf(message.channel) };
     },
     async close() {

@@ -17,10 +17,11 @@ export function guardedProvider(
 ): ChannelProvider {
   const guarded: ChannelProvider = {
     name: provider.name,
-    async dispatch(message) {
+    async dispatch(message, options) {
       if (!breaker.admit()) {
         return {
           status: "rejected",
+          notTaken: true,
           error: upstreamError(
             "upstream_unavailable",
             `The ${provider.name} upstream failed repeatedly; sends are paused for a moment before it is tried again.`,
@@ -30,7 +31,7 @@ export function guardedProvider(
       }
       let result: DispatchResult;
       try {
-        result = await provider.dispatch(message);
+        result = await provider.dispatch(message, options);
       } catch (error) {
         breaker.record("unavailable");
         throw error;
@@ -40,6 +41,7 @@ export function guardedProvider(
     },
   };
   if (provider.providerFor) guarded.providerFor = (channel) => provider.providerFor!(channel);
+  if (provider.textLimit) guarded.textLimit = (channel) => provider.textLimit!(channel);
   if (provider.close) guarded.close = () => provider.close!();
   return guarded;
 }

@@ -1,4 +1,11 @@
-import type { Channel, ChannelProvider, Clock, DispatchResult, OutboundMessage } from "../ports.js";
+import type {
+  Channel,
+  ChannelProvider,
+  Clock,
+  DispatchOptions,
+  DispatchResult,
+  OutboundMessage,
+} from "../ports.js";
 import { systemClock } from "../support/clock.js";
 import { type CircuitBreakerOptions, circuitBreaker } from "./circuit-breaker.js";
 import { guardedProvider } from "./guarded-provider.js";
@@ -104,6 +111,20 @@ export interface HttpProviderOptions<P extends string = string> {
   random?: (() => number) | undefined;
 }
 
+/**
+ * A refusal the provider did not act on (429, a full queue, refused credentials), marked
+ * `notTaken`; with a failover ready it is answered at once instead of being tried again here.
+ */
+function notTaken(
+  outcome: UpstreamTry<DispatchResult>,
+  failoverReady: boolean,
+): UpstreamTry<DispatchResult> {
+  const value = { ...outcome.value, notTaken: true };
+  return outcome.retry && !failoverReady
+    ? { retry: true, value, retryAfterMs: outcome.retryAfterMs }
+    : { retry: false, value };
+}
+
 /** The default deadline of one send to a provider, retries included. */
 export const PROVIDER_TIMEOUT_MS = 10_000;
 
@@ -140,6 +161,7 @@ export function httpProvider<P extends string>(
     request: ProviderHttpRequest,
     signal: AbortSignal,
     tryNumber: number,
+    failoverReady: boolean,
   ): Promise<UpstreamTry<DispatchResult>> {
     const startedAt = clock.now();
     let answer: ProviderHttpAnswer;
@@ -160,7 +182,14 @@ export function httpProvider<P extends string>(
           sentAgain: spec.retryUnknownOutcome,
         }),
       );
-      return failure.neverReached || spec.retryUnknownOutcome
+      if (failure.neverReached) {
+        // Nothing was sent: tried again here, or at once by the next provider of a failover.
+        const untaken = { ...value, notTaken: true };
+        return failoverReady
+          ? { retry: false, value: untaken }
+          : { retry: true, value: untaken, retryAfterMs: null };
+      }
+      return spec.retryUnknownOutcome
         ? { retry: true, value, retryAfterMs: null }
         : { retry: false, value };
     }
@@ -184,22 +213,25 @@ export function httpProvider<P extends string>(
       seen(channel, "rate_limited", status, startedAt, said);
       const retryAfter = firstHeader(answer.headers["retry-after"]);
       const why = `${title} is rate limiting requests: ${said}`;
-      return upstreamRateLimited(
-        spec.name,
-        why,
-        code ?? spec.rateLimitCode ?? null,
-        retryAfter,
-        clock.now(),
+      return notTaken(
+        upstreamRateLimited(
+          spec.name,
+          why,
+          code ?? spec.rateLimitCode ?? null,
+          retryAfter,
+          clock.now(),
+        ),
+        failoverReady,
       );
     }
     if (spec.temporary?.(answer, error)) {
       seen(channel, "rate_limited", status, startedAt, said);
       const value = upstreamUnavailable(spec.name, `${title} cannot take it now: ${said}`, code);
-      return { retry: true, value, retryAfterMs: null };
+      return notTaken({ retry: true, value, retryAfterMs: null }, failoverReady);
     }
     if (status === 401 || status === 403) {
       seen(channel, "unauthorized", status, startedAt, said);
-      return unauthorized(status, said, code);
+      return notTaken(unauthorized(status, said, code), failoverReady);
     }
     if (status >= 500) {
       seen(channel, "unavailable", status, startedAt, said);
@@ -222,7 +254,12 @@ export function httpProvider<P extends string>(
 
   const inner: ChannelProvider = {
     name: spec.name,
-    async dispatch(message) {
+    textLimit(channel) {
+      const characters = spec.limits.text[channel];
+      return characters === undefined ? null : { characters, provider: spec.name };
+    },
+    async dispatch(message, dispatchOptions?: DispatchOptions) {
+      const failoverReady = dispatchOptions?.failoverReady === true;
       if (!spec.channels.includes(message.channel)) {
         const carried = spec.channels.map((c) => (c === "sms" ? "SMS" : "Viber")).join(" and ");
         return {
@@ -236,7 +273,7 @@ export function httpProvider<P extends string>(
       return withUpstreamRetries(
         (signal, _remaining, tryNumber) =>
           inProviderRequestSpan(spec.name, message.channel, () =>
-            once(message.channel, request, signal, tryNumber),
+            once(message.channel, request, signal, tryNumber, failoverReady),
           ),
         { deadlineMs, clock, random: options.random },
       );

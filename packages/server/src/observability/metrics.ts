@@ -143,6 +143,12 @@ export function createMetrics(sources: MetricSources = {}) {
     labelNames: ["provider", "channel", "outcome"] as const,
     registers: [registry],
   });
+  const providerFailovers = new Counter({
+    name: "tidings_provider_failovers_total",
+    help: "Sends handed from one provider of a channel's failover list to the next, by the provider that did not take it and the one tried next.",
+    labelNames: ["from", "to"] as const,
+    registers: [registry],
+  });
   const providerDuration = new Histogram({
     name: "tidings_provider_request_duration_seconds",
     help: "Time a request to a channel provider took, by provider and channel.",
@@ -236,6 +242,7 @@ export function createMetrics(sources: MetricSources = {}) {
     rateLimited,
     idempotentReplays,
     providerRequests,
+    providerFailovers,
     providerDuration,
     storageBusy,
     storageErrors,

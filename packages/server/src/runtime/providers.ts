@@ -11,6 +11,7 @@ import {
   type ChannelProvider,
   channelRouter,
   type Deps,
+  failoverProvider,
   type InboundSink,
   type SandboxProvider,
   sandboxProvider,
@@ -67,6 +68,7 @@ export function composeProviders(
   publicUrl: () => string,
   secretKey: Uint8Array,
   onRequest?: ((seen: ProviderRequestSeen) => void) | undefined,
+  onFailover?: ((from: string, to: string, channel: Channel) => void) | undefined,
 ): ComposedProviders {
   const settings = config.providers;
   const callbackBase = (name: ProviderName) => () => `${publicUrl()}${PROVIDERS_PATH}/${name}`;
@@ -125,11 +127,22 @@ export function composeProviders(
       );
     }
   }
-  const of = (channel: Channel): ChannelProvider => {
-    const provider = built.get(settings[channel]);
+  const one = (name: string, channel: Channel): ChannelProvider => {
+    const provider = built.get(name as ProviderName);
     // readConfig refuses a provider without its settings, so this is a bug if it happens.
     if (provider === undefined) throw new Error(`No provider was built for ${channel}.`);
     return provider;
+  };
+  // A channel with an ordered list of providers fails over along it (core's failoverProvider).
+  const of = (channel: Channel): ChannelProvider => {
+    const { failover } = settings;
+    const names = failover[channel].length > 0 ? failover[channel] : [settings[channel]];
+    if (names.length === 1) return one(settings[channel], channel);
+    const members = names.map((name) => ({
+      provider: one(name, channel),
+      senders: failover.senders[name] ?? null,
+    }));
+    return failoverProvider(members, { onTimeout: failover.onTimeout, onFailover, logger });
   };
   const viber = of("viber");
   const sms = of("sms");

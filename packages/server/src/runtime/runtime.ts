@@ -133,6 +133,7 @@ export async function openRuntime(
           );
         }
       : undefined,
+    metrics ? (from, to) => metrics.providerFailovers.inc({ from, to }) : undefined,
   );
   const provider = providers.provider;
   const queuedListeners: Array<() => void> = [];

@@ -1,5 +1,6 @@
 import { ok } from "neverthrow";
 import { checkHost } from "../../config.js";
+import { failoverLogged } from "../../failover-config.js";
 import { METRICS_PATH } from "../../observability/metrics-endpoint.js";
 import { warnIfMetricsExposed } from "../../observability/metrics-listener.js";
 import { startBackgroundWork } from "../../runtime/background.js";
@@ -121,6 +122,7 @@ export const serveCommand: Command = {
       dev: config.dev,
       env_file: context.envFile,
       providers: { viber: config.providers.viber, sms: config.providers.sms },
+      ...failoverLogged(config.providers.failover),
       engine: background.owner,
       console: config.console ? `${config.publicUrl ?? http.url}/console` : null,
       metrics: runtime.metrics ? `${http.url}${METRICS_PATH}` : null,
