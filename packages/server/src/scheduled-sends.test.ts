@@ -9,6 +9,7 @@ import { eventually } from "./testing/eventually.js";
 import { startInProcess } from "./testing/in-process.js";
 import { createSender } from "./testing/process-cluster.js";
 import { tempWorkspace } from "./testing/run-cli.js";
+import { scrape } from "./testing/scrape.js";
 import { startWebhookTally } from "./testing/webhook-tally.js";
 
 // Issue 45 through the real server, on SQLite and on PostgreSQL, with sends counted where they
@@ -213,6 +214,8 @@ async function scheduledSendsThroughServe(
   expect((listed.data as Json[]).map((m) => m.message_id).sort()).toEqual(
     [heldId, ...Object.values(ids)].sort(),
   );
+  const metrics = () => scrape(`${url}/metrics`);
+  expect((await metrics()).value("tidings_messages_scheduled")).toBe(4);
   const cancel = await call("POST", `/v1/messages/${ids[cancelled]}/cancel`);
   expect(cancel.status).toBe(200);
   expect(await json(cancel)).toMatchObject({ message_id: ids[cancelled], status: "cancelled" });
@@ -265,6 +268,14 @@ async function scheduledSendsThroughServe(
   }
   expect(sendsTo(cancelled)).toHaveLength(0);
   expect(sendsTo(stopped)).toHaveLength(0);
+  const counted = await metrics();
+  expect(counted.value("tidings_messages_scheduled")).toBe(0);
+  expect(counted.value("tidings_scheduled_releases_total", { outcome: "released" })).toBe(2);
+  expect(counted.value("tidings_scheduled_releases_total", { outcome: "refused" })).toBe(1);
+  expect(counted.value("tidings_message_release_lag_seconds_count")).toBe(2);
+  expect(
+    counted.value("tidings_message_lifecycle_events_total", { topic: "message.cancelled" }),
+  ).toBe(1);
 
   // Bad input, each 400 naming its field.
   const badRequest = async (answer: Response, path: string) => {
