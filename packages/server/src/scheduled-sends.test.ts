@@ -323,7 +323,7 @@ interface CrashKit {
 }
 
 /**
- * Sends one OTP to each of `phones` with a send_at 3 s ahead through `serve`, then kills the
+ * Sends one OTP to each of `phones` with a send_at 5 s ahead through `serve`, then kills the
  * process with SIGKILL before their time; answers their ids.
  */
 async function sendThenKill(
