@@ -64,8 +64,8 @@ interface CampaignForm {
 
 const RECOMMENDED = toSendingWindowView(RECOMMENDED_SENDING_WINDOW) as SendingWindowView;
 
-/** A window in words: `mon, tue 09:00–20:00, public holidays skipped`. */
-export const windowInWords = (window: SendingWindowView | null): string =>
+/** A window in words: `mon, tue 09:00–20:00 in the recipient's local time, public holidays skipped`. */
+const windowInWords = (window: SendingWindowView | null): string =>
   window === null
     ? "Any time"
     : `${window.days.join(", ")} ${window.start}–${window.end} in the recipient's local time${window.skip_public_holidays ? ", public holidays skipped" : ""}`;
