@@ -239,10 +239,10 @@ async function scheduledSendsThroughServe(
     });
     expect(sendsTo(phone)).toHaveLength(1);
     expect(sendsTo(phone)[0]?.form).toMatchObject({ From: SHORT_CODE, Body: "Offer A1" });
-    // The TTL counts from the release, not from the request.
-    expect(Date.parse(String(sent.updated_at))).toBeGreaterThanOrEqual(
-      Date.parse(String(sent.scheduled_for)),
-    );
+    // Released no earlier than its time, and its TTL (the default day) counts from then.
+    const releasedAt = Date.parse(String(sent.updated_at));
+    expect(releasedAt).toBeGreaterThanOrEqual(Date.parse(String(sent.scheduled_for)));
+    expect(Date.parse(String(sent.expires_at))).toBe(releasedAt + 86_400_000);
   }
   const refused = await eventually("the stopped message failed", async () => {
     const current = await view(ids[stopped] ?? "");
