@@ -42,5 +42,6 @@ export type {
   PreparedStatementsOptions,
 } from "./prepared-statements.js";
 export { preparedStatements } from "./prepared-statements.js";
+export { scheduledMessageCount } from "./scheduled-count.js";
 export { DEFAULT_SCHEMA } from "./tables.js";
 export { webhookBacklog } from "./webhook-backlog.js";

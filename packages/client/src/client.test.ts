@@ -204,6 +204,39 @@ describe("@tidings/client against tidings serve", () => {
     expect(inactive.data.map((c) => c.campaign_id)).toEqual([draft.campaign_id]);
   });
 
+  it("holds a send with send_at, lists it as scheduled, cancels it once; a campaign takes a sending window", async () => {
+    const sendAt = new Date(Date.now() + 86_400_000).toISOString();
+    const held = await tidings.messages.send({
+      campaign_id: campaign.campaign_id,
+      recipient: { type: "phone_number", value: "+14155550177" },
+      params: { pin: "2468" },
+      send_at: sendAt,
+    });
+    expect(held).toMatchObject({ status: "scheduled", error: null });
+    expect(Date.parse(held.scheduled_for ?? "")).toBe(Date.parse(sendAt));
+    const scheduled = await tidings.messages.list({ status: "scheduled" }).page();
+    expect(scheduled.data.map((m) => m.message_id)).toEqual([held.message_id]);
+    const cancelled = await tidings.messages.cancel(held.message_id);
+    expect(cancelled).toMatchObject({ message_id: held.message_id, status: "cancelled" });
+    const again = await tidings.messages.cancel(held.message_id).catch((error: unknown) => error);
+    expect(TidingsError.is(again, "message_not_scheduled") && again.status).toBe(409);
+
+    const windowed = await tidings.campaigns.create({
+      name: "Offers",
+      channel: "sms",
+      category: "promotional",
+      sender: "Acme",
+      template: "Sale {{code}}",
+      sending_window: { days: ["mon", "fri"], start: "09:00", end: "24:00" },
+    });
+    expect(windowed.sending_window).toEqual({
+      days: ["mon", "fri"],
+      start: "09:00",
+      end: "24:00",
+      skip_public_holidays: false,
+    });
+  });
+
   it("subscribes webhooks, tests and rotates them, and reads and redelivers deliveries", async () => {
     const hook = await tidings.webhooks.create({
       url: `${receiver.url}/org`,

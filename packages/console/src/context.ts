@@ -80,6 +80,9 @@ const NOTICES: Record<string, string> = {
   key_revoked: "API key revoked: requests made with it are refused from now on.",
   suppression_added: "Suppression added: sends to this number on that channel are refused.",
   suppression_removed: "Suppression removed: the consent flag is unchanged; set it again if asked.",
+  message_cancelled: "Message cancelled: it will never be sent.",
+  message_not_scheduled:
+    "The message was no longer scheduled (released or cancelled meanwhile): nothing was cancelled.",
   profile_erased: "Profile erased: what identified the person is gone; the consent history stays.",
   settings_saved: "Settings saved: every process applies them to the next send.",
   settings_recommended:

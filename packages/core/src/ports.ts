@@ -1275,7 +1275,8 @@ export interface RetentionRepository {
   /**
    * Looks at up to `limit` messages created before `createdBefore`, oldest first after
    * `after`, and deletes those whose deliveries are none of them `pending` and whose lifecycle
-   * is not still open (`sent` with `expiresAt` after `now`), each together with its events,
+   * is not still open (`scheduled` or `releasing` at any age, `sent` with `expiresAt` after
+   * `now`), each together with its events,
    * deliveries and their attempts. Atomic per call: a reader sees a message with all its
    * records or not at all. Skips (keeps, for a later call) a message whose row or deliveries
    * another transaction holds, so concurrent sweepers never wait on each other or on claims.

@@ -1,5 +1,5 @@
 import type { RetentionRepository } from "@tidings/core";
-import { oldMessagesDeleted } from "@tidings/core/sql";
+import { oldMessagesDeleted, stillOpen } from "@tidings/core/sql";
 import type { PgConnection } from "../sql.js";
 
 interface CandidateRow {
@@ -47,7 +47,7 @@ export function retentionRepository({ sql }: PgConnection): RetentionRepository 
           [createdBefore, after?.createdAt ?? "", after?.id ?? "", limit],
         );
         const candidates = looked
-          .filter((m) => !(m.status === "sent" && m.expires_at > now))
+          .filter((m) => !stillOpen(m.status, m.expires_at, now))
           .map((m) => m.id);
         // A delivery locked by someone else is not read; its message is kept for later, as
         // its status may be about to change (a redelivery makes a failed one pending again).

@@ -1,5 +1,5 @@
 import type { RetentionRepository } from "@tidings/core";
-import { oldMessagesDeleted } from "@tidings/core/sql";
+import { oldMessagesDeleted, stillOpen } from "@tidings/core/sql";
 import { atomically } from "../atomically.js";
 import type { SqliteConnection } from "../sqlite-database.js";
 import type { SyncOf } from "../sync-repository.js";
@@ -40,7 +40,7 @@ export function retentionRepository({ db, sql }: SqliteConnection): SyncOf<Reten
           ).map((row) => row.message_id),
         );
         const doomed = looked
-          .filter((m) => !pending.has(m.id) && !(m.status === "sent" && m.expires_at > now))
+          .filter((m) => !pending.has(m.id) && !stillOpen(m.status, m.expires_at, now))
           .map((m) => m.id);
         if (doomed.length > 0) {
           const doomedIds = JSON.stringify(doomed);

@@ -165,4 +165,65 @@ describe("campaign pages", () => {
     expect(wrong.status).toBe(400);
     expect(wrong.body).toContain('id="filter-status-error"');
   });
+
+  it("pre-fills promotional campaigns with the recommended window, visibly, and takes a custom one", async () => {
+    const world = await consoleWorld();
+    const browser = await world.signIn();
+    const form = await world.get(browser, "/campaigns");
+    expect(form.body).toMatch(
+      /<option value="promotional" selected>If promotional, the recommended window \(mon, tue, wed, thu, fri, sat 09:00–20:00 in the recipient's local time, public holidays skipped\); otherwise any time<\/option>/,
+    );
+    expect(form.body).toMatch(/value="09:00" id="window_start"/);
+    const create = async (fields: Record<string, string | string[]>) => {
+      const answer = await world.post(browser, "/campaigns", { ...CAMPAIGN_FORM, ...fields });
+      const id = /\/campaigns\/(cmp_[^?]+)/.exec(answer.headers.location ?? "")?.[1] ?? "";
+      return { answer, stored: await world.deps.storage.campaigns.get(world.org.id, id) };
+    };
+    const promo = await create({ category: "promotional", sending_window: "promotional" });
+    expect(promo.stored?.sendingWindow).toEqual({
+      days: ["mon", "tue", "wed", "thu", "fri", "sat"],
+      start: "09:00",
+      end: "20:00",
+      skipPublicHolidays: true,
+    });
+    const page = await world.get(browser, `/campaigns/${promo.stored?.id}`);
+    expect(page.body).toContain("mon, tue, wed, thu, fri, sat 09:00–20:00 in the recipient");
+    expect(page.body).toMatch(/<option value="recommended" selected>/);
+    // The same choice leaves a transactional campaign without a window.
+    const transactional = await create({ sending_window: "promotional" });
+    expect(transactional.stored?.sendingWindow).toBeNull();
+    const custom = await create({
+      category: "promotional",
+      sending_window: "custom",
+      window_days: ["sat", "sun"],
+      window_start: "10:00",
+      window_end: "24:00",
+    });
+    expect(custom.stored?.sendingWindow).toEqual({
+      days: ["sun", "sat"],
+      start: "10:00",
+      end: "24:00",
+      skipPublicHolidays: false,
+    });
+    const backwards = await create({
+      category: "promotional",
+      sending_window: "custom",
+      window_days: ["mon"],
+      window_start: "20:00",
+      window_end: "09:00",
+    });
+    expect(backwards.answer.status).toBe(400);
+    expect(backwards.answer.body).toContain('id="window_end-error"');
+    expect(backwards.answer.body).toMatch(/value="09:00" id="window_end"/);
+    // Editing to any time.
+    const edited = await world.post(browser, `/campaigns/${promo.stored?.id}`, {
+      ...CAMPAIGN_FORM,
+      category: "promotional",
+      sending_window: "none",
+    });
+    expect(edited.status).toBe(303);
+    expect(
+      (await world.deps.storage.campaigns.get(world.org.id, promo.stored?.id ?? ""))?.sendingWindow,
+    ).toBeNull();
+  });
 });

@@ -3,15 +3,21 @@ import {
   type CampaignView,
   createCampaign,
   DEFAULT_TTL_SECONDS,
+  type DomainError,
   deactivateCampaign,
   getCampaign,
   listCampaigns,
+  RECOMMENDED_SENDING_WINDOW,
+  type SendingWindowView,
+  toSendingWindowView,
   updateCampaign,
+  WEEKDAYS,
 } from "@tidings/core";
 import {
   ActionButton,
   Badge,
   CheckboxField,
+  CheckboxGroup,
   CopyValue,
   EditCard,
   Fact,
@@ -27,6 +33,7 @@ import {
 } from "../components.js";
 import {
   changeRoute,
+  fieldErrorsOf,
   type PageContext,
   type PageRoute,
   redirectTo,
@@ -47,6 +54,85 @@ interface CampaignForm {
   track_links: boolean;
   ttl_seconds: string;
   status: string;
+  /** `promotional`, `recommended`, `none` or `custom` (the window_* fields). */
+  sending_window: string;
+  window_days: string[];
+  window_start: string;
+  window_end: string;
+  window_holidays: boolean;
+}
+
+const RECOMMENDED = toSendingWindowView(RECOMMENDED_SENDING_WINDOW) as SendingWindowView;
+
+/** A window in words: `mon, tue 09:00–20:00 in the recipient's local time, public holidays skipped`. */
+const windowInWords = (window: SendingWindowView | null): string =>
+  window === null
+    ? "Any time"
+    : `${window.days.join(", ")} ${window.start}–${window.end} in the recipient's local time${window.skip_public_holidays ? ", public holidays skipped" : ""}`;
+
+const WINDOW_CHOICES = [
+  {
+    value: "promotional",
+    label: `If promotional, the recommended window (${windowInWords(RECOMMENDED)}); otherwise any time`,
+  },
+  { value: "recommended", label: `Recommended: ${windowInWords(RECOMMENDED)}` },
+  { value: "none", label: "Any time (no window)" },
+  { value: "custom", label: "Custom: the days and hours below" },
+];
+
+/** The form's window fields set to `window`, the recommended one when there is none. */
+const windowFields = (window: SendingWindowView | null) => ({
+  window_days: [...(window ?? RECOMMENDED).days],
+  window_start: (window ?? RECOMMENDED).start,
+  window_end: (window ?? RECOMMENDED).end,
+  window_holidays: (window ?? RECOMMENDED).skip_public_holidays,
+});
+
+const sameWindow = (a: SendingWindowView, b: SendingWindowView) =>
+  a.start === b.start &&
+  a.end === b.end &&
+  a.skip_public_holidays === b.skip_public_holidays &&
+  a.days.join() === b.days.join();
+
+/** The `sending_window` a form asks for; a choice that is none of ours goes on to be refused. */
+function windowOf(form: CampaignForm): unknown {
+  switch (form.sending_window) {
+    case "":
+      // A form without the field (an older page) leaves the window as it is.
+      return undefined;
+    case "promotional":
+      return form.category === "promotional" ? RECOMMENDED : null;
+    case "recommended":
+      return RECOMMENDED;
+    case "none":
+      return null;
+    case "custom":
+      return {
+        days: form.window_days,
+        start: form.window_start.trim(),
+        end: form.window_end.trim(),
+        skip_public_holidays: form.window_holidays,
+      };
+    default:
+      return form.sending_window;
+  }
+}
+
+/** The form field of a window's problem: `sending_window.start` is beside `window_start`. */
+function campaignFieldErrors(error: DomainError) {
+  return fieldErrorsOf(
+    error.type === "validation"
+      ? {
+          ...error,
+          issues: error.issues.map((issue) => {
+            const part = /^sending_window\.(days|start|end|skip_public_holidays)/.exec(issue.path);
+            if (part === null) return issue;
+            const field = part[1] === "skip_public_holidays" ? "holidays" : part[1];
+            return { ...issue, path: `window_${field}` };
+          }),
+        }
+      : error,
+  );
 }
 
 const CHANNELS = [
@@ -74,6 +160,9 @@ const EMPTY_FORM: CampaignForm = {
   track_links: false,
   ttl_seconds: String(DEFAULT_TTL_SECONDS),
   status: "inactive",
+  // Promotional campaigns start with the recommended window, and the form says so.
+  sending_window: "promotional",
+  ...windowFields(null),
 };
 
 const formOf = (form: URLSearchParams): CampaignForm => ({
@@ -87,6 +176,11 @@ const formOf = (form: URLSearchParams): CampaignForm => ({
   track_links: form.get("track_links") === "true",
   ttl_seconds: form.get("ttl_seconds") ?? "",
   status: form.get("status") ?? "",
+  sending_window: form.get("sending_window") ?? "",
+  window_days: form.getAll("window_days"),
+  window_start: form.get("window_start") ?? "",
+  window_end: form.get("window_end") ?? "",
+  window_holidays: form.get("window_holidays") === "true",
 });
 
 const formOfCampaign = (campaign: CampaignView): CampaignForm => ({
@@ -100,6 +194,13 @@ const formOfCampaign = (campaign: CampaignView): CampaignForm => ({
   track_links: campaign.track_links,
   ttl_seconds: String(campaign.ttl_seconds),
   status: campaign.status,
+  sending_window:
+    campaign.sending_window === null
+      ? "none"
+      : sameWindow(campaign.sending_window, RECOMMENDED)
+        ? "recommended"
+        : "custom",
+  ...windowFields(campaign.sending_window),
 });
 
 /** A whole number stays a number; anything else goes as typed, for the rules to name. */
@@ -172,6 +273,32 @@ function CampaignFields(props: { form: CampaignForm; errors: FieldErrors; active
         label="TTL (seconds)"
         type="number"
         hint="How long a message may wait for delivery: 30 seconds to 14 days (1209600)."
+      />
+      <SelectField
+        {...field("sending_window")}
+        label="Sending window"
+        options={WINDOW_CHOICES}
+        hint="When messages may reach the recipient, in their local time (the profile's time zone, else the number's). A send outside it is held, scheduled, until the window opens."
+      />
+      <CheckboxGroup
+        name="window_days"
+        label="Custom window: days"
+        options={WEEKDAYS}
+        checked={props.form.window_days}
+        errors={props.errors}
+      />
+      <TextField {...field("window_start")} label="Custom window: from (HH:MM)" />
+      <TextField
+        {...field("window_end")}
+        label="Custom window: until (HH:MM)"
+        hint="Up to 24:00, the end of the day; after the start."
+      />
+      <CheckboxField
+        name="window_holidays"
+        label="Custom window: skip public holidays"
+        checked={props.form.window_holidays}
+        errors={props.errors}
+        hint="Of the number's country, on the recipient's local date."
       />
     </>
   );
@@ -259,6 +386,9 @@ function CampaignPage(props: {
         <Fact term="Category">{campaign.category}</Fact>
         <Fact term="Sender" wrap>
           {campaign.sender}
+        </Fact>
+        <Fact term="Sending window" wrap>
+          {windowInWords(campaign.sending_window)}
         </Fact>
         <Fact term="Messages">
           <a href={`${frame.base}/messages?campaign_id=${campaign.campaign_id}`}>
@@ -349,9 +479,10 @@ export const campaignRoutes: PageRoute[] = [
           track_links: form.track_links,
           ttl_seconds: ttlOf(form.ttl_seconds),
           status: form.status === "" ? undefined : form.status,
+          sending_window: windowOf(form),
         }),
       );
-      if (created.isErr()) return listPage(context, form, created.error.fields);
+      if (created.isErr()) return listPage(context, form, campaignFieldErrors(created.error.error));
       return redirectTo(
         context.frame,
         `/campaigns/${created.value.campaign_id}`,
@@ -378,10 +509,12 @@ export const campaignRoutes: PageRoute[] = [
           sms_sender: form.sms_sender.trim() === "" ? null : form.sms_sender,
           track_links: form.track_links,
           ttl_seconds: ttlOf(form.ttl_seconds),
+          sending_window: windowOf(form),
         }),
       );
       if (updated.isErr()) {
-        const { error, fields } = updated.error;
+        const { error } = updated.error;
+        const fields = campaignFieldErrors(error);
         if (error.type === "not_found") return context.notFound();
         if (error.type === "conflict" && error.code === "campaign_active") {
           // Beside each field that was changed; what was typed stays, to save after deactivating.

@@ -1,4 +1,5 @@
 import {
+  cancelMessage,
   type DeliveryWithAttemptsView,
   getCampaign,
   getMessage,
@@ -6,8 +7,16 @@ import {
   type MessageEventView,
   type MessageView,
 } from "@tidings/core";
-import { Badge, CopyValue, Fact, Layout, type PageFrame, Time } from "../components.js";
-import { type PageContext, type PageRoute, renderPage } from "../context.js";
+import {
+  ActionButton,
+  Badge,
+  CopyValue,
+  Fact,
+  Layout,
+  type PageFrame,
+  Time,
+} from "../components.js";
+import { type PageContext, type PageRoute, redirectTo, renderPage } from "../context.js";
 import { DeliveryList, withAttempts } from "./deliveries.js";
 
 const STATUS_TONES = {
@@ -107,7 +116,7 @@ function Links(props: { links: MessageView["links"] }) {
   );
 }
 
-const FINAL = new Set(["seen", "clicked", "failed", "expired"]);
+const FINAL = new Set(["seen", "clicked", "failed", "expired", "cancelled"]);
 
 function MessagePage(props: {
   frame: PageFrame;
@@ -117,8 +126,10 @@ function MessagePage(props: {
   deliveries: DeliveryWithAttemptsView[];
 }) {
   const { frame, message } = props;
+  // A scheduled message may wait days for its release: the page is not refreshed meanwhile.
   const settling =
-    !FINAL.has(message.status) || props.deliveries.some((d) => d.status === "pending");
+    (message.status !== "scheduled" && !FINAL.has(message.status)) ||
+    props.deliveries.some((d) => d.status === "pending");
   return (
     <Layout frame={frame} section="messages" title="Message">
       <dl class="facts" data-refresh={settling ? "3" : undefined}>
@@ -157,10 +168,27 @@ function MessagePage(props: {
         <Fact term="Sent">
           <Time at={message.created_at} />
         </Fact>
+        {message.scheduled_for === null ? null : (
+          <Fact term="Release time">
+            <Time at={message.scheduled_for} />
+          </Fact>
+        )}
         <Fact term="Expires at">
           <Time at={message.expires_at} />
         </Fact>
       </dl>
+      {message.status === "scheduled" ? (
+        <div class="actions">
+          <ActionButton
+            frame={frame}
+            action={`/messages/${message.message_id}/cancel`}
+            look="danger"
+            confirm="Cancel this scheduled message? It will never be sent."
+          >
+            Cancel message
+          </ActionButton>
+        </div>
+      ) : null}
       <section aria-labelledby="timeline-heading">
         <h2 id="timeline-heading">Lifecycle</h2>
         <Timeline events={props.events} />
@@ -176,6 +204,24 @@ function MessagePage(props: {
     </Layout>
   );
 }
+
+/**
+ * Cancels a scheduled message; one its release took meanwhile is not cancelled, and the page
+ * says so.
+ */
+export const cancelRoute: PageRoute = {
+  method: "POST",
+  pattern: "/messages/:id/cancel",
+  async handle(context: PageContext) {
+    const cancelled = await cancelMessage(context.deps, context.actor, context.id);
+    if (cancelled.isErr() && cancelled.error.type === "not_found") return context.notFound();
+    return redirectTo(
+      context.frame,
+      `/messages/${context.id}`,
+      cancelled.isOk() ? "message_cancelled" : "message_not_scheduled",
+    );
+  },
+};
 
 /** A message: its facts, its lifecycle timeline and its webhook deliveries with their attempts. */
 export const messageRoute: PageRoute = {

@@ -176,4 +176,38 @@ describe("message pages", () => {
     expect(notText.body).toContain('id="q-error"');
     expect(notText.body).toContain("lone UTF-16 surrogate");
   });
+
+  it("lists scheduled messages with their release time; a cancel button cancels one", async () => {
+    const world = await consoleWorld();
+    const browser = await world.signIn();
+    const campaign = await world.campaign();
+    const sendAt = "2026-06-02T09:00:00.000Z";
+    const held = await world.send(world.org.id, campaign.campaign_id, { send_at: sendAt });
+    const other = await world.send(world.org.id, campaign.campaign_id);
+    const list = await world.get(browser, "/messages?status=scheduled");
+    expect(list.body).toContain(`/messages/${held}"`);
+    expect(list.body).not.toContain(`/messages/${other}"`);
+    expect(list.body).toContain(`datetime="${sendAt}"`);
+    expect((await world.get(browser, "/messages")).body).toContain("?status=scheduled");
+    const page = await world.get(browser, `/messages/${held}`);
+    expect(page.body).toContain("Release time");
+    expect(page.body).toContain(">Cancel message</button>");
+    expect(page.body).not.toContain("data-refresh");
+    const cancelled = await world.post(browser, `/messages/${held}/cancel`);
+    expect(cancelled.status).toBe(303);
+    expect(cancelled.headers.location).toBe(`/console/messages/${held}?notice=message_cancelled`);
+    expect((await world.deps.storage.messages.getById(held))?.status).toBe("cancelled");
+    const after = await world.get(browser, `/messages/${held}?notice=message_cancelled`);
+    expect(after.body).toContain("Message cancelled: it will never be sent.");
+    expect(after.body).not.toContain(">Cancel message</button>");
+    // A message no longer scheduled is not cancelled, and the page says so.
+    const again = await world.post(browser, `/messages/${other}/cancel`);
+    expect(again.headers.location).toBe(`/console/messages/${other}?notice=message_not_scheduled`);
+    expect((await world.deps.storage.messages.getById(other))?.status).toBe("sent");
+    const unknown = await world.post(
+      browser,
+      "/messages/01900000-0000-7000-8000-000000000000/cancel",
+    );
+    expect(unknown.status).toBe(404);
+  });
 });

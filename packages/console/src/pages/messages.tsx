@@ -9,7 +9,13 @@ import { err } from "neverthrow";
 import { fieldsOf, Layout, type PageFrame, SelectField, Time } from "../components.js";
 import { type PageContext, type PageRoute, redirectTo, renderPage } from "../context.js";
 import { type ListPage, ListTable, readList, SearchBox } from "../lists.js";
-import { campaignNames, MESSAGE_STATUSES, MessageStatus, messageRoute } from "./message.js";
+import {
+  campaignNames,
+  cancelRoute,
+  MESSAGE_STATUSES,
+  MessageStatus,
+  messageRoute,
+} from "./message.js";
 
 const STATUS_OPTIONS = [
   { value: "", label: "Any" },
@@ -57,6 +63,11 @@ function MessagesPage(props: {
   const campaignOptions = [{ value: "", label: "Any campaign" }, ...props.choices];
   return (
     <Layout frame={frame} section="messages" title="Messages">
+      <p>
+        <a href={`${frame.base}/messages?status=scheduled`}>Scheduled messages</a>: held for their
+        campaign's sending window or their send_at, each with its release time; open one to cancel
+        it.
+      </p>
       <ListTable
         frame={frame}
         path="/messages"
@@ -71,6 +82,7 @@ function MessagesPage(props: {
           "Provider",
           "Client reference",
           "Sent",
+          "Release time",
         ]}
         filterLabel="Find messages"
         filterButton="Search"
@@ -104,6 +116,7 @@ function MessagesPage(props: {
             <td>
               <Time at={message.created_at} />
             </td>
+            <td>{message.scheduled_for === null ? "—" : <Time at={message.scheduled_for} />}</td>
           </tr>
         ))}
       </ListTable>
@@ -168,4 +181,5 @@ async function messagesPage(context: PageContext) {
 export const messageRoutes: PageRoute[] = [
   { method: "GET", pattern: "/messages", handle: messagesPage },
   messageRoute,
+  cancelRoute,
 ];

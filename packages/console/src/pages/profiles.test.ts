@@ -25,6 +25,13 @@ describe("profile pages", () => {
     const profile = await world.get(browser, `/profiles/${profileId}`);
     expect(profile.body).toContain("Consent history");
     expect(profile.body).toContain("(created)");
+    expect(profile.body).toContain("Not set: the zones of the number's prefix decide");
+    const zoned = await createProfile(world.deps, actor, {
+      phone_number: "+14155559999",
+      time_zone: "America/Chicago",
+    });
+    const zonedPage = await world.get(browser, `/profiles/${zoned._unsafeUnwrap().public_id}`);
+    expect(zonedPage.body).toMatch(/Time zone<\/dt>\s*<dd[^>]*>America\/Chicago/);
     const bad = await world.get(browser, "/profiles?q=12345");
     expect(bad.status).toBe(400);
     expect(bad.body).toContain('id="q-error"');

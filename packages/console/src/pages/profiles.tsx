@@ -140,6 +140,9 @@ function ProfilePage(props: {
             phoneNumber={profile.phone_number}
           />
         </Fact>
+        <Fact term="Time zone" wrap>
+          {profile.time_zone ?? "Not set: the zones of the number's prefix decide sending windows"}
+        </Fact>
         <Fact term="Source">{profile.source}</Fact>
         <Fact term="Created">
           <Time at={profile.created_at} />

@@ -201,4 +201,73 @@ describe("SMS fallback after the fact", () => {
     expect(await runDueFallbacks(w.deps)).toBe(1);
     expect(sms.dispatched).toHaveLength(0);
   });
+
+  describe("of a campaign with a sending window", () => {
+    // The world's clock starts on Friday 2026-05-01 at 12:00 UTC, inside the window.
+    async function windowed(ttlSeconds: number) {
+      const viber = scripted("infobip", (m) => ({
+        status: "accepted",
+        providerMessageId: m.messageId,
+      }));
+      const sms = scripted("twilio", () => ({ status: "accepted", providerMessageId: "SM-1" }));
+      const w = await sendWorld({
+        provider: channelRouter({ viber: viber.provider, sms: sms.provider }),
+        calendar: { zonesOf: () => ["UTC"], isPublicHoliday: () => false },
+      });
+      const { campaign_id } = await w.campaign({
+        category: "promotional",
+        sms_fallback: true,
+        ttl_seconds: ttlSeconds,
+        sending_window: {
+          days: ["mon", "tue", "wed", "thu", "fri", "sat"],
+          start: "09:00",
+          end: "13:00",
+        },
+      });
+      await w.profile({
+        phone_number: PHONE,
+        viber_marketing_consent: true,
+        sms_marketing_consent: true,
+      });
+      const sent = (await w.send(sendBody(campaign_id, PHONE)))._unsafeUnwrap();
+      expect(sent.status).toBe("sent");
+      // Viber's failure comes after the window closed.
+      w.clock.set(Date.parse("2026-05-01T13:30:00Z"));
+      await recordUpstreamReport(w.deps, {
+        messageId: sent.message_id,
+        channel: "viber",
+        provider: "infobip",
+        providerMessageId: sent.message_id,
+        status: "failed",
+        providerCode: "EC_UNKNOWN_USER",
+      });
+      return { w, sms, messageId: sent.message_id };
+    }
+
+    it("waits for the window's next opening when that comes before the message expires", async () => {
+      const { w, sms, messageId } = await windowed(86_400);
+      expect(await runDueFallbacks(w.deps)).toBe(1);
+      expect(sms.dispatched).toHaveLength(0);
+      expect((await w.storage.raw.message(messageId))?.fallbackDueAt).toBe(
+        "2026-05-02T09:00:00.000Z",
+      );
+      w.clock.set(Date.parse("2026-05-02T08:59:59Z"));
+      expect(await runDueFallbacks(w.deps)).toBe(0);
+      w.clock.set(Date.parse("2026-05-02T09:00:00.500Z"));
+      expect(await runDueFallbacks(w.deps)).toBe(1);
+      expect(sms.dispatched.map((m) => m.messageId)).toEqual([messageId]);
+    });
+
+    it("sends nothing when the window opens only after the message expires; the message expires", async () => {
+      const { w, sms, messageId } = await windowed(7_200);
+      expect(await runDueFallbacks(w.deps)).toBe(1);
+      expect(await w.storage.raw.message(messageId)).toMatchObject({
+        status: "sent",
+        fallbackDueAt: null,
+      });
+      w.clock.set(Date.parse("2026-05-02T09:00:00.500Z"));
+      expect(await runDueFallbacks(w.deps)).toBe(0);
+      expect(sms.dispatched).toHaveLength(0);
+    });
+  });
 });

@@ -1,6 +1,8 @@
 import type { Deps } from "../deps.js";
+import type { CampaignRecord, MessageRecord } from "../ports.js";
 import { isoAt } from "../support/clock.js";
 import { sendFallbackSms } from "./hand-off.js";
+import { scheduleOfSend } from "./send-schedule.js";
 
 /** How long a worker holds a fallback job it took before another may take it (60 s). */
 export const DEFAULT_FALLBACK_LEASE_MS = 60_000;
@@ -14,7 +16,7 @@ export const DEFAULT_FALLBACK_LEASE_MS = 60_000;
  * Answers how many jobs this call ran.
  */
 export async function runDueFallbacks(
-  deps: Pick<Deps, "storage" | "ids" | "clock" | "provider" | "secretBox">,
+  deps: Pick<Deps, "storage" | "ids" | "clock" | "provider" | "secretBox" | "calendar">,
   options: { limit?: number | undefined; leaseMs?: number | undefined } = {},
 ): Promise<number> {
   const now = deps.clock.now();
@@ -28,10 +30,44 @@ export async function runDueFallbacks(
     // A message that expired or failed meanwhile is not sent again.
     if (message.status === "sent") {
       const campaign = await deps.storage.campaigns.get(message.organizationId, message.campaignId);
+      const wait = await windowWait(deps, message, campaign, now);
+      if (wait !== null) {
+        // Outside the campaign's window: the job moves to its next opening, before the
+        // message expires; with none before then, the job ends and the message expires.
+        await deps.storage.messages.moveFallback(id, lease, wait === "never" ? null : isoAt(wait));
+        ran += 1;
+        continue;
+      }
       await sendFallbackSms(deps, { ...message, fallbackDueAt: lease }, campaign);
     }
     await deps.storage.messages.moveFallback(id, lease, null);
     ran += 1;
   }
   return ran;
+}
+
+/**
+ * Whether a fallback SMS due `now` must wait for its campaign's sending window: `null` when it
+ * may go now (no window, or inside it), the window's next opening when that comes before the
+ * message expires, else `"never"` (the message is left to expire, as is one whose recipient's
+ * zone is no longer known).
+ */
+async function windowWait(
+  deps: Pick<Deps, "storage" | "calendar">,
+  message: MessageRecord,
+  campaign: CampaignRecord | null,
+  now: number,
+): Promise<number | "never" | null> {
+  if (campaign?.sendingWindow == null) return null;
+  const profile = await deps.storage.profiles.get(message.organizationId, message.profileId);
+  const decision = scheduleOfSend(
+    deps,
+    campaign,
+    { phoneNumber: message.phoneNumber, timeZone: profile?.timeZone ?? null },
+    now,
+    null,
+  );
+  if (decision.isErr()) return "never";
+  if (decision.value.release === "now") return null;
+  return decision.value.at < Date.parse(message.expiresAt) ? decision.value.at : "never";
 }

@@ -14,3 +14,11 @@ export function oldMessagesDeleted<T>(
   const last = looked.at(-1);
   return { deleted, next: looked.length === limit && last !== undefined ? cursorOf(last) : null };
 }
+
+/**
+ * Whether retention must keep a message whatever its age: one still waiting for its release
+ * (`scheduled`, or `releasing` until the release or the stale-release check ends it), or one
+ * `sent` whose lifecycle is open until `expiresAt`. ISO times compare as text.
+ */
+export const stillOpen = (status: string, expiresAt: string, now: string): boolean =>
+  status === "scheduled" || status === "releasing" || (status === "sent" && expiresAt > now);

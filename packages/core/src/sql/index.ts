@@ -4,7 +4,7 @@
 // turns. Internal to the adapters; no driver is imported here. Names are listed one by one,
 // types on their own line, as in every index.
 
-export { oldMessagesDeleted } from "../retention/old-messages-batch.js";
+export { oldMessagesDeleted, stillOpen } from "../retention/old-messages-batch.js";
 export type { AsyncMutex } from "../support/async-mutex.js";
 export { createAsyncMutex } from "../support/async-mutex.js";
 export type { Answer, SqlAccess, SqlDriver, Styled, TableRows } from "./access.js";

@@ -82,7 +82,16 @@ export async function startBackgroundWork(
   for (const warning of runtime.storageWarnings) logger.warn(warning);
   const sweep = startExpirySweep(runtime.deps, logger);
   const fallbacks = startFallbackSweep(runtime.deps, logger);
-  const releases = startReleaseSweep(runtime.deps, logger);
+  const releases = startReleaseSweep(runtime.deps, logger, {
+    onRound: (round) => {
+      const { metrics } = runtime;
+      if (!metrics) return;
+      metrics.releases.inc({ outcome: "released" }, round.released);
+      metrics.releases.inc({ outcome: "refused" }, round.refused);
+      metrics.releases.inc({ outcome: "abandoned" }, round.abandoned);
+      for (const lag of round.lagsMs) metrics.releaseLag.observe(lag / 1000);
+    },
+  });
   const maintenance = startMaintenance(runtime.maintain, logger);
   const retention = startRetentionSweep(runtime.deps, logger);
   let unlisten: (() => Promise<void>) | null = null;

@@ -16,7 +16,7 @@ export interface FallbackSweep {
  * another process once its lease ends. Failures are logged and the next tick tries again.
  */
 export function startFallbackSweep(
-  deps: Pick<Deps, "storage" | "ids" | "clock" | "provider" | "secretBox">,
+  deps: Pick<Deps, "storage" | "ids" | "clock" | "provider" | "secretBox" | "calendar">,
   logger: Logger,
   intervalMs = 500,
 ): FallbackSweep {
@@ -27,7 +27,7 @@ export function startFallbackSweep(
       let ran = BATCH;
       while (!stopped && ran === BATCH) {
         ran = await runDueFallbacks(deps, { limit: BATCH });
-        if (ran > 0) logger.info("sms fallbacks sent", { count: ran });
+        if (ran > 0) logger.info("sms fallbacks run", { count: ran });
       }
     } catch (error) {
       logger.error("sms fallback sweep failed", { error });

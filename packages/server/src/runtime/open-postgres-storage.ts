@@ -8,6 +8,7 @@ import {
   migrate,
   postgresStorage,
   preparedStatements,
+  scheduledMessageCount,
   webhookBacklog,
 } from "@tidings/adapter-postgres";
 import {
@@ -214,6 +215,7 @@ export async function openPostgresStorage(
           ...listenerLog(logger, "deliveries due"),
         }),
       webhookBacklog: (now) => webhookBacklog(pool, now, { schema }),
+      scheduledMessages: () => scheduledMessageCount(pool, { schema }),
       maintain: async () => {
         const tables = await analyzeNewTables(unbounded, { schema, except: analyzed });
         for (const table of tables) analyzed.add(table);

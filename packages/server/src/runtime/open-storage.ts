@@ -3,6 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import {
   keepDatabasePrivate,
   migrate as migrateSqlite,
+  scheduledMessageCount,
   sqliteFault,
   sqliteStorage,
   webhookBacklog,
@@ -123,6 +124,7 @@ async function openOnce(
       storage,
       migrations,
       webhookBacklog: async (now) => webhookBacklog(db, now),
+      scheduledMessages: async () => scheduledMessageCount(db),
       // Read back, not echoed from the configuration: what the writes will actually get.
       settings: {
         sqlite_synchronous: db.pragma("synchronous", { simple: true }) === 2 ? "full" : "normal",

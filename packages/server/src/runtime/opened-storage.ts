@@ -20,6 +20,8 @@ export interface OpenedStorage {
   warnings?: string[] | undefined;
   /** Pending webhook deliveries due at `now` and the earliest due time, read on a metrics scrape. */
   webhookBacklog?: ((now: string) => Promise<WebhookBacklog>) | undefined;
+  /** How many messages are held `scheduled`, read on a metrics scrape. */
+  scheduledMessages?: (() => Promise<number>) | undefined;
   /** Closes the storage and the connections it opened. */
   close(): Promise<void>;
 }

@@ -1,4 +1,4 @@
-import { type Deps, releaseDueMessages } from "@tidings/core";
+import { type Deps, type ReleaseRound, releaseDueMessages } from "@tidings/core";
 import type { Logger } from "../logger.js";
 
 const BATCH = 100;
@@ -19,7 +19,7 @@ export interface ReleaseSweep {
 export function startReleaseSweep(
   deps: Pick<Deps, "storage" | "ids" | "clock" | "provider" | "telemetry" | "secretBox">,
   logger: Logger,
-  options: { intervalMs?: number; onRound?: (lagsMs: readonly number[]) => void } = {},
+  options: { intervalMs?: number; onRound?: (round: ReleaseRound) => void } = {},
 ): ReleaseSweep {
   let stopped = false;
   let running: Promise<void> = Promise.resolve();
@@ -29,7 +29,7 @@ export function startReleaseSweep(
       while (!stopped && taken === BATCH) {
         const round = await releaseDueMessages(deps, { limit: BATCH });
         taken = round.released + round.refused;
-        options.onRound?.(round.lagsMs);
+        options.onRound?.(round);
         if (round.released + round.refused + round.abandoned > 0) {
           logger.info("scheduled messages released", {
             released: round.released,

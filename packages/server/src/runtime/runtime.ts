@@ -113,7 +113,12 @@ export async function openRuntime(
   const urlPolicy = createUrlPolicy({ dev: config.dev, devModeHint: "TIDINGS_DEV=1" });
   const transport = undiciWebhookTransport({ urlPolicy });
   const metrics =
-    options.metrics === true ? createMetrics({ webhookBacklog: opened.webhookBacklog }) : null;
+    options.metrics === true
+      ? createMetrics({
+          webhookBacklog: opened.webhookBacklog,
+          scheduledMessages: opened.scheduledMessages,
+        })
+      : null;
   let listeningUrl = `http://127.0.0.1:${config.port}`;
   const providers = composeProviders(
     config,

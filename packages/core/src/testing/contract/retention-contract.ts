@@ -142,6 +142,30 @@ export function retentionContract(harness: () => StorageHarness): void {
       expect(await raw.message(lapsed.message.id)).toBeNull();
     });
 
+    it("never deletes a scheduled or releasing message, however old", async () => {
+      const { storage, raw } = harness();
+      const org = await seedOrganization(storage);
+      const held = await Promise.all(
+        (["scheduled", "releasing"] as const).map((status, i) =>
+          seedMessage(storage, org, {
+            createdAt: at(1 + i),
+            updatedAt: at(1 + i),
+            expiresAt: at(3),
+            status,
+            scheduledFor: at(900),
+          }),
+        ),
+      );
+      const result = await storage.retention.deleteOldMessages({
+        createdBefore: at(100),
+        now: at(400),
+        after: null,
+        limit: 50,
+      });
+      expect(result.deleted).toBe(0);
+      for (const { message } of held) expect(await raw.message(message.id)).toEqual(message);
+    });
+
     it("deletes the old messages of every organization", async () => {
       const { storage, raw } = harness();
       const a = await oldMessage(storage, await seedOrganization(storage), 10);

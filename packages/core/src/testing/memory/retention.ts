@@ -25,7 +25,10 @@ export function memoryRetention(scope: MemoryScope): RetentionRepository {
         for (const d of s.deliveries.values()) {
           if (d.status === "pending" && d.messageId !== null) pending.add(d.messageId);
         }
-        const open = (m: MessageRecord) => m.status === "sent" && ms(m.expiresAt) > ms(query.now);
+        const open = (m: MessageRecord) =>
+          m.status === "scheduled" ||
+          m.status === "releasing" ||
+          (m.status === "sent" && ms(m.expiresAt) > ms(query.now));
         const doomed = new Set(
           looked.filter((m) => !pending.has(m.id) && !open(m)).map((m) => m.id),
         );

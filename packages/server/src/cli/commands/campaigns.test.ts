@@ -209,4 +209,63 @@ describe("campaigns", () => {
     }>();
     expect(listed.data.map((c) => c.campaign_id)).toEqual([second, first]);
   });
+
+  it("--sending-window takes recommended, none or JSON on create and update; get shows it", async () => {
+    const promo = (...extra: string[]) =>
+      create({ category: "promotional", template: "Sale {{code}}" }, "--json", ...extra);
+    const recommended = await promo("--sending-window", "recommended");
+    expect(recommended.code).toBe(0);
+    const id = recommended.json<{ campaign_id: string }>().campaign_id;
+    expect(recommended.json()).toMatchObject({
+      sending_window: {
+        days: ["mon", "tue", "wed", "thu", "fri", "sat"],
+        start: "09:00",
+        end: "20:00",
+        skip_public_holidays: true,
+      },
+    });
+    // The API's default stays: no window unless asked for.
+    expect((await promo()).json()).toMatchObject({ sending_window: null });
+    const own = await update(
+      id,
+      "--sending-window",
+      '{"days":["sun","sat"],"start":"10:00","end":"24:00"}',
+      "--json",
+    );
+    expect(own.json()).toMatchObject({
+      sending_window: { days: ["sun", "sat"], start: "10:00", end: "24:00" },
+    });
+    const shown = await cli("campaigns", "get", id, "--org", world.org);
+    expect(shown.stdout).toContain("sending window: sun,sat 10:00-24:00 recipient's local time");
+    expect((await update(id, "--sending-window", "none", "--json")).json()).toMatchObject({
+      sending_window: null,
+    });
+    expect((await cli("campaigns", "get", id, "--org", world.org)).stdout).toContain(
+      "sending window: none (any time)",
+    );
+
+    // Bad windows: the field named under the flag; text that is no JSON is a usage error.
+    const backwards = await update(
+      id,
+      "--sending-window",
+      '{"days":["mon"],"start":"20:00","end":"09:00"}',
+    );
+    expect(backwards.code).toBe(1);
+    expect(backwards.stderr).toMatch(/^ {2}--sending-window\.end: /m);
+    const unknownDay = await promo(
+      "--sending-window",
+      '{"days":["funday"],"start":"09:00","end":"10:00"}',
+    );
+    expect(unknownDay.code).toBe(1);
+    expect(JSON.parse(unknownDay.stderr)).toMatchObject({
+      error: {
+        issues: [
+          expect.objectContaining({ path: "sending_window.days[0]", flag: "--sending-window" }),
+        ],
+      },
+    });
+    const notJson = await promo("--sending-window", "weekdays");
+    expect(notJson.code).toBe(2);
+    expect(notJson.stderr).toContain("--sending-window");
+  });
 });

@@ -5,6 +5,8 @@ import {
   deactivateCampaign,
   getCampaign,
   listCampaigns,
+  RECOMMENDED_SENDING_WINDOW,
+  toSendingWindowView,
   updateCampaign,
 } from "@tidings/core";
 import { err, ok } from "neverthrow";
@@ -26,6 +28,36 @@ const campaignRow = (c: CampaignView): string[] => [
 const ttlValue = (text: string | undefined): number | string | undefined =>
   text === undefined ? undefined : /^\s*-?[0-9]+\s*$/.test(text) ? Number(text) : text;
 
+const SENDING_WINDOW_OPTION = {
+  type: "string",
+  value: "recommended|none|JSON",
+  help: 'When its messages may reach a recipient, in the recipient\'s local time: "recommended" (mon-sat 09:00-20:00, public holidays skipped), "none" (any time), or a window as JSON, e.g. \'{"days":["mon","tue"],"start":"10:00","end":"18:00","skip_public_holidays":true}\'.',
+} as const;
+
+/** A campaign's sending window in one line: `mon-sat 09:00-20:00, holidays skipped`. */
+const shownWindow = (window: CampaignView["sending_window"]): string =>
+  window === null
+    ? "none (any time)"
+    : `${window.days.join(",")} ${window.start}-${window.end} recipient's local time${window.skip_public_holidays ? ", public holidays skipped" : ""}`;
+
+/**
+ * `--sending-window` as the API's `sending_window`: `recommended` is the window the console
+ * offers promotional campaigns, `none` is null, anything else is read as JSON and left to the
+ * API's validation, which names its fields under the flag (`--sending-window.start`).
+ */
+function sendingWindowValue(text: unknown): unknown {
+  if (text === undefined) return undefined;
+  if (text === "recommended") return toSendingWindowView(RECOMMENDED_SENDING_WINDOW);
+  if (text === "none") return null;
+  try {
+    return JSON.parse(String(text)) as unknown;
+  } catch {
+    throw new UsageError(
+      `--sending-window must be "recommended", "none" or a window as JSON; ${JSON.stringify(text)} is none of them.`,
+    );
+  }
+}
+
 /**
  * `campaigns create …`: the CMS side of an API campaign. It is inactive unless `--active`;
  * the answer carries its `campaign_id`, the public id that sends name.
@@ -34,7 +66,7 @@ export const campaignsCreate: Command = {
   name: ["campaigns", "create"],
   summary: "Create an API campaign (inactive unless --active).",
   usage:
-    "--org ORG --name NAME --channel viber|sms [--sms-fallback] [--sms-sender S] --category otp|transactional|promotional --sender S --template T [--ttl SECONDS] [--track-links] [--active]",
+    "--org ORG --name NAME --channel viber|sms [--sms-fallback] [--sms-sender S] --category otp|transactional|promotional --sender S --template T [--ttl SECONDS] [--track-links] [--sending-window recommended|none|JSON] [--active]",
   options: {
     org: ORG_OPTION,
     name: { type: "string", help: "The campaign's name, for people; not shown to recipients." },
@@ -69,6 +101,7 @@ export const campaignsCreate: Command = {
       type: "boolean",
       help: "Replace the template's http(s) links with tracked short links ({link base}/l/{code}), so clicks are reported.",
     },
+    "sending-window": SENDING_WINDOW_OPTION,
     active: {
       type: "boolean",
       help: "Create it active, ready to send (otherwise activate it later).",
@@ -76,6 +109,9 @@ export const campaignsCreate: Command = {
   },
   required: ["org", "name", "channel", "category", "sender", "template"],
   fieldFlags: { ttl_seconds: "ttl", status: "active", track_links: "track-links" },
+  validate(flags) {
+    sendingWindowValue(flags["sending-window"]);
+  },
   async run(context) {
     const org = await findOrganization(context);
     if (org.isErr()) return err(org.error);
@@ -93,6 +129,8 @@ export const campaignsCreate: Command = {
     if (flags["track-links"] === true) input.track_links = true;
     const ttl = ttlValue(flags.ttl as string | undefined);
     if (ttl !== undefined) input.ttl_seconds = ttl;
+    const window = sendingWindowValue(flags["sending-window"]);
+    if (window !== undefined) input.sending_window = window;
     const actor = { organizationId: org.value, apiKeyId: null };
     const created = await createCampaign(context.runtime.deps, actor, input);
     if (created.isErr()) return err(created.error);
@@ -193,6 +231,7 @@ export const campaignsGet = organizationCommand({
         campaignRow(c).join("  "),
         `  sender: ${JSON.stringify(c.sender)}  ttl: ${c.ttl_seconds} s`,
         `  template: ${JSON.stringify(c.template)}`,
+        `  sending window: ${shownWindow(c.sending_window)}`,
         `  created ${c.created_at}, updated ${c.updated_at}`,
       ].join("\n"),
     });
@@ -209,7 +248,7 @@ export const campaignsUpdate: Command = {
   summary:
     "Change a campaign; channel and category only while it is inactive. The next send uses it.",
   usage:
-    "CAMPAIGN_ID --org ORG [--name NAME] [--channel viber|sms] [--category otp|transactional|promotional] [--sender S] [--template T] [--ttl SECONDS] [--sms-fallback|--no-sms-fallback] [--sms-sender S|--no-sms-sender] [--track-links|--no-track-links]",
+    "CAMPAIGN_ID --org ORG [--name NAME] [--channel viber|sms] [--category otp|transactional|promotional] [--sender S] [--template T] [--ttl SECONDS] [--sms-fallback|--no-sms-fallback] [--sms-sender S|--no-sms-sender] [--track-links|--no-track-links] [--sending-window recommended|none|JSON]",
   options: {
     org: ORG_OPTION,
     name: { type: "string", help: "A new name." },
@@ -238,6 +277,7 @@ export const campaignsUpdate: Command = {
       help: "Turn link tracking on: the next sends carry short links.",
     },
     "no-track-links": { type: "boolean", help: "Turn link tracking off." },
+    "sending-window": SENDING_WINDOW_OPTION,
   },
   required: ["org"],
   fieldFlags: { ttl_seconds: "ttl", track_links: "track-links" },
@@ -252,7 +292,16 @@ export const campaignsUpdate: Command = {
     if (flags["track-links"] === true && flags["no-track-links"] === true) {
       throw new UsageError("--track-links and --no-track-links contradict each other.");
     }
-    const changes = ["name", "channel", "category", "sender", "template", "ttl", "sms-sender"];
+    const changes = [
+      "name",
+      "channel",
+      "category",
+      "sender",
+      "template",
+      "ttl",
+      "sms-sender",
+      "sending-window",
+    ];
     if (
       !changes.some((name) => flags[name] !== undefined) &&
       flags["sms-fallback"] === undefined &&
@@ -263,6 +312,7 @@ export const campaignsUpdate: Command = {
     ) {
       throw new UsageError("Nothing to change: give at least one of the options.");
     }
+    sendingWindowValue(flags["sending-window"]);
   },
   async run(context) {
     const org = await findOrganization(context);
@@ -280,6 +330,8 @@ export const campaignsUpdate: Command = {
     if (flags["no-sms-sender"] === true) input.sms_sender = null;
     if (flags["track-links"] === true) input.track_links = true;
     if (flags["no-track-links"] === true) input.track_links = false;
+    const window = sendingWindowValue(flags["sending-window"]);
+    if (window !== undefined) input.sending_window = window;
     const actor = { organizationId: org.value, apiKeyId: null };
     const updated = await updateCampaign(
       context.runtime.deps,

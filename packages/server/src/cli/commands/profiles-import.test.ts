@@ -46,6 +46,31 @@ describe("profiles import", () => {
     ]);
   });
 
+  it("takes a time_zone column and rejects a zone the runtime does not know", async () => {
+    const csv = file(
+      "zones.csv",
+      [
+        "phone_number,first_name,time_zone",
+        "+14155550101,Ada,America/Los_Angeles",
+        "+14155550102,Bob,Mars/Olympus",
+        "+14155550103,Cy,",
+      ].join("\n"),
+    );
+    const report = await importFile(csv);
+    expect(report.rejected.map((r) => r.line)).toEqual([3]);
+    expect(report.rejected[0]?.issues).toEqual([expect.objectContaining({ path: "time_zone" })]);
+    const storage = sqliteStorage(join(world.workspace.dir, "tidings.db"));
+    try {
+      const stored = await storage.profiles.list({ organizationId: world.org, limit: 10 });
+      expect(Object.fromEntries(stored.map((p) => [p.phoneNumber, p.timeZone]))).toEqual({
+        "+14155550101": "America/Los_Angeles",
+        "+14155550103": null,
+      });
+    } finally {
+      await storage.close();
+    }
+  });
+
   it("reports a bad row that spans several lines by the line it starts on", async () => {
     const csv = file(
       "multi-line.csv",
