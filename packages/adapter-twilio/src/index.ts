@@ -8,6 +8,8 @@ export {
   TWILIO_INBOUND_ROUTE,
   twilioInboundReport,
 } from "./inbound-handler.js";
+export type { TwilioSettings } from "./plugin.js";
+export { twilioPlugin } from "./plugin.js";
 export type { TwilioParams } from "./signature.js";
 export {
   formParams,

@@ -1,6 +1,3 @@
-import { infobipCallbacks, infobipProvider } from "@tidings/adapter-infobip";
-import { twilioCallbacks, twilioProvider } from "@tidings/adapter-twilio";
-import { vonageCallbacks, vonageProvider } from "@tidings/adapter-vonage";
 import {
   type Channel,
   type ChannelProvider,
@@ -15,6 +12,7 @@ import type { ServerConfig } from "../config.js";
 import type { Logger } from "../logger.js";
 import { isLoopback } from "../observability/loopback.js";
 import { type ProviderName, providersInUse } from "../provider-config.js";
+import { pluginOf } from "../provider-registry.js";
 import type { Mount } from "./mount.js";
 
 /** Where `serve` mounts each real provider's callbacks: `/providers/{name}`. */
@@ -69,54 +67,22 @@ export function composeProviders(
     if (name === "sandbox") {
       sandbox = sandboxProvider({ delayMs: config.sandboxDelayMs });
       built.set(name, sandbox);
-    } else if (name === "twilio" && settings.twilio !== null) {
-      const twilio = settings.twilio;
-      built.set(
-        name,
-        twilioProvider({
-          accountSid: twilio.accountSid,
-          authToken: twilio.authToken,
-          apiKeySid: twilio.apiKeySid ?? undefined,
-          apiKeySecret: twilio.apiKeySecret ?? undefined,
-          messagingServiceSid: twilio.messagingServiceSid ?? undefined,
-          apiUrl: twilio.apiUrl,
-          callbackBaseUrl: callbackBase("twilio"),
-          timeoutMs: settings.timeoutMs,
-          clock: systemClock,
-          logger,
-          onRequest,
-        }),
-      );
-    } else if (name === "infobip" && settings.infobip !== null) {
-      built.set(
-        name,
-        infobipProvider({
-          baseUrl: settings.infobip.baseUrl,
-          apiKey: settings.infobip.apiKey,
-          idempotent: settings.infobip.idempotent,
-          callbackBaseUrl: callbackBase("infobip"),
-          secretKey,
-          timeoutMs: settings.timeoutMs,
-          clock: systemClock,
-          logger,
-          onRequest,
-        }),
-      );
-    } else if (name === "vonage" && settings.vonage !== null) {
-      built.set(
-        name,
-        vonageProvider({
-          applicationId: settings.vonage.applicationId,
-          privateKey: settings.vonage.privateKey,
-          apiUrl: settings.vonage.apiUrl,
-          callbackBaseUrl: callbackBase("vonage"),
-          timeoutMs: settings.timeoutMs,
-          clock: systemClock,
-          logger,
-          onRequest,
-        }),
-      );
+      continue;
     }
+    const plugin = pluginOf(name);
+    const own = settings[name];
+    if (plugin === undefined || own === null) continue;
+    built.set(
+      name,
+      plugin.create(own, {
+        timeoutMs: settings.timeoutMs,
+        clock: systemClock,
+        logger,
+        onRequest,
+        callbackBaseUrl: callbackBase(name),
+        secretKey,
+      }),
+    );
   }
   const of = (channel: Channel): ChannelProvider => {
     const provider = built.get(settings[channel]);
@@ -131,42 +97,19 @@ export function composeProviders(
     sandbox: built.has("sandbox"),
     sandboxProvider: sandbox,
     callbacks(deps) {
-      const inbound = deps.inboundSink;
       const mounts: Mount[] = [];
-      if (settings.twilio !== null && built.has("twilio")) {
+      for (const name of built.keys()) {
+        const plugin = pluginOf(name);
+        const own = name === "sandbox" ? null : settings[name];
+        if (plugin === undefined || own === null) continue;
         mounts.push({
-          prefix: `${PROVIDERS_PATH}/twilio`,
-          app: twilioCallbacks({
+          prefix: `${PROVIDERS_PATH}/${name}`,
+          app: plugin.callbacks(own, {
             deps,
-            authToken: settings.twilio.authToken,
-            webhookKeys: settings.twilio.webhookKeys,
-            publicBaseUrl: callbackBase("twilio"),
             logger,
-            inbound,
-          }),
-        });
-      }
-      if (settings.infobip !== null && built.has("infobip")) {
-        mounts.push({
-          prefix: `${PROVIDERS_PATH}/infobip`,
-          app: infobipCallbacks({
-            deps,
+            inbound: deps.inboundSink,
+            callbackBaseUrl: callbackBase(name),
             secretKey,
-            logger,
-            inbound,
-            inboundTokens: settings.infobip.inboundTokens,
-          }),
-        });
-      }
-      if (settings.vonage !== null && built.has("vonage")) {
-        mounts.push({
-          prefix: `${PROVIDERS_PATH}/vonage`,
-          app: vonageCallbacks({
-            deps,
-            signatureSecret: settings.vonage.signatureSecret,
-            apiKey: settings.vonage.apiKey ?? undefined,
-            logger,
-            inbound,
           }),
         });
       }
