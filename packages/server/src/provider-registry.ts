@@ -1,4 +1,5 @@
 import { infobipPlugin } from "@tidings/adapter-infobip";
+import { telnyxPlugin } from "@tidings/adapter-telnyx";
 import { twilioPlugin } from "@tidings/adapter-twilio";
 import { vonagePlugin } from "@tidings/adapter-vonage";
 import type { Channel, ProviderLimits, ProviderPlugin } from "@tidings/core";
@@ -11,6 +12,7 @@ export const PROVIDER_PLUGINS = {
   twilio: twilioPlugin,
   infobip: infobipPlugin,
   vonage: vonagePlugin,
+  telnyx: telnyxPlugin,
 } as const;
 
 export type RealProviderName = keyof typeof PROVIDER_PLUGINS;
