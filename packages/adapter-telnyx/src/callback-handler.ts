@@ -3,11 +3,11 @@ import {
   bodyText,
   type CallbackApp,
   type CallbackLogger,
-  type Clock,
   callbackApp,
   type Deps,
   emptyAnswer,
   headerOf,
+  type InboundReport,
   type InboundSink,
   isUuidV7,
   type ProviderReport,
@@ -20,16 +20,11 @@ export interface TelnyxCallbackOptions {
   /** The account's Ed25519 public key (see `telnyxPublicKey`). */
   publicKey: KeyObject;
   logger: CallbackLogger;
-  /** The clock the timestamp is checked against (default: `deps.clock`). */
-  clock?: Clock | undefined;
-  /** Where inbound messages (`message.received`) go; without it they are logged and dropped. */
+  /** Where inbound messages (`message.received`) go; without it they are dropped. */
   inbound?: InboundSink | undefined;
 }
 
-/**
- * What a recipient's status means for the lifecycle (`null`: nothing yet). `delivery_unconfirmed`
- * (the carrier sent no receipt) changes nothing: the message stays `sent`.
- */
+/** What a recipient's status means (`null`: nothing; `delivery_unconfirmed` stays `sent`). */
 export const TELNYX_STATUSES: Readonly<Record<string, ProviderReport | null>> = {
   queued: null,
   sending: null,
@@ -45,31 +40,41 @@ type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json =>
   typeof v === "object" && v !== null && !Array.isArray(v);
 const textOf = (v: unknown): string | null => (typeof v === "string" && v !== "" ? v : null);
+const firstOf = (v: unknown): Json => (Array.isArray(v) && isObject(v[0]) ? v[0] : {});
 
-/** The event of a webhook body: `data.event_type` and `data.payload`; `null` if not one. */
-function eventOf(text: string): { type: string; payload: Json } | null {
+/** A webhook's `data.event_type` and `data.payload`; `null` when the body is no event. */
+function eventOf(text: string): { type: string | null; payload: Json } | null {
   try {
-    const body: unknown = JSON.parse(text);
-    const data = isObject(body) ? body.data : null;
+    const data: unknown = (JSON.parse(text) as { data?: unknown } | null)?.data;
     if (!isObject(data) || !isObject(data.payload)) return null;
-    const type = textOf(data.event_type);
-    return type === null ? null : { type, payload: data.payload };
+    return { type: textOf(data.event_type), payload: data.payload };
   } catch {
     return null;
   }
 }
 
+/** A `message.received` payload as an inbound SMS, or `null` when it has no text. */
+function inboundOf(payload: Json): InboundReport | null {
+  const id = textOf(payload.id);
+  const from = isObject(payload.from) ? textOf(payload.from.phone_number) : null;
+  const to = textOf(firstOf(payload.to).phone_number);
+  if (id === null || from === null || to === null || typeof payload.text !== "string") return null;
+  const received = Date.parse(textOf(payload.received_at) ?? "");
+  // What `autoresponse_type` may say is not documented: keywords are matched instead.
+  const receivedAt = Number.isNaN(received) ? null : new Date(received);
+  const common = { provider: "telnyx", providerMessageId: id, channel: "sms" as const };
+  return { ...common, from, to, text: payload.text, receivedAt, providerKeywordClass: null };
+}
+
 /**
  * Telnyx's webhooks, mounted at `/providers/telnyx`: `POST /status?m={message_id}` (each
- * message's `webhook_url`) and `POST /inbound` (the messaging profile's webhook URL), JSON,
- * signed with Ed25519. An unsigned, forged or stale one is 403 and changes nothing. On either
- * route, `message.sent` and `message.finalized` are delivery reports (applied only where `m`
- * names the message) and `message.received` an inbound message for `inbound`. A verified
- * webhook answers 200 with an empty body once stored, also when it changes nothing.
+ * message's `webhook_url`) and `POST /inbound` (the messaging profile's), JSON signed with
+ * Ed25519. Unsigned, forged or stale: 403, nothing changes. `message.sent` and
+ * `message.finalized` are reports on the message `m` names; `message.received` goes to
+ * `inbound`. A verified webhook answers 200 with an empty body once stored.
  */
 export function telnyxCallbacks(options: TelnyxCallbackOptions): CallbackApp {
-  const { logger } = options;
-  const clock = options.clock ?? options.deps.clock;
+  const { logger, deps } = options;
   return callbackApp("telnyx", logger, async (request) => {
     const path = request.url.split("?", 1)[0] ?? "";
     if (path !== "/status" && path !== "/inbound") return emptyAnswer(404, "/providers/telnyx");
@@ -81,7 +86,7 @@ export function telnyxCallbacks(options: TelnyxCallbackOptions): CallbackApp {
         timestamp: headerOf(request, "telnyx-timestamp"),
       },
       request.body ?? "",
-      { publicKey: options.publicKey, nowMs: clock.now() },
+      { publicKey: options.publicKey, nowMs: deps.clock.now() },
     );
     if (!verdict.ok) {
       logger.warn("telnyx webhook refused", { route, reason: verdict.reason });
@@ -91,49 +96,26 @@ export function telnyxCallbacks(options: TelnyxCallbackOptions): CallbackApp {
     if (event === null) return emptyAnswer(400, route);
     const { payload } = event;
     if (event.type === "message.received") {
-      const to = Array.isArray(payload.to) && isObject(payload.to[0]) ? payload.to[0] : {};
-      const from = isObject(payload.from) ? textOf(payload.from.phone_number) : null;
-      const id = textOf(payload.id);
-      const number = textOf(to.phone_number);
-      if (id === null || from === null || number === null || typeof payload.text !== "string") {
-        logger.info("telnyx inbound message skipped: no text", { route });
-        return emptyAnswer(200, route);
-      }
-      if (options.inbound === undefined) return emptyAnswer(200, route);
-      const received = Date.parse(textOf(payload.received_at) ?? "");
-      const outcome = await options.inbound.receive({
-        provider: "telnyx",
-        providerMessageId: id,
-        channel: "sms",
-        from,
-        to: number,
-        text: payload.text,
-        receivedAt: Number.isNaN(received) ? null : new Date(received),
-        // What `autoresponse_type` may say is not documented: keywords are matched instead.
-        providerKeywordClass: null,
-      });
-      if (outcome === "no_owner" || outcome === "bad_sender") {
-        logger.info("telnyx inbound message not stored", { provider: "telnyx", outcome });
+      const report = inboundOf(payload);
+      const outcome = report && (await options.inbound?.receive(report));
+      if (outcome === "no_owner" || outcome === "bad_sender" || report === null) {
+        logger.info("telnyx inbound message not stored", { route, outcome: outcome ?? "no_text" });
       }
       return emptyAnswer(200, route);
     }
-    if (event.type !== "message.sent" && event.type !== "message.finalized") {
-      return emptyAnswer(200, route);
-    }
-    const recipient = Array.isArray(payload.to) && isObject(payload.to[0]) ? payload.to[0] : {};
-    const status = textOf(recipient.status) ?? "";
+    const status = textOf(firstOf(payload.to).status) ?? "";
     const report = Object.hasOwn(TELNYX_STATUSES, status) ? TELNYX_STATUSES[status] : null;
-    if (report === null || report === undefined) return emptyAnswer(200, route);
     const messageId = new URLSearchParams(request.url.slice(path.length + 1)).get("m") ?? "";
+    const reporting = event.type === "message.sent" || event.type === "message.finalized";
+    if (!reporting || !report) return emptyAnswer(200, route);
     if (!isUuidV7(messageId)) {
       logger.info("telnyx status for no Tidings message", { route, status });
       return emptyAnswer(200, route);
     }
-    const error =
-      Array.isArray(payload.errors) && isObject(payload.errors[0]) ? payload.errors[0] : {};
-    const code = textOf(error.code) ?? (typeof error.code === "number" ? String(error.code) : null);
+    const error = firstOf(payload.errors);
+    const code = typeof error.code === "number" ? String(error.code) : textOf(error.code);
     const description = textOf(error.detail) ?? textOf(error.title);
-    const recorded = await recordUpstreamReport(options.deps, {
+    const recorded = await recordUpstreamReport(deps, {
       messageId,
       channel: "sms",
       provider: "telnyx",
@@ -142,11 +124,8 @@ export function telnyxCallbacks(options: TelnyxCallbackOptions): CallbackApp {
       providerCode: code,
       ...(description === null ? {} : { description }),
     });
-    if (recorded.isErr()) {
-      logger.info("telnyx status for an unknown message", { messageId, status });
-    } else if (recorded.value.ignored !== null) {
-      logger.info("telnyx status ignored", { messageId, status, why: recorded.value.ignored });
-    }
+    const why = recorded.isErr() ? "unknown message" : recorded.value.ignored;
+    if (why !== null) logger.info("telnyx status ignored", { messageId, status, why });
     return emptyAnswer(200, route);
   });
 }
