@@ -31,6 +31,11 @@ export default defineConfig({
         replacement: src("adapter-vonage", "testing/index.ts"),
       },
       { find: /^@tidings\/adapter-vonage$/, replacement: src("adapter-vonage") },
+      {
+        find: /^@tidings\/adapter-telnyx\/testing$/,
+        replacement: src("adapter-telnyx", "testing/index.ts"),
+      },
+      { find: /^@tidings\/adapter-telnyx$/, replacement: src("adapter-telnyx") },
       { find: /^@tidings\/server$/, replacement: src("server") },
       { find: /^@tidings\/console$/, replacement: src("console") },
       { find: /^@tidings\/client$/, replacement: src("client") },

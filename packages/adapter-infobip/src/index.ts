@@ -22,6 +22,8 @@ export {
   legCallbackUrls,
 } from "./infobip-provider.js";
 export { legIdOf, parseLegId } from "./legs.js";
+export type { InfobipSettings } from "./plugin.js";
+export { infobipPlugin } from "./plugin.js";
 export { descriptionOf, INFOBIP_GROUPS, providerCodeOf, reportOf } from "./status-map.js";
 export type {
   InfobipApiError,

@@ -8,6 +8,8 @@ export {
   TWILIO_INBOUND_ROUTE,
   twilioInboundReport,
 } from "./inbound-handler.js";
+export type { TwilioSettings } from "./plugin.js";
+export { twilioPlugin } from "./plugin.js";
 export type { TwilioPriceFetcher, TwilioPriceFetchOptions } from "./price-fetch.js";
 export { twilioPriceFetcher } from "./price-fetch.js";
 export type { TwilioParams } from "./signature.js";

@@ -5,6 +5,8 @@ export { checkVonageCredentials } from "./credentials-check.js";
 export type { VonageInbound, VonageInboundOptions } from "./inbound-handler.js";
 export { handleVonageInbound, VONAGE_INBOUND_ROUTE, vonageInbound } from "./inbound-handler.js";
 export { clientRefOf, parseClientRef } from "./legs.js";
+export type { VonageSettings } from "./plugin.js";
+export { vonagePlugin } from "./plugin.js";
 export {
   providerCodeOf,
   reportOf,

@@ -263,6 +263,14 @@ export { httpProvider, PROVIDER_TIMEOUT_MS } from "./providers/http-provider.js"
 export type { ProviderLimits } from "./providers/provider-limits.js";
 export { clampTtl, textLength, textOverLimit } from "./providers/provider-limits.js";
 export type { ProviderLogger } from "./providers/provider-logger.js";
+export type {
+  ProviderHost,
+  ProviderPlugin,
+  ProviderRoutesHost,
+  SettingDeclaration,
+  SettingsReader,
+} from "./providers/provider-plugin.js";
+export { settingsReader } from "./providers/provider-plugin.js";
 export type { ProviderRequestSeen } from "./providers/provider-span.js";
 export {
   inProviderRequestSpan,

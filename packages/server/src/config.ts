@@ -11,6 +11,7 @@ import {
 import { err, ok, type Result } from "neverthrow";
 import { formatDuration, parseDuration } from "./duration.js";
 import { type ProviderConfig, readProviderConfig } from "./provider-config.js";
+import { CONFIG_DEFAULTS, type ServerSettingName } from "./server-settings.js";
 
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 
@@ -86,40 +87,7 @@ export interface ServerConfig {
 
 type Env = Record<string, string | undefined>;
 
-/** Every variable with its default, in the order docs/configuration.md lists them. */
-export const CONFIG_DEFAULTS = {
-  TIDINGS_DATABASE_URL: "sqlite:./tidings.db",
-  TIDINGS_SQLITE_SYNCHRONOUS: "normal",
-  PORT: "3000",
-  HOST: "127.0.0.1",
-  TIDINGS_SECRET_KEY: "(a key file beside the SQLite database)",
-  TIDINGS_DEV: "0",
-  TIDINGS_PROVIDER: "sandbox",
-  TIDINGS_PROVIDER_VIBER: "(TIDINGS_PROVIDER)",
-  TIDINGS_PROVIDER_SMS: "(TIDINGS_PROVIDER)",
-  TIDINGS_PROVIDER_TIMEOUT_MS: "10000",
-  TIDINGS_SANDBOX_DELAY_MS: "1000",
-  TIDINGS_SEND_RATE_LIMIT: "100/60s",
-  TIDINGS_WEBHOOK_TEST_RATE_LIMIT: "10/60s",
-  TIDINGS_WEBHOOK_BACKOFF_BASE_MS: "30000",
-  TIDINGS_WEBHOOK_BACKOFF_CAP_MS: "21600000",
-  TIDINGS_WEBHOOK_RETRY_WINDOW_MS: "259200000",
-  TIDINGS_WEBHOOK_DISABLE_AFTER_MS: "432000000",
-  TIDINGS_WEBHOOK_LEASE_MS: "60000",
-  TIDINGS_STARTUP_TIMEOUT_MS: "30000",
-  TIDINGS_STORAGE_TIMEOUT_MS: "2000",
-  TIDINGS_RETENTION: "90d",
-  TIDINGS_RETENTION_ERASE_DELETED_DAYS: "(off: deleted profiles are kept until erased)",
-  TIDINGS_IDEMPOTENCY_TTL: "24h",
-  TIDINGS_LOG_LEVEL: "info",
-  TIDINGS_PUBLIC_URL: "http://127.0.0.1:$PORT",
-  TIDINGS_LINK_BASE_URL: "(TIDINGS_PUBLIC_URL)",
-  TIDINGS_TRUSTED_PROXIES: "(none)",
-  TIDINGS_CONSOLE: "1",
-  TIDINGS_METRICS: "1",
-  TIDINGS_METRICS_TOKEN: "(none: a scrape needs no token)",
-  TIDINGS_METRICS_PORT: "(none: worker serves no metrics)",
-} as const;
+export { CONFIG_DEFAULTS } from "./server-settings.js";
 
 /**
  * `TIDINGS_STORAGE_TIMEOUT_MS`'s default: a request that meets a database that stopped
@@ -145,11 +113,13 @@ const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 
  */
 export function readConfig(env: Env, cwd = process.cwd()): Result<ServerConfig, string[]> {
   const errors: string[] = [];
-  const get = (name: keyof typeof CONFIG_DEFAULTS): string => {
+  /** A declared variable's trimmed value, `null` when unset or empty. */
+  const raw = (name: ServerSettingName): string | null => env[name]?.trim() || null;
+  const get = (name: ServerSettingName): string => {
     const value = env[name];
     return value === undefined || value.trim() === "" ? CONFIG_DEFAULTS[name] : value.trim();
   };
-  const integer = (name: keyof typeof CONFIG_DEFAULTS, min: number, max: number): number => {
+  const integer = (name: ServerSettingName, min: number, max: number): number => {
     const text = get(name);
     const value = /^[0-9]+$/.test(text) ? Number(text) : Number.NaN;
     if (!Number.isSafeInteger(value) || value < min || value > max) {
@@ -160,7 +130,7 @@ export function readConfig(env: Env, cwd = process.cwd()): Result<ServerConfig, 
     }
     return value;
   };
-  const duration = (name: keyof typeof CONFIG_DEFAULTS, min: number): number => {
+  const duration = (name: ServerSettingName, min: number): number => {
     const text = get(name);
     const value = parseDuration(text);
     if (value === null || value < min || value > MAX_DURATION_MS) {
@@ -216,14 +186,14 @@ export function readConfig(env: Env, cwd = process.cwd()): Result<ServerConfig, 
       `TIDINGS_LOG_LEVEL must be one of debug, info, warn, error, silent, not ${JSON.stringify(logLevel)}.`,
     );
   }
-  const publicUrl = publicUrlOf(env.TIDINGS_PUBLIC_URL?.trim() || null, errors);
+  const publicUrl = publicUrlOf(raw("TIDINGS_PUBLIC_URL"), errors);
   const linkBaseUrl = publicUrlOf(
-    env.TIDINGS_LINK_BASE_URL?.trim() || null,
+    raw("TIDINGS_LINK_BASE_URL"),
     errors,
     "TIDINGS_LINK_BASE_URL",
     "https://t.example.com",
   );
-  const trustedProxies = (env.TIDINGS_TRUSTED_PROXIES ?? "")
+  const trustedProxies = (raw("TIDINGS_TRUSTED_PROXIES") ?? "")
     .split(",")
     .map((entry) => entry.trim())
     .filter((entry) => entry !== "");
@@ -247,22 +217,22 @@ export function readConfig(env: Env, cwd = process.cwd()): Result<ServerConfig, 
   if (!["0", "1", "true", "false"].includes(metricsFlag)) {
     errors.push(`TIDINGS_METRICS must be 1 or 0, not ${JSON.stringify(metricsFlag)}.`);
   }
-  const keywordsText = env.TIDINGS_KEYWORDS?.trim() || null;
+  const keywordsText = raw("TIDINGS_KEYWORDS");
   let keywords: Partial<KeywordLists> = {};
   if (keywordsText !== null) {
     const parsed = parseKeywords(keywordsText);
     if (parsed.isErr()) errors.push(`TIDINGS_KEYWORDS ${parsed.error}`);
     else keywords = parsed.value;
   }
-  const metricsToken = env.TIDINGS_METRICS_TOKEN?.trim() || null;
-  const eraseDaysText = env.TIDINGS_RETENTION_ERASE_DELETED_DAYS?.trim() || null;
+  const metricsToken = raw("TIDINGS_METRICS_TOKEN");
+  const eraseDaysText = raw("TIDINGS_RETENTION_ERASE_DELETED_DAYS");
   const eraseDeletedAfterMs =
     eraseDaysText === null
       ? null
       : integer("TIDINGS_RETENTION_ERASE_DELETED_DAYS", 0, 36_500) * 86_400_000;
-  const metricsPortText = env.TIDINGS_METRICS_PORT?.trim() || null;
+  const metricsPortText = raw("TIDINGS_METRICS_PORT");
   const metricsPort = metricsPortText === null ? null : integer("TIDINGS_METRICS_PORT", 0, 65_535);
-  const secretKey = env.TIDINGS_SECRET_KEY?.trim() || null;
+  const secretKey = raw("TIDINGS_SECRET_KEY");
   if (secretKey !== null) {
     const parsed = parseSecretKey(secretKey);
     if (parsed.isErr()) errors.push(`TIDINGS_SECRET_KEY ${parsed.error}`);

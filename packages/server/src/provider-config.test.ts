@@ -41,6 +41,7 @@ describe("provider routing (TIDINGS_PROVIDER, _VIBER, _SMS)", () => {
       },
       infobip: null,
       vonage: null,
+      telnyx: null,
       failover: { viber: ["sandbox"], sms: ["twilio"], onTimeout: false, senders: {} },
     });
   });
@@ -215,6 +216,31 @@ describe("provider routing (TIDINGS_PROVIDER, _VIBER, _SMS)", () => {
     });
     expect(badKey).toHaveLength(1);
     expect(badKey[0]).toContain("TIDINGS_VONAGE_PRIVATE_KEY");
+  });
+
+  it("Telnyx carries SMS only, and needs its API key and a 32-byte Ed25519 public key", () => {
+    expect(errorsOf({ ...TWILIO, TIDINGS_PROVIDER_SMS: "telnyx" })).toEqual([
+      "TIDINGS_PROVIDER_SMS is telnyx, which needs TIDINGS_TELNYX_API_KEY, TIDINGS_TELNYX_PUBLIC_KEY: set them.",
+    ]);
+    expect(errorsOf({ ...TWILIO, TIDINGS_PROVIDER_VIBER: "telnyx" })[0]).toMatch(
+      /^TIDINGS_PROVIDER_VIBER is telnyx, but Telnyx carries sms only/,
+    );
+    const telnyx = {
+      ...TWILIO,
+      TIDINGS_PROVIDER_SMS: "telnyx",
+      TIDINGS_TELNYX_API_KEY: "KEY0123",
+      TIDINGS_TELNYX_PUBLIC_KEY: Buffer.alloc(32, 9).toString("base64"),
+    };
+    const result = read(telnyx);
+    expect(result.isOk() && result.value.providers.telnyx).toMatchObject({
+      apiKey: "KEY0123",
+      messagingProfileId: null,
+      apiUrl: "https://api.telnyx.com",
+    });
+    const short = errorsOf({ ...telnyx, TIDINGS_TELNYX_PUBLIC_KEY: "c2hvcnQ=" });
+    expect(short).toEqual([
+      "TIDINGS_TELNYX_PUBLIC_KEY must be the account's public key as Mission Control shows it: base64 of 32 bytes.",
+    ]);
   });
 
   it("the sandbox needs nothing", () => {

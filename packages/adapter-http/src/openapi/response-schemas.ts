@@ -90,7 +90,8 @@ const messageError = nullable(
       message: { type: "string" },
       provider: nullable({
         type: "string",
-        description: "The provider of the leg that failed: sandbox, twilio, infobip or vonage.",
+        description:
+          "The provider of the leg that failed: sandbox, twilio, infobip, vonage or telnyx.",
       }),
       provider_code: nullable({
         type: "string",
@@ -189,7 +190,7 @@ const messageProperties: Record<string, JsonSchema> = {
   provider: nullable({
     type: "string",
     description:
-      "The provider carrying the message's current leg: sandbox, twilio, infobip or vonage.",
+      "The provider carrying the message's current leg: sandbox, twilio, infobip, vonage or telnyx.",
   }),
   provider_message_id: nullable({
     type: "string",

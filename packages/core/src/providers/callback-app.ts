@@ -30,6 +30,8 @@ export interface CallbackApp {
   handle(request: CallbackRequest): Promise<CallbackResponse>;
   refuse(request: Omit<CallbackRequest, "body">, reason: CallbackRefusal): CallbackResponse;
   readonly maxBodyBytes: number;
+  /** Stops what the routes started in the background (a provider's price reads); optional. */
+  close?(): void;
 }
 
 /** What a callback endpoint logs: the one provider logger. */

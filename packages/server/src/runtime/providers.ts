@@ -1,12 +1,5 @@
-import { infobipCallbacks, infobipProvider } from "@tidings/adapter-infobip";
 import {
-  type TwilioPriceFetcher,
-  twilioCallbacks,
-  twilioPriceFetcher,
-  twilioProvider,
-} from "@tidings/adapter-twilio";
-import { vonageCallbacks, vonageProvider } from "@tidings/adapter-vonage";
-import {
+  type CallbackApp,
   type Channel,
   type ChannelProvider,
   channelRouter,
@@ -21,6 +14,7 @@ import type { ServerConfig } from "../config.js";
 import type { Logger } from "../logger.js";
 import { isLoopback } from "../observability/loopback.js";
 import { type ProviderName, providersInUse } from "../provider-config.js";
+import { pluginOf } from "../provider-registry.js";
 import type { Mount } from "./mount.js";
 
 /** Where `serve` mounts each real provider's callbacks: `/providers/{name}`. */
@@ -39,7 +33,7 @@ export interface ComposedProviders {
    * serves its provider's inbound messages, handed to `deps.inboundSink`.
    */
   callbacks(deps: CallbackDeps): Mount[];
-  /** Forgets the price reads still waiting (`TIDINGS_TWILIO_FETCH_PRICE=1`). */
+  /** Stops what the routes started in the background (Twilio's price reads). */
   close(): void;
 }
 
@@ -78,54 +72,22 @@ export function composeProviders(
     if (name === "sandbox") {
       sandbox = sandboxProvider({ delayMs: config.sandboxDelayMs });
       built.set(name, sandbox);
-    } else if (name === "twilio" && settings.twilio !== null) {
-      const twilio = settings.twilio;
-      built.set(
-        name,
-        twilioProvider({
-          accountSid: twilio.accountSid,
-          authToken: twilio.authToken,
-          apiKeySid: twilio.apiKeySid ?? undefined,
-          apiKeySecret: twilio.apiKeySecret ?? undefined,
-          messagingServiceSid: twilio.messagingServiceSid ?? undefined,
-          apiUrl: twilio.apiUrl,
-          callbackBaseUrl: callbackBase("twilio"),
-          timeoutMs: settings.timeoutMs,
-          clock: systemClock,
-          logger,
-          onRequest,
-        }),
-      );
-    } else if (name === "infobip" && settings.infobip !== null) {
-      built.set(
-        name,
-        infobipProvider({
-          baseUrl: settings.infobip.baseUrl,
-          apiKey: settings.infobip.apiKey,
-          idempotent: settings.infobip.idempotent,
-          callbackBaseUrl: callbackBase("infobip"),
-          secretKey,
-          timeoutMs: settings.timeoutMs,
-          clock: systemClock,
-          logger,
-          onRequest,
-        }),
-      );
-    } else if (name === "vonage" && settings.vonage !== null) {
-      built.set(
-        name,
-        vonageProvider({
-          applicationId: settings.vonage.applicationId,
-          privateKey: settings.vonage.privateKey,
-          apiUrl: settings.vonage.apiUrl,
-          callbackBaseUrl: callbackBase("vonage"),
-          timeoutMs: settings.timeoutMs,
-          clock: systemClock,
-          logger,
-          onRequest,
-        }),
-      );
+      continue;
     }
+    const plugin = pluginOf(name);
+    const own = settings[name];
+    if (plugin === undefined || own === null) continue;
+    built.set(
+      name,
+      plugin.create(own, {
+        timeoutMs: settings.timeoutMs,
+        clock: systemClock,
+        logger,
+        onRequest,
+        callbackBaseUrl: callbackBase(name),
+        secretKey,
+      }),
+    );
   }
   const one = (name: string, channel: Channel): ChannelProvider => {
     const provider = built.get(name as ProviderName);
@@ -146,71 +108,31 @@ export function composeProviders(
   };
   const viber = of("viber");
   const sms = of("sms");
-  const priceFetchers: TwilioPriceFetcher[] = [];
+  const apps: CallbackApp[] = [];
   return {
     provider: viber === sms ? viber : channelRouter({ viber, sms }),
     sandbox: built.has("sandbox"),
     sandboxProvider: sandbox,
     callbacks(deps) {
-      const inbound = deps.inboundSink;
       const mounts: Mount[] = [];
-      if (settings.twilio !== null && built.has("twilio")) {
-        const twilio = settings.twilio;
-        const prices = twilio.fetchPrice
-          ? twilioPriceFetcher({
-              accountSid: twilio.accountSid,
-              authToken: twilio.authToken,
-              apiKeySid: twilio.apiKeySid ?? undefined,
-              apiKeySecret: twilio.apiKeySecret ?? undefined,
-              apiUrl: twilio.apiUrl,
-              deps,
-              logger,
-              // Read after the wait, and again after 12 and 90 times it while Twilio has no price.
-              delaysMs: [1, 12, 90].map((times) => times * twilio.priceDelayMs),
-            })
-          : null;
-        if (prices !== null) priceFetchers.push(prices);
-        mounts.push({
-          prefix: `${PROVIDERS_PATH}/twilio`,
-          app: twilioCallbacks({
-            deps,
-            authToken: settings.twilio.authToken,
-            webhookKeys: settings.twilio.webhookKeys,
-            publicBaseUrl: callbackBase("twilio"),
-            logger,
-            inbound,
-            onFinal: prices === null ? undefined : (id, sid) => prices.fetchLater(id, sid),
-          }),
+      for (const name of built.keys()) {
+        const plugin = pluginOf(name);
+        const own = name === "sandbox" ? null : settings[name];
+        if (plugin === undefined || own === null) continue;
+        const app = plugin.callbacks(own, {
+          deps,
+          logger,
+          inbound: deps.inboundSink,
+          callbackBaseUrl: callbackBase(name),
+          secretKey,
         });
-      }
-      if (settings.infobip !== null && built.has("infobip")) {
-        mounts.push({
-          prefix: `${PROVIDERS_PATH}/infobip`,
-          app: infobipCallbacks({
-            deps,
-            secretKey,
-            logger,
-            inbound,
-            inboundTokens: settings.infobip.inboundTokens,
-          }),
-        });
-      }
-      if (settings.vonage !== null && built.has("vonage")) {
-        mounts.push({
-          prefix: `${PROVIDERS_PATH}/vonage`,
-          app: vonageCallbacks({
-            deps,
-            signatureSecret: settings.vonage.signatureSecret,
-            apiKey: settings.vonage.apiKey ?? undefined,
-            logger,
-            inbound,
-          }),
-        });
+        apps.push(app);
+        mounts.push({ prefix: `${PROVIDERS_PATH}/${name}`, app });
       }
       return mounts;
     },
     close() {
-      for (const fetcher of priceFetchers) fetcher.close();
+      for (const app of apps) app.close?.();
     },
   };
 }

@@ -30,6 +30,7 @@ export const PACKAGES = [
     "adapter-twilio",
     "adapter-infobip",
     "adapter-vonage",
+    "adapter-telnyx",
   ],
   ["console"],
   ["server"],

@@ -2,6 +2,7 @@ import { generateKeyPairSync } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeInfobip } from "@tidings/adapter-infobip/testing";
+import { startFakeTelnyx } from "@tidings/adapter-telnyx/testing";
 import { startFakeTwilio } from "@tidings/adapter-twilio/testing";
 import { startFakeVonage } from "@tidings/adapter-vonage/testing";
 import { cleanupsEach } from "@tidings/core/testing";
@@ -108,6 +109,29 @@ it("Vonage: the balance read with the API key and secret, skipped without them",
   expect(checked.json()).toMatchObject({
     channels: { viber: { outcome: "ok", detail: "Vonage balance 10.28." }, sms: { outcome: "ok" } },
   });
+});
+
+it("Telnyx: the balance read with the API key; a wrong key is refused, exit 1", async () => {
+  const telnyx = await startFakeTelnyx({ apiKey: "telnyx-key" });
+  cleanups.push(() => telnyx.close());
+  const base = {
+    TIDINGS_PROVIDER_SMS: "telnyx",
+    TIDINGS_TELNYX_PUBLIC_KEY: telnyx.publicKey,
+    TIDINGS_TELNYX_API_URL: telnyx.url,
+  };
+  const env = await workspace({ ...base, TIDINGS_TELNYX_API_KEY: "telnyx-key" });
+  const checked = await runCli(["providers", "check", "--json"], env);
+  expect(checked.code).toBe(0);
+  expect(checked.json()).toMatchObject({
+    channels: {
+      viber: { provider: "sandbox", outcome: "ok" },
+      sms: { provider: "telnyx", outcome: "ok", detail: "Telnyx balance 300.00 USD." },
+    },
+  });
+  const wrong = await workspace({ ...base, TIDINGS_TELNYX_API_KEY: "not-the-key" });
+  const refused = await runCli(["providers", "check", "--json"], wrong);
+  expect(refused.code).toBe(1);
+  expect(refused.json()).toMatchObject({ channels: { sms: { outcome: "refused" } } });
 });
 
 it("reads the server's settings from the --env-file serve was given, and says which it checked", async () => {

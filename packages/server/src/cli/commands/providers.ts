@@ -1,38 +1,17 @@
-import { checkInfobipCredentials } from "@tidings/adapter-infobip";
-import { checkTwilioCredentials } from "@tidings/adapter-twilio";
-import { checkVonageCredentials } from "@tidings/adapter-vonage";
 import type { Channel, CredentialsCheck } from "@tidings/core";
 import { ok } from "neverthrow";
 import type { ProviderConfig, ProviderName } from "../../provider-config.js";
+import { pluginOf } from "../../provider-registry.js";
 import type { Command } from "../command.js";
 
 /** One provider's cheapest authenticated read, with the configured settings. */
 function check(name: ProviderName, config: ProviderConfig): Promise<CredentialsCheck> {
-  const timeoutMs = config.timeoutMs;
-  if (name === "twilio" && config.twilio) {
-    const t = config.twilio;
-    return checkTwilioCredentials({
-      accountSid: t.accountSid,
-      authToken: t.authToken,
-      apiKeySid: t.apiKeySid ?? undefined,
-      apiKeySecret: t.apiKeySecret ?? undefined,
-      apiUrl: t.apiUrl,
-      timeoutMs,
-    });
+  const plugin = pluginOf(name);
+  const own = name === "sandbox" ? null : config[name];
+  if (plugin === undefined || own === null) {
+    return Promise.resolve({ outcome: "ok", detail: "The sandbox needs no credentials." });
   }
-  if (name === "infobip" && config.infobip) {
-    return checkInfobipCredentials({ ...config.infobip, timeoutMs });
-  }
-  if (name === "vonage" && config.vonage) {
-    const v = config.vonage;
-    return checkVonageCredentials({
-      apiKey: v.apiKey ?? undefined,
-      apiSecret: v.apiSecret ?? undefined,
-      restUrl: v.restUrl,
-      timeoutMs,
-    });
-  }
-  return Promise.resolve({ outcome: "ok", detail: "The sandbox needs no credentials." });
+  return plugin.checkCredentials(own, { timeoutMs: config.timeoutMs });
 }
 
 /**
