@@ -155,20 +155,23 @@ describe.skipIf(
     expect(limited[0]).toContain("send_hit");
     await roundTripsOf(tidings, suppressed, 403, 3);
 
-    // The limits' counters write no WAL.
+    // The key's rate-limit window and the limits' counters write no WAL.
     const admin = new pg.Client({ connectionString: pgUrl });
     await admin.connect();
     try {
       const schema = new URL(tidings.env.TIDINGS_DATABASE_URL ?? "").searchParams.get("schema");
       const { rows } = await admin.query(
         `SELECT relname, relpersistence FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-         WHERE n.nspname = $1 AND relname IN ('destination_hits', 'destination_totals')
+         WHERE n.nspname = $1 AND relname IN
+           ('destination_hits', 'destination_totals', 'rate_limit_hits', 'rate_limit_counts')
          ORDER BY relname`,
         [schema],
       );
       expect(rows).toEqual([
         { relname: "destination_hits", relpersistence: "u" },
         { relname: "destination_totals", relpersistence: "u" },
+        { relname: "rate_limit_counts", relpersistence: "u" },
+        { relname: "rate_limit_hits", relpersistence: "u" },
       ]);
     } finally {
       await admin.end();

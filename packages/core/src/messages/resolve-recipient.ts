@@ -1,9 +1,9 @@
 import { err, ok, type Result } from "neverthrow";
 import type { Actor, Deps } from "../deps.js";
 import { type AmbiguousError, type DomainError, notFound } from "../errors.js";
+import { recipientOptedOut } from "../inbound/opted-out.js";
 import type { CampaignRecord, Channel, ProfileRecord, Repositories } from "../ports.js";
 import { createProfileByPhone } from "../profiles/ensure-profile.js";
-import { recipientOptedOut } from "../inbound/opted-out.js";
 import { findProfile } from "../profiles/find-profile.js";
 import { normalizePhone } from "../profiles/phone.js";
 

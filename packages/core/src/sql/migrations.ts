@@ -39,6 +39,7 @@ export const SCHEMA_VERSIONS = {
   consentLoop: "suppressions, inbound messages, sender assignments and consent sources",
   abuseProtection: "organization settings, destination counters and campaigns' allowed countries",
   sendingWindows: "sending windows, profiles' time zones and scheduled messages",
+  sendPathCosts: "rate-limit hits unlogged, no message index by number and sender",
 } as const;
 
 /** One database's change for each of `SCHEMA_VERSIONS`, under the same key. */

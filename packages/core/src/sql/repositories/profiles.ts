@@ -1,5 +1,6 @@
 import type { Channel, ProfileRepository } from "../../ports.js";
 import type { SqlAccess, Styled } from "../access.js";
+import { CHANNELS } from "../records.js";
 
 /**
  * Profiles' reads. Writes stay with each database, which refuses a phone number taken by an
@@ -14,10 +15,12 @@ export function profileReads<A extends boolean>(
   A
 > {
   const profiles = access.table("profiles");
-  // Both databases have string_agg (SQLite since 3.44); a number has at most one suppression
-  // per channel.
+  // Both databases have string_agg (SQLite since 3.44). Every channel is named, so both seek
+  // the unique (organization, channel, hash) key once per channel, exactly, whatever their
+  // statistics say; a number has at most one suppression per channel.
+  const channels = CHANNELS.map((channel) => `'${channel}'`).join(", ");
   const suppressedOn = `SELECT string_agg(channel, ',') FROM ${access.tableName("suppressions")}
-    WHERE organization_id = ? AND phone_hash = ?`;
+    WHERE organization_id = ? AND channel IN (${channels}) AND phone_hash = ?`;
   return {
     get: (organizationId, id) =>
       profiles.one("id = ? AND organization_id = ? AND status = 'active'", [id, organizationId]),

@@ -123,7 +123,9 @@ export function consentLoopContract(harness: () => StorageHarness): void {
       };
       expect(await recipient(org, phone, "hash-r")).toEqual({ profile, suppressed: [] });
       await storage.suppressions.insert(aSuppression(org, { phoneHash: "hash-r" }));
-      await storage.suppressions.insert(aSuppression(org, { phoneHash: "hash-r", channel: "viber" }));
+      await storage.suppressions.insert(
+        aSuppression(org, { phoneHash: "hash-r", channel: "viber" }),
+      );
       await storage.suppressions.insert(aSuppression(other, { phoneHash: "hash-o" }));
       expect(await recipient(org, phone, "hash-r")).toEqual({
         profile,
