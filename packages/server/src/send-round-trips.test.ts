@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { randomBytes } from "node:crypto";
 import http from "node:http";
 import { cleanupsEach, skippedUnless } from "@tidings/core/testing";
+import Database from "better-sqlite3";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually } from "./testing/eventually.js";
@@ -29,7 +30,32 @@ const seen: Request[] = [];
 
 const emit = http.Server.prototype.emit;
 const query = pg.Client.prototype.query;
+/** better-sqlite3's statement class, whose calls are counted too (SQLite's statements). */
+const statement = Object.getPrototypeOf(new Database(":memory:").prepare("SELECT 1")) as Record<
+  "run" | "get" | "all" | "iterate",
+  (...args: unknown[]) => unknown
+> & { source: string };
+const statementCalls = {
+  run: statement.run,
+  get: statement.get,
+  all: statement.all,
+  iterate: statement.iterate,
+};
+const exec = Database.prototype.exec;
 beforeAll(() => {
+  for (const [name, call] of Object.entries(statementCalls)) {
+    statement[name as keyof typeof statementCalls] = function (
+      this: { source: string },
+      ...args: unknown[]
+    ) {
+      requestOf.getStore()?.statements.push(this.source.replace(/\s+/g, " "));
+      return call.apply(this, args);
+    };
+  }
+  Database.prototype.exec = function (this: Database.Database, source: string) {
+    requestOf.getStore()?.statements.push(source.replace(/\s+/g, " "));
+    return exec.call(this, source);
+  };
   http.Server.prototype.emit = function (this: http.Server, event: string, ...args: unknown[]) {
     if (event !== "request") return emit.call(this, event, ...args);
     const request = args[0] as http.IncomingMessage;
@@ -50,6 +76,8 @@ beforeAll(() => {
 afterAll(() => {
   http.Server.prototype.emit = emit;
   pg.Client.prototype.query = query;
+  Object.assign(statement, statementCalls);
+  Database.prototype.exec = exec;
 });
 
 /** A fresh PostgreSQL schema's environment for `serve`, dropped after the test. */
@@ -176,5 +204,63 @@ describe.skipIf(
     } finally {
       await admin.end();
     }
+  });
+});
+
+/** The statements from the last `BEGIN IMMEDIATE` before the one matching `pattern` to its COMMIT. */
+function writeTransactionOf(statements: string[], pattern: RegExp): string[] {
+  const at = statements.findIndex((text) => pattern.test(text));
+  expect(at, `a statement matching ${pattern}`).toBeGreaterThanOrEqual(0);
+  const begin = statements.slice(0, at).lastIndexOf("BEGIN IMMEDIATE");
+  const end = statements.indexOf("COMMIT", at);
+  return statements.slice(begin, end + 1);
+}
+
+// On SQLite every statement is a call into the process's own database, and reads of several
+// callers (the server's sweeps among them) may share one read transaction, so its count is
+// not exact: what a send runs is checked statement by statement instead.
+describe("statements of a send on SQLite", () => {
+  it("the suppressions ride on the profile's read, the limits on the rate limit's transaction, the campaign is read once", async () => {
+    const tidings = await serveTidings(
+      { TIDINGS_SANDBOX_DELAY_MS: "86400000", TIDINGS_SEND_RATE_LIMIT: "100000/60s" },
+      { scopes: SCOPES },
+    );
+    cleanups.push(() => tidings.stop());
+    const person = "+14155550101";
+    const suppressed = "+14155550102";
+    const sendChecked = async (phone: string, status: number) => {
+      const send = await countedSend(tidings, phone);
+      const listing = send.statements.join("\n");
+      expect(send.status, listing).toBe(status);
+      const suppressions = send.statements.filter((text) => text.includes(" suppressions "));
+      expect(suppressions, listing).toHaveLength(1);
+      expect(suppressions[0], listing).toContain(" profiles ");
+      expect(
+        send.statements.filter((text) => text.includes(" FROM campaigns ")).length,
+        listing,
+      ).toBeLessThanOrEqual(1);
+      return send.statements;
+    };
+    await sendChecked(person, 200);
+    await sendChecked(person, 200);
+    const added = await tidings.call("POST", "/v1/suppressions", {
+      channel: "sms",
+      phone_number: suppressed,
+    });
+    expect(added.status).toBe(201);
+    await sendChecked(suppressed, 403);
+    const settings = await tidings.call("PATCH", "/v1/settings", {
+      destination_limits: { per_hour: 1_000_000, per_day: 1_000_000 },
+      prefix_limits: { per_hour: 1_000_000 },
+      country_daily_limits: { US: 1_000_000 },
+    });
+    expect(settings.status).toBe(200);
+    const limited = await sendChecked(person, 200);
+    const counted = writeTransactionOf(limited, /^INSERT INTO rate_limit_hits /);
+    expect(counted.filter((text) => text.startsWith("INSERT INTO destination_hits "))).toHaveLength(
+      2,
+    );
+    expect(counted.some((text) => text.startsWith("INSERT INTO destination_totals "))).toBe(true);
+    await sendChecked(suppressed, 403);
   });
 });

@@ -77,6 +77,11 @@ export interface SendOptions {
    * (`withIdempotency`'s checkpoint): if it throws, nothing is stored and nothing is sent.
    */
   checkpoint?: ((tx: Repositories, recoveryPoint: string) => Promise<void>) | undefined;
+  /**
+   * The campaign as the send's gate (`admitSend`) just read it, used instead of reading it
+   * again when it is the one the body names (anything else is read as usual).
+   */
+  campaign?: CampaignRecord | null | undefined;
 }
 
 const MESSAGE_POINT = "message:";
@@ -132,7 +137,11 @@ export function sendMessage(
     const sendAt = checkSendAt(deps.clock.now(), body.send_at);
     if (sendAt.isErr()) return err(sendAt.error);
 
-    const campaign = await findCampaign(deps.storage, actor.organizationId, body.campaign_id);
+    const campaign =
+      options.campaign?.id === body.campaign_id &&
+      options.campaign.organizationId === actor.organizationId
+        ? options.campaign
+        : await findCampaign(deps.storage, actor.organizationId, body.campaign_id);
     if (!campaign) return err(campaignNotFound(body.campaign_id));
     if (campaign.status !== "active") return err(campaignInactive(campaign.id));
 
