@@ -164,6 +164,11 @@ describe.skipIf(
     expect((await countedSend(tidings, person)).status).toBe(200);
     await roundTripsOf(tidings, person, 200, 3);
 
+    // A number no profile holds yet: one more, the profile's insert.
+    const fresh = await countedSend(tidings, "+14155550103");
+    expect(fresh.status).toBe(200);
+    expect(fresh.statements, fresh.statements.join("\n")).toHaveLength(4);
+
     // A suppressed number is refused in the same number of round trips, the last a ROLLBACK.
     const added = await tidings.call("POST", "/v1/suppressions", {
       channel: "sms",
