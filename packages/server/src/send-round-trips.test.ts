@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { randomBytes } from "node:crypto";
-import http from "node:http";
+import * as http from "node:http";
 import { cleanupsEach, skippedUnless } from "@tidings/core/testing";
 import Database from "better-sqlite3";
 import pg from "pg";
@@ -28,7 +28,7 @@ interface Request {
 const requestOf = new AsyncLocalStorage<Request>();
 const seen: Request[] = [];
 
-const emit = http.Server.prototype.emit;
+const emit = http.Server.prototype.emit as (this: http.Server, ...args: unknown[]) => boolean;
 const query = pg.Client.prototype.query;
 /** better-sqlite3's statement class, whose calls are counted too (SQLite's statements). */
 const statement = Object.getPrototypeOf(new Database(":memory:").prepare("SELECT 1")) as Record<
@@ -57,7 +57,7 @@ beforeAll(() => {
     return exec.call(this, source);
   };
   http.Server.prototype.emit = function (this: http.Server, event: string, ...args: unknown[]) {
-    if (event !== "request") return emit.call(this, event, ...args);
+    if (event !== "request") return emit.apply(this, [event, ...args]);
     const request = args[0] as http.IncomingMessage;
     const record: Request = {
       method: request.method ?? "",
@@ -65,8 +65,8 @@ beforeAll(() => {
       statements: [],
     };
     seen.push(record);
-    return requestOf.run(record, () => emit.call(this, event, ...args));
-  } as typeof emit;
+    return requestOf.run(record, () => emit.apply(this, [event, ...args]));
+  } as typeof http.Server.prototype.emit;
   pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
     const text = typeof args[0] === "string" ? args[0] : (args[0] as { text?: string }).text;
     requestOf.getStore()?.statements.push((text ?? "(a submittable)").replace(/\s+/g, " "));
@@ -74,7 +74,7 @@ beforeAll(() => {
   } as typeof query;
 });
 afterAll(() => {
-  http.Server.prototype.emit = emit;
+  http.Server.prototype.emit = emit as typeof http.Server.prototype.emit;
   pg.Client.prototype.query = query;
   Object.assign(statement, statementCalls);
   Database.prototype.exec = exec;
