@@ -13,6 +13,12 @@ import { rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import {
+  BENCH_LIMITS,
+  BENCH_SUPPRESSIONS,
+  seedSuppressions,
+  turnLimitsOn,
+} from "./harness/abuse-protection.js";
 import { call, seedProfiles } from "./harness/api.js";
 import { type BareReply, startBareServer } from "./harness/bare-server.js";
 import { type Context, type Endpoint, endpointsNamed, SEEDED } from "./harness/endpoints.js";
@@ -269,6 +275,7 @@ async function measureSendsWithoutReports(
     database,
     postgres ? await benchDatabaseUrl(TIDINGS_PG_DATABASE) : undefined,
   );
+  await turnLimitsOn(fixture);
   const applicationName = `tidings-bench-held-back-${randomBytes(4).toString("hex")}`;
   const count = countFile("held-back");
   const counting = postgres ? roundTripCounting(count, TIDINGS_BIN) : null;
@@ -284,6 +291,7 @@ async function measureSendsWithoutReports(
   );
   try {
     const ids = await seedProfiles(server.url, fixture.token, 0, SEEDED);
+    await seedSuppressions(server.url, fixture.token);
     const [endpoint] = endpointsNamed(SEND);
     const headers = { authorization: `Bearer ${fixture.token}` };
     const context = { ids, campaignId: fixture.campaignId };
@@ -425,6 +433,7 @@ async function benchDatabase(database: Database): Promise<void> {
   const stats = postgres ? await PgStats.open() : null;
   const tidingsPgUrl = postgres ? await benchDatabaseUrl(TIDINGS_PG_DATABASE) : undefined;
   const fixture = await createFixture(database, tidingsPgUrl);
+  await turnLimitsOn(fixture);
   const nodeArgs = CPU_PROF ? ["--cpu-prof", "--cpu-prof-dir", CPU_PROF] : [];
   const timing = SQL_TIMING !== undefined && database === "sqlite" ? sqlTiming(SQL_TIMING) : null;
   const runId = randomBytes(4).toString("hex");
@@ -461,6 +470,7 @@ async function benchDatabase(database: Database): Promise<void> {
     pgPeer ?? (await startPeerServer({ ...limit, synchronous: SYNCHRONOUS }));
   try {
     const ids = await seedProfiles(server.url, fixture.token, 0, SEEDED);
+    await seedSuppressions(server.url, fixture.token);
     const context: Context = { ids, campaignId: fixture.campaignId };
     const tidingsBackends = stats === null ? null : { stats, applicationName: tidingsName };
     const peer = {
@@ -608,7 +618,7 @@ const targetTable = (targets: Array<[string, string, boolean | null]>): string =
     targets.map(([name, measured, met]) => [name, measured, met === null ? "n/a" : verdict(met)]),
   );
 
-const COMMON = `autocannon in the bench process, ${DURATION_S} s per run after a ${WARMUP_S} s warm-up, against \`tidings serve\` (built \`dist/bin.js\`, its own process, \`TIDINGS_LOG_LEVEL=warn\`, \`NODE_ENV=production\`, send limit lifted to \`9999999/1s\`) and, in the same run, a bare node:http server in its own process answering Tidings' own JSON for that request (for scale only: no target reads it), and the straightforward server (the peer) on the same database: what a competent engineer writes in an afternoon on the same libraries (one node:http handler per route, libphonenumber-js/max, valibot, the API key checked against its SHA-256 on every request, a message and an event row per send, the rate limit counted from a hits table under the same lifted limit), in its own process with its own ${SEEDED} seeded profiles. ${SEEDED} profiles seeded through the API first; lookups rotate over them; every \`POST /v1/profiles\` carries a new phone number; sends are Viber OTP (\`${"{{brand}}"}\`, \`${"{{pin}}"}\`) to the seeded numbers through the sandbox provider. "CPU µs/req" is the server process's CPU time (user plus system, from \`/proc/PID/stat\`) over the measured run divided by the requests it answered; for sends Tidings' figure also takes in the 2.5 s after the run in which the sandbox's delivered and seen reports of those sends land (two more writes each, which the peer does not have), and the warm-up's reports land before the run starts. It holds up on a busy machine far better than req/s.`;
+const COMMON = `autocannon in the bench process, ${DURATION_S} s per run after a ${WARMUP_S} s warm-up, against \`tidings serve\` (built \`dist/bin.js\`, its own process, \`TIDINGS_LOG_LEVEL=warn\`, \`NODE_ENV=production\`, send limit lifted to \`9999999/1s\`) and, in the same run, a bare node:http server in its own process answering Tidings' own JSON for that request (for scale only: no target reads it), and the straightforward server (the peer) on the same database: what a competent engineer writes in an afternoon on the same libraries (one node:http handler per route, libphonenumber-js/max, valibot, the API key checked against its SHA-256 on every request, a message and an event row per send, the rate limit counted from a hits table under the same lifted limit), in its own process with its own ${SEEDED} seeded profiles. ${SEEDED} profiles seeded through the API first; lookups rotate over them; every Tidings server runs with its organization's abuse limits on (\`${JSON.stringify(BENCH_LIMITS)}\`: each limit checked and counted on every send, none ever reached) and ${BENCH_SUPPRESSIONS.toLocaleString("en-US")} suppressed numbers (made through the API after the profiles, none of them sent to), so a send's checks are in every figure; the seeded numbers lie in ${SEEDED} different ranges (numbers sharing all but their last 3 digits), as real recipients do; every \`POST /v1/profiles\` carries a new phone number; sends are Viber OTP (\`${"{{brand}}"}\`, \`${"{{pin}}"}\`) to the seeded numbers through the sandbox provider. "CPU µs/req" is the server process's CPU time (user plus system, from \`/proc/PID/stat\`) over the measured run divided by the requests it answered; for sends Tidings' figure also takes in the 2.5 s after the run in which the sandbox's delivered and seen reports of those sends land (two more writes each, which the peer does not have), and the warm-up's reports land before the run starts. It holds up on a busy machine far better than req/s.`;
 
 function sqliteReport(): string {
   const sqliteRows = rows.filter((r) => r.database === "sqlite");
@@ -645,16 +655,17 @@ function sqliteReport(): string {
   const find = (endpoint: string, connections: number) =>
     sqliteRows.find((r) => r.endpoint === endpoint && r.connections === connections);
   const targets: Array<[string, string, boolean | null]> = [];
-  for (const [label, line] of [
-    ["`POST /v1/profiles`", "POST /v1/profiles"],
-    [`\`${SEND}\`, reports held back on both sides`, SEND_WITHOUT_REPORTS],
+  // Sends: issue 46's, with every abuse limit on.
+  for (const [label, line, times] of [
+    ["`POST /v1/profiles`", "POST /v1/profiles", 1.5],
+    [`\`${SEND}\`, reports held back on both sides`, SEND_WITHOUT_REPORTS, 2],
   ] as const) {
     const row = find(line, 50);
     const r = row?.peer ? row.tidings.requestsPerS / row.peer.requestsPerS : null;
     targets.push([
-      `${label} ≥ 1.5× the straightforward server, 50 conns`,
+      `${label} ≥ ${times}× the straightforward server, 50 conns`,
       r === null ? "not run" : `${fixed(r, 2)}×`,
-      r === null ? null : r >= 1.5,
+      r === null ? null : r >= times,
     ]);
   }
   const p99Rows = sqliteRows.filter(
@@ -756,8 +767,9 @@ function postgresReport(): string {
   const find = (endpoint: string) =>
     pgRows.find((r) => r.endpoint === endpoint && r.connections === 50);
   const targets: Array<[string, string, boolean | null]> = [];
+  // Issue 46's: sends at least 3.5 times the peer's, with every abuse limit on.
   for (const [endpoint, times] of [
-    [SEND, 5],
+    [SEND, 3.5],
     ["POST /v1/profiles", 1.5],
   ] as const) {
     const row = find(endpoint);
@@ -776,9 +788,9 @@ function postgresReport(): string {
   ]);
   const tidingsCounts = perSend.find((c) => c.server === HELD_BACK_COUNTS);
   targets.push([
-    "at most 4 round trips per send (the send alone: sequential sends, reports held back)",
+    "3 round trips per send, abuse limits on (the send alone: sequential sends, reports held back; to the nearest whole, the rest is the server's own polls)",
     tidingsCounts === undefined ? "not run" : fixed(tidingsCounts.roundTrips, 1),
-    tidingsCounts === undefined ? null : tidingsCounts.roundTrips <= 4,
+    tidingsCounts === undefined ? null : Math.round(tidingsCounts.roundTrips) <= 3,
   ]);
   targets.push(...rssTargets("postgres"));
   return [

@@ -17,6 +17,8 @@ const ORDER = [
   "http-postgres",
   // Written by hand: what each change of the send path did to its round trips.
   "postgres-send-steps",
+  // Written by hand: what abuse protection and the consent loop's checks cost a send.
+  "send-path-checks",
   "webhooks",
   "webhooks-serve",
   "webhooks-serve-steps",

@@ -126,7 +126,11 @@ it.skipIf(
         [ORGS, at],
       );
       await db.client.query(
-        `ANALYZE ${t("messages")}, ${t("deliveries")}, ${t("campaigns")}, ${t("message_prices")}`,
+        `INSERT INTO ${t("organizations")} (id, name, created_at) SELECT o, o, $2 FROM unnest($1::text[]) o`,
+        [ORGS, at],
+      );
+      await db.client.query(
+        `ANALYZE ${t("messages")}, ${t("deliveries")}, ${t("campaigns")}, ${t("message_prices")}, ${t("organizations")}`,
       );
       const organizationId = ORGS[0] ?? "";
       const page = { organizationId, limit: 51 };
@@ -144,6 +148,8 @@ it.skipIf(
         // The Overview's sends per country: the organization's day, grouped by number prefix.
         ["countries", (s) => s.messages.countByPrefix(organizationId, at, 7)],
         ["spend", (s) => s.messages.spendByCountry(organizationId, at)],
+        ["inbound owners", (s) => s.inbound.messageOwners("+14152000010", "Acme", at)],
+        ["send recipient", (s) => s.profiles.findRecipient(organizationId, "+14152000010", "hash")],
         [
           "failing destinations",
           (s) =>
@@ -194,6 +200,20 @@ it.skipIf(
           expect(plan, label).toContain(`Index Scan Backward using ${index} `);
           expect(plan, label).not.toContain("Sort");
         }
+      }
+      // A send's recipient: its suppressions sought by the number's hash (the profile's
+      // lookup is findByPhone's own condition).
+      for (const label of ["send recipient", "send recipient (served)"]) {
+        const plan = plans.get(label) ?? "";
+        expect(plan, label).toMatch(/(using|on) suppressions_(number|hash) /);
+        expect(plan, label).toMatch(/phone_hash = /);
+        expect(plan, label).not.toContain("Seq Scan");
+      }
+      // An inbound message's owners: one probe of each organization's messages by number.
+      for (const label of ["inbound owners", "inbound owners (served)"]) {
+        const plan = plans.get(label) ?? "";
+        expect(plan, label).toMatch(/(using|on) messages_organization_phone /);
+        expect(plan, label).not.toMatch(/Seq Scan on messages/);
       }
     } finally {
       await drop();

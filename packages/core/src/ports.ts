@@ -629,6 +629,16 @@ export interface ProfileRepository {
   get(organizationId: string, id: string): Promise<ProfileRecord | null>;
   /** The active profile holding this E.164 number, or `null`. */
   findByPhone(organizationId: string, phoneNumber: string): Promise<ProfileRecord | null>;
+  /**
+   * A send's recipient by number in one read: `findByPhone`'s answer, and the channels of the
+   * organization's suppressions stored under `phoneHash` (the number's keyed hash), which are
+   * answered whether or not a profile holds the number.
+   */
+  findRecipient(
+    organizationId: string,
+    phoneNumber: string,
+    phoneHash: string,
+  ): Promise<{ profile: ProfileRecord | null; suppressed: Channel[] }>;
   /** Active profiles whose email matches case-insensitively, oldest first, at most `limit`. */
   findByEmail(organizationId: string, email: string, limit: number): Promise<ProfileRecord[]>;
   /** Active profiles in `seq` order, filtered and paged as the query says. */

@@ -60,7 +60,12 @@ export const messageRoutes: Route[] = [
                 context,
                 "POST /v1/messages/send",
                 async (input, checkpoint) =>
-                  fromResult(await sendMessage(context.deps, context.actor, input, { checkpoint })),
+                  fromResult(
+                    await sendMessage(context.deps, context.actor, input, {
+                      checkpoint,
+                      campaign: admission.campaign,
+                    }),
+                  ),
                 async (point) => {
                   const result = await recoverSendResult(context.deps, context.actor, point);
                   return result === null ? null : json(200, result);

@@ -19,3 +19,4 @@ export { consentLoop } from "./0017-consent-loop.js";
 export { abuseProtection } from "./0018-abuse-protection.js";
 export { sendingWindows } from "./0019-sending-windows.js";
 export { messagePrices } from "./0020-message-prices.js";
+export { sendPathCosts } from "./0021-send-path-costs.js";

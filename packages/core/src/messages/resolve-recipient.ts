@@ -1,8 +1,9 @@
 import { err, ok, type Result } from "neverthrow";
 import type { Actor, Deps } from "../deps.js";
 import { type AmbiguousError, type DomainError, notFound } from "../errors.js";
-import type { CampaignRecord, ProfileRecord, Repositories } from "../ports.js";
-import { findOrCreateProfileByPhone } from "../profiles/ensure-profile.js";
+import { recipientOptedOut } from "../inbound/opted-out.js";
+import type { CampaignRecord, Channel, ProfileRecord, Repositories } from "../ports.js";
+import { createProfileByPhone } from "../profiles/ensure-profile.js";
 import { findProfile } from "../profiles/find-profile.js";
 import { normalizePhone } from "../profiles/phone.js";
 
@@ -16,6 +17,11 @@ export type Recipient =
 export interface ResolvedRecipient {
   profile: ProfileRecord;
   created: boolean;
+  /**
+   * The channels on which the organization suppresses the number, when they were read with the
+   * profile (a recipient given by number); `null` when they are still to be read.
+   */
+  suppressed: ReadonlySet<Channel> | null;
 }
 
 const profileNotFound = (recipient: Recipient) =>
@@ -40,19 +46,24 @@ export function normalizeRecipient(recipient: Recipient): Result<Recipient, stri
  * number without a profile gets one for OTP and Transactional campaigns (docs/api.md
  * "Recipients"); for Promotional it is 404, since consent cannot exist without one.
  * Call inside the send's transaction, so an auto-created profile commits with the message.
+ * A number's suppressions, under its keyed hash `hashOf(number)`, are read in the same
+ * statement as its profile.
  */
 export async function resolveRecipient(
   tx: Repositories,
   deps: Pick<Deps, "ids" | "clock">,
   actor: Actor,
-  campaign: Pick<CampaignRecord, "category">,
+  campaign: Pick<CampaignRecord, "category" | "channel">,
   recipient: Recipient,
+  hashOf: (phoneNumber: string) => string,
 ): Promise<Result<ResolvedRecipient, DomainError>> {
   const organizationId = actor.organizationId;
   switch (recipient.type) {
     case "public_id": {
       const profile = await findProfile(tx, organizationId, recipient.value);
-      return profile ? ok({ profile, created: false }) : err(profileNotFound(recipient));
+      return profile
+        ? ok({ profile, created: false, suppressed: null })
+        : err(profileNotFound(recipient));
     }
     case "email": {
       // Two rows are enough to know the lookup is ambiguous.
@@ -60,14 +71,21 @@ export async function resolveRecipient(
       const [first] = matches;
       if (first === undefined) return err(profileNotFound(recipient));
       if (matches.length > 1) return err(ambiguous(recipient.value));
-      return ok({ profile: first, created: false });
+      return ok({ profile: first, created: false, suppressed: null });
     }
     case "phone_number": {
-      const existing = await tx.profiles.findByPhone(organizationId, recipient.value);
-      if (existing) return ok({ profile: existing, created: false });
+      const found = await tx.profiles.findRecipient(
+        organizationId,
+        recipient.value,
+        hashOf(recipient.value),
+      );
+      const suppressed = new Set(found.suppressed);
+      if (found.profile) return ok({ profile: found.profile, created: false, suppressed });
       if (campaign.category === "promotional") return err(profileNotFound(recipient));
-      const profile = await findOrCreateProfileByPhone(tx, deps, actor, recipient.value);
-      return ok({ profile, created: true });
+      // Refused as the caller would refuse it, without making a profile to roll back.
+      if (suppressed.has(campaign.channel)) return err(recipientOptedOut(campaign.channel));
+      const profile = await createProfileByPhone(tx, deps, actor, recipient.value);
+      return ok({ profile, created: true, suppressed });
     }
   }
 }

@@ -3,7 +3,7 @@ import { campaignNotFound, findCampaign } from "../campaigns/get-campaign.js";
 import type { Actor, Deps } from "../deps.js";
 import type { DomainError } from "../errors.js";
 import { recipientOptedOut, suppressedChannels } from "../inbound/opted-out.js";
-import { suppressionKey } from "../inbound/suppression-keys.js";
+import { phoneHash, suppressionKey } from "../inbound/suppression-keys.js";
 import { messageBody } from "../links/message-body.js";
 import type { CampaignRecord, MessageRecord, Repositories, SendOutcome } from "../ports.js";
 import { destinationOf } from "../settings/destination.js";
@@ -77,6 +77,11 @@ export interface SendOptions {
    * (`withIdempotency`'s checkpoint): if it throws, nothing is stored and nothing is sent.
    */
   checkpoint?: ((tx: Repositories, recoveryPoint: string) => Promise<void>) | undefined;
+  /**
+   * The campaign as the send's gate (`admitSend`) just read it, used instead of reading it
+   * again when it is the one the body names (anything else is read as usual).
+   */
+  campaign?: CampaignRecord | null | undefined;
 }
 
 const MESSAGE_POINT = "message:";
@@ -132,7 +137,11 @@ export function sendMessage(
     const sendAt = checkSendAt(deps.clock.now(), body.send_at);
     if (sendAt.isErr()) return err(sendAt.error);
 
-    const campaign = await findCampaign(deps.storage, actor.organizationId, body.campaign_id);
+    const campaign =
+      options.campaign?.id === body.campaign_id &&
+      options.campaign.organizationId === actor.organizationId
+        ? options.campaign
+        : await findCampaign(deps.storage, actor.organizationId, body.campaign_id);
     if (!campaign) return err(campaignNotFound(body.campaign_id));
     if (campaign.status !== "active") return err(campaignInactive(campaign.id));
 
@@ -140,7 +149,7 @@ export function sendMessage(
     if (checked.isErr()) return err(checked.error);
     const { values, recipient } = checked.value;
     // Made once per organization and then held in memory: no round trip on later sends.
-    await suppressionKey(deps, actor.organizationId);
+    const hashKey = await suppressionKey(deps, actor.organizationId);
     // A number given in the request was checked by the send's gate (`admitSend`); a profile's
     // is checked once the profile is read, against the settings read now.
     const settings =
@@ -149,17 +158,18 @@ export function sendMessage(
         : await readSettings(deps.storage, actor.organizationId);
 
     const stored = await deps.storage.transaction(async (tx) => {
-      const resolved = await resolveRecipient(tx, deps, actor, campaign, recipient);
+      const resolved = await resolveRecipient(tx, deps, actor, campaign, recipient, (number) =>
+        phoneHash(hashKey, number),
+      );
       if (resolved.isErr()) return err(resolved.error);
       const profile = resolved.value.profile;
-      // One indexed read: a suppressed number is refused in every category, before anything
-      // is stored (the transaction rolls back a profile the send created).
-      const suppressed = await suppressedChannels(
-        tx,
-        deps,
-        actor.organizationId,
-        profile.phoneNumber,
-      );
+      // A suppressed number is refused in every category, before anything is stored (the
+      // transaction rolls back a profile the send created). A number given in the request had
+      // its suppressions read with its profile; a profile's given by id or email takes one
+      // indexed read more.
+      const suppressed =
+        resolved.value.suppressed ??
+        (await suppressedChannels(tx, deps, actor.organizationId, profile.phoneNumber));
       if (suppressed.has(campaign.channel)) return err(recipientOptedOut(campaign.channel));
       const destination = settings === null ? null : destinationOf(profile.phoneNumber);
       if (settings !== null && destination !== null) {

@@ -17,6 +17,19 @@ export async function findOrCreateProfileByPhone(
 ): Promise<ProfileRecord> {
   const existing = await tx.profiles.findByPhone(actor.organizationId, phoneNumber);
   if (existing) return existing;
+  return createProfileByPhone(tx, deps, actor, phoneNumber);
+}
+
+/**
+ * `findOrCreateProfileByPhone` for a caller that has just found no profile holding the number:
+ * the profile created, or the one a concurrent creator made first.
+ */
+export async function createProfileByPhone(
+  tx: Repositories,
+  deps: Pick<Deps, "ids" | "clock">,
+  actor: Actor,
+  phoneNumber: string,
+): Promise<ProfileRecord> {
   const now = isoAt(deps.clock.now());
   const inserted = await tx.profiles.insert(
     newProfile(deps, actor.organizationId, { phone_number: phoneNumber }, "api", now),

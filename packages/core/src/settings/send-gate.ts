@@ -133,8 +133,12 @@ function limitReached(reason: Counted["reason"], resetMs: number): Refusal<RateL
 
 /** What the gate decided before a send. */
 export type Admission =
-  /** The key's rate-limit decision, and a refusal to answer instead of sending when it allows. */
-  | { decision: RateLimitDecision; refusal: DomainError | null }
+  /**
+   * The key's rate-limit decision, and a refusal to answer instead of sending when it allows;
+   * with the campaign the gate read for the send's checks (absent when it read none), so the
+   * send need not read it again.
+   */
+  | { decision: RateLimitDecision; refusal: DomainError | null; campaign?: CampaignRecord | null }
   /** A destination limit refused: nothing was counted. */
   | { decision: null; refusal: DomainError };
 
@@ -213,7 +217,9 @@ export async function admitSend(
     windowMs: deps.config.sendRateWindowMs,
     limit: deps.config.sendRateLimit,
   };
-  const keyOnly = async (refusal: DomainError | null): Promise<Admission> => ({
+  const keyOnly = async (
+    refusal: DomainError | null,
+  ): Promise<{ decision: RateLimitDecision; refusal: DomainError | null }> => ({
     decision: await deps.storage.rateLimits.hit(key.key, now, key.windowMs, key.limit),
     refusal,
   });
@@ -235,13 +241,13 @@ export async function admitSend(
     destination,
     now,
   );
-  if (counted.length === 0) return keyOnly(null);
+  if (counted.length === 0) return { ...(await keyOnly(null)), campaign };
   const decided = await deps.storage.rateLimits.hitSend({
     now,
     key,
     destinations: counted.map((c) => c.counter),
   });
-  if (decided.refusedBy === null) return { decision: decided.key, refusal: null };
+  if (decided.refusedBy === null) return { decision: decided.key, refusal: null, campaign };
   const reason = counted[decided.refusedBy]?.reason ?? "destination_limit";
   deps.telemetry?.sendRefused?.(reason);
   return { decision: null, refusal: limitReached(reason, decided.resetMs) };

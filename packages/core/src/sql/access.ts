@@ -33,6 +33,16 @@ export interface TableRows<T extends object, A extends boolean> {
   insertNew(record: T, target: string): Answer<A, boolean>;
   /** The first record matching `condition`, or `null`. */
   one(condition: string, values: readonly unknown[]): Answer<A, T | null>;
+  /**
+   * The first record matching `condition` (or `null`) and the value of `beside`, a scalar
+   * subquery, in one statement: `beside` is answered whether or not a record matches. Its `?`
+   * come first in `values`, then `condition`'s.
+   */
+  oneBeside(
+    beside: string,
+    condition: string,
+    values: readonly unknown[],
+  ): Answer<A, { record: T | null; beside: unknown }>;
   /** The records matching `condition`, which may end with an `ORDER BY` or `LIMIT`. */
   many(condition: string, values: readonly unknown[]): Answer<A, T[]>;
   /** Writes the fields of `changes` present into the rows matching; how many rows matched. */
@@ -142,6 +152,16 @@ export function sqlAccessFor(
         (condition) => `SELECT ${select[name]} FROM ${from} ${where(condition)} LIMIT 1`,
       ),
       many: builtOnce((condition) => `SELECT ${select[name]} FROM ${from} ${where(condition)}`),
+      // Keyed by both parts; a NUL never occurs in SQL written in the source.
+      oneBeside: builtOnce((key) => {
+        const [beside, condition] = key.split("\u0000");
+        return numbered(
+          `SELECT r.*, (${beside}) AS beside FROM (SELECT 1 AS one) o LEFT JOIN
+           (SELECT 1 AS found, ${select[name]} FROM ${from} WHERE ${condition} LIMIT 1) r
+           ON 1 = 1`,
+          1,
+        );
+      }),
       deleted: builtOnce((condition) => `DELETE FROM ${from} ${where(condition)} RETURNING 1`),
       taken: builtOnce(
         (condition) => `DELETE FROM ${from} ${where(condition)} RETURNING ${select[name]}`,
@@ -174,7 +194,7 @@ export function sqlAccessFor(
       const table = sqlTables[name];
       const from = driver.tableName(name);
       const decode = decoders[name];
-      const { insert, insertNew, one, many, deleted, taken } = textsOf(name, from);
+      const { insert, insertNew, one, oneBeside, many, deleted, taken } = textsOf(name, from);
       const first = (rows: unknown[]) => (rows[0] === undefined ? null : decode(rows[0]));
       return {
         insert: (record) => driver.run(insert, rowValues(table, record, codec)),
@@ -184,6 +204,14 @@ export function sqlAccessFor(
             (inserted) => inserted === 1,
           ),
         one: (condition, values) => driver.map(driver.rows(one(condition), values), first),
+        oneBeside: (beside, condition, values) =>
+          driver.map(driver.rows(oneBeside(`${beside}\u0000${condition}`), values), (rows) => {
+            const row = rows[0] as { found?: unknown; beside?: unknown } | undefined;
+            return {
+              record: row?.found == null ? null : decode(row),
+              beside: row?.beside ?? null,
+            };
+          }),
         many: (condition, values) =>
           driver.map(driver.rows(many(condition), values), (rows) => rows.map(decode)),
         update(changes, condition, values) {

@@ -40,6 +40,7 @@ export const SCHEMA_VERSIONS = {
   abuseProtection: "organization settings, destination counters and campaigns' allowed countries",
   sendingWindows: "sending windows, profiles' time zones and scheduled messages",
   messagePrices: "what each leg of a message cost, as its provider reported it",
+  sendPathCosts: "rate-limit hits unlogged, no message index by number and sender",
 } as const;
 
 /** One database's change for each of `SCHEMA_VERSIONS`, under the same key. */

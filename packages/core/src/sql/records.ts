@@ -54,7 +54,8 @@ import { type SqlTable, type SqlTableName, sqlTables as t } from "./tables.js";
 /** Every member of a string union, checked complete by the compiler. */
 const members = <T extends string>(all: Record<T, true>): readonly T[] => Object.keys(all) as T[];
 
-const CHANNELS = members<Channel>({ viber: true, sms: true });
+/** Every channel, checked complete by the compiler. */
+export const CHANNELS = members<Channel>({ viber: true, sms: true });
 const CATEGORIES = members<Category>({ otp: true, transactional: true, promotional: true });
 const ACTIVITY = members<"active" | "inactive">({ active: true, inactive: true });
 const PROFILE_SOURCES = members<ProfileSource>({

@@ -101,15 +101,21 @@ export function inboundRepository<A extends boolean>({
           WHERE received_at < ? ORDER BY received_at LIMIT ?)`,
         [before, limit],
       ),
+    // One probe of each organization's index of its messages by number: no index on messages
+    // serves this query alone, which every send would have to keep up for the rare reply.
+    // `created_at || ''` keeps the organization's index by time out of it: without statistics
+    // SQLite would walk every message of the retention period rather than the number's few.
     messageOwners(phoneNumber, sender, since) {
+      const organizations = access.tableName("organizations");
       const messages = access.tableName("messages");
       const campaigns = access.tableName("campaigns");
       return access.map(
         access.select(
-          `SELECT DISTINCT m.organization_id AS organization_id FROM ${messages} m
-           WHERE m.phone_number = ? AND m.created_at >= ?
-             AND (m.sender = ? OR (m.channel = 'sms' AND m.campaign_id IN
-               (SELECT c.id FROM ${campaigns} c WHERE c.sms_sender = ?)))`,
+          `SELECT o.id AS organization_id FROM ${organizations} o
+           WHERE EXISTS (SELECT 1 FROM ${messages} m
+             WHERE m.organization_id = o.id AND m.phone_number = ? AND m.created_at || '' >= ?
+               AND (m.sender = ? OR (m.channel = 'sms' AND EXISTS (SELECT 1 FROM ${campaigns} c
+                 WHERE c.id = m.campaign_id AND c.sms_sender = ?))))`,
           [phoneNumber, since, sender, sender],
         ),
         (found) =>

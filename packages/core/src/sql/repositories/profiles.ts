@@ -1,5 +1,6 @@
-import type { ProfileRepository } from "../../ports.js";
+import type { Channel, ProfileRepository } from "../../ports.js";
 import type { SqlAccess, Styled } from "../access.js";
+import { CHANNELS } from "../records.js";
 
 /**
  * Profiles' reads. Writes stay with each database, which refuses a phone number taken by an
@@ -9,8 +10,17 @@ import type { SqlAccess, Styled } from "../access.js";
  */
 export function profileReads<A extends boolean>(
   access: SqlAccess<A>,
-): Styled<Pick<ProfileRepository, "get" | "findByPhone" | "findByEmail" | "list">, A> {
+): Styled<
+  Pick<ProfileRepository, "get" | "findByPhone" | "findRecipient" | "findByEmail" | "list">,
+  A
+> {
   const profiles = access.table("profiles");
+  // Both databases have string_agg (SQLite since 3.44). Every channel is named, so both seek
+  // the unique (organization, channel, hash) key once per channel, exactly, whatever their
+  // statistics say; a number has at most one suppression per channel.
+  const channels = CHANNELS.map((channel) => `'${channel}'`).join(", ");
+  const suppressedOn = `SELECT string_agg(channel, ',') FROM ${access.tableName("suppressions")}
+    WHERE organization_id = ? AND channel IN (${channels}) AND phone_hash = ?`;
   return {
     get: (organizationId, id) =>
       profiles.one("id = ? AND organization_id = ? AND status = 'active'", [id, organizationId]),
@@ -19,6 +29,20 @@ export function profileReads<A extends boolean>(
         organizationId,
         phoneNumber,
       ]),
+    // The send's one read of its recipient: the suppressions ride on the profile's lookup.
+    findRecipient: (organizationId, phoneNumber, phoneHash) =>
+      access.map(
+        profiles.oneBeside(
+          suppressedOn,
+          "organization_id = ? AND phone_number = ? AND status = 'active'",
+          [organizationId, phoneHash, organizationId, phoneNumber],
+        ),
+        ({ record, beside }) => ({
+          profile: record,
+          suppressed:
+            typeof beside === "string" && beside !== "" ? (beside.split(",") as Channel[]) : [],
+        }),
+      ),
     // JavaScript's toLowerCase is Unicode-aware and the same everywhere; SQLite's lower() only
     // folds ASCII, so the lowered email is computed here and stored beside the email.
     findByEmail: (organizationId, email, limit) =>

@@ -109,6 +109,39 @@ export function consentLoopContract(harness: () => StorageHarness): void {
       expect(await storage.suppressions.forNumber(org, "hash-a")).toEqual([viber]);
     });
 
+    it("a send's recipient by number is read with its suppressions, with or without a profile", async () => {
+      const { storage } = harness();
+      const a = await seedOrganization(storage);
+      const org = a.organization.id;
+      const other = await anOrganizationIn(storage);
+      const phone = a.profile.phoneNumber;
+      const profile = await storage.profiles.findByPhone(org, phone);
+      expect(profile).not.toBeNull();
+      const recipient = async (organizationId: string, number: string, hash: string) => {
+        const found = await storage.profiles.findRecipient(organizationId, number, hash);
+        return { ...found, suppressed: [...found.suppressed].sort() };
+      };
+      expect(await recipient(org, phone, "hash-r")).toEqual({ profile, suppressed: [] });
+      await storage.suppressions.insert(aSuppression(org, { phoneHash: "hash-r" }));
+      await storage.suppressions.insert(
+        aSuppression(org, { phoneHash: "hash-r", channel: "viber" }),
+      );
+      await storage.suppressions.insert(aSuppression(other, { phoneHash: "hash-o" }));
+      expect(await recipient(org, phone, "hash-r")).toEqual({
+        profile,
+        suppressed: ["sms", "viber"],
+      });
+      expect(await recipient(org, "+4915199999999", "hash-r")).toEqual({
+        profile: null,
+        suppressed: ["sms", "viber"],
+      });
+      expect(await recipient(other, phone, "hash-r")).toEqual({ profile: null, suppressed: [] });
+      expect(await recipient(other, phone, "hash-o")).toEqual({
+        profile: null,
+        suppressed: ["sms"],
+      });
+    });
+
     it("an inbound message is stored once per provider message id and organization", async () => {
       const { storage } = harness();
       const org = await anOrganizationIn(storage);

@@ -40,6 +40,13 @@ export function memoryProfiles(scope: MemoryScope): ProfileRepository {
         "profiles.findByPhone",
         (s) => activeOf(s, organizationId).find((p) => p.phoneNumber === phoneNumber) ?? null,
       ),
+    findRecipient: (organizationId, phoneNumber, phoneHash) =>
+      scope.read("profiles.findRecipient", (s) => ({
+        profile: activeOf(s, organizationId).find((p) => p.phoneNumber === phoneNumber) ?? null,
+        suppressed: [...s.suppressions.values()]
+          .filter((x) => x.organizationId === organizationId && x.phoneHash === phoneHash)
+          .map((x) => x.channel),
+      })),
     findByEmail: (organizationId, email, limit) =>
       scope.read("profiles.findByEmail", (s) => {
         const wanted = email.toLowerCase();
