@@ -419,7 +419,12 @@ describe.skipIf(
   });
 });
 
-// The whole storage contract through named statements, as `tidings serve` runs it.
+// The whole storage contract through named statements, as `tidings serve` runs it. Not a
+// subset: this is the only run of the batching path every storage transaction takes in
+// production (BEGIN sent with the first statement, `sql.run` writes deferred to the next
+// statement or to COMMIT, so a write's failure shows later than on a plain pool), and nearly
+// every repository writes inside transactions. With one schema per file (emptied per case)
+// and one pool per file, a case costs what the plain run's does.
 if (onServer) {
   const label = "postgres (server, prepared statements)";
   runStorageContract(label, () => freshStorageHarness(db, { prepared: true }));

@@ -1,20 +1,12 @@
 import { execFileSync, spawn } from "node:child_process";
-import {
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  realpathSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { within } from "@tidings/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../server/src/testing/child-cli.js";
 import { typeCheckAsUser } from "../../server/src/testing/type-check.js";
-import { builtWorkspace, run } from "../../server/src/testing/workspace-build.js";
+import { packedWorkspace, run } from "../../server/src/testing/workspace-build.js";
 import { type ServedTidings, serveTidings } from "./testing/served.js";
 
 /**
@@ -92,16 +84,11 @@ let packedManifest: Record<string, unknown>;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "tidings-client-packed-"));
   app = join(dir, "app");
-  const [copy, server] = await Promise.all([builtWorkspace(), serveTidings()]);
+  const [packed, server] = await Promise.all([packedWorkspace(), serveTidings()]);
   served = server;
-  const tarballs = join(dir, "tarballs");
-  mkdirSync(tarballs);
-  await run("pnpm", ["pack", "--pack-destination", tarballs], join(copy, "packages", "client"));
-  const [tarball = ""] = readdirSync(tarballs);
+  const tarball = packed["@tidings/client"] ?? "";
   packedManifest = JSON.parse(
-    execFileSync("tar", ["-xOzf", join(tarballs, tarball), "package/package.json"], {
-      encoding: "utf8",
-    }),
+    execFileSync("tar", ["-xOzf", tarball, "package/package.json"], { encoding: "utf8" }),
   );
   mkdirSync(join(app, "node_modules", "@types"), { recursive: true });
   writeFileSync(
@@ -110,7 +97,7 @@ beforeAll(async () => {
       name: "client-app",
       private: true,
       type: "module",
-      dependencies: { "@tidings/client": `file:${join(tarballs, tarball)}` },
+      dependencies: { "@tidings/client": `file:${tarball}` },
     }),
   );
   await run(

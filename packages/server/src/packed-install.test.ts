@@ -5,7 +5,7 @@ import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import { REPO_ROOT } from "./testing/child-cli.js";
 import { typeCheckAsUser } from "./testing/type-check.js";
-import { builtWorkspace, packWorkspace, run } from "./testing/workspace-build.js";
+import { packedWorkspace, run } from "./testing/workspace-build.js";
 
 /**
  * The packages as a user gets them: built (in a temporary copy of the workspace), packed with
@@ -19,8 +19,8 @@ import { builtWorkspace, packWorkspace, run } from "./testing/workspace-build.js
 let dir: string;
 let app: string;
 
-// The build shares one copy per source state (about 40 s when no other test made it yet);
-// npm then resolves some hundred packages from the registry or its cache.
+// The build and its tarballs are shared per source state (about 40 s when no other test made
+// them yet); npm then resolves some hundred packages from the registry or its cache.
 const SETUP_TIMEOUT_MS = 600_000;
 
 const PROGRAM = `
@@ -134,7 +134,7 @@ mount({} as Deps)("/v1/profiles");
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "tidings-packed-"));
   app = join(dir, "app");
-  const tarballs = await packWorkspace(await builtWorkspace(), join(dir, "tarballs"));
+  const tarballs = await packedWorkspace();
   const betterSqlite = dirname(
     realpathSync(
       join(

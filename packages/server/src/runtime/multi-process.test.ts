@@ -1,6 +1,6 @@
 import { TOPICS } from "@tidings/core";
 import { cleanupsEach, skippedUnless } from "@tidings/core/testing";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { eventually } from "../testing/eventually.js";
 import {
   createSender,
@@ -14,8 +14,9 @@ import { startWebhookTally, type WebhookTally } from "../testing/webhook-tally.j
 
 /**
  * Issue 8, "How it is shown": several `tidings serve` and `tidings worker` child processes on
- * one PostgreSQL database. Each test starts its own processes on its own schema (`mp_<random>`,
- * dropped after), so the tests share nothing.
+ * one PostgreSQL database. The tests that need two servers and no worker share one cluster
+ * (`twoServers`), each in an organization of its own; the others start their own processes,
+ * with the settings they need, on their own schema (`mp_<random>`, dropped after).
  */
 
 const PG_URL = process.env.TIDINGS_TEST_PG_URL;
@@ -33,6 +34,29 @@ async function cluster(servers: number, workers: number, env: Record<string, str
   cleanups.push(started.stop);
   return started;
 }
+
+/**
+ * Two `tidings serve` and no worker, shared by the tests that need no more: started by the first
+ * of them and stopped after the file, instead of two processes started, and a schema migrated,
+ * per test. Each test makes its own sender, so an organization, key and campaign of its own:
+ * the send limit counts per key, profiles, phone numbers and webhooks belong to one
+ * organization, and every query of the schema is narrowed to the test's organization. The
+ * send limit is the rate-limit test's (50 a minute); the other tests send nothing.
+ */
+let shared: Promise<ProcessCluster> | undefined;
+function twoServers(): Promise<ProcessCluster> {
+  shared ??= startProcessCluster({
+    pgUrl: PG_URL ?? "",
+    servers: 2,
+    workers: 0,
+    env: { TIDINGS_SEND_RATE_LIMIT: "50/60s", ...FAST_RETRIES },
+  });
+  return shared;
+}
+afterAll(async () => {
+  // A cluster that failed to start has stopped itself.
+  await (await shared?.catch(() => undefined))?.stop();
+});
 
 async function tally(secret: string, options: { hold?: boolean } = {}): Promise<WebhookTally> {
   const started = await startWebhookTally(secret, options);
@@ -140,7 +164,7 @@ describe.skipIf(
   }, 600_000);
 
   it("accepts exactly the key's limit per window from sends hammering both servers", async () => {
-    const mp = await cluster(2, 0, { TIDINGS_SEND_RATE_LIMIT: "50/60s", ...FAST_RETRIES });
+    const mp = await twoServers();
     const sender = await createSender(mp.env, "messages:send");
 
     const answers = await bounded(150, 30, async (i) => {
@@ -160,7 +184,7 @@ describe.skipIf(
   }, 60_000);
 
   it("creates concurrent profiles across both servers once each: a shared number goes to one, 409 to the rest", async () => {
-    const mp = await cluster(2, 0, FAST_RETRIES);
+    const mp = await twoServers();
     const sender = await createSender(mp.env, "profiles:read,profiles:write");
     const shared = phone(9_999);
     // 60 numbers of their own and 20 requests for one number, 40 in flight over two servers:
@@ -186,9 +210,14 @@ describe.skipIf(
     expect(refused.map((a) => [a.status, a.body.code])).toEqual(
       new Array(19).fill([409, "phone_number_taken"]),
     );
+    // This test's organization only: the cluster is shared (the rate-limit test's sends made
+    // profiles of their own organization).
     const rows = await mp.query<{ phone_number: string; n: number }>(
       `SELECT phone_number, count(*)::int AS n FROM "${mp.schema}".profiles
-       WHERE status = 'active' GROUP BY phone_number`,
+       WHERE status = 'active'
+         AND organization_id = (SELECT organization_id FROM "${mp.schema}".campaigns WHERE id = $1)
+       GROUP BY phone_number`,
+      [sender.campaignId],
     );
     expect(rows).toHaveLength(61);
     expect(rows.every((row) => row.n === 1)).toBe(true);
@@ -204,7 +233,7 @@ describe.skipIf(
   }, 60_000);
 
   it("leaves at most 5 active webhooks and no shared topic after 20 concurrent activations", async () => {
-    const mp = await cluster(2, 0, FAST_RETRIES);
+    const mp = await twoServers();
     const sender = await createSender(mp.env, "webhooks:manage");
     const call = (i: number, method: string, path: string, body?: unknown) =>
       fetch(`${(mp.servers[i % 2] as TidingsProcess).baseUrl}${path}`, {

@@ -162,17 +162,20 @@ async function buildInto(copy: string) {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * A temporary copy of the workspace with every package built (ESM and `.d.ts`, as
- * `pnpm build`), shared by the tests of one source state: the first test builds it (35 s or
- * more), the others wait for it. Resolves with the copy's root.
+ * Makes `target` once: the first caller runs `make` on a staging directory beside it, writes
+ * `marker` there and renames it into place; callers at the same time (other test files,
+ * other processes) wait for it under a lock directory, and later ones find it made.
  */
-export async function builtWorkspace(): Promise<string> {
-  const target = join(tmpdir(), `tidings-build-${sourceDigest()}`);
-  const done = join(target, "BUILT");
+async function madeOnce(
+  target: string,
+  marker: string,
+  make: (staging: string) => Promise<void>,
+): Promise<void> {
+  const done = join(target, marker);
   const lock = `${target}.lock`;
-  // Bounded: a build that neither finishes nor lets go of its lock fails the test.
+  // Bounded: a maker that neither finishes nor lets go of its lock fails the test.
   for (let waited = 0; waited <= 2 * STALE_LOCK_MS; waited += WAIT_STEP_MS) {
-    if (existsSync(done)) return target;
+    if (existsSync(done)) return;
     try {
       mkdirSync(lock);
     } catch {
@@ -182,19 +185,54 @@ export async function builtWorkspace(): Promise<string> {
       continue;
     }
     try {
-      if (existsSync(done)) return target;
+      if (existsSync(done)) return;
       const staging = `${target}.staging-${process.pid}`;
       rmSync(staging, { recursive: true, force: true });
       rmSync(target, { recursive: true, force: true });
-      await buildInto(staging);
-      writeFileSync(join(staging, "BUILT"), new Date().toISOString());
+      await make(staging);
+      writeFileSync(join(staging, marker), new Date().toISOString());
       renameSync(staging, target);
-      return target;
+      return;
     } finally {
       rmSync(lock, { recursive: true, force: true });
     }
   }
-  throw new Error(`gave up waiting for the build in ${target}`);
+  throw new Error(`gave up waiting for ${target}`);
+}
+
+/**
+ * A temporary copy of the workspace with every package built (ESM and `.d.ts`, as
+ * `pnpm build`), shared by the tests of one source state: the first test builds it (35 s or
+ * more), the others wait for it. Resolves with the copy's root.
+ */
+export async function builtWorkspace(): Promise<string> {
+  const target = join(tmpdir(), `tidings-build-${sourceDigest()}`);
+  await madeOnce(target, "BUILT", buildInto);
+  return target;
+}
+
+/**
+ * Every package of the shared build (`builtWorkspace`) packed with `pnpm pack`, once per build:
+ * `pnpm check:packages` and the tests that install the packages take the same tarballs, which
+ * the same build always packs alike, instead of starting ten `pnpm pack` each (some 10 s on
+ * two cores, far more on a loaded machine). Resolves with each package's tarball by name.
+ * Read them, never change them: they are shared.
+ */
+export async function packedWorkspace(): Promise<Record<string, string>> {
+  const copy = await builtWorkspace();
+  const target = join(copy, "packed");
+  await madeOnce(target, "PACKED", async (staging) => {
+    await packWorkspace(copy, staging);
+  });
+  return Object.fromEntries(packageNames().map((name) => tarballOf(copy, name, target)));
+}
+
+/** The published name of `copy`'s package `name`, and its tarball's path in `into`. */
+function tarballOf(copy: string, name: string, into: string): [string, string] {
+  const { name: published, version } = JSON.parse(
+    readFileSync(join(copy, "packages", name, "package.json"), "utf8"),
+  );
+  return [published, join(into, `${published.replace("@", "").replace("/", "-")}-${version}.tgz`)];
 }
 
 /** Packs every built package of `copy` with `pnpm pack` into `into`; resolves with the tarballs. */
@@ -205,11 +243,7 @@ export async function packWorkspace(copy: string, into: string): Promise<Record<
     packageNames().map(async (name) => {
       const dir = join(copy, "packages", name);
       await run("pnpm", ["pack", "--pack-destination", into], dir);
-      const { name: published, version } = JSON.parse(
-        readFileSync(join(dir, "package.json"), "utf8"),
-      );
-      const tarball = join(into, `${published.replace("@", "").replace("/", "-")}-${version}.tgz`);
-      return [published as string, tarball] as const;
+      return tarballOf(copy, name, into);
     }),
   );
   return Object.fromEntries(packed);
