@@ -18,3 +18,4 @@ export { rateLimitRecountOnEvidence } from "./0016-rate-limit-recount-on-evidenc
 export { consentLoop } from "./0017-consent-loop.js";
 export { abuseProtection } from "./0018-abuse-protection.js";
 export { sendingWindows } from "./0019-sending-windows.js";
+export { smsLegSentFrom } from "./0020-sms-leg-sent-from.js";

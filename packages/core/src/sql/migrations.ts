@@ -39,6 +39,7 @@ export const SCHEMA_VERSIONS = {
   consentLoop: "suppressions, inbound messages, sender assignments and consent sources",
   abuseProtection: "organization settings, destination counters and campaigns' allowed countries",
   sendingWindows: "sending windows, profiles' time zones and scheduled messages",
+  smsLegSentFrom: "the sender each SMS leg actually went out from, for inbound ownership",
 } as const;
 
 /** One database's change for each of `SCHEMA_VERSIONS`, under the same key. */

@@ -311,6 +311,7 @@ export function sqlRecords(codec: SqlCodec): SqlRecords {
       smsProviderMessageId: r.textOrNull("sms_provider_message_id"),
       fallbackDueAt: r.textOrNull("fallback_due_at"),
       scheduledFor: r.textOrNull("scheduled_for"),
+      smsSentFrom: r.textOrNull("sms_sent_from"),
     })),
     messageEvent: from(t.messageEvents, (r) => ({
       id: r.text("id"),

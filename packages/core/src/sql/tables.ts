@@ -73,7 +73,7 @@ export const sqlTables = {
     "id, organization_id, api_key_id, campaign_id, profile_id, phone_number, category, " +
       "channel, sms_fallback_allowed, sender, body, client_reference, webhook_url, status, " +
       "error, expires_at, created_at, updated_at, viber_provider, viber_provider_message_id, " +
-      "sms_provider, sms_provider_message_id, fallback_due_at, scheduled_for",
+      "sms_provider, sms_provider_message_id, fallback_due_at, scheduled_for, sms_sent_from",
     { json: ["error"], flags: ["sms_fallback_allowed"] },
   ),
   messageEvents: table(

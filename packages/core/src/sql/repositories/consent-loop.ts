@@ -101,6 +101,8 @@ export function inboundRepository<A extends boolean>({
           WHERE received_at < ? ORDER BY received_at LIMIT ?)`,
         [before, limit],
       ),
+    // Each branch has its index: `messages_phone_sender`, and `messages_phone_sent_from`,
+    // which holds only the legs a provider re-addressed (a Messaging Service's pool number).
     messageOwners(phoneNumber, sender, since) {
       const messages = access.tableName("messages");
       const campaigns = access.tableName("campaigns");
@@ -108,9 +110,9 @@ export function inboundRepository<A extends boolean>({
         access.select(
           `SELECT DISTINCT m.organization_id AS organization_id FROM ${messages} m
            WHERE m.phone_number = ? AND m.created_at >= ?
-             AND (m.sender = ? OR (m.channel = 'sms' AND m.campaign_id IN
+             AND (m.sender = ? OR m.sms_sent_from = ? OR (m.channel = 'sms' AND m.campaign_id IN
                (SELECT c.id FROM ${campaigns} c WHERE c.sms_sender = ?)))`,
-          [phoneNumber, since, sender, sender],
+          [phoneNumber, since, sender, sender, sender],
         ),
         (found) =>
           found.map((row) => String((row as { organization_id: unknown }).organization_id)),

@@ -157,6 +157,7 @@ export const aMessage = (
   smsProviderMessageId: null,
   fallbackDueAt: null,
   scheduledFor: null,
+  smsSentFrom: null,
   ...overrides,
 });
 
