@@ -3,6 +3,11 @@ import { startFakeVonage } from "@tidings/adapter-vonage/testing";
 import { cleanupsEach } from "@tidings/core/testing";
 import { expect, it } from "vitest";
 import { eventually } from "./testing/eventually.js";
+import {
+  expectOptedOutByProvider,
+  OPT_OUT_SCOPES,
+  sendToConsentingProfile,
+} from "./testing/provider-opt-out.js";
 import { serveTidings } from "./testing/served-tidings.js";
 import { startWebhookTally } from "./testing/webhook-tally.js";
 
@@ -116,4 +121,40 @@ it("Viber on Vonage: send with an application JWT → signed status webhooks →
     "message.delivered",
     "message.seen",
   ]);
+});
+
+it("SMS on Vonage: a rejected status with 1050 (number barred) suppresses the number and turns its consent off", {
+  timeout: 60_000,
+}, async () => {
+  const vonage = await startFakeVonage({
+    applicationId: APP,
+    privateKey,
+    signatureSecret: "serve-test-signature-secret",
+    apiKey: "abcd1234",
+  });
+  cleanups.push(() => vonage.close());
+  const tidings = await serveTidings(
+    {
+      TIDINGS_PROVIDER_SMS: "vonage",
+      TIDINGS_VONAGE_APPLICATION_ID: APP,
+      TIDINGS_VONAGE_PRIVATE_KEY: privateKey.replace(/\n/g, "\\n"),
+      TIDINGS_VONAGE_SIGNATURE_SECRET: "serve-test-signature-secret",
+      TIDINGS_VONAGE_API_KEY: "abcd1234",
+      TIDINGS_VONAGE_API_URL: vonage.url,
+    },
+    { scopes: OPT_OUT_SCOPES },
+  );
+  cleanups.push(() => tidings.stop());
+  const phone = "+447911123457";
+  const sent = await sendToConsentingProfile(tidings, phone);
+  const uuid = String(vonage.sends.at(-1)?.messageUuid);
+  const rejected = await vonage.status(uuid, "rejected", {
+    error: {
+      type: "https://developer.vonage.com/api-errors/messages#1050",
+      title: 1050,
+      detail: "The number you are trying to submit to is blacklisted and may not receive messages.",
+    },
+  });
+  expect(rejected.status).toBe(200);
+  await expectOptedOutByProvider(tidings, { ...sent, phone }, "vonage", "1050");
 });

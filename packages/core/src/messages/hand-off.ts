@@ -66,7 +66,8 @@ async function dispatchOnce(
       error: null,
       result,
       leg: { provider: name, providerMessageId: result.providerMessageId ?? null },
-      sentFrom: typeof result.sentFrom === "string" && result.sentFrom !== "" ? result.sentFrom : null,
+      sentFrom:
+        typeof result.sentFrom === "string" && result.sentFrom !== "" ? result.sentFrom : null,
     };
   }
   return {

@@ -184,7 +184,10 @@ export function consentLoopContract(harness: () => StorageHarness): void {
     it("a leg's actual sender, as the provider reported it, owns replies to that sender", async () => {
       const { storage } = harness();
       const a = await seedOrganization(storage);
-      const { message } = await seedMessage(storage, a, { sender: "+15005550006", createdAt: at(10) });
+      const { message } = await seedMessage(storage, a, {
+        sender: "+15005550006",
+        createdAt: at(10),
+      });
       const phone = a.profile.phoneNumber;
       expect(await storage.inbound.messageOwners(phone, "+15005550099", at(0))).toEqual([]);
       expect(await storage.messages.recordSentFrom(message.id, "+15005550099")).toBe(true);
