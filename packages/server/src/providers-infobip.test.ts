@@ -271,13 +271,10 @@ it("SMS on Infobip: reports meaning the recipient opted out or is blocklisted su
   for (const [index, report] of reports.entries()) {
     const phone = `+4179302671${index}`;
     const sent = await sendToConsentingProfile(tidings, phone);
-    const legId = String(
-      (
-        infobip.sends.at(-1)?.body as {
-          messages: Array<{ destinations: Array<{ messageId: string }> }>;
-        }
-      ).messages[0]?.destinations[0]?.messageId,
-    );
+    const body = infobip.sends.at(-1)?.body as
+      | { messages: Array<{ destinations: Array<{ messageId: string }> }> }
+      | undefined;
+    const legId = String(body?.messages[0]?.destinations[0]?.messageId);
     expect((await infobip.deliver([{ messageId: legId, ...report }])).status).toBe(200);
     const code = report.error?.name ?? report.name ?? "";
     await expectOptedOutByProvider(tidings, { ...sent, phone }, "infobip", code);
