@@ -108,6 +108,7 @@ export {
   addSuppressionInput,
   listInbound,
   listInboundQuery,
+  exportSuppressions,
   listSuppressions,
   listSuppressionsQuery,
   profileSuppressed,

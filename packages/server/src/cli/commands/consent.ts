@@ -2,15 +2,17 @@ import { access, constants } from "node:fs/promises";
 import {
   addSuppression,
   type Channel,
+  type DomainError,
+  exportSuppressions,
   type Issue,
   isoAt,
   listSuppressions,
   removeSuppression,
   type SuppressionView,
 } from "@tidings/core";
-import { err, ok } from "neverthrow";
+import { err, ok, type ResultAsync } from "neverthrow";
 import { detectFormat, readRows } from "../../import/read-rows.js";
-import { type Command, ORG_OPTION } from "../command.js";
+import { type Command, type CommandContext, ORG_OPTION } from "../command.js";
 import { UsageError } from "../usage-error.js";
 import { findOrganization, organizationCommand } from "./organization.js";
 
@@ -168,64 +170,73 @@ export const suppressionsList: Command = {
   },
 };
 
+/** The options of a command about one number's suppression on one channel. */
+const NUMBER_OPTIONS = {
+  org: ORG_OPTION,
+  channel: CHANNEL_OPTION,
+  "phone-number": { type: "string", help: "The number, E.164 or national with +." },
+} as const;
+
+/**
+ * A command that adds or lifts one number's suppression as the API would, for the `--org`
+ * organization with no key: `change` is the core's use case, given the flags as its input.
+ */
+function suppressionCommand<T>(
+  command: Pick<Command, "name" | "summary" | "usage"> & { noteHelp: string },
+  change: (
+    deps: CommandContext["runtime"]["deps"],
+    actor: { organizationId: string; apiKeyId: null },
+    input: Record<string, unknown>,
+  ) => ResultAsync<T, DomainError>,
+  answer: (value: T) => { json: unknown; human: string },
+): Command {
+  return {
+    name: command.name,
+    summary: command.summary,
+    usage: command.usage,
+    options: { ...NUMBER_OPTIONS, note: { type: "string", help: command.noteHelp } },
+    required: ["org", "channel", "phone-number"],
+    async run(context) {
+      const org = await findOrganization(context);
+      if (org.isErr()) return err(org.error);
+      const changed = await change(
+        context.runtime.deps,
+        { organizationId: org.value, apiKeyId: null },
+        {
+          channel: channelOf(context.flags.channel),
+          phone_number: context.flags["phone-number"],
+          ...(typeof context.flags.note === "string" ? { note: context.flags.note } : {}),
+        },
+      );
+      return changed.isErr() ? err(changed.error) : ok(answer(changed.value));
+    },
+  };
+}
+
 /** `suppressions add --org ORG --channel C --phone-number P [--note N]`. */
-export const suppressionsAdd: Command = {
-  name: ["suppressions", "add"],
-  summary: "Suppress a number on a channel (source api): nothing is sent to it there any more.",
-  usage: "--org ORG --channel sms|viber --phone-number E164 [--note TEXT]",
-  options: {
-    org: ORG_OPTION,
-    channel: CHANNEL_OPTION,
-    "phone-number": { type: "string", help: "The number, E.164 or national with +." },
-    note: { type: "string", help: "Why (for example, asked by phone)." },
+export const suppressionsAdd = suppressionCommand(
+  {
+    name: ["suppressions", "add"],
+    summary: "Suppress a number on a channel (source api): nothing is sent to it there any more.",
+    usage: "--org ORG --channel sms|viber --phone-number E164 [--note TEXT]",
+    noteHelp: "Why (for example, asked by phone).",
   },
-  required: ["org", "channel", "phone-number"],
-  async run(context) {
-    const org = await findOrganization(context);
-    if (org.isErr()) return err(org.error);
-    const added = await addSuppression(
-      context.runtime.deps,
-      { organizationId: org.value, apiKeyId: null },
-      {
-        channel: channelOf(context.flags.channel),
-        phone_number: context.flags["phone-number"],
-        ...(typeof context.flags.note === "string" ? { note: context.flags.note } : {}),
-      },
-    );
-    if (added.isErr()) return err(added.error);
-    return ok({ json: added.value, human: `Suppressed: ${suppressionLine(added.value)}` });
-  },
-};
+  addSuppression,
+  (added) => ({ json: added, human: `Suppressed: ${suppressionLine(added)}` }),
+);
 
 /** `suppressions remove --org ORG --channel C --phone-number P [--note N]`. */
-export const suppressionsRemove: Command = {
-  name: ["suppressions", "remove"],
-  summary:
-    "Lift a suppression; one the person asked for (inbound or provider) needs --note saying why.",
-  usage: "--org ORG --channel sms|viber --phone-number E164 [--note TEXT]",
-  options: {
-    org: ORG_OPTION,
-    channel: CHANNEL_OPTION,
-    "phone-number": { type: "string", help: "The number." },
-    note: { type: "string", help: "Why the suppression is lifted." },
+export const suppressionsRemove = suppressionCommand(
+  {
+    name: ["suppressions", "remove"],
+    summary:
+      "Lift a suppression; one the person asked for (inbound or provider) needs --note saying why.",
+    usage: "--org ORG --channel sms|viber --phone-number E164 [--note TEXT]",
+    noteHelp: "Why the suppression is lifted.",
   },
-  required: ["org", "channel", "phone-number"],
-  async run(context) {
-    const org = await findOrganization(context);
-    if (org.isErr()) return err(org.error);
-    const removed = await removeSuppression(
-      context.runtime.deps,
-      { organizationId: org.value, apiKeyId: null },
-      {
-        channel: channelOf(context.flags.channel),
-        phone_number: context.flags["phone-number"],
-        ...(typeof context.flags.note === "string" ? { note: context.flags.note } : {}),
-      },
-    );
-    if (removed.isErr()) return err(removed.error);
-    return ok({ json: { removed: true }, human: "Suppression lifted." });
-  },
-};
+  removeSuppression,
+  () => ({ json: { removed: true }, human: "Suppression lifted." }),
+);
 
 /** What an import of an opt-out list came to; rejected rows carry their file line. */
 export interface SuppressionImportReport {
@@ -295,8 +306,9 @@ export const suppressionsImport: Command = {
 };
 
 /**
- * `suppressions export --org ORG [--file F]`: every suppression as JSON lines. Numbers are not
- * stored, so each line has the keyed hash (and the number only where it is known).
+ * `suppressions export --org ORG`: every suppression as JSON lines. Numbers are not stored, so
+ * each line has the keyed hash, and the number where the organization still knows it (one of
+ * its profiles has it, or an inbound message kept by retention came from it).
  */
 export const suppressionsExport = organizationCommand({
   name: ["suppressions", "export"],
@@ -304,8 +316,7 @@ export const suppressionsExport = organizationCommand({
     "Write an organization's suppressions as JSON lines (to stdout, or --json for an array).",
   usage: "--org ORG",
   async run(context, organizationId) {
-    const all = await allSuppressions(context, organizationId, {});
-    if (all instanceof Error) throw new UsageError(all.message);
+    const all = await exportSuppressions(context.runtime.deps, organizationId);
     return ok({ json: all, human: all.map((s) => JSON.stringify(s)).join("\n") });
   },
 });

@@ -1,4 +1,5 @@
 import {
+  type DomainError,
   type ErasureView,
   erasePerson,
   eraseProfile,
@@ -6,7 +7,7 @@ import {
   exportProfile,
   personMatchInput,
 } from "@tidings/core";
-import { err, ok } from "neverthrow";
+import { err, ok, type ResultAsync } from "neverthrow";
 import { type Command, type CommandContext, ORG_OPTION } from "../command.js";
 import { findOrganization } from "./organization.js";
 
@@ -49,48 +50,52 @@ const ERASURE_DETAILS = [
   "consent history stay. Backups made before still hold them (docs/production.md).",
 ];
 
+/** A command about one profile of the `--org` organization: `act` is the core's use case. */
+function profileCommand<T>(
+  command: Pick<Command, "name" | "summary" | "usage" | "details">,
+  act: (
+    deps: CommandContext["runtime"]["deps"],
+    actor: { organizationId: string; apiKeyId: null },
+    publicId: string,
+  ) => ResultAsync<T, DomainError>,
+  human: (value: T) => string,
+): Command {
+  return {
+    ...command,
+    options: { org: ORG_OPTION },
+    required: ["org"],
+    positionals: { min: 1, max: 1 },
+    async run(context) {
+      const actor = await actorOf(context);
+      if (actor.isErr()) return err(actor.error);
+      const done = await act(context.runtime.deps, actor.value, context.positionals[0] ?? "");
+      return done.isErr() ? err(done.error) : ok({ json: done.value, human: human(done.value) });
+    },
+  };
+}
+
 /** `profiles erase PUBLIC_ID --org ORG`. */
-export const profilesErase: Command = {
-  name: ["profiles", "erase"],
-  summary: "Erase a profile (active or deleted) and what identifies its person.",
-  details: ERASURE_DETAILS,
-  usage: "PUBLIC_ID --org ORG",
-  options: { org: ORG_OPTION },
-  required: ["org"],
-  positionals: { min: 1, max: 1 },
-  async run(context) {
-    const actor = await actorOf(context);
-    if (actor.isErr()) return err(actor.error);
-    const erased = await eraseProfile(
-      context.runtime.deps,
-      actor.value,
-      context.positionals[0] ?? "",
-    );
-    if (erased.isErr()) return err(erased.error);
-    return ok({ json: erased.value, human: erasedText(erased.value) });
+export const profilesErase = profileCommand(
+  {
+    name: ["profiles", "erase"],
+    summary: "Erase a profile (active or deleted) and what identifies its person.",
+    details: ERASURE_DETAILS,
+    usage: "PUBLIC_ID --org ORG",
   },
-};
+  eraseProfile,
+  erasedText,
+);
 
 /** `profiles export PUBLIC_ID --org ORG`: the document, as JSON either way. */
-export const profilesExport: Command = {
-  name: ["profiles", "export"],
-  summary: "Print everything held about a profile's person (deleted ones too) as JSON.",
-  usage: "PUBLIC_ID --org ORG",
-  options: { org: ORG_OPTION },
-  required: ["org"],
-  positionals: { min: 1, max: 1 },
-  async run(context) {
-    const actor = await actorOf(context);
-    if (actor.isErr()) return err(actor.error);
-    const exported = await exportProfile(
-      context.runtime.deps,
-      actor.value,
-      context.positionals[0] ?? "",
-    );
-    if (exported.isErr()) return err(exported.error);
-    return ok({ json: exported.value, human: JSON.stringify(exported.value, null, 2) });
+export const profilesExport = profileCommand(
+  {
+    name: ["profiles", "export"],
+    summary: "Print everything held about a profile's person (deleted ones too) as JSON.",
+    usage: "PUBLIC_ID --org ORG",
   },
-};
+  exportProfile,
+  (exported) => JSON.stringify(exported, null, 2),
+);
 
 /** `privacy erase --org ORG --phone-number N | --email E`. */
 export const privacyErase: Command = {
