@@ -106,9 +106,9 @@ export type { InboundMessageView, SuppressionView } from "./inbound/suppressions
 export {
   addSuppression,
   addSuppressionInput,
+  exportSuppressions,
   listInbound,
   listInboundQuery,
-  exportSuppressions,
   listSuppressions,
   listSuppressionsQuery,
   profileSuppressed,

@@ -61,7 +61,10 @@ describe("suppressions page", () => {
     expect(page.body).toContain(
       `/console/suppressions?channel=sms&amp;phone_number=${encodeURIComponent(PHONE)}`,
     );
-    expect(page.body).toMatch(/<td>Yes<\/td><td>No<\/td><td>API<\/td>/);
+    // Added in the console, recorded as the console's: the suppression itself says api.
+    expect(page.body).toMatch(/<td>Yes<\/td><td>No<\/td><td>Console<\/td>/);
+    const history = (await getConsentHistory(world.deps, actor, id))._unsafeUnwrap();
+    expect(history.map((change) => change.source)).toEqual(["api", "console"]);
 
     const removed = await world.post(browser, "/suppressions/remove", {
       channel: "sms",

@@ -13,13 +13,21 @@ import { phoneHash } from "./suppression-keys.js";
 
 /** Who or what asked for a change of consent, for the suppression and the history. */
 export interface ConsentAct {
-  source: SuppressionSource;
+  /**
+   * What made the change, as the consent history records it. A suppression records `api` for
+   * one an organization added itself, whether through the API, the console or an import.
+   */
+  source: ConsentSource;
   keyword: string | null;
   provider: string | null;
   note: string | null;
   /** The API key that asked, when one did. */
   apiKeyId: string | null;
 }
+
+/** The source a suppression records for a change the history records as `source`. */
+const suppressionSource = (source: ConsentSource): SuppressionSource =>
+  source === "inbound" || source === "provider" ? source : "api";
 
 const FIELD = {
   sms: "smsMarketingConsent",
@@ -84,7 +92,7 @@ export async function optOut(
     organizationId,
     channel,
     phoneHash: phoneHash(key, phoneNumber),
-    source: act.source,
+    source: suppressionSource(act.source),
     keyword: act.keyword,
     provider: act.provider,
     note: act.note,

@@ -163,7 +163,7 @@ export function addSuppression(
     const key = await suppressionKey(deps, org);
     const effect = await deps.storage.transaction((tx) =>
       optOut(tx, deps, key, org, on, phone_number, {
-        source: "api",
+        source: actor.via ?? "api",
         keyword: null,
         provider: null,
         note: text ?? null,
@@ -229,7 +229,7 @@ export function removeSuppression(
         on,
         phone_number,
         {
-          source: "api",
+          source: actor.via ?? "api",
           keyword: null,
           provider: null,
           note: text ?? null,

@@ -45,7 +45,7 @@ export async function recordConsentChanges(
   actor: Actor,
   before: ProfileRecord | null,
   after: ProfileRecord,
-  source: ConsentSource = "api",
+  source: ConsentSource = actor.via ?? "api",
 ): Promise<void> {
   const changed = changedFlags(before, after);
   if (changed.length === 0) return;
