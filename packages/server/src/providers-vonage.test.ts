@@ -27,9 +27,8 @@ const { privateKey } = generateKeyPairSync("rsa", {
   publicKeyEncoding: { type: "spki", format: "pem" },
 });
 
-it("Viber on Vonage: send with an application JWT → signed status webhooks → message.delivered and message.seen", {
-  timeout: 60_000,
-}, async () => {
+/** A fake Vonage and `tidings serve` sending `channel` through it, both stopped after the test. */
+async function serveOnVonage(channel: "viber" | "sms", scopes: string) {
   const vonage = await startFakeVonage({
     applicationId: APP,
     privateKey,
@@ -39,7 +38,7 @@ it("Viber on Vonage: send with an application JWT → signed status webhooks →
   cleanups.push(() => vonage.close());
   const tidings = await serveTidings(
     {
-      TIDINGS_PROVIDER_VIBER: "vonage",
+      [channel === "viber" ? "TIDINGS_PROVIDER_VIBER" : "TIDINGS_PROVIDER_SMS"]: "vonage",
       TIDINGS_VONAGE_APPLICATION_ID: APP,
       // As an env file holds it: one line, newlines written \n.
       TIDINGS_VONAGE_PRIVATE_KEY: privateKey.replace(/\n/g, "\\n"),
@@ -47,9 +46,16 @@ it("Viber on Vonage: send with an application JWT → signed status webhooks →
       TIDINGS_VONAGE_API_KEY: "abcd1234",
       TIDINGS_VONAGE_API_URL: vonage.url,
     },
-    { scopes: SCOPES },
+    { scopes },
   );
   cleanups.push(() => tidings.stop());
+  return { vonage, tidings };
+}
+
+it("Viber on Vonage: send with an application JWT → signed status webhooks → message.delivered and message.seen", {
+  timeout: 60_000,
+}, async () => {
+  const { vonage, tidings } = await serveOnVonage("viber", SCOPES);
   expect((await tidings.waitForLog("listening")).providers).toEqual({
     viber: "vonage",
     sms: "sandbox",
@@ -126,25 +132,7 @@ it("Viber on Vonage: send with an application JWT → signed status webhooks →
 it("SMS on Vonage: a rejected status with 1050 (number barred) suppresses the number and turns its consent off", {
   timeout: 60_000,
 }, async () => {
-  const vonage = await startFakeVonage({
-    applicationId: APP,
-    privateKey,
-    signatureSecret: "serve-test-signature-secret",
-    apiKey: "abcd1234",
-  });
-  cleanups.push(() => vonage.close());
-  const tidings = await serveTidings(
-    {
-      TIDINGS_PROVIDER_SMS: "vonage",
-      TIDINGS_VONAGE_APPLICATION_ID: APP,
-      TIDINGS_VONAGE_PRIVATE_KEY: privateKey.replace(/\n/g, "\\n"),
-      TIDINGS_VONAGE_SIGNATURE_SECRET: "serve-test-signature-secret",
-      TIDINGS_VONAGE_API_KEY: "abcd1234",
-      TIDINGS_VONAGE_API_URL: vonage.url,
-    },
-    { scopes: OPT_OUT_SCOPES },
-  );
-  cleanups.push(() => tidings.stop());
+  const { vonage, tidings } = await serveOnVonage("sms", OPT_OUT_SCOPES);
   const phone = "+447911123457";
   const sent = await sendToConsentingProfile(tidings, phone);
   const uuid = String(vonage.sends.at(-1)?.messageUuid);
