@@ -1,4 +1,3 @@
-import { access, constants } from "node:fs/promises";
 import {
   addSuppression,
   type Channel,
@@ -11,7 +10,7 @@ import {
   type SuppressionView,
 } from "@tidings/core";
 import { err, ok, type ResultAsync } from "neverthrow";
-import { detectFormat, readRows } from "../../import/read-rows.js";
+import { detectFormat, mustRead, readRows } from "../../import/read-rows.js";
 import { type Command, type CommandContext, ORG_OPTION } from "../command.js";
 import { UsageError } from "../usage-error.js";
 import { findOrganization, organizationCommand } from "./organization.js";
@@ -29,65 +28,72 @@ const channelOf = (value: unknown): Channel => {
   return value;
 };
 
+/**
+ * A command about one sender of the `--org` organization on `--channel`: `change` writes the
+ * operator's word and says whether anything changed, `answer` says what came of it.
+ */
+function senderCommand(
+  command: Pick<Command, "name" | "summary">,
+  change: (
+    storage: CommandContext["runtime"]["deps"]["storage"],
+    at: { organizationId: string; channel: Channel; sender: string; now: number },
+  ) => Promise<boolean>,
+  answer: (
+    done: { organization_id: string; channel: Channel; sender: string },
+    changed: boolean,
+  ) => { json: unknown; human: string },
+): Command {
+  return {
+    ...command,
+    usage: "SENDER --org ORG --channel sms|viber",
+    options: { org: ORG_OPTION, channel: CHANNEL_OPTION },
+    required: ["org", "channel"],
+    positionals: { min: 1, max: 1 },
+    validate(flags) {
+      channelOf(flags.channel);
+    },
+    async run(context) {
+      const org = await findOrganization(context);
+      if (org.isErr()) return err(org.error);
+      const channel = channelOf(context.flags.channel);
+      const sender = (context.positionals[0] ?? "").trim();
+      if (sender === "") throw new UsageError("SENDER must not be empty.");
+      const { storage, clock } = context.runtime.deps;
+      const at = { organizationId: org.value, channel, sender, now: clock.now() };
+      const changed = await change(storage, at);
+      return ok(answer({ organization_id: org.value, channel, sender }, changed));
+    },
+  };
+}
+
 /** `senders assign --org ORG --channel C SENDER`: the operator's word that a sender is ORG's. */
-export const sendersAssign: Command = {
-  name: ["senders", "assign"],
-  summary:
-    "Assign a sender (a number, short code or Viber name) to an organization: replies to it are its own.",
-  usage: "SENDER --org ORG --channel sms|viber",
-  options: { org: ORG_OPTION, channel: CHANNEL_OPTION },
-  required: ["org", "channel"],
-  positionals: { min: 1, max: 1 },
-  validate(flags) {
-    channelOf(flags.channel);
+export const sendersAssign = senderCommand(
+  {
+    name: ["senders", "assign"],
+    summary:
+      "Assign a sender (a number, short code or Viber name) to an organization: replies to it are its own.",
   },
-  async run(context) {
-    const org = await findOrganization(context);
-    if (org.isErr()) return err(org.error);
-    const channel = channelOf(context.flags.channel);
-    const sender = (context.positionals[0] ?? "").trim();
-    if (sender === "") throw new UsageError("SENDER must not be empty.");
-    const { storage, clock } = context.runtime.deps;
-    const added = await storage.senders.assign({
-      organizationId: org.value,
-      channel,
-      sender,
-      createdAt: isoAt(clock.now()),
-    });
-    return ok({
-      json: { organization_id: org.value, channel, sender, assigned: true, new: added },
-      human: added
-        ? `Assigned ${channel} sender ${sender} to ${org.value}.`
-        : `${channel} sender ${sender} was already assigned to ${org.value}.`,
-    });
-  },
-};
+  (storage, { now, ...assignment }) =>
+    storage.senders.assign({ ...assignment, createdAt: isoAt(now) }),
+  (done, added) => ({
+    json: { ...done, assigned: true, new: added },
+    human: added
+      ? `Assigned ${done.channel} sender ${done.sender} to ${done.organization_id}.`
+      : `${done.channel} sender ${done.sender} was already assigned to ${done.organization_id}.`,
+  }),
+);
 
 /** `senders unassign --org ORG --channel C SENDER`. */
-export const sendersUnassign: Command = {
-  name: ["senders", "unassign"],
-  summary: "Take a sender's assignment from an organization.",
-  usage: "SENDER --org ORG --channel sms|viber",
-  options: { org: ORG_OPTION, channel: CHANNEL_OPTION },
-  required: ["org", "channel"],
-  positionals: { min: 1, max: 1 },
-  validate(flags) {
-    channelOf(flags.channel);
-  },
-  async run(context) {
-    const org = await findOrganization(context);
-    if (org.isErr()) return err(org.error);
-    const channel = channelOf(context.flags.channel);
-    const sender = (context.positionals[0] ?? "").trim();
-    const removed = await context.runtime.deps.storage.senders.unassign(org.value, channel, sender);
-    return ok({
-      json: { organization_id: org.value, channel, sender, unassigned: removed },
-      human: removed
-        ? `Unassigned ${channel} sender ${sender} from ${org.value}.`
-        : `${channel} sender ${sender} was not assigned to ${org.value}.`,
-    });
-  },
-};
+export const sendersUnassign = senderCommand(
+  { name: ["senders", "unassign"], summary: "Take a sender's assignment from an organization." },
+  (storage, at) => storage.senders.unassign(at.organizationId, at.channel, at.sender),
+  (done, removed) => ({
+    json: { ...done, unassigned: removed },
+    human: removed
+      ? `Unassigned ${done.channel} sender ${done.sender} from ${done.organization_id}.`
+      : `${done.channel} sender ${done.sender} was not assigned to ${done.organization_id}.`,
+  }),
+);
 
 /** `senders list [--org ORG]`. */
 export const sendersList: Command = {
@@ -265,11 +271,7 @@ export const suppressionsImport: Command = {
     const org = await findOrganization(context);
     if (org.isErr()) return err(org.error);
     const file = String(context.flags.file);
-    try {
-      await access(file, constants.R_OK);
-    } catch (error) {
-      throw new Error(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? error}`);
-    }
+    await mustRead(file);
     const actor = { organizationId: org.value, apiKeyId: null };
     const report: SuppressionImportReport = { file, rows: 0, added: 0, rejected: [] };
     for await (const entry of readRows(file, await detectFormat(file))) {
