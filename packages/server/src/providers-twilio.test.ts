@@ -202,7 +202,7 @@ it("a Messaging Service's pool number, as Twilio's callback reports it, owns the
     if (run.code !== 0) throw new Error(`tidings ${args.join(" ")}: ${run.stderr}`);
     return run.json<Record<string, string>>();
   };
-  const { org_id: orgB } = await cli("orgs", "create", "--name", "Other");
+  const { org_id: orgB = "" } = await cli("orgs", "create", "--name", "Other");
   const { token: tokenB } = await cli("keys", "create", "--org", orgB, "--scopes", scopes);
   const asB = (method: string, path: string, body?: unknown) =>
     fetch(`${tidings.url}${path}`, {
