@@ -102,6 +102,11 @@ export interface ConsentChangeRecord {
   /** What made the change. */
   source: ConsentSource;
   changedAt: string;
+  /**
+   * Why, where someone said: a suppression's note, or the note that lifted one (a lifted
+   * suppression is written even when the consent stays as it was). Erasure clears it.
+   */
+  note: string | null;
 }
 
 /** What changed a consent flag. */
@@ -1380,6 +1385,8 @@ export interface PrivacyRepository {
    * stays. `false` when unknown.
    */
   clearSuppressionNote(organizationId: string, id: string): Promise<boolean>;
+  /** Clears the notes of a profile's consent history; answers how many it cleared. */
+  clearConsentNotes(organizationId: string, profileId: string): Promise<number>;
   /**
    * Profiles of any organization deleted at or before `deletedBefore` and not erased yet,
    * the longest deleted first, at most `limit`: what retention erases.

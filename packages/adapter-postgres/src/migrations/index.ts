@@ -19,3 +19,4 @@ export { consentLoop } from "./0017-consent-loop.js";
 export { abuseProtection } from "./0018-abuse-protection.js";
 export { sendingWindows } from "./0019-sending-windows.js";
 export { smsLegSentFrom } from "./0020-sms-leg-sent-from.js";
+export { consentChangeNotes } from "./0021-consent-change-notes.js";

@@ -49,6 +49,20 @@ async function setConsent(
   const updated = await tx.profiles.update(next);
   if (updated !== true)
     throw new Error(`The profile ${profile.id} vanished during a consent change.`);
+  await recordHistory(tx, deps, profile, channel, value, act, at);
+}
+
+/** One entry of the consent history: the channel's consent before, `value` after, and why. */
+async function recordHistory(
+  tx: Repositories,
+  deps: Pick<Deps, "ids">,
+  profile: ProfileRecord,
+  channel: Channel,
+  value: boolean,
+  act: ConsentAct,
+  at: string,
+): Promise<void> {
+  const field = FIELD[channel];
   await tx.consent.insert({
     id: deps.ids.uuidv7(),
     organizationId: profile.organizationId,
@@ -59,6 +73,7 @@ async function setConsent(
     apiKeyId: act.apiKeyId,
     source: act.source satisfies ConsentSource,
     changedAt: at,
+    note: act.note,
   });
 }
 
@@ -156,6 +171,10 @@ export async function optIn(
     restoreConsent && profile !== null && existing.consentBefore === true && !profile[field];
   if (profile !== null && consentChanged) {
     await setConsent(tx, deps, profile, channel, true, act, at);
+  } else if (profile !== null && !restoreConsent) {
+    // A suppression lifted by the organization (DELETE, the console) leaves the consent as it
+    // is, and is written to the history all the same, with the note that lifted it.
+    await recordHistory(tx, deps, profile, channel, profile[field], act, at);
   }
   await recordOrganizationEvent(
     tx,

@@ -40,6 +40,7 @@ export const SCHEMA_VERSIONS = {
   abuseProtection: "organization settings, destination counters and campaigns' allowed countries",
   sendingWindows: "sending windows, profiles' time zones and scheduled messages",
   smsLegSentFrom: "the sender each SMS leg actually went out from, for inbound ownership",
+  consentChangeNotes: "the note of a consent change: why a suppression was added or lifted",
 } as const;
 
 /** One database's change for each of `SCHEMA_VERSIONS`, under the same key. */

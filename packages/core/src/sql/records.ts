@@ -244,6 +244,7 @@ export function sqlRecords(codec: SqlCodec): SqlRecords {
       apiKeyId: r.textOrNull("api_key_id"),
       source: r.oneOf("source", CONSENT_SOURCES),
       changedAt: r.text("changed_at"),
+      note: r.textOrNull("note"),
     })),
     contactList: from(t.contactLists, (r) => ({
       id: r.text("id"),

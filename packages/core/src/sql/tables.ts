@@ -50,7 +50,7 @@ export const sqlTables = {
   consentChanges: table(
     "consent_changes",
     "id, organization_id, profile_id, channel, old_value, new_value, api_key_id, changed_at, " +
-      "source",
+      "source, note",
     { flags: ["old_value", "new_value"] },
   ),
   contactLists: table("contact_lists", "id, organization_id, name, created_at"),

@@ -86,6 +86,7 @@ export const aConsentChange = (
   apiKeyId: null,
   source: "api",
   changedAt: at(0),
+  note: null,
   ...overrides,
 });
 
