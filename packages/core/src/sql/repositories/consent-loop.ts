@@ -97,8 +97,8 @@ export function inboundRepository<A extends boolean>({
           WHERE received_at < ? ORDER BY received_at LIMIT ?)`,
         [before, limit],
       ),
-    // Each branch has its index: `messages_phone_sender`, and `messages_phone_sent_from`,
-    // which holds only the legs a provider re-addressed (a Messaging Service's pool number).
+    // Both databases read the person's messages by the `phone_number` prefix of
+    // `messages_phone_sender` and filter them by the three senders (checked with EXPLAIN).
     messageOwners(phoneNumber, sender, since) {
       const messages = access.tableName("messages");
       const campaigns = access.tableName("campaigns");
