@@ -54,6 +54,7 @@ export const benchMessage = (
   smsProviderMessageId: null,
   fallbackDueAt: null,
   scheduledFor: null,
+  smsSentFrom: null,
 });
 
 /** What the delivery engine needs (the core names it `AttemptDeps` but does not export it). */

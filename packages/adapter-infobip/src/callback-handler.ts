@@ -115,6 +115,8 @@ export function infobipCallbacks(options: InfobipCallbackOptions): CallbackApp {
         channel,
         provider: "infobip",
         providerMessageId: leg.legId,
+        // The sender the leg went out from (a delivery report's `sender`).
+        sentFrom: typeof report.sender === "string" ? report.sender : null,
         status,
         providerCode,
         ...(description === undefined ? {} : { description }),

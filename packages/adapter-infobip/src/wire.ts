@@ -52,6 +52,8 @@ export interface InfobipApiError {
 /** One delivery report of `{ results: [...] }` (Viber and SMS v3 share the shape). */
 export interface InfobipDeliveryReport {
   messageId?: string | undefined;
+  /** The sender the message went out from. */
+  sender?: string | undefined;
   status?: InfobipStatus | undefined;
   error?: (InfobipStatus & { permanent?: boolean | undefined }) | undefined;
   /** What the message cost: `pricePerMessage` a number (`0.15`), `currency` ISO 4217. */

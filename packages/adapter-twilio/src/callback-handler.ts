@@ -7,6 +7,7 @@ import {
   type InboundSink,
   isUuidV7,
   recordUpstreamReport,
+  recordUpstreamSentFrom,
 } from "@tidings/core";
 import { handleTwilioInbound } from "./inbound-handler.js";
 import type { TwilioParams } from "./signature.js";
@@ -90,18 +91,31 @@ export function twilioCallbacks(options: TwilioCallbackOptions): CallbackApp {
     const messageId = new URLSearchParams(request.url.slice(path.length + 1)).get("m") ?? "";
     const status = one(params, "MessageStatus") ?? one(params, "SmsStatus") ?? "";
     const report = reportOf(status, one(params, "ErrorCode") || null);
-    if (report === null) return emptyAnswer(200, ROUTE);
+    const sentFrom = one(params, "From");
+    if (report === null && (sentFrom === null || !isUuidV7(messageId))) {
+      return emptyAnswer(200, ROUTE);
+    }
     if (!isUuidV7(messageId)) {
       logger.warn("twilio callback for no Tidings message", { route: ROUTE, status });
       return emptyAnswer(200, ROUTE);
     }
-    const providerCode = one(params, "ErrorCode") || null;
     const messageSid = one(params, "MessageSid") ?? one(params, "SmsSid");
-    const recorded = await recordUpstreamReport(options.deps, {
+    const leg = {
       messageId,
-      channel: "sms",
+      channel: "sms" as const,
       provider: "twilio",
       providerMessageId: messageSid,
+    };
+    if (report === null) {
+      // An intermediate status changes nothing, but says which number a Messaging Service
+      // sent from: replies to that number belong to this message's organization.
+      if (sentFrom !== null) await recordUpstreamSentFrom(options.deps, { ...leg, sentFrom });
+      return emptyAnswer(200, ROUTE);
+    }
+    const providerCode = one(params, "ErrorCode") || null;
+    const recorded = await recordUpstreamReport(options.deps, {
+      ...leg,
+      sentFrom,
       status: report,
       providerCode,
       ...(providerCode === null ? {} : { description: `Twilio error ${providerCode}.` }),

@@ -40,12 +40,16 @@ async function setup(extra: Partial<TwilioProviderOptions> = {}): Promise<Channe
 }
 
 describe("twilioProvider against a fake Twilio", () => {
-  it("sends the form Twilio expects and keeps the sid", async () => {
+  it("sends the form Twilio expects and keeps the sid and the sender Twilio names", async () => {
     const provider = await setup();
     const result = await provider.dispatch(message);
     expect(fake.sends).toHaveLength(1);
     const [sent] = fake.sends;
-    expect(result).toEqual({ status: "accepted", providerMessageId: sent?.sid });
+    expect(result).toEqual({
+      status: "accepted",
+      providerMessageId: sent?.sid,
+      sentFrom: "+15005550006",
+    });
     expect(sent?.sid).toMatch(/^SM[0-9a-f]{32}$/);
     expect(sent?.authorization).toBe(
       `Basic ${Buffer.from(`${ACCOUNT}:${TOKEN}`).toString("base64")}`,

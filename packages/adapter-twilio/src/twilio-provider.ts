@@ -102,8 +102,13 @@ export function twilioSpec(options: TwilioProviderOptions): HttpProviderSpec<"tw
       };
     },
     accepted(answer) {
-      const sid = (answer.body as Partial<TwilioMessage>).sid;
-      return { accepted: true, providerMessageId: typeof sid === "string" ? sid : null };
+      const { sid, from } = answer.body as Partial<TwilioMessage>;
+      return {
+        accepted: true,
+        providerMessageId: typeof sid === "string" ? sid : null,
+        // Null with a Messaging Service, which picks the number later: its callbacks give it.
+        sentFrom: typeof from === "string" ? from : null,
+      };
     },
     errorOf(answer) {
       const error = answer.body as TwilioRestError;

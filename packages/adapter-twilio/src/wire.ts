@@ -5,6 +5,8 @@
 export interface TwilioMessage {
   sid: string;
   status: string;
+  /** The sender; `null` while a Messaging Service has not picked one of its numbers. */
+  from: string | null;
   error_code: number | null;
 }
 
@@ -24,4 +26,6 @@ export interface TwilioStatusCallback {
   SmsStatus?: string | undefined;
   ErrorCode?: string | undefined;
   AccountSid?: string | undefined;
+  /** The sender the message went out from (a Messaging Service's pool number). */
+  From?: string | undefined;
 }

@@ -114,6 +114,8 @@ export function vonageCallbacks(options: VonageCallbackOptions): CallbackApp {
       channel,
       provider: "vonage",
       providerMessageId: status.message_uuid ?? null,
+      // The sender the leg went out from, as Vonage spells it (no `+`).
+      sentFrom: typeof status.from === "string" ? status.from : null,
       status: report,
       providerCode,
       ...(description === undefined ? {} : { description }),

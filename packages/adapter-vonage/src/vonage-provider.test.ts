@@ -93,7 +93,7 @@ describe("vonageProvider against a fake Vonage", () => {
   it.each([
     ["invalid_number", "upstream_rejected", "1150"],
     ["unauthorized", "upstream_unauthorized", "1010"],
-    ["server_error", "upstream_unavailable", "1050"],
+    ["server_error", "upstream_unavailable", "1030"],
   ] as const)("%s is %s with Vonage's code %s, sent once", async (answer, code, providerCode) => {
     const provider = await setup();
     fake.answerNext(answer);

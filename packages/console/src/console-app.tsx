@@ -224,7 +224,7 @@ export function createConsole(deps: Deps, options: ConsoleOptions = {}): HttpApp
       deps,
       request,
       frame,
-      actor: { organizationId: session.organizationId, apiKeyId: null },
+      actor: { organizationId: session.organizationId, apiKeyId: null, via: "console" },
       id: found.params.id ?? "",
       notFound,
     };

@@ -15,6 +15,11 @@ export interface Actor {
   organizationId: string;
   /** The API key making the request; `null` for the CLI and other trusted callers. */
   apiKeyId: string | null;
+  /**
+   * Where the request came from when it is not the API (or the CLI, which acts as the API
+   * does): `console` for the console's pages. The consent history records it as the source.
+   */
+  via?: "console" | undefined;
 }
 
 /** Tunable numbers, each with the default of docs/decisions.md. */

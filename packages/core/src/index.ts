@@ -106,6 +106,7 @@ export type { InboundMessageView, SuppressionView } from "./inbound/suppressions
 export {
   addSuppression,
   addSuppressionInput,
+  exportSuppressions,
   listInbound,
   listInboundQuery,
   listSuppressions,
@@ -163,7 +164,12 @@ export type {
   ReportOutcome,
   UpstreamReportOutcome,
 } from "./messages/provider-report.js";
-export { recordProviderReport, recordUpstreamReport } from "./messages/provider-report.js";
+export {
+  recordProviderReport,
+  recordUpstreamReport,
+  recordUpstreamSentFrom,
+  type UpstreamSentFrom,
+} from "./messages/provider-report.js";
 export type { ReportBatchOptions } from "./messages/report-batches.js";
 export { batchedProviderReports } from "./messages/report-batches.js";
 export type {

@@ -102,6 +102,11 @@ export interface ConsentChangeRecord {
   /** What made the change. */
   source: ConsentSource;
   changedAt: string;
+  /**
+   * Why, where someone said: a suppression's note, or the note that lifted one (a lifted
+   * suppression is written even when the consent stays as it was). Erasure clears it.
+   */
+  note: string | null;
 }
 
 /** What changed a consent flag. */
@@ -308,6 +313,13 @@ export interface MessageRecord {
   viberProviderMessageId: string | null;
   smsProvider: string | null;
   smsProviderMessageId: string | null;
+  /**
+   * The sender the SMS leg actually went out from, as the provider's answer or report gave it,
+   * kept only when it is not `sender` (a Twilio Messaging Service picks a number of its pool;
+   * a provider may spell the number its own way): inbound ownership reads it. `null` when no
+   * provider said otherwise.
+   */
+  smsSentFrom: string | null;
   /**
    * When the SMS of a fallback after the fact is due (or, once a worker took the job, when its
    * hold on it ends); `null` when no such job is pending.
@@ -770,6 +782,11 @@ export interface MessageRepository {
    * `channel`), whatever the status. `false` when the message is unknown.
    */
   recordLeg(id: string, channel: Channel, leg: ProviderLeg): Promise<boolean>;
+  /**
+   * Writes the sender the message's SMS leg actually went out from (`smsSentFrom`), unless it is
+   * stored already. `false` when nothing was written (unknown id, or the same sender).
+   */
+  recordSentFrom(id: string, sentFrom: string): Promise<boolean>;
   /**
    * Moves a Viber message over to SMS and makes its SMS due at `dueAt`, in one conditional
    * write: only while it is `sent`, on `viber` and without a pending fallback (the caller checks
@@ -1438,6 +1455,8 @@ export interface PrivacyRepository {
    * stays. `false` when unknown.
    */
   clearSuppressionNote(organizationId: string, id: string): Promise<boolean>;
+  /** Clears the notes of a profile's consent history; answers how many it cleared. */
+  clearConsentNotes(organizationId: string, profileId: string): Promise<number>;
   /**
    * Profiles of any organization deleted at or before `deletedBefore` and not erased yet,
    * the longest deleted first, at most `limit`: what retention erases.
@@ -1592,6 +1611,11 @@ export type DispatchResult = (
       status: "accepted";
       /** The provider's id of the message, kept to match its reports; absent when none. */
       providerMessageId?: string | null | undefined;
+      /**
+       * The sender the provider says it sends from, as it spells it, where its answer says so
+       * (a Messaging Service's pool number); absent when it does not.
+       */
+      sentFrom?: string | null | undefined;
     }
   | { status: "rejected"; error: MessageError }
   /** Viber only: the recipient is not reachable on Viber (the core may fall back to SMS). */
@@ -1645,6 +1669,11 @@ export interface UpstreamReport {
   providerCode: string | null;
   /** A sentence saying what the provider reported, for a failure's `error.message`. */
   description?: string | undefined;
+  /**
+   * The sender the leg went out from, as the provider's report spells it (Twilio's `From`,
+   * Infobip's `sender`, Vonage's `from`), where the report gives it.
+   */
+  sentFrom?: string | null | undefined;
   /**
    * What the leg cost, when the report says: `amount` as the provider wrote it (a decimal
    * number or string; a negative one, as Twilio writes charges, is made positive), `currency`

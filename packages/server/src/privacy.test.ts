@@ -335,6 +335,7 @@ async function privacyThroughServe(
     `${ada.order} in links.original_url`,
     `${ada.phone} in inbound_messages.from_number`,
     `${ada.first} in suppressions.note`,
+    `${ada.first} in consent_changes.note`,
   ]) {
     expect(before).toContain(place);
   }
@@ -346,7 +347,8 @@ async function privacyThroughServe(
     links: 2,
     idempotency_records: 2,
     inbound_messages: 1,
-    suppression_notes: 1,
+    // The suppression's note, and the consent history's copy of it.
+    suppression_notes: 2,
   });
   expect((erased.erased as Record<string, number>).webhook_deliveries).toBeGreaterThanOrEqual(4);
   expect((erased.erased as Record<string, number>).delivery_attempts).toBeGreaterThanOrEqual(4);

@@ -6,6 +6,11 @@ import pg from "pg";
 import twilio from "twilio";
 import { expect, it } from "vitest";
 import { eventually } from "./testing/eventually.js";
+import {
+  expectOptedOutByProvider,
+  OPT_OUT_SCOPES,
+  sendToConsentingProfile,
+} from "./testing/provider-opt-out.js";
 import { serveTidings } from "./testing/served-tidings.js";
 import { startWebhookTally } from "./testing/webhook-tally.js";
 
@@ -301,4 +306,39 @@ it("Viber on Infobip reported undeliverable → the SMS goes out on Twilio → m
   expect(metrics).toContain(
     'tidings_message_price_total{provider="twilio",currency="USD",country="CH"} 0.0075',
   );
+});
+
+it("SMS on Infobip: reports meaning the recipient opted out or is blocklisted suppress the number and turn its consent off", {
+  timeout: 60_000,
+}, async () => {
+  const infobip = await startFakeInfobip({ apiKey: API_KEY });
+  cleanups.push(() => infobip.close());
+  const tidings = await serveTidings(
+    {
+      TIDINGS_PROVIDER_SMS: "infobip",
+      TIDINGS_INFOBIP_BASE_URL: infobip.url,
+      TIDINGS_INFOBIP_API_KEY: API_KEY,
+    },
+    { scopes: OPT_OUT_SCOPES },
+  );
+  cleanups.push(() => tidings.stop());
+  // A REJECTED status naming the blocklist, and an error naming an opt-out by STOP.
+  const reports = [
+    { groupName: "REJECTED" as const, name: "REJECTED_DESTINATION_BLOCKLISTED" },
+    {
+      groupName: "UNDELIVERABLE" as const,
+      error: { id: 603, name: "EC_CONTENT_BLOCKED", description: "Content blocked by opt-out" },
+    },
+  ];
+  for (const [index, report] of reports.entries()) {
+    const phone = `+4179302671${index}`;
+    const sent = await sendToConsentingProfile(tidings, phone);
+    const body = infobip.sends.at(-1)?.body as
+      | { messages: Array<{ destinations: Array<{ messageId: string }> }> }
+      | undefined;
+    const legId = String(body?.messages[0]?.destinations[0]?.messageId);
+    expect((await infobip.deliver([{ messageId: legId, ...report }])).status).toBe(200);
+    const code = report.error?.name ?? report.name ?? "";
+    await expectOptedOutByProvider(tidings, { ...sent, phone }, "infobip", code);
+  }
 });

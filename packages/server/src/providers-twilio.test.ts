@@ -1,8 +1,13 @@
-import { startFakeTwilio } from "@tidings/adapter-twilio/testing";
+import {
+  postTwilioInbound,
+  startFakeTwilio,
+  twilioInboundForm,
+} from "@tidings/adapter-twilio/testing";
 import { cleanupsEach } from "@tidings/core/testing";
 import twilio from "twilio";
 import { expect, it } from "vitest";
 import { eventually } from "./testing/eventually.js";
+import { runCli } from "./testing/run-cli.js";
 import { parseExposition } from "./testing/scrape.js";
 import { serveTidings } from "./testing/served-tidings.js";
 import { startWebhookTally } from "./testing/webhook-tally.js";
@@ -191,6 +196,119 @@ it("a Twilio opt-out refusal (21610) at send fails the message recipient_opted_o
   });
   expect(again.status).toBe(403);
   expect(await again.json()).toMatchObject({ code: "recipient_opted_out" });
+});
+
+it("a Messaging Service's pool number, as Twilio's callback reports it, owns the STOP sent to it: only the organization that sent from it", {
+  timeout: 90_000,
+}, async () => {
+  const POOL = ["+15005550101", "+15005550102"];
+  const PERSON = "+14155550126";
+  const fake = await startFakeTwilio({
+    accountSid: ACCOUNT,
+    authToken: TOKEN,
+    sign: twilio.getExpectedTwilioSignature,
+    messagingServicePool: POOL,
+  });
+  cleanups.push(() => fake.close());
+  const scopes = "profiles:read,profiles:write,messages:send,messages:read,campaigns:manage";
+  const tidings = await serveTidings(
+    {
+      TIDINGS_PROVIDER_SMS: "twilio",
+      TIDINGS_TWILIO_ACCOUNT_SID: ACCOUNT,
+      TIDINGS_TWILIO_AUTH_TOKEN: TOKEN,
+      TIDINGS_TWILIO_API_URL: fake.url,
+      TIDINGS_TWILIO_MESSAGING_SERVICE_SID: `MG${"4".repeat(32)}`,
+    },
+    { scopes },
+  );
+  cleanups.push(() => tidings.stop());
+  const cli = async (...args: string[]) => {
+    const run = await runCli([...args, "--json"], tidings.env);
+    if (run.code !== 0) throw new Error(`tidings ${args.join(" ")}: ${run.stderr}`);
+    return run.json<Record<string, string>>();
+  };
+  const { org_id: orgB = "" } = await cli("orgs", "create", "--name", "Other");
+  const { token: tokenB } = await cli("keys", "create", "--org", orgB, "--scopes", scopes);
+  const asB = (method: string, path: string, body?: unknown) =>
+    fetch(`${tidings.url}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${tokenB}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  const promotional = {
+    name: "Offers",
+    channel: "sms",
+    category: "promotional",
+    sender: "+15005550006",
+    template: "Offer",
+    status: "active",
+  };
+  const profile = { phone_number: PERSON, sms_marketing_consent: true };
+  // Each organization sends to the same person through the Messaging Service, whose pool picks
+  // a number for each: A's message goes out from POOL[0], B's from POOL[1].
+  const sends: Array<(path: string, body?: unknown) => Promise<Response>> = [
+    (path, body) => tidings.call(body === undefined ? "GET" : "POST", path, body),
+    (path, body) => asB(body === undefined ? "GET" : "POST", path, body),
+  ];
+  const publicIds: string[] = [];
+  for (const call of sends) {
+    const created = (await (await call("/v1/campaigns", promotional)).json()) as {
+      campaign_id: string;
+    };
+    const person = (await (await call("/v1/profiles", profile)).json()) as { public_id: string };
+    publicIds.push(person.public_id);
+    const sent = await call("/v1/messages/send", {
+      campaign_id: created.campaign_id,
+      recipient: { type: "phone_number", value: PERSON },
+    });
+    expect(sent.status).toBe(200);
+  }
+  expect(fake.sends.map((s) => s.form.From)).toEqual([undefined, undefined]);
+  const [sidA, sidB] = fake.sends.map((s) => s.sid ?? "");
+  const stopTo = (to: string) =>
+    postTwilioInbound(
+      `${tidings.url}/providers/twilio/inbound`,
+      TOKEN,
+      twilioInboundForm({ from: PERSON, to, body: "STOP" }),
+      { sign: twilio.getExpectedTwilioSignature },
+    );
+  const consentOf = async (call: (typeof sends)[number], publicId: string) =>
+    ((await (await call(`/v1/profiles/${publicId}`)).json()) as { sms_marketing_consent: boolean })
+      .sms_marketing_consent;
+
+  // Before Twilio says which number it used, nobody sent from the pool number: nothing stored.
+  expect((await stopTo(POOL[0] ?? "")).status).toBe(200);
+  expect(await consentOf(sends[0]!, publicIds[0]!)).toBe(true);
+
+  // The `sent` callbacks give each message's pool number as `From`.
+  expect((await fake.callback(sidA ?? "", "sent")).status).toBe(200);
+  expect((await fake.callback(sidB ?? "", "sent")).status).toBe(200);
+  expect((await stopTo(POOL[0] ?? "")).status).toBe(200);
+  expect(await consentOf(sends[0]!, publicIds[0]!)).toBe(false);
+  const inboundA = (await (await tidings.call("GET", "/v1/inbound")).json()) as {
+    data: Array<{ to: string; keyword_class: string }>;
+  };
+  expect(inboundA.data).toEqual([
+    expect.objectContaining({ to: POOL[0], keyword_class: "opt_out" }),
+  ]);
+  // B sent from the other pool number: its consent stands and it saw nothing.
+  expect(await consentOf(sends[1]!, publicIds[1]!)).toBe(true);
+  expect(((await (await asB("GET", "/v1/inbound")).json()) as { data: unknown[] }).data).toEqual(
+    [],
+  );
+  expect(
+    ((await (await asB("GET", "/v1/suppressions")).json()) as { data: unknown[] }).data,
+  ).toEqual([]);
+  // A's next send is refused; B's still goes out.
+  const again = await tidings.call("POST", "/v1/messages/send", {
+    campaign_id: tidings.campaignId,
+    recipient: { type: "phone_number", value: PERSON },
+    params: { pin: "333333" },
+  });
+  expect(again.status).toBe(403);
 });
 
 it("Twilio out of reach: the answer names the cause and that nothing was sent; one warn line per request", {

@@ -3,6 +3,11 @@ import { startFakeVonage } from "@tidings/adapter-vonage/testing";
 import { cleanupsEach } from "@tidings/core/testing";
 import { expect, it } from "vitest";
 import { eventually } from "./testing/eventually.js";
+import {
+  expectOptedOutByProvider,
+  OPT_OUT_SCOPES,
+  sendToConsentingProfile,
+} from "./testing/provider-opt-out.js";
 import { serveTidings } from "./testing/served-tidings.js";
 import { startWebhookTally } from "./testing/webhook-tally.js";
 
@@ -22,9 +27,8 @@ const { privateKey } = generateKeyPairSync("rsa", {
   publicKeyEncoding: { type: "spki", format: "pem" },
 });
 
-it("Viber on Vonage: send with an application JWT → signed status webhooks → message.delivered and message.seen", {
-  timeout: 60_000,
-}, async () => {
+/** A fake Vonage and `tidings serve` sending `channel` through it, both stopped after the test. */
+async function serveOnVonage(channel: "viber" | "sms", scopes: string) {
   const vonage = await startFakeVonage({
     applicationId: APP,
     privateKey,
@@ -34,7 +38,7 @@ it("Viber on Vonage: send with an application JWT → signed status webhooks →
   cleanups.push(() => vonage.close());
   const tidings = await serveTidings(
     {
-      TIDINGS_PROVIDER_VIBER: "vonage",
+      [channel === "viber" ? "TIDINGS_PROVIDER_VIBER" : "TIDINGS_PROVIDER_SMS"]: "vonage",
       TIDINGS_VONAGE_APPLICATION_ID: APP,
       // As an env file holds it: one line, newlines written \n.
       TIDINGS_VONAGE_PRIVATE_KEY: privateKey.replace(/\n/g, "\\n"),
@@ -42,9 +46,16 @@ it("Viber on Vonage: send with an application JWT → signed status webhooks →
       TIDINGS_VONAGE_API_KEY: "abcd1234",
       TIDINGS_VONAGE_API_URL: vonage.url,
     },
-    { scopes: SCOPES },
+    { scopes },
   );
   cleanups.push(() => tidings.stop());
+  return { vonage, tidings };
+}
+
+it("Viber on Vonage: send with an application JWT → signed status webhooks → message.delivered and message.seen", {
+  timeout: 60_000,
+}, async () => {
+  const { vonage, tidings } = await serveOnVonage("viber", SCOPES);
   expect((await tidings.waitForLog("listening")).providers).toEqual({
     viber: "vonage",
     sms: "sandbox",
@@ -128,4 +139,22 @@ it("Viber on Vonage: send with an application JWT → signed status webhooks →
     "message.delivered",
     "message.seen",
   ]);
+});
+
+it("SMS on Vonage: a rejected status with 1050 (number barred) suppresses the number and turns its consent off", {
+  timeout: 60_000,
+}, async () => {
+  const { vonage, tidings } = await serveOnVonage("sms", OPT_OUT_SCOPES);
+  const phone = "+447911123457";
+  const sent = await sendToConsentingProfile(tidings, phone);
+  const uuid = String(vonage.sends.at(-1)?.messageUuid);
+  const rejected = await vonage.status(uuid, "rejected", {
+    error: {
+      type: "https://developer.vonage.com/api-errors/messages#1050",
+      title: 1050,
+      detail: "The number you are trying to submit to is blacklisted and may not receive messages.",
+    },
+  });
+  expect(rejected.status).toBe(200);
+  await expectOptedOutByProvider(tidings, { ...sent, phone }, "vonage", "1050");
 });

@@ -20,3 +20,5 @@ export { abuseProtection } from "./0018-abuse-protection.js";
 export { sendingWindows } from "./0019-sending-windows.js";
 export { messagePrices } from "./0020-message-prices.js";
 export { sendPathCosts } from "./0021-send-path-costs.js";
+export { smsLegSentFrom } from "./0022-sms-leg-sent-from.js";
+export { consentChangeNotes } from "./0023-consent-change-notes.js";

@@ -43,6 +43,12 @@ export interface FakeTwilioOptions {
    * `getExpectedTwilioSignature` to check Tidings against the official one.
    */
   sign?: ((authToken: string, url: string, params: Record<string, string>) => string) | undefined;
+  /**
+   * The numbers of the Messaging Service's pool: a send with `MessagingServiceSid` goes out from
+   * the next one in turn, which its status callbacks give as `From` (its answer gives no
+   * sender: Twilio picks the number after it accepted the message). Default `+15005550006`.
+   */
+  messagingServicePool?: readonly string[] | undefined;
 }
 
 export interface FakeTwilio {
@@ -100,6 +106,8 @@ export async function startFakeTwilio(options: FakeTwilioOptions): Promise<FakeT
   const accepted = new Map<string, Record<string, string>>();
   const prices = new Map<string, { price: string | null; unit: string }>();
   const messageReads: string[] = [];
+  const pool = options.messagingServicePool ?? ["+15005550006"];
+  let pooled = 0;
   const hanging = new Set<ServerResponse>();
   const accepts = [`${options.accountSid}:${options.authToken}`];
   if (options.apiKeySid) accepts.push(`${options.apiKeySid}:${options.apiKeySecret ?? ""}`);
@@ -223,7 +231,9 @@ export async function startFakeTwilio(options: FakeTwilioOptions): Promise<FakeT
       }
       const sid = `SM${randomBytes(16).toString("hex")}`;
       received.sid = sid;
-      accepted.set(sid, form);
+      // A Messaging Service picks the sender from its pool; callbacks then give it as `From`.
+      const sentFrom = form.MessagingServiceSid ? pool[pooled++ % pool.length] : form.From;
+      accepted.set(sid, { ...form, ...(sentFrom === undefined ? {} : { From: sentFrom }) });
       sendJson(res, 201, {
         sid,
         account_sid: options.accountSid,

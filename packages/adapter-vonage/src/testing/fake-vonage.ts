@@ -187,8 +187,9 @@ export async function startFakeVonage(options: FakeVonageOptions): Promise<FakeV
         res.setHeader("retry-after", String(options.retryAfterSeconds ?? 1));
         return problem(res, 429, "1020", "Too Many Requests", "Rate limit hit.");
       }
+      // 1030 is "Internal error" in Vonage's Messages API error list (1050 is "Number barred").
       if (answer === "server_error")
-        return problem(res, 500, "1050", "Internal Error", "Something went wrong.");
+        return problem(res, 500, "1030", "Internal Error", "Something went wrong.");
       if (!received.contentType?.startsWith("application/json")) {
         return problem(res, 415, "1030", "Unsupported Media Type", "Send JSON.");
       }

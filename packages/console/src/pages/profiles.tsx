@@ -165,7 +165,7 @@ function ProfilePage(props: {
         id="history"
         heading="Consent history"
         empty="No consent changes recorded."
-        columns={["When", "Channel", "From", "To", "Source", "API key"]}
+        columns={["When", "Channel", "From", "To", "Source", "API key", "Note"]}
         count={props.history.length}
       >
         {props.history.map((change, index) => (
@@ -178,6 +178,7 @@ function ProfilePage(props: {
             <td>{change.new_value ? "Yes" : "No"}</td>
             <td>{SOURCES[change.source]}</td>
             <td>{change.api_key_id ? <code>{change.api_key_id}</code> : "—"}</td>
+            <td class="wrap">{change.note ?? "—"}</td>
           </tr>
         ))}
       </RecordTable>

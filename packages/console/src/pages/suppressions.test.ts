@@ -61,7 +61,10 @@ describe("suppressions page", () => {
     expect(page.body).toContain(
       `/console/suppressions?channel=sms&amp;phone_number=${encodeURIComponent(PHONE)}`,
     );
-    expect(page.body).toMatch(/<td>Yes<\/td><td>No<\/td><td>API<\/td>/);
+    // Added in the console, recorded as the console's: the suppression itself says api.
+    expect(page.body).toMatch(/<td>Yes<\/td><td>No<\/td><td>Console<\/td>/);
+    const history = (await getConsentHistory(world.deps, actor, id))._unsafeUnwrap();
+    expect(history.map((change) => change.source)).toEqual(["api", "console"]);
 
     const removed = await world.post(browser, "/suppressions/remove", {
       channel: "sms",
@@ -182,7 +185,14 @@ describe("suppressions page", () => {
     expect(lifted.status).toBe(303);
     expect((await getProfile(world.deps, actor, id))._unsafeUnwrap().suppressed.sms).toBe(false);
     const history = (await getConsentHistory(world.deps, actor, id))._unsafeUnwrap();
-    expect(history.map((change) => change.source)).toContain("inbound");
+    // The STOP turned consent off; the lift, made in the console, leaves it off and is
+    // written to the history with its note.
+    expect(history.map((c) => [c.source, c.old_value, c.new_value, c.note]).slice(-2)).toEqual([
+      ["inbound", true, false, null],
+      ["console", false, false, "Asked again by e-mail"],
+    ]);
+    const shown = await world.get(browser, `/profiles/${id}`);
+    expect(shown.body).toContain("Asked again by e-mail");
 
     const gone = await world.post(browser, "/suppressions/remove", {
       channel: "sms",

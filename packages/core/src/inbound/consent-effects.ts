@@ -13,13 +13,21 @@ import { phoneHash } from "./suppression-keys.js";
 
 /** Who or what asked for a change of consent, for the suppression and the history. */
 export interface ConsentAct {
-  source: SuppressionSource;
+  /**
+   * What made the change, as the consent history records it. A suppression records `api` for
+   * one an organization added itself, whether through the API, the console or an import.
+   */
+  source: ConsentSource;
   keyword: string | null;
   provider: string | null;
   note: string | null;
   /** The API key that asked, when one did. */
   apiKeyId: string | null;
 }
+
+/** The source a suppression records for a change the history records as `source`. */
+const suppressionSource = (source: ConsentSource): SuppressionSource =>
+  source === "inbound" || source === "provider" ? source : "api";
 
 const FIELD = {
   sms: "smsMarketingConsent",
@@ -41,6 +49,20 @@ async function setConsent(
   const updated = await tx.profiles.update(next);
   if (updated !== true)
     throw new Error(`The profile ${profile.id} vanished during a consent change.`);
+  await recordHistory(tx, deps, profile, channel, value, act, at);
+}
+
+/** One entry of the consent history: the channel's consent before, `value` after, and why. */
+async function recordHistory(
+  tx: Repositories,
+  deps: Pick<Deps, "ids">,
+  profile: ProfileRecord,
+  channel: Channel,
+  value: boolean,
+  act: ConsentAct,
+  at: string,
+): Promise<void> {
+  const field = FIELD[channel];
   await tx.consent.insert({
     id: deps.ids.uuidv7(),
     organizationId: profile.organizationId,
@@ -51,6 +73,7 @@ async function setConsent(
     apiKeyId: act.apiKeyId,
     source: act.source satisfies ConsentSource,
     changedAt: at,
+    note: act.note,
   });
 }
 
@@ -84,7 +107,7 @@ export async function optOut(
     organizationId,
     channel,
     phoneHash: phoneHash(key, phoneNumber),
-    source: act.source,
+    source: suppressionSource(act.source),
     keyword: act.keyword,
     provider: act.provider,
     note: act.note,
@@ -148,6 +171,10 @@ export async function optIn(
     restoreConsent && profile !== null && existing.consentBefore === true && !profile[field];
   if (profile !== null && consentChanged) {
     await setConsent(tx, deps, profile, channel, true, act, at);
+  } else if (profile !== null && !restoreConsent) {
+    // A suppression lifted by the organization (DELETE, the console) leaves the consent as it
+    // is, and is written to the history all the same, with the note that lifted it.
+    await recordHistory(tx, deps, profile, channel, profile[field], act, at);
   }
   await recordOrganizationEvent(
     tx,

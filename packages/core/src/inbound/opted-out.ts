@@ -20,12 +20,22 @@ export const optedOutError = (channel: Channel, provider?: string, code?: string
   }) satisfies MessageError;
 
 /**
- * The provider codes that mean the recipient opted out or blocked the sender, each from the
- * provider's own error list: Twilio 21610 ("Attempt to send to unsubscribed recipient");
- * Telnyx 40300 ("Blocked due to STOP message"); Infobip's `REJECTED_DESTINATION_BLOCKLISTED`,
- * `EC_CONTENT_BLOCKED` (opt-out by MO STOP), `EC_SC_BLOCKED_BY_END_USER` and, on Viber,
- * `EC_BLOCKED_USER`; Vonage Messages 1050 ("Number barred") and the SMS API's receipt code 9
- * for an opted-out number.
+ * The provider codes that mean the recipient opted out or blocked the sender.
+ * - Twilio 21610, "Attempt to send to unsubscribed recipient" (Twilio's error dictionary), at
+ *   send or as a callback's `ErrorCode`.
+ * - Telnyx 40300, "Blocked due to STOP message" (Telnyx's opt-in/out guide).
+ * - Infobip: the status `REJECTED_DESTINATION_BLOCKLISTED` (id 14, blocklisted at the
+ *   operator's request or on the account's Do-Not-Contact list), the errors
+ *   `EC_CONTENT_BLOCKED` (603, blocked by the user's opt-out, MO STOP) and
+ *   `EC_SC_BLOCKED_BY_END_USER` (573, the user had the operator block the short code), and on
+ *   Viber `EC_BLOCKED_USER` (7003, the user blocked the sender). UNCONFIRMED: these names and
+ *   meanings come from a copy of Infobip's "Response status and error codes" page, not from
+ *   Infobip's own page or SDKs, which were not available to check them against.
+ * - Vonage Messages 1050, "Number barred: the number is blacklisted and may not receive
+ *   messages" (Vonage's Messages API error list). UNCONFIRMED: the code of a Messages API status
+ *   webhook for a number that opted out (Vonage documents that one comes, `rejected`, but the
+ *   code could not be read), and Vonage's code for a Viber user's block. The SMS API's receipt
+ *   code 9 means an opt-out there, but Tidings uses the Messages API, so it is not listed.
  */
 const OPT_OUT_CODES: Readonly<Record<string, readonly string[]>> = {
   twilio: ["21610"],
@@ -36,7 +46,7 @@ const OPT_OUT_CODES: Readonly<Record<string, readonly string[]>> = {
     "EC_SC_BLOCKED_BY_END_USER",
     "EC_BLOCKED_USER",
   ],
-  vonage: ["1050", "9"],
+  vonage: ["1050"],
 };
 
 /** Whether a provider's error means the recipient opted out or blocked the sender. */

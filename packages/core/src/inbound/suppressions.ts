@@ -35,6 +35,18 @@ export interface InboundMessageView {
   received_at: string;
 }
 
+/** A stored suppression as the API shows it, with its number where the caller knows it. */
+const suppressionView = (row: SuppressionRecord, number: string | null): SuppressionView => ({
+  channel: row.channel,
+  phone_number: number,
+  phone_number_hash: row.phoneHash,
+  source: row.source,
+  keyword: row.keyword,
+  provider: row.provider,
+  note: row.note,
+  created_at: row.createdAt,
+});
+
 export const toInboundView = (m: InboundMessageRecord): InboundMessageView => ({
   inbound_id: m.id,
   channel: m.channel,
@@ -123,18 +135,7 @@ export function listSuppressions(
     // The number is never stored: it is shown where the filter gives it, else only its hash.
     const known = new Map<string, string>();
     if (wanted !== undefined) known.set(phoneHash(key, wanted), wanted);
-    return ok(
-      pageOf(rows, size, (row) => ({
-        channel: row.channel,
-        phone_number: known.get(row.phoneHash) ?? null,
-        phone_number_hash: row.phoneHash,
-        source: row.source,
-        keyword: row.keyword,
-        provider: row.provider,
-        note: row.note,
-        created_at: row.createdAt,
-      })),
-    );
+    return ok(pageOf(rows, size, (row) => suppressionView(row, known.get(row.phoneHash) ?? null)));
   });
 }
 
@@ -162,7 +163,7 @@ export function addSuppression(
     const key = await suppressionKey(deps, org);
     const effect = await deps.storage.transaction((tx) =>
       optOut(tx, deps, key, org, on, phone_number, {
-        source: "api",
+        source: actor.via ?? "api",
         keyword: null,
         provider: null,
         note: text ?? null,
@@ -174,16 +175,7 @@ export function addSuppression(
       await deps.storage.suppressions.forNumber(org, phoneHash(key, phone_number))
     ).find((s) => s.channel === on);
     if (stored === undefined) throw new Error("A suppression just added was not found.");
-    return ok({
-      channel: stored.channel,
-      phone_number,
-      phone_number_hash: stored.phoneHash,
-      source: stored.source,
-      keyword: stored.keyword,
-      provider: stored.provider,
-      note: stored.note,
-      created_at: stored.createdAt,
-    });
+    return ok(suppressionView(stored, phone_number));
   });
 }
 
@@ -237,7 +229,7 @@ export function removeSuppression(
         on,
         phone_number,
         {
-          source: "api",
+          source: actor.via ?? "api",
           keyword: null,
           provider: null,
           note: text ?? null,
@@ -298,4 +290,43 @@ export async function profileSuppressed(
     viber: found.some((s) => s.channel === "viber"),
     sms: found.some((s) => s.channel === "sms"),
   };
+}
+
+/** How many profiles or inbound messages an export reads at once. */
+const EXPORT_BATCH = 500;
+
+/**
+ * Every suppression of the organization, newest first, for an export: the number is never
+ * stored, so each carries it where the organization still knows it — one of its active
+ * profiles has it, or an inbound message kept by retention came from it — else only its hash.
+ * Reads every profile and inbound message of the organization once, in batches.
+ */
+export async function exportSuppressions(
+  deps: Pick<Deps, "storage" | "secretBox">,
+  organizationId: string,
+): Promise<SuppressionView[]> {
+  const { storage } = deps;
+  const key = await existingSuppressionKey(storage, deps.secretBox, organizationId);
+  if (key === null) return [];
+  const known = new Map<string, string>();
+  const learn = (number: string) => known.set(phoneHash(key, number), number);
+  for (let afterSeq: number | undefined; ; ) {
+    const profiles = await storage.profiles.list({ organizationId, afterSeq, limit: EXPORT_BATCH });
+    for (const profile of profiles) learn(profile.phoneNumber);
+    if (profiles.length < EXPORT_BATCH) break;
+    afterSeq = profiles.at(-1)?.seq;
+  }
+  for (let beforeId: string | undefined; ; ) {
+    const messages = await storage.inbound.list({ organizationId, beforeId, limit: EXPORT_BATCH });
+    for (const message of messages) learn(message.fromNumber);
+    if (messages.length < EXPORT_BATCH) break;
+    beforeId = messages.at(-1)?.id;
+  }
+  const all: SuppressionView[] = [];
+  for (let beforeId: string | undefined; ; ) {
+    const rows = await storage.suppressions.list({ organizationId, beforeId, limit: EXPORT_BATCH });
+    all.push(...rows.map((row) => suppressionView(row, known.get(row.phoneHash) ?? null)));
+    if (rows.length < EXPORT_BATCH) return all;
+    beforeId = rows.at(-1)?.id;
+  }
 }

@@ -16,7 +16,7 @@ import type {
 } from "../ports.js";
 import { isoAt } from "../support/clock.js";
 import { advanceMessage } from "./lifecycle.js";
-import { legOf, providerOf, withLeg } from "./provider-legs.js";
+import { legOf, providerOf, sameSender, withLeg } from "./provider-legs.js";
 
 const UPSTREAM_UNAVAILABLE: MessageError = {
   code: "upstream_unavailable",
@@ -48,7 +48,12 @@ async function dispatchOnce(
   provider: ChannelProvider,
   message: MessageRecord,
   ttlSeconds: number,
-): Promise<{ error: MessageError | null; result: DispatchResult; leg: ProviderLeg }> {
+): Promise<{
+  error: MessageError | null;
+  result: DispatchResult;
+  leg: ProviderLeg;
+  sentFrom: string | null;
+}> {
   let result: DispatchResult;
   try {
     result = await provider.dispatch(outbound(message, ttlSeconds));
@@ -61,27 +66,38 @@ async function dispatchOnce(
       error: null,
       result,
       leg: { provider: name, providerMessageId: result.providerMessageId ?? null },
+      sentFrom:
+        typeof result.sentFrom === "string" && result.sentFrom !== "" ? result.sentFrom : null,
     };
   }
   return {
     error: namedError(result.error, name),
     result,
     leg: { provider: name, providerMessageId: null },
+    sentFrom: null,
   };
 }
 
-/** Keeps the leg a dispatch made, unless the message already holds it as it is. */
+/**
+ * Keeps the leg a dispatch made, unless the message already holds it as it is, and the sender
+ * an SMS leg went out from when the provider's answer names one other than the message's.
+ */
 async function keepLeg(
   deps: Pick<Deps, "storage">,
   message: MessageRecord,
-  leg: ProviderLeg,
+  { leg, sentFrom }: { leg: ProviderLeg; sentFrom: string | null },
 ): Promise<MessageRecord> {
+  let kept = message;
   const stored = legOf(message, message.channel);
-  if (stored?.provider === leg.provider && stored.providerMessageId === leg.providerMessageId) {
-    return message;
+  if (stored?.provider !== leg.provider || stored.providerMessageId !== leg.providerMessageId) {
+    await deps.storage.messages.recordLeg(message.id, message.channel, leg);
+    kept = withLeg(message, message.channel, leg);
   }
-  await deps.storage.messages.recordLeg(message.id, message.channel, leg);
-  return withLeg(message, message.channel, leg);
+  if (message.channel === "sms" && sentFrom !== null && !sameSender(message, sentFrom)) {
+    await deps.storage.messages.recordSentFrom(message.id, sentFrom);
+    kept = { ...kept, smsSentFrom: sentFrom };
+  }
+  return kept;
 }
 
 /**
@@ -153,7 +169,7 @@ export async function sendFallbackSms(
     bySmsSender(message, campaign),
     Math.max(1, left),
   );
-  const current = await keepLeg(deps, message, answer.leg);
+  const current = await keepLeg(deps, message, answer);
   if (answer.error === null) return current;
   const error = await optedOutOrAsIs(deps, current, answer.error);
   const outcome = await advanceMessage(deps, current.id, "failed", error);
@@ -200,7 +216,7 @@ export async function handOff(
     message,
     firstLegTtl(message, campaign.ttlSeconds),
   );
-  let current = await keepLeg(deps, message, answer.leg);
+  let current = await keepLeg(deps, message, answer);
   let error = answer.error;
   if (answer.result.status === "not_on_channel" && current.channel === "viber") {
     if (current.smsFallbackAllowed && (await smsSuppressed(deps, current))) {
@@ -215,7 +231,7 @@ export async function handOff(
         bySmsSender(switched, campaign),
         campaign.ttlSeconds,
       );
-      current = await keepLeg(deps, switched, answer.leg);
+      current = await keepLeg(deps, switched, answer);
       error = answer.error;
     } else if (error !== null) {
       error = noFallbackError(campaign, error);

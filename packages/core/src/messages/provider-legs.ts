@@ -37,5 +37,9 @@ export const firstLeg = (
   smsProviderMessageId: null,
 });
 
-/** A new message has no fallback job. */
-export const NO_FALLBACK = { fallbackDueAt: null } as const;
+/** A new message has no fallback job, and no provider has said where it went out from. */
+export const NO_FALLBACK = { fallbackDueAt: null, smsSentFrom: null } as const;
+
+/** Whether the message already says its SMS went out from `sentFrom`: nothing to keep then. */
+export const sameSender = (message: MessageRecord, sentFrom: string): boolean =>
+  message.smsSentFrom === sentFrom || (message.smsSentFrom === null && message.sender === sentFrom);

@@ -13,7 +13,7 @@ import { isoAt } from "../support/clock.js";
 import { inSpan, SPAN_ATTRIBUTES } from "../support/tracing.js";
 import { type Advance, advanceMessage } from "./lifecycle.js";
 import { recordLegPrice } from "./message-prices.js";
-import { legOf } from "./provider-legs.js";
+import { legOf, sameSender } from "./provider-legs.js";
 
 /** What a report did: `applied` false when the lifecycle ignored it (backwards or repeated). */
 export interface ReportOutcome {
@@ -98,7 +98,10 @@ export function reportOutcome(
 }
 
 /** Whether `report` is about `message`'s current leg; why not, otherwise. */
-function checkLeg(message: MessageRecord, report: UpstreamReport): IgnoredLeg | null {
+function checkLeg(
+  message: MessageRecord,
+  report: Pick<UpstreamReport, "channel" | "provider" | "providerMessageId">,
+): IgnoredLeg | null {
   // After the SMS fallback the Viber leg's reports are late news of an attempt given up.
   if (report.channel !== message.channel) return "superseded_leg";
   const leg = legOf(message, message.channel);
@@ -146,6 +149,7 @@ export async function recordUpstreamReport(
           fell_back: false,
         });
       }
+      await keepSentFrom(deps, message, report);
       const code = storableText(report.providerCode);
       const optedOut =
         report.status === "failed" &&
@@ -201,6 +205,40 @@ export async function recordUpstreamReport(
       return applied.map((outcome) => ({ ...outcome, ignored: null, fell_back: false }));
     },
   );
+}
+
+/** What identifies a leg and the sender a provider says it went out from. */
+export type UpstreamSentFrom = Pick<
+  UpstreamReport,
+  "messageId" | "channel" | "provider" | "providerMessageId"
+> & { sentFrom: string };
+
+/**
+ * Keeps the sender the report says the message's SMS leg went out from, when it is not the one
+ * the message already names (inbound ownership reads it).
+ */
+async function keepSentFrom(
+  deps: Pick<Deps, "storage">,
+  message: MessageRecord,
+  report: Pick<UpstreamReport, "channel" | "sentFrom">,
+): Promise<boolean> {
+  const sentFrom = storableText(report.sentFrom);
+  if (report.channel !== "sms" || sentFrom === null || sameSender(message, sentFrom)) return false;
+  return deps.storage.messages.recordSentFrom(message.id, sentFrom);
+}
+
+/**
+ * A report that changes no status but says which sender the SMS leg went out from (Twilio's
+ * `sent` callback of a Messaging Service send): kept for the message's current leg only.
+ * `false` when nothing was kept (unknown message, another leg, the same sender).
+ */
+export async function recordUpstreamSentFrom(
+  deps: Pick<Deps, "storage">,
+  report: UpstreamSentFrom,
+): Promise<boolean> {
+  const message = await deps.storage.messages.getById(report.messageId);
+  if (message === null || checkLeg(message, report) !== null) return false;
+  return keepSentFrom(deps, message, report);
 }
 
 /** The longest provider text kept in a message's error (its description or code). */

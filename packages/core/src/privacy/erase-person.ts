@@ -191,12 +191,18 @@ export const ERASURE_PARTS: readonly ErasurePart[] = [
     kind: "suppression_notes",
     // The suppression stays (it is kept under a keyed hash, not the number, and it is what
     // keeps an erased person who said STOP from being sent to again); its free-text note may
-    // name them, so it goes.
-    erase: (tx, person) =>
-      countWhere(person.suppressions, async ({ record }) => {
+    // name them, so it goes, and so do the notes the consent history kept of suppressions
+    // added and lifted (the changes themselves stay).
+    async erase(tx, person) {
+      let count = await countWhere(person.suppressions, async ({ record }) => {
         if (record.note === null) return false;
         return tx.privacy.clearSuppressionNote(person.organizationId, record.id);
-      }),
+      });
+      for (const profile of person.profiles) {
+        count += await tx.privacy.clearConsentNotes(person.organizationId, profile.id);
+      }
+      return count;
+    },
   },
 ];
 

@@ -45,7 +45,7 @@ export async function recordConsentChanges(
   actor: Actor,
   before: ProfileRecord | null,
   after: ProfileRecord,
-  source: ConsentSource = "api",
+  source: ConsentSource = actor.via ?? "api",
 ): Promise<void> {
   const changed = changedFlags(before, after);
   if (changed.length === 0) return;
@@ -62,6 +62,7 @@ export async function recordConsentChanges(
       apiKeyId: actor.apiKeyId,
       source,
       changedAt: after.updatedAt,
+      note: null,
     });
   }
   const topic = "profile.consent_changed";
@@ -90,6 +91,8 @@ export interface ConsentChangeView {
   /** What made the change: api, import, console, inbound (a STOP or START) or provider. */
   source: ConsentSource;
   changed_at: string;
+  /** Why, where someone said (a suppression's note, or the one that lifted it). */
+  note: string | null;
 }
 
 const toView = (change: ConsentChangeRecord): ConsentChangeView => ({
@@ -99,6 +102,7 @@ const toView = (change: ConsentChangeRecord): ConsentChangeView => ({
   api_key_id: change.apiKeyId,
   source: change.source,
   changed_at: change.changedAt,
+  note: change.note,
 });
 
 /** A profile's consent history, oldest first; 404 when the profile is not active. */

@@ -359,6 +359,7 @@ describe("profile rules (docs/api.md Profiles, docs/decisions.md)", () => {
         api_key_id: "key_a",
         source: "api",
         changed_at: "2026-05-01T12:00:00.000Z",
+        note: null,
       },
       {
         channel: "viber",
@@ -367,6 +368,7 @@ describe("profile rules (docs/api.md Profiles, docs/decisions.md)", () => {
         api_key_id: "key_b",
         source: "api",
         changed_at: "2026-05-01T12:01:00.000Z",
+        note: null,
       },
       {
         channel: "sms",
@@ -375,6 +377,7 @@ describe("profile rules (docs/api.md Profiles, docs/decisions.md)", () => {
         api_key_id: "key_b",
         source: "api",
         changed_at: "2026-05-01T12:01:00.000Z",
+        note: null,
       },
     ]);
   });

@@ -60,7 +60,12 @@ export interface ProviderErrorSaid {
 
 /** What a 2xx answer comes to: accepted under the provider's id, or refused after all. */
 export type ProviderAcceptance =
-  | { accepted: true; providerMessageId: string | null }
+  | {
+      accepted: true;
+      providerMessageId: string | null;
+      /** The sender the answer says the message goes out from, where it says so. */
+      sentFrom?: string | null | undefined;
+    }
   | { accepted: false; said: string; code: string | number | null };
 
 /**
@@ -204,7 +209,11 @@ export function httpProvider<P extends string>(
       seen(channel, "accepted", status, startedAt);
       return {
         retry: false,
-        value: { status: "accepted", providerMessageId: acceptance.providerMessageId },
+        value: {
+          status: "accepted",
+          providerMessageId: acceptance.providerMessageId,
+          ...(acceptance.sentFrom ? { sentFrom: acceptance.sentFrom } : {}),
+        },
       };
     }
     const error = spec.errorOf(answer);

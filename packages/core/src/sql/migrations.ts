@@ -41,6 +41,8 @@ export const SCHEMA_VERSIONS = {
   sendingWindows: "sending windows, profiles' time zones and scheduled messages",
   messagePrices: "what each leg of a message cost, as its provider reported it",
   sendPathCosts: "rate-limit hits unlogged, no message index by number and sender",
+  smsLegSentFrom: "the sender each SMS leg actually went out from, for inbound ownership",
+  consentChangeNotes: "the note of a consent change: why a suppression was added or lifted",
 } as const;
 
 /** One database's change for each of `SCHEMA_VERSIONS`, under the same key. */

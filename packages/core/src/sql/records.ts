@@ -249,6 +249,7 @@ export function sqlRecords(codec: SqlCodec): SqlRecords {
       apiKeyId: r.textOrNull("api_key_id"),
       source: r.oneOf("source", CONSENT_SOURCES),
       changedAt: r.text("changed_at"),
+      note: r.textOrNull("note"),
     })),
     contactList: from(t.contactLists, (r) => ({
       id: r.text("id"),
@@ -316,6 +317,7 @@ export function sqlRecords(codec: SqlCodec): SqlRecords {
       smsProviderMessageId: r.textOrNull("sms_provider_message_id"),
       fallbackDueAt: r.textOrNull("fallback_due_at"),
       scheduledFor: r.textOrNull("scheduled_for"),
+      smsSentFrom: r.textOrNull("sms_sent_from"),
     })),
     messageEvent: from(t.messageEvents, (r) => ({
       id: r.text("id"),

@@ -50,7 +50,7 @@ export const sqlTables = {
   consentChanges: table(
     "consent_changes",
     "id, organization_id, profile_id, channel, old_value, new_value, api_key_id, changed_at, " +
-      "source",
+      "source, note",
     { flags: ["old_value", "new_value"] },
   ),
   contactLists: table("contact_lists", "id, organization_id, name, created_at"),
@@ -73,7 +73,7 @@ export const sqlTables = {
     "id, organization_id, api_key_id, campaign_id, profile_id, phone_number, category, " +
       "channel, sms_fallback_allowed, sender, body, client_reference, webhook_url, status, " +
       "error, expires_at, created_at, updated_at, viber_provider, viber_provider_message_id, " +
-      "sms_provider, sms_provider_message_id, fallback_due_at, scheduled_for",
+      "sms_provider, sms_provider_message_id, fallback_due_at, scheduled_for, sms_sent_from",
     { json: ["error"], flags: ["sms_fallback_allowed"] },
   ),
   messageEvents: table(

@@ -1,5 +1,5 @@
 import { createReadStream } from "node:fs";
-import { open } from "node:fs/promises";
+import { access, constants, open } from "node:fs/promises";
 import { extname } from "node:path";
 import { createInterface } from "node:readline";
 import { parse } from "csv-parse";
@@ -13,6 +13,15 @@ export class ImportFileError extends Error {
 export type FileRow =
   | { row: number; data: Record<string, unknown> }
   | { row: number; error: string };
+
+/** Throws, naming the file and why, when `file` cannot be read (before any import starts). */
+export async function mustRead(file: string): Promise<void> {
+  try {
+    await access(file, constants.R_OK);
+  } catch (error) {
+    throw new Error(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? error}`);
+  }
+}
 
 export type ImportFormat = "csv" | "jsonl";
 

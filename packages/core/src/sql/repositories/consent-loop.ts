@@ -5,6 +5,26 @@ import type {
 } from "../../ports.js";
 import type { SqlAccess, Styled } from "../access.js";
 
+/**
+ * The condition and values of a newest-first page ordered by id (a UUID v7, so by time): each
+ * column equal to its value where one is given, `id < beforeId` after the first page. Only
+ * present filters become parameters, as in the seq-ordered lists (`newestFirstPages`), so each
+ * combination has a plan and an index of its own.
+ */
+function newestById(
+  page: { beforeId?: string | undefined; limit: number },
+  equal: Readonly<Record<string, unknown>>,
+): [string, unknown[]] {
+  const given = Object.entries(equal).filter(([, value]) => value !== undefined);
+  const where = given.map(([column]) => `${column} = ?`);
+  const values = given.map(([, value]) => value);
+  if (page.beforeId !== undefined) {
+    where.push("id < ?");
+    values.push(page.beforeId);
+  }
+  return [`${where.join(" AND ")} ORDER BY id DESC LIMIT ?`, [...values, page.limit]];
+}
+
 /** Suppressions and their keys, the same SQL on both databases. */
 export function suppressionRepository<A extends boolean>({
   access,
@@ -36,26 +56,14 @@ export function suppressionRepository<A extends boolean>({
           : `organization_id = ? AND phone_hash IN (${phoneHashes.map(() => "?").join(", ")})`,
         phoneHashes.length === 0 ? [] : [organizationId, ...phoneHashes],
       ),
-    list(query) {
-      const conditions = ["organization_id = ?"];
-      const values: unknown[] = [query.organizationId];
-      if (query.channel !== undefined) {
-        conditions.push("channel = ?");
-        values.push(query.channel);
-      }
-      if (query.phoneHash !== undefined) {
-        conditions.push("phone_hash = ?");
-        values.push(query.phoneHash);
-      }
-      if (query.beforeId !== undefined) {
-        conditions.push("id < ?");
-        values.push(query.beforeId);
-      }
-      return rows.many(`${conditions.join(" AND ")} ORDER BY id DESC LIMIT ?`, [
-        ...values,
-        query.limit,
-      ]);
-    },
+    list: (query) =>
+      rows.many(
+        ...newestById(query, {
+          organization_id: query.organizationId,
+          channel: query.channel,
+          phone_hash: query.phoneHash,
+        }),
+      ),
     delete: (organizationId, channel, phoneHash) =>
       rows.take("organization_id = ? AND channel = ? AND phone_hash = ?", [
         organizationId,
@@ -75,26 +83,14 @@ export function inboundRepository<A extends boolean>({
   return {
     insert: (message) =>
       rows.insertNew(message, "(organization_id, provider, provider_message_id)"),
-    list(query) {
-      const conditions = ["organization_id = ?"];
-      const values: unknown[] = [query.organizationId];
-      if (query.channel !== undefined) {
-        conditions.push("channel = ?");
-        values.push(query.channel);
-      }
-      if (query.fromNumber !== undefined) {
-        conditions.push("from_number = ?");
-        values.push(query.fromNumber);
-      }
-      if (query.beforeId !== undefined) {
-        conditions.push("id < ?");
-        values.push(query.beforeId);
-      }
-      return rows.many(`${conditions.join(" AND ")} ORDER BY id DESC LIMIT ?`, [
-        ...values,
-        query.limit,
-      ]);
-    },
+    list: (query) =>
+      rows.many(
+        ...newestById(query, {
+          organization_id: query.organizationId,
+          channel: query.channel,
+          from_number: query.fromNumber,
+        }),
+      ),
     deleteReceivedBefore: (before, limit) =>
       rows.delete(
         `id IN (SELECT id FROM ${access.tableName("inboundMessages")}
@@ -114,9 +110,10 @@ export function inboundRepository<A extends boolean>({
           `SELECT o.id AS organization_id FROM ${organizations} o
            WHERE EXISTS (SELECT 1 FROM ${messages} m
              WHERE m.organization_id = o.id AND m.phone_number = ? AND m.created_at || '' >= ?
-               AND (m.sender = ? OR (m.channel = 'sms' AND EXISTS (SELECT 1 FROM ${campaigns} c
-                 WHERE c.id = m.campaign_id AND c.sms_sender = ?))))`,
-          [phoneNumber, since, sender, sender],
+               AND (m.sender = ? OR m.sms_sent_from = ?
+                 OR (m.channel = 'sms' AND EXISTS (SELECT 1 FROM ${campaigns} c
+                   WHERE c.id = m.campaign_id AND c.sms_sender = ?))))`,
+          [phoneNumber, since, sender, sender, sender],
         ),
         (found) =>
           found.map((row) => String((row as { organization_id: unknown }).organization_id)),

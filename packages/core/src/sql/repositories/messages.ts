@@ -53,6 +53,15 @@ export function messageRows<A extends boolean>(
         ),
         (written) => written === 1,
       ),
+    recordSentFrom: (id, sentFrom) =>
+      access.map(
+        messages.update(
+          { smsSentFrom: sentFrom },
+          "id = ? AND (sms_sent_from IS NULL OR sms_sent_from <> ?)",
+          [id, sentFrom],
+        ),
+        (written) => written === 1,
+      ),
     scheduleFallback: (id, dueAt, updatedAt) =>
       messages.updateOne(
         { channel: "sms", fallbackDueAt: dueAt, updatedAt },

@@ -29,6 +29,7 @@ export function privacyRows<A extends boolean>(
   const idempotency = access.table("idempotencyRecords");
   const inbound = access.table("inboundMessages");
   const suppressions = access.table("suppressions");
+  const consentChanges = access.table("consentChanges");
   const wrote = (count: number) => count > 0;
   return {
     findProfiles(organizationId, match) {
@@ -108,6 +109,12 @@ export function privacyRows<A extends boolean>(
       access.map(
         suppressions.update({ note: null }, "id = ? AND organization_id = ?", [id, organizationId]),
         wrote,
+      ),
+    clearConsentNotes: (organizationId, profileId) =>
+      consentChanges.update(
+        { note: null },
+        "organization_id = ? AND profile_id = ? AND note IS NOT NULL",
+        [organizationId, profileId],
       ),
     deletedNotErased: (deletedBefore, limit) =>
       profiles.many(

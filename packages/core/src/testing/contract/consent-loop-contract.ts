@@ -214,6 +214,28 @@ export function consentLoopContract(harness: () => StorageHarness): void {
       ]);
     });
 
+    it("a leg's actual sender, as the provider reported it, owns replies to that sender", async () => {
+      const { storage } = harness();
+      const a = await seedOrganization(storage);
+      const { message } = await seedMessage(storage, a, {
+        sender: "+15005550006",
+        createdAt: at(10),
+      });
+      const phone = a.profile.phoneNumber;
+      expect(await storage.inbound.messageOwners(phone, "+15005550099", at(0))).toEqual([]);
+      expect(await storage.messages.recordSentFrom(message.id, "+15005550099")).toBe(true);
+      expect(await storage.messages.recordSentFrom(message.id, "+15005550099")).toBe(false);
+      expect((await storage.messages.getById(message.id))?.smsSentFrom).toBe("+15005550099");
+      expect(await storage.inbound.messageOwners(phone, "+15005550099", at(0))).toEqual([
+        a.organization.id,
+      ]);
+      // The message's own sender still owns replies to it.
+      expect(await storage.inbound.messageOwners(phone, "+15005550006", at(0))).toEqual([
+        a.organization.id,
+      ]);
+      expect(await storage.messages.recordSentFrom(aUuid(), "+15005550099")).toBe(false);
+    });
+
     it("sender assignments: assigned once, listed, their owners found, unassigned", async () => {
       const { storage } = harness();
       const a = await anOrganizationIn(storage);

@@ -86,6 +86,7 @@ export const aConsentChange = (
   apiKeyId: null,
   source: "api",
   changedAt: at(0),
+  note: null,
   ...overrides,
 });
 
@@ -157,6 +158,7 @@ export const aMessage = (
   smsProviderMessageId: null,
   fallbackDueAt: null,
   scheduledFor: null,
+  smsSentFrom: null,
   ...overrides,
 });
 

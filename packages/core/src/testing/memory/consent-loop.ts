@@ -121,7 +121,9 @@ export function memoryInbound(scope: MemoryScope): InboundMessageRepository {
           if (m.phoneNumber !== phoneNumber || ms(m.createdAt) < ms(since)) continue;
           const campaign = s.campaigns.get(m.campaignId);
           const fallbackSender = m.channel === "sms" ? campaign?.smsSender : undefined;
-          if (m.sender === sender || fallbackSender === sender) owners.add(m.organizationId);
+          if (m.sender === sender || m.smsSentFrom === sender || fallbackSender === sender) {
+            owners.add(m.organizationId);
+          }
         }
         return [...owners];
       }),

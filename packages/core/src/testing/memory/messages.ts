@@ -90,6 +90,13 @@ export function memoryMessages(scope: MemoryScope): MessageRepository {
         );
         return true;
       }),
+    recordSentFrom: (id, sentFrom) =>
+      scope.write("messages.recordSentFrom", (s) => {
+        const stored = s.messages.get(id);
+        if (stored === undefined || stored.smsSentFrom === sentFrom) return false;
+        s.messages.set(id, { ...stored, smsSentFrom: sentFrom });
+        return true;
+      }),
     scheduleFallback: (id, dueAt, updatedAt) =>
       scope.write("messages.scheduleFallback", (s) => {
         const stored = s.messages.get(id);

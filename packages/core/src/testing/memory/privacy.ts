@@ -132,6 +132,17 @@ export function memoryPrivacy(scope: MemoryScope): PrivacyRepository {
         }
         return false;
       }),
+    clearConsentNotes: (organizationId, profileId) =>
+      scope.write("privacy.clearConsentNotes", (s) => {
+        let cleared = 0;
+        s.consentChanges.forEach((change, index) => {
+          const about = change.organizationId === organizationId && change.profileId === profileId;
+          if (!about || change.note === null) return;
+          s.consentChanges[index] = { ...change, note: null };
+          cleared += 1;
+        });
+        return cleared;
+      }),
     deletedNotErased: (deletedBefore, limit) =>
       scope.read("privacy.deletedNotErased", (s) =>
         [...s.profiles.values()]

@@ -1,16 +1,17 @@
-import { access, constants } from "node:fs/promises";
 import {
   addSuppression,
   type Channel,
+  type DomainError,
+  exportSuppressions,
   type Issue,
   isoAt,
   listSuppressions,
   removeSuppression,
   type SuppressionView,
 } from "@tidings/core";
-import { err, ok } from "neverthrow";
-import { detectFormat, readRows } from "../../import/read-rows.js";
-import { type Command, ORG_OPTION } from "../command.js";
+import { err, ok, type ResultAsync } from "neverthrow";
+import { detectFormat, mustRead, readRows } from "../../import/read-rows.js";
+import { type Command, type CommandContext, ORG_OPTION } from "../command.js";
 import { UsageError } from "../usage-error.js";
 import { findOrganization, organizationCommand } from "./organization.js";
 
@@ -27,65 +28,72 @@ const channelOf = (value: unknown): Channel => {
   return value;
 };
 
+/**
+ * A command about one sender of the `--org` organization on `--channel`: `change` writes the
+ * operator's word and says whether anything changed, `answer` says what came of it.
+ */
+function senderCommand(
+  command: Pick<Command, "name" | "summary">,
+  change: (
+    storage: CommandContext["runtime"]["deps"]["storage"],
+    at: { organizationId: string; channel: Channel; sender: string; now: number },
+  ) => Promise<boolean>,
+  answer: (
+    done: { organization_id: string; channel: Channel; sender: string },
+    changed: boolean,
+  ) => { json: unknown; human: string },
+): Command {
+  return {
+    ...command,
+    usage: "SENDER --org ORG --channel sms|viber",
+    options: { org: ORG_OPTION, channel: CHANNEL_OPTION },
+    required: ["org", "channel"],
+    positionals: { min: 1, max: 1 },
+    validate(flags) {
+      channelOf(flags.channel);
+    },
+    async run(context) {
+      const org = await findOrganization(context);
+      if (org.isErr()) return err(org.error);
+      const channel = channelOf(context.flags.channel);
+      const sender = (context.positionals[0] ?? "").trim();
+      if (sender === "") throw new UsageError("SENDER must not be empty.");
+      const { storage, clock } = context.runtime.deps;
+      const at = { organizationId: org.value, channel, sender, now: clock.now() };
+      const changed = await change(storage, at);
+      return ok(answer({ organization_id: org.value, channel, sender }, changed));
+    },
+  };
+}
+
 /** `senders assign --org ORG --channel C SENDER`: the operator's word that a sender is ORG's. */
-export const sendersAssign: Command = {
-  name: ["senders", "assign"],
-  summary:
-    "Assign a sender (a number, short code or Viber name) to an organization: replies to it are its own.",
-  usage: "SENDER --org ORG --channel sms|viber",
-  options: { org: ORG_OPTION, channel: CHANNEL_OPTION },
-  required: ["org", "channel"],
-  positionals: { min: 1, max: 1 },
-  validate(flags) {
-    channelOf(flags.channel);
+export const sendersAssign = senderCommand(
+  {
+    name: ["senders", "assign"],
+    summary:
+      "Assign a sender (a number, short code or Viber name) to an organization: replies to it are its own.",
   },
-  async run(context) {
-    const org = await findOrganization(context);
-    if (org.isErr()) return err(org.error);
-    const channel = channelOf(context.flags.channel);
-    const sender = (context.positionals[0] ?? "").trim();
-    if (sender === "") throw new UsageError("SENDER must not be empty.");
-    const { storage, clock } = context.runtime.deps;
-    const added = await storage.senders.assign({
-      organizationId: org.value,
-      channel,
-      sender,
-      createdAt: isoAt(clock.now()),
-    });
-    return ok({
-      json: { organization_id: org.value, channel, sender, assigned: true, new: added },
-      human: added
-        ? `Assigned ${channel} sender ${sender} to ${org.value}.`
-        : `${channel} sender ${sender} was already assigned to ${org.value}.`,
-    });
-  },
-};
+  (storage, { now, ...assignment }) =>
+    storage.senders.assign({ ...assignment, createdAt: isoAt(now) }),
+  (done, added) => ({
+    json: { ...done, assigned: true, new: added },
+    human: added
+      ? `Assigned ${done.channel} sender ${done.sender} to ${done.organization_id}.`
+      : `${done.channel} sender ${done.sender} was already assigned to ${done.organization_id}.`,
+  }),
+);
 
 /** `senders unassign --org ORG --channel C SENDER`. */
-export const sendersUnassign: Command = {
-  name: ["senders", "unassign"],
-  summary: "Take a sender's assignment from an organization.",
-  usage: "SENDER --org ORG --channel sms|viber",
-  options: { org: ORG_OPTION, channel: CHANNEL_OPTION },
-  required: ["org", "channel"],
-  positionals: { min: 1, max: 1 },
-  validate(flags) {
-    channelOf(flags.channel);
-  },
-  async run(context) {
-    const org = await findOrganization(context);
-    if (org.isErr()) return err(org.error);
-    const channel = channelOf(context.flags.channel);
-    const sender = (context.positionals[0] ?? "").trim();
-    const removed = await context.runtime.deps.storage.senders.unassign(org.value, channel, sender);
-    return ok({
-      json: { organization_id: org.value, channel, sender, unassigned: removed },
-      human: removed
-        ? `Unassigned ${channel} sender ${sender} from ${org.value}.`
-        : `${channel} sender ${sender} was not assigned to ${org.value}.`,
-    });
-  },
-};
+export const sendersUnassign = senderCommand(
+  { name: ["senders", "unassign"], summary: "Take a sender's assignment from an organization." },
+  (storage, at) => storage.senders.unassign(at.organizationId, at.channel, at.sender),
+  (done, removed) => ({
+    json: { ...done, unassigned: removed },
+    human: removed
+      ? `Unassigned ${done.channel} sender ${done.sender} from ${done.organization_id}.`
+      : `${done.channel} sender ${done.sender} was not assigned to ${done.organization_id}.`,
+  }),
+);
 
 /** `senders list [--org ORG]`. */
 export const sendersList: Command = {
@@ -168,64 +176,73 @@ export const suppressionsList: Command = {
   },
 };
 
+/** The options of a command about one number's suppression on one channel. */
+const NUMBER_OPTIONS = {
+  org: ORG_OPTION,
+  channel: CHANNEL_OPTION,
+  "phone-number": { type: "string", help: "The number, E.164 or national with +." },
+} as const;
+
+/**
+ * A command that adds or lifts one number's suppression as the API would, for the `--org`
+ * organization with no key: `change` is the core's use case, given the flags as its input.
+ */
+function suppressionCommand<T>(
+  command: Pick<Command, "name" | "summary" | "usage"> & { noteHelp: string },
+  change: (
+    deps: CommandContext["runtime"]["deps"],
+    actor: { organizationId: string; apiKeyId: null },
+    input: Record<string, unknown>,
+  ) => ResultAsync<T, DomainError>,
+  answer: (value: T) => { json: unknown; human: string },
+): Command {
+  return {
+    name: command.name,
+    summary: command.summary,
+    usage: command.usage,
+    options: { ...NUMBER_OPTIONS, note: { type: "string", help: command.noteHelp } },
+    required: ["org", "channel", "phone-number"],
+    async run(context) {
+      const org = await findOrganization(context);
+      if (org.isErr()) return err(org.error);
+      const changed = await change(
+        context.runtime.deps,
+        { organizationId: org.value, apiKeyId: null },
+        {
+          channel: channelOf(context.flags.channel),
+          phone_number: context.flags["phone-number"],
+          ...(typeof context.flags.note === "string" ? { note: context.flags.note } : {}),
+        },
+      );
+      return changed.isErr() ? err(changed.error) : ok(answer(changed.value));
+    },
+  };
+}
+
 /** `suppressions add --org ORG --channel C --phone-number P [--note N]`. */
-export const suppressionsAdd: Command = {
-  name: ["suppressions", "add"],
-  summary: "Suppress a number on a channel (source api): nothing is sent to it there any more.",
-  usage: "--org ORG --channel sms|viber --phone-number E164 [--note TEXT]",
-  options: {
-    org: ORG_OPTION,
-    channel: CHANNEL_OPTION,
-    "phone-number": { type: "string", help: "The number, E.164 or national with +." },
-    note: { type: "string", help: "Why (for example, asked by phone)." },
+export const suppressionsAdd = suppressionCommand(
+  {
+    name: ["suppressions", "add"],
+    summary: "Suppress a number on a channel (source api): nothing is sent to it there any more.",
+    usage: "--org ORG --channel sms|viber --phone-number E164 [--note TEXT]",
+    noteHelp: "Why (for example, asked by phone).",
   },
-  required: ["org", "channel", "phone-number"],
-  async run(context) {
-    const org = await findOrganization(context);
-    if (org.isErr()) return err(org.error);
-    const added = await addSuppression(
-      context.runtime.deps,
-      { organizationId: org.value, apiKeyId: null },
-      {
-        channel: channelOf(context.flags.channel),
-        phone_number: context.flags["phone-number"],
-        ...(typeof context.flags.note === "string" ? { note: context.flags.note } : {}),
-      },
-    );
-    if (added.isErr()) return err(added.error);
-    return ok({ json: added.value, human: `Suppressed: ${suppressionLine(added.value)}` });
-  },
-};
+  addSuppression,
+  (added) => ({ json: added, human: `Suppressed: ${suppressionLine(added)}` }),
+);
 
 /** `suppressions remove --org ORG --channel C --phone-number P [--note N]`. */
-export const suppressionsRemove: Command = {
-  name: ["suppressions", "remove"],
-  summary:
-    "Lift a suppression; one the person asked for (inbound or provider) needs --note saying why.",
-  usage: "--org ORG --channel sms|viber --phone-number E164 [--note TEXT]",
-  options: {
-    org: ORG_OPTION,
-    channel: CHANNEL_OPTION,
-    "phone-number": { type: "string", help: "The number." },
-    note: { type: "string", help: "Why the suppression is lifted." },
+export const suppressionsRemove = suppressionCommand(
+  {
+    name: ["suppressions", "remove"],
+    summary:
+      "Lift a suppression; one the person asked for (inbound or provider) needs --note saying why.",
+    usage: "--org ORG --channel sms|viber --phone-number E164 [--note TEXT]",
+    noteHelp: "Why the suppression is lifted.",
   },
-  required: ["org", "channel", "phone-number"],
-  async run(context) {
-    const org = await findOrganization(context);
-    if (org.isErr()) return err(org.error);
-    const removed = await removeSuppression(
-      context.runtime.deps,
-      { organizationId: org.value, apiKeyId: null },
-      {
-        channel: channelOf(context.flags.channel),
-        phone_number: context.flags["phone-number"],
-        ...(typeof context.flags.note === "string" ? { note: context.flags.note } : {}),
-      },
-    );
-    if (removed.isErr()) return err(removed.error);
-    return ok({ json: { removed: true }, human: "Suppression lifted." });
-  },
-};
+  removeSuppression,
+  () => ({ json: { removed: true }, human: "Suppression lifted." }),
+);
 
 /** What an import of an opt-out list came to; rejected rows carry their file line. */
 export interface SuppressionImportReport {
@@ -254,11 +271,7 @@ export const suppressionsImport: Command = {
     const org = await findOrganization(context);
     if (org.isErr()) return err(org.error);
     const file = String(context.flags.file);
-    try {
-      await access(file, constants.R_OK);
-    } catch (error) {
-      throw new Error(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? error}`);
-    }
+    await mustRead(file);
     const actor = { organizationId: org.value, apiKeyId: null };
     const report: SuppressionImportReport = { file, rows: 0, added: 0, rejected: [] };
     for await (const entry of readRows(file, await detectFormat(file))) {
@@ -295,8 +308,9 @@ export const suppressionsImport: Command = {
 };
 
 /**
- * `suppressions export --org ORG [--file F]`: every suppression as JSON lines. Numbers are not
- * stored, so each line has the keyed hash (and the number only where it is known).
+ * `suppressions export --org ORG`: every suppression as JSON lines. Numbers are not stored, so
+ * each line has the keyed hash, and the number where the organization still knows it (one of
+ * its profiles has it, or an inbound message kept by retention came from it).
  */
 export const suppressionsExport = organizationCommand({
   name: ["suppressions", "export"],
@@ -304,8 +318,7 @@ export const suppressionsExport = organizationCommand({
     "Write an organization's suppressions as JSON lines (to stdout, or --json for an array).",
   usage: "--org ORG",
   async run(context, organizationId) {
-    const all = await allSuppressions(context, organizationId, {});
-    if (all instanceof Error) throw new UsageError(all.message);
+    const all = await exportSuppressions(context.runtime.deps, organizationId);
     return ok({ json: all, human: all.map((s) => JSON.stringify(s)).join("\n") });
   },
 });

@@ -1,4 +1,5 @@
 import {
+  type DomainError,
   type ErasureView,
   erasePerson,
   eraseProfile,
@@ -6,7 +7,7 @@ import {
   exportProfile,
   personMatchInput,
 } from "@tidings/core";
-import { err, ok } from "neverthrow";
+import { err, ok, type Result, type ResultAsync } from "neverthrow";
 import { type Command, type CommandContext, ORG_OPTION } from "../command.js";
 import { findOrganization } from "./organization.js";
 
@@ -49,84 +50,96 @@ const ERASURE_DETAILS = [
   "consent history stay. Backups made before still hold them (docs/production.md).",
 ];
 
-/** `profiles erase PUBLIC_ID --org ORG`. */
-export const profilesErase: Command = {
-  name: ["profiles", "erase"],
-  summary: "Erase a profile (active or deleted) and what identifies its person.",
-  details: ERASURE_DETAILS,
-  usage: "PUBLIC_ID --org ORG",
+/**
+ * A privacy command of the `--org` organization: `target` reads what it is about from the
+ * command line (a profile's public id, or the person a number or an address names), `act` is
+ * the core's use case, `human` says what came of it.
+ */
+function privacyCommand<Q, T>(
+  command: Pick<Command, "name" | "summary" | "usage" | "details" | "options" | "positionals">,
+  target: (context: CommandContext) => Result<Q, DomainError>,
+  act: (
+    deps: CommandContext["runtime"]["deps"],
+    actor: { organizationId: string; apiKeyId: null },
+    target: Q,
+  ) => ResultAsync<T, DomainError>,
+  human: (value: T) => string,
+): Command {
+  return {
+    ...command,
+    required: ["org"],
+    async run(context) {
+      const actor = await actorOf(context);
+      if (actor.isErr()) return err(actor.error);
+      const about = target(context);
+      if (about.isErr()) return err(about.error);
+      const done = await act(context.runtime.deps, actor.value, about.value);
+      return done.isErr() ? err(done.error) : ok({ json: done.value, human: human(done.value) });
+    },
+  };
+}
+
+const PROFILE = {
   options: { org: ORG_OPTION },
-  required: ["org"],
   positionals: { min: 1, max: 1 },
-  async run(context) {
-    const actor = await actorOf(context);
-    if (actor.isErr()) return err(actor.error);
-    const erased = await eraseProfile(
-      context.runtime.deps,
-      actor.value,
-      context.positionals[0] ?? "",
-    );
-    if (erased.isErr()) return err(erased.error);
-    return ok({ json: erased.value, human: erasedText(erased.value) });
+  usage: "PUBLIC_ID --org ORG",
+} as const;
+const publicIdOf = (context: CommandContext) => ok(context.positionals[0] ?? "");
+
+const PERSON = {
+  options: PERSON_OPTIONS,
+  positionals: { min: 0, max: 0 },
+  usage: "--org ORG (--phone-number NUMBER | --email ADDRESS)",
+} as const;
+
+const asJson = (value: unknown) => JSON.stringify(value, null, 2);
+
+/** `profiles erase PUBLIC_ID --org ORG`. */
+export const profilesErase = privacyCommand(
+  {
+    ...PROFILE,
+    name: ["profiles", "erase"],
+    summary: "Erase a profile (active or deleted) and what identifies its person.",
+    details: ERASURE_DETAILS,
   },
-};
+  publicIdOf,
+  eraseProfile,
+  erasedText,
+);
 
 /** `profiles export PUBLIC_ID --org ORG`: the document, as JSON either way. */
-export const profilesExport: Command = {
-  name: ["profiles", "export"],
-  summary: "Print everything held about a profile's person (deleted ones too) as JSON.",
-  usage: "PUBLIC_ID --org ORG",
-  options: { org: ORG_OPTION },
-  required: ["org"],
-  positionals: { min: 1, max: 1 },
-  async run(context) {
-    const actor = await actorOf(context);
-    if (actor.isErr()) return err(actor.error);
-    const exported = await exportProfile(
-      context.runtime.deps,
-      actor.value,
-      context.positionals[0] ?? "",
-    );
-    if (exported.isErr()) return err(exported.error);
-    return ok({ json: exported.value, human: JSON.stringify(exported.value, null, 2) });
+export const profilesExport = privacyCommand(
+  {
+    ...PROFILE,
+    name: ["profiles", "export"],
+    summary: "Print everything held about a profile's person (deleted ones too) as JSON.",
   },
-};
+  publicIdOf,
+  exportProfile,
+  asJson,
+);
 
 /** `privacy erase --org ORG --phone-number N | --email E`. */
-export const privacyErase: Command = {
-  name: ["privacy", "erase"],
-  summary: "Erase everyone held under a phone number or an e-mail address.",
-  details: ERASURE_DETAILS,
-  usage: "--org ORG (--phone-number NUMBER | --email ADDRESS)",
-  options: PERSON_OPTIONS,
-  required: ["org"],
-  positionals: { min: 0, max: 0 },
-  async run(context) {
-    const actor = await actorOf(context);
-    if (actor.isErr()) return err(actor.error);
-    const match = matchOf(context);
-    if (match.isErr()) return err(match.error);
-    const erased = await erasePerson(context.runtime.deps, actor.value, match.value);
-    if (erased.isErr()) return err(erased.error);
-    return ok({ json: erased.value, human: erasedText(erased.value) });
+export const privacyErase = privacyCommand(
+  {
+    ...PERSON,
+    name: ["privacy", "erase"],
+    summary: "Erase everyone held under a phone number or an e-mail address.",
+    details: ERASURE_DETAILS,
   },
-};
+  matchOf,
+  erasePerson,
+  erasedText,
+);
 
 /** `privacy export --org ORG --phone-number N | --email E`. */
-export const privacyExport: Command = {
-  name: ["privacy", "export"],
-  summary: "Print everything held under a phone number or an e-mail address as JSON.",
-  usage: "--org ORG (--phone-number NUMBER | --email ADDRESS)",
-  options: PERSON_OPTIONS,
-  required: ["org"],
-  positionals: { min: 0, max: 0 },
-  async run(context) {
-    const actor = await actorOf(context);
-    if (actor.isErr()) return err(actor.error);
-    const match = matchOf(context);
-    if (match.isErr()) return err(match.error);
-    const exported = await exportPerson(context.runtime.deps, actor.value, match.value);
-    if (exported.isErr()) return err(exported.error);
-    return ok({ json: exported.value, human: JSON.stringify(exported.value, null, 2) });
+export const privacyExport = privacyCommand(
+  {
+    ...PERSON,
+    name: ["privacy", "export"],
+    summary: "Print everything held under a phone number or an e-mail address as JSON.",
   },
-};
+  matchOf,
+  exportPerson,
+  asJson,
+);

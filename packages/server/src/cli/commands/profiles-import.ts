@@ -1,9 +1,8 @@
-import { access, constants } from "node:fs/promises";
 import type { ImportRow, ImportSummary, Issue } from "@tidings/core";
 import { importProfiles } from "@tidings/core";
 import { err, ok } from "neverthrow";
 import { importProgress } from "../../import/progress.js";
-import { detectFormat, readRows } from "../../import/read-rows.js";
+import { detectFormat, mustRead, readRows } from "../../import/read-rows.js";
 import { type Command, ORG_OPTION } from "../command.js";
 import { UsageError } from "../usage-error.js";
 import { findOrganization } from "./organization.js";
@@ -70,11 +69,7 @@ export const profilesImport: Command = {
     const org = await findOrganization(context);
     if (org.isErr()) return err(org.error);
     const file = String(context.flags.file);
-    try {
-      await access(file, constants.R_OK);
-    } catch (error) {
-      throw new Error(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? error}`);
-    }
+    await mustRead(file);
     const progress = await importProgress(file, context.io.stderr, !context.json);
     const rows: ImportRow[] = [];
     const unreadable: ImportSummary["rejected"] = [];
