@@ -80,13 +80,6 @@ export {
   isReplayable,
   withIdempotency,
 } from "./idempotency/with-idempotency.js";
-export type {
-  InboundChannel,
-  InboundOutcome,
-  InboundReport,
-  InboundSink,
-  ProviderKeywordClass,
-} from "./inbound/inbound-report.js";
 export type { InboundSinkOptions, InboundTelemetry } from "./inbound/inbound-sink.js";
 export { inboundSink } from "./inbound/inbound-sink.js";
 export type { KeywordLists, KeywordMatch } from "./inbound/keywords.js";
@@ -191,6 +184,13 @@ export type { SendOptions, SendResult } from "./messages/send-message.js";
 export { recoverSendResult, sendMessage, toSendResult } from "./messages/send-message.js";
 export { DEFAULT_FALLBACK_LEASE_MS, runDueFallbacks } from "./messages/sms-fallback.js";
 export type * from "./ports.js";
+export type {
+  InboundChannel,
+  InboundOutcome,
+  InboundReport,
+  InboundSink,
+  ProviderKeywordClass,
+} from "./ports.js";
 export type { ErasedKind, ErasureView } from "./privacy/erase-person.js";
 export { ERASURE_PARTS, erasePerson, eraseProfile } from "./privacy/erase-person.js";
 export type {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createCampaign } from "../campaigns/create-campaign.js";
+import type { InboundReport } from "../ports.js";
 import { sendBody, sendWorld } from "../testing/message-kit.js";
-import type { InboundReport } from "./inbound-report.js";
 import { inboundSink } from "./inbound-sink.js";
 
 const PERSON = "+14155550123";

@@ -1,9 +1,14 @@
 import type { Deps } from "../deps.js";
-import type { InboundMessageRecord, KeywordClass } from "../ports.js";
+import type {
+  InboundMessageRecord,
+  InboundOutcome,
+  InboundReport,
+  InboundSink,
+  KeywordClass,
+} from "../ports.js";
 import { normalizePhone } from "../profiles/phone.js";
 import { isoAt } from "../support/clock.js";
 import { optIn, optOut } from "./consent-effects.js";
-import type { InboundOutcome, InboundReport, InboundSink } from "./inbound-report.js";
 import { type KeywordLists, keywordMatcher, keywordWords } from "./keywords.js";
 import { recordOrganizationEvent } from "./organization-events.js";
 import { suppressionKey } from "./suppression-keys.js";

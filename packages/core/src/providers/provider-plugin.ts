@@ -1,6 +1,5 @@
 import type { Deps } from "../deps.js";
-import type { InboundSink } from "../inbound/inbound-report.js";
-import type { Channel, ChannelProvider, Clock } from "../ports.js";
+import type { Channel, ChannelProvider, Clock, InboundSink } from "../ports.js";
 import { parseUrl } from "../support/url.js";
 import type { CallbackApp } from "./callback-app.js";
 import type { CredentialsCheck } from "./credentials-check.js";

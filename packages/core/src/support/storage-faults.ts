@@ -1,23 +1,16 @@
-/**
- * What a request that failed for want of storage left behind: `unchanged` when nothing was
- * written (the transaction never reached COMMIT, or the connection was never made), so any
- * retry is safe; `unknown` when it may have been written (the connection broke during COMMIT,
- * or a send's message was stored and handed to the provider before the fault), so a retry is
- * safe only with the same `Idempotency-Key`.
- */
-export type StorageFaultOutcome = "unchanged" | "unknown";
+import type {
+  StorageFaultOutcome,
+  StorageFaultReason,
+  StorageHealth,
+  StorageHealthChange,
+} from "../ports/storage.js";
 
-/** Why storage is unavailable, as far as the adapter can tell. */
-export type StorageFaultReason =
-  /** The database server cannot be reached, or dropped the connection. */
-  | "unreachable"
-  /** The disk (or the database server's disk) is full. */
-  | "disk_full"
-  /** The database or its file system accepts no writes. */
-  | "read_only"
-  /** The operating system reported an I/O error. */
-  | "io_error";
-
+export type {
+  StorageFaultOutcome,
+  StorageFaultReason,
+  StorageHealth,
+  StorageHealthChange,
+} from "../ports/storage.js";
 /**
  * Thrown by a storage adapter when the database cannot be used at all for now: PostgreSQL
  * restarting or dropping connections, SQLite's disk full or read-only. The HTTP adapter answers
@@ -81,24 +74,6 @@ export const wroteNothing = (error: unknown): boolean =>
   (typeof error === "object" &&
     error !== null &&
     (error as { [NOTHING_WRITTEN]?: unknown })[NOTHING_WRITTEN] === true);
-
-/**
- * Whether storage works, as its adapter last saw it: a fault makes it unavailable, and the next
- * write or probe that succeeds makes it available again. Listeners hear each change once, so
- * an outage is reported once however many requests it fails.
- */
-export interface StorageHealth {
-  /** `true` unless the last write or probe failed with `StorageUnavailableError`. */
-  isAvailable(): boolean;
-  /** When storage became unavailable (epoch ms), or `null` while it is available. */
-  unavailableSince(): number | null;
-  /** Calls `listener` at each change; returns what removes it. */
-  onChange(listener: (change: StorageHealthChange) => void): () => void;
-}
-
-export type StorageHealthChange =
-  | { available: false; error: StorageUnavailableError }
-  | { available: true; unavailableForMs: number };
 
 /** The adapters' side of `StorageHealth`: what they tell it. */
 export interface StorageHealthTracker extends StorageHealth {
