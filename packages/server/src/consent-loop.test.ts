@@ -255,6 +255,51 @@ async function consentLoopThroughServe(
     recipient: { type: "phone_number", value: PERSON },
   });
   expect(sentB.status).toBe(200);
+
+  // The list shows a suppression's number wherever the organization knows it: a profile has
+  // it (the number's profile when the suppression came, or one given the number since), or an
+  // inbound message still kept came from it; elsewhere only the hash.
+  const STRANGER = "+14155550177";
+  const LATER = "+14155550188";
+  const fromStranger = await tidings.call("POST", "/sandbox/inbound", {
+    channel: "sms",
+    from: STRANGER,
+    to: SHORT_CODE,
+    text: "STOP",
+  });
+  expect(await json(fromStranger)).toEqual({ outcome: "stored" });
+  const added = await tidings.call("POST", "/v1/suppressions", {
+    channel: "sms",
+    phone_number: LATER,
+  });
+  expect(added.status).toBe(201);
+  const listed = async (query = "") => {
+    const page = await json(await tidings.call("GET", `/v1/suppressions${query}`));
+    return page as {
+      data: Array<{ phone_number: string | null; phone_number_hash: string }>;
+      meta: { next_cursor: string | null };
+    };
+  };
+  const before = await listed();
+  expect(before.data.map((x) => x.phone_number)).toEqual([null, STRANGER, PERSON]);
+  expect(before.data[0]?.phone_number_hash).toMatch(/^[0-9a-f]{64}$/);
+  const later = await json(await tidings.call("POST", "/v1/profiles", { phone_number: LATER }));
+  expect((await listed()).data.map((x) => x.phone_number)).toEqual([LATER, STRANGER, PERSON]);
+  // Page by page, the same: each page finds its own numbers.
+  const first = await listed("?limit=2");
+  expect(first.data.map((x) => x.phone_number)).toEqual([LATER, STRANGER]);
+  const second = await listed(`?limit=2&cursor=${String(first.meta.next_cursor)}`);
+  expect(second.data.map((x) => x.phone_number)).toEqual([PERSON]);
+  // A profile that no longer has the number no longer gives it; the filter still does.
+  const moved = await tidings.call("PATCH", `/v1/profiles/${String(later.public_id)}`, {
+    phone_number: "+14155550199",
+  });
+  expect(moved.status).toBe(200);
+  expect((await listed()).data.map((x) => x.phone_number)).toEqual([null, STRANGER, PERSON]);
+  const filtered = await listed(`?phone_number=${encodeURIComponent(LATER)}`);
+  expect(filtered.data.map((x) => x.phone_number)).toEqual([LATER]);
+  // The other organization, which never knew these numbers, still sees none of them.
+  expect((await json(await callB("GET", "/v1/suppressions"))).data).toEqual([]);
 }
 
 describe("consent that closes the loop through tidings serve (issue 44)", () => {

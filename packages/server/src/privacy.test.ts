@@ -284,6 +284,11 @@ async function privacyThroughServe(
     201,
   );
 
+  // Her profile gives the list her number, unfiltered.
+  const listedNumbers = async () =>
+    ((await ok(tidings.call("GET", "/v1/suppressions"))).data as Json[]).map((x) => x.phone_number);
+  expect(await listedNumbers()).toEqual([ada.phone, ada.phone]);
+
   // The export before erasure: all of Ada, nothing of Bob or Carol.
   const exported = await ok(tidings.call("GET", `/v1/profiles/${adaMade.id}/export`));
   expect(exported.inbound).toEqual([
@@ -310,12 +315,18 @@ async function privacyThroughServe(
     expect.stringContaining(`Order ${ada.order}2`),
   ]);
   expect(
-    (exported.consent_history as Json[]).map((c) => [c.channel, c.old_value, c.new_value]),
+    (exported.consent_history as Json[]).map((c) => [
+      c.channel,
+      c.old_value,
+      c.new_value,
+      c.source,
+      c.note,
+    ]),
   ).toEqual([
-    ["sms", null, true],
-    ["viber", false, true],
-    ["sms", true, false],
-    ["viber", true, false],
+    ["sms", null, true, "api", null],
+    ["viber", false, true, "api", null],
+    ["sms", true, false, "inbound", null],
+    ["viber", true, false, "api", `Asked by ${ada.first} on the phone`],
   ]);
   for (const value of [...needles(bob), ...needles(carol), bobMade.id]) {
     expect(text).not.toContain(value);
@@ -376,7 +387,13 @@ async function privacyThroughServe(
   // GET is 404; the consent history is still readable in the export.
   expect((await tidings.call("GET", `/v1/profiles/${adaMade.id}`)).status).toBe(404);
   const after = await ok(tidings.call("GET", `/v1/profiles/${adaMade.id}/export`));
-  expect((after.consent_history as Json[]).length).toBe(4);
+  // Its sources stay; its notes, which may name her, are gone.
+  expect((after.consent_history as Json[]).map((c) => [c.channel, c.source, c.note])).toEqual([
+    ["sms", "api", null],
+    ["viber", "api", null],
+    ["sms", "inbound", null],
+    ["viber", "api", null],
+  ]);
   // Nothing links the suppressions to the erased profile any more (only her number, which is
   // gone, hashes to them); asked by the number, they are still there, notes cleared.
   expect(after.suppressions).toEqual([]);
@@ -389,6 +406,8 @@ async function privacyThroughServe(
     ["sms", "inbound", "STOP", null],
     ["viber", "api", null, null],
   ]);
+  // Unfiltered, the list knows her number no more.
+  expect(await listedNumbers()).toEqual([null, null]);
   expect(after.inbound).toEqual([
     expect.objectContaining({ from: null, text: null, public_id: adaMade.id }),
   ]);

@@ -489,7 +489,8 @@ export const responseSchemas: Record<string, JsonSchema> = {
       channel: oneOf(["viber", "sms"]),
       phone_number: nullable({
         type: "string",
-        description: "E.164, where the request or the filter gives it; the number is not stored.",
+        description:
+          "E.164, where the organization knows it: the request or the filter gives it, one of its profiles has it (the one that had it when the suppression came, or one given it since), or an inbound message still kept came from it. The number itself is not stored.",
       }),
       phone_number_hash: {
         type: "string",
@@ -572,6 +573,15 @@ export const responseSchemas: Record<string, JsonSchema> = {
             old_value: nullable({ type: "boolean" }),
             new_value: { type: "boolean" },
             api_key_id: nullable({ type: "string" }),
+            source: {
+              ...oneOf(["api", "import", "console", "inbound", "provider"]),
+              description: "What made the change.",
+            },
+            note: nullable({
+              type: "string",
+              description:
+                "Why, where someone said: a suppression's note, or the note that lifted one; null once erased.",
+            }),
             changed_at: timestamp,
           },
           "One change of a consent flag.",

@@ -95,6 +95,29 @@ export function retentionRepository({ sql }: PgConnection): RetentionRepository 
           id: m.id,
         }));
       }),
+    deleteOldEventDeliveries: (createdBefore, limit) =>
+      sql.atomic(async (tx) => {
+        // `deliveries_message` (message_id, created_at, id) finds them: NULL is indexed too.
+        // A held delivery is passed over: a redelivery may be making it pending again.
+        const doomed = (
+          await tx.rows<{ id: string }>(
+            `SELECT id FROM ${t.deliveries}
+             WHERE message_id IS NULL AND created_at < $1 AND status <> 'pending'
+             ORDER BY created_at, id LIMIT $2
+             FOR UPDATE SKIP LOCKED`,
+            [createdBefore, limit],
+          )
+        ).map((row) => row.id);
+        if (doomed.length === 0) return 0;
+        await tx.rows(`DELETE FROM ${t.deliveryAttempts} WHERE delivery_id = ANY($1::text[])`, [
+          doomed,
+        ]);
+        const deleted = await tx.rows(
+          `DELETE FROM ${t.deliveries} WHERE id = ANY($1::text[]) RETURNING 1`,
+          [doomed],
+        );
+        return deleted.length;
+      }),
     deleteExpiredIdempotencyRecords: (now, limit) =>
       deleteBatch(
         t.idempotencyRecords,

@@ -61,6 +61,22 @@ export function retentionRepository({ db, sql }: SqliteConnection): SyncOf<Reten
         }));
       });
     },
+    deleteOldEventDeliveries(createdBefore, limit) {
+      return atomically(db, () => {
+        // `deliveries_message` (message_id, created_at, id) finds them: NULL is indexed too.
+        const doomed = JSON.stringify(
+          (
+            sql(
+              `SELECT id FROM deliveries
+               WHERE message_id IS NULL AND created_at < ? AND status <> 'pending'
+               ORDER BY created_at, id LIMIT ?`,
+            ).all(createdBefore, limit) as Array<{ id: string }>
+          ).map((row) => row.id),
+        );
+        sql(`DELETE FROM delivery_attempts WHERE delivery_id IN ${IDS}`).run(doomed);
+        return sql(`DELETE FROM deliveries WHERE id IN ${IDS}`).run(doomed).changes;
+      });
+    },
     deleteExpiredIdempotencyRecords(now, limit) {
       return sql(
         `DELETE FROM idempotency_records WHERE rowid IN (

@@ -1454,6 +1454,12 @@ export interface components {
                 old_value: boolean | null;
                 new_value: boolean;
                 api_key_id: string | null;
+                /**
+                 * @description What made the change.
+                 * @enum {string}
+                 */
+                source: "api" | "import" | "console" | "inbound" | "provider";
+                note: string | null;
                 /** Format: date-time */
                 changed_at: string;
             }[];
@@ -1616,7 +1622,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description Invalid input (`validation_failed`, `invalid_cursor`, `invalid_params`, `campaign_inactive`), an ambiguous email recipient (`ambiguous_recipient`) or a body that is not JSON (`malformed_json`). `errors` lists every problem with its path. */
+        /** @description Invalid input (`validation_failed`, `invalid_cursor`, `invalid_params`, `text_too_long`, `campaign_inactive`), an ambiguous email recipient (`ambiguous_recipient`) or a body that is not JSON (`malformed_json`). `errors` lists every problem with its path. */
         E400: {
             headers: {
                 /** @description The request's id: the client's when sane, otherwise a UUID v7. */
@@ -1844,7 +1850,7 @@ export interface operations {
                     "application/json": components["schemas"]["Profile"];
                 };
             };
-            /** @description Invalid input (`validation_failed`, `invalid_cursor`, `invalid_params`, `campaign_inactive`), an ambiguous email recipient (`ambiguous_recipient`) or a body that is not JSON (`malformed_json`). `errors` lists every problem with its path. */
+            /** @description Invalid input (`validation_failed`, `invalid_cursor`, `invalid_params`, `text_too_long`, `campaign_inactive`), an ambiguous email recipient (`ambiguous_recipient`) or a body that is not JSON (`malformed_json`). `errors` lists every problem with its path. */
             400: {
                 headers: {
                     /** @description The request's id: the client's when sane, otherwise a UUID v7. */
@@ -2225,7 +2231,7 @@ export interface operations {
                     "application/json": components["schemas"]["SendResult"];
                 };
             };
-            /** @description Invalid input (`validation_failed`, `invalid_cursor`, `invalid_params`, `campaign_inactive`), an ambiguous email recipient (`ambiguous_recipient`) or a body that is not JSON (`malformed_json`). `errors` lists every problem with its path. */
+            /** @description Invalid input (`validation_failed`, `invalid_cursor`, `invalid_params`, `text_too_long`, `campaign_inactive`), an ambiguous email recipient (`ambiguous_recipient`) or a body that is not JSON (`malformed_json`). `errors` lists every problem with its path. */
             400: {
                 headers: {
                     /** @description The request's id: the client's when sane, otherwise a UUID v7. */
@@ -2434,6 +2440,18 @@ export interface operations {
                      *               "last_clicked_at": "2026-01-15T09:03:42.000Z"
                      *             }
                      *           ],
+                     *           "price": {
+                     *             "amount": "0.0079",
+                     *             "currency": "USD"
+                     *           },
+                     *           "prices": [
+                     *             {
+                     *               "channel": "sms",
+                     *               "provider": "twilio",
+                     *               "amount": "0.0079",
+                     *               "currency": "USD"
+                     *             }
+                     *           ],
                      *           "scheduled_for": null,
                      *           "expires_at": "2026-01-15T09:05:00.000Z",
                      *           "created_at": "2026-01-15T09:00:00.000Z",
@@ -2503,6 +2521,18 @@ export interface operations {
                      *           "clicks": 2,
                      *           "first_clicked_at": "2026-01-15T09:01:10.000Z",
                      *           "last_clicked_at": "2026-01-15T09:03:42.000Z"
+                     *         }
+                     *       ],
+                     *       "price": {
+                     *         "amount": "0.0079",
+                     *         "currency": "USD"
+                     *       },
+                     *       "prices": [
+                     *         {
+                     *           "channel": "sms",
+                     *           "provider": "twilio",
+                     *           "amount": "0.0079",
+                     *           "currency": "USD"
                      *         }
                      *       ],
                      *       "scheduled_for": null,
@@ -2585,6 +2615,18 @@ export interface operations {
                      *           "clicks": 2,
                      *           "first_clicked_at": "2026-01-15T09:01:10.000Z",
                      *           "last_clicked_at": "2026-01-15T09:03:42.000Z"
+                     *         }
+                     *       ],
+                     *       "price": {
+                     *         "amount": "0.0079",
+                     *         "currency": "USD"
+                     *       },
+                     *       "prices": [
+                     *         {
+                     *           "channel": "sms",
+                     *           "provider": "twilio",
+                     *           "amount": "0.0079",
+                     *           "currency": "USD"
                      *         }
                      *       ],
                      *       "scheduled_for": "2026-01-15T09:00:00.000Z",
@@ -2751,7 +2793,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookTestResult"];
                 };
             };
-            /** @description Invalid input (`validation_failed`, `invalid_cursor`, `invalid_params`, `campaign_inactive`), an ambiguous email recipient (`ambiguous_recipient`) or a body that is not JSON (`malformed_json`). `errors` lists every problem with its path. */
+            /** @description Invalid input (`validation_failed`, `invalid_cursor`, `invalid_params`, `text_too_long`, `campaign_inactive`), an ambiguous email recipient (`ambiguous_recipient`) or a body that is not JSON (`malformed_json`). `errors` lists every problem with its path. */
             400: {
                 headers: {
                     /** @description The request's id: the client's when sane, otherwise a UUID v7. */

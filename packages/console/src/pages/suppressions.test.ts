@@ -39,10 +39,11 @@ describe("suppressions page", () => {
     expect(profile.sms_marketing_consent).toBe(false);
     expect(profile.suppressed).toEqual({ viber: false, sms: true });
 
-    // Unfiltered, the number is only its hash; filtered by it, the number shows, and Remove.
+    // Unfiltered, its profile gives the number, so it shows with Remove; filtered by it, too.
     const all = await world.get(browser, "/suppressions");
-    expect(all.body).not.toContain(PHONE);
-    expect(all.body).toContain("Filter by its number to remove");
+    expect(all.body).toContain(PHONE);
+    expect(all.body).toContain('action="/console/suppressions/remove"');
+    expect(all.body).not.toContain("Filter by its number to remove");
     expect(all.body).not.toContain(HOSTILE);
     expect(all.body).toContain("&lt;script>");
     const byNumber = await world.get(

@@ -134,7 +134,7 @@ function SuppressionsPage(props: {
             <TextField
               {...filter("phone_number")}
               label="Phone number"
-              hint="In international form (+…); needed to see or remove one."
+              hint="In international form (+…); needed to see or remove one whose number is not shown."
             />
           </>
         }

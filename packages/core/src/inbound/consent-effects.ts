@@ -23,6 +23,8 @@ export interface ConsentAct {
   note: string | null;
   /** The API key that asked, when one did. */
   apiKeyId: string | null;
+  /** The inbound message that asked, for an opt-out by reply. */
+  inboundId?: string | null | undefined;
 }
 
 /** The source a suppression records for a change the history records as `source`. */
@@ -112,6 +114,8 @@ export async function optOut(
     provider: act.provider,
     note: act.note,
     consentBefore: profile === null ? null : profile[field],
+    profileId: profile?.id ?? null,
+    inboundId: act.inboundId ?? null,
     createdAt: at,
   };
   const added = await tx.suppressions.insert(suppression);

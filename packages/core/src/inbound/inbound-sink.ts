@@ -103,7 +103,7 @@ export function inboundSink(
               organizationId,
               report.channel,
               phoneNumber,
-              act,
+              { ...act, inboundId: message.id },
             );
             suppressed = effect.suppressionChanged;
           } else if (keywordClass === "opt_in") {

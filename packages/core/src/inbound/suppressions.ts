@@ -10,7 +10,10 @@ import { useCase } from "../support/result.js";
 import { optIn, optOut } from "./consent-effects.js";
 import { existingSuppressionKey, phoneHash, suppressionKey } from "./suppression-keys.js";
 
-/** A suppression as the API shows it: the number only where a profile or the filter gives it. */
+/**
+ * A suppression as the API shows it: the number only where the filter, a profile or a kept
+ * inbound message gives it.
+ */
 export interface SuppressionView {
   channel: Channel;
   phone_number: string | null;
@@ -109,6 +112,37 @@ export const listSuppressionsQuery = v.strictObject(
   "only channel, phone_number, limit and cursor are allowed.",
 );
 
+/**
+ * The numbers a page of suppressions is of, where the organization still knows them, by hash.
+ * The number is never stored: each suppression names the profile that had it and the inbound
+ * message that asked for it, and a number counts only while that profile still has it or that
+ * message is kept (an erased one has none). Reads those profiles and messages and hashes their
+ * numbers: at most two per suppression of the page, never the whole organization.
+ */
+async function knownNumbers(
+  storage: Deps["storage"],
+  key: Buffer,
+  organizationId: string,
+  rows: readonly SuppressionRecord[],
+): Promise<Map<string, string>> {
+  const known = new Map<string, string>();
+  const learn = (number: string) => {
+    if (number !== "") known.set(phoneHash(key, number), number);
+  };
+  const profileIds = new Set(
+    rows.flatMap((row) => (row.profileId === null ? [] : [row.profileId])),
+  );
+  for (const id of profileIds) {
+    const profile = await storage.profiles.get(organizationId, id);
+    if (profile !== null) learn(profile.phoneNumber);
+  }
+  const inboundIds = rows.flatMap((row) => (row.inboundId === null ? [] : [row.inboundId]));
+  for (const message of await storage.inbound.getMany(organizationId, inboundIds)) {
+    learn(message.fromNumber);
+  }
+  return known;
+}
+
 /** The organization's suppressions, newest first. */
 export function listSuppressions(
   deps: Pick<Deps, "storage" | "secretBox">,
@@ -132,8 +166,7 @@ export function listSuppressions(
       beforeId: before.value,
       limit: size + 1,
     });
-    // The number is never stored: it is shown where the filter gives it, else only its hash.
-    const known = new Map<string, string>();
+    const known = await knownNumbers(deps.storage, key, org, rows.slice(0, size));
     if (wanted !== undefined) known.set(phoneHash(key, wanted), wanted);
     return ok(pageOf(rows, size, (row) => suppressionView(row, known.get(row.phoneHash) ?? null)));
   });

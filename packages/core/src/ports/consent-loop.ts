@@ -30,6 +30,13 @@ export interface SuppressionRecord {
    * no profile), so an opt-in restores exactly what it removed.
    */
   consentBefore: boolean | null;
+  /**
+   * The profile that had the number when the suppression was added, and the inbound message
+   * that asked for it: where the organization knows the number, so a list shows it while that
+   * profile still has it or that message is kept. Erasure clears both.
+   */
+  profileId: string | null;
+  inboundId: string | null;
   createdAt: string;
 }
 
@@ -98,6 +105,11 @@ export interface SuppressionRepository {
   forNumbers(organizationId: string, phoneHashes: readonly string[]): Promise<SuppressionRecord[]>;
   /** The organization's suppressions, newest first (`id` descending), filtered and paged. */
   list(query: SuppressionListQuery): Promise<SuppressionRecord[]>;
+  /**
+   * Names `profileId` as the profile that has the number of the organization's suppressions
+   * `ids` (one created or given the number after they were added); how many it wrote.
+   */
+  linkProfile(organizationId: string, ids: readonly string[], profileId: string): Promise<number>;
   /** Removes one and answers it; `null` when there was none. */
   delete(
     organizationId: string,
@@ -125,6 +137,8 @@ export interface InboundMessageRepository {
   insert(message: InboundMessageRecord): Promise<boolean>;
   /** The organization's inbound messages, newest first (`id` descending), filtered and paged. */
   list(query: InboundListQuery): Promise<InboundMessageRecord[]>;
+  /** Those of the organization's inbound messages with one of `ids` still kept, in no order. */
+  getMany(organizationId: string, ids: readonly string[]): Promise<InboundMessageRecord[]>;
   /** Deletes up to `limit` received before `before`, oldest first; how many. */
   deleteReceivedBefore(before: string, limit: number): Promise<number>;
   /**

@@ -52,6 +52,14 @@ export interface RetentionRepository {
    */
   deleteOldMessages(query: OldMessagesQuery): Promise<OldMessagesDeleted>;
   /**
+   * Deletes up to `limit` deliveries of events about no message (`messageId` null:
+   * `profile.consent_changed`, `message.received`, `profile.erased`) created before
+   * `createdBefore` and not `pending`, each with its attempts: the terms on which a message's
+   * deliveries go with it. Skips a delivery another transaction holds (a redelivery may be
+   * making it pending again). Returns how many.
+   */
+  deleteOldEventDeliveries(createdBefore: string, limit: number): Promise<number>;
+  /**
    * Deletes up to `limit` idempotency records whose `expiresAt` is at or before `now` and that
    * no request holds (completed, or in progress with `lockedUntil` at or before `now`).
    * Returns how many.
@@ -144,8 +152,8 @@ export interface PrivacyRepository {
   /** Erases an inbound message's sender number and text (both `""`); `false` when unknown. */
   eraseInbound(organizationId: string, id: string): Promise<boolean>;
   /**
-   * Clears the note of one of the organization's suppressions (null); the suppression itself
-   * stays. `false` when unknown.
+   * Clears the note of one of the organization's suppressions and its links to a profile and
+   * an inbound message (all null); the suppression itself stays. `false` when unknown.
    */
   clearSuppressionNote(organizationId: string, id: string): Promise<boolean>;
   /** Clears the notes of a profile's consent history; answers how many it cleared. */

@@ -192,12 +192,17 @@ export const ERASURE_PARTS: readonly ErasurePart[] = [
     // The suppression stays (it is kept under a keyed hash, not the number, and it is what
     // keeps an erased person who said STOP from being sent to again); its free-text note may
     // name them, so it goes, and so do the notes the consent history kept of suppressions
-    // added and lifted (the changes themselves stay).
+    // added and lifted (the changes themselves stay). Its links to their profile and inbound
+    // message go too, so nothing ties it to them any more. Counted: the notes cleared.
     async erase(tx, person) {
-      let count = await countWhere(person.suppressions, async ({ record }) => {
-        if (record.note === null) return false;
-        return tx.privacy.clearSuppressionNote(person.organizationId, record.id);
-      });
+      let count = 0;
+      for (const { record } of person.suppressions) {
+        if (record.note === null && record.profileId === null && record.inboundId === null) {
+          continue;
+        }
+        const cleared = await tx.privacy.clearSuppressionNote(person.organizationId, record.id);
+        if (cleared && record.note !== null) count += 1;
+      }
       for (const profile of person.profiles) {
         count += await tx.privacy.clearConsentNotes(person.organizationId, profile.id);
       }

@@ -10,6 +10,7 @@ import {
 } from "../messages/message-view.js";
 import type {
   Channel,
+  ConsentSource,
   PrivacyMatch,
   ProfileRecord,
   Repositories,
@@ -40,6 +41,10 @@ export interface ExportedConsentChange {
   old_value: boolean | null;
   new_value: boolean;
   api_key_id: string | null;
+  /** What made the change. */
+  source: ConsentSource;
+  /** Why, where someone said (a suppression's note, or the note that lifted one); erasure clears it. */
+  note: string | null;
   changed_at: string;
 }
 
@@ -124,6 +129,8 @@ export const EXPORT_PARTS: readonly ExportPart[] = [
             old_value: change.oldValue,
             new_value: change.newValue,
             api_key_id: change.apiKeyId,
+            source: change.source,
+            note: change.note,
             changed_at: change.changedAt,
           });
         }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Actor } from "../deps.js";
 import { suppressFromProvider } from "../inbound/opted-out.js";
-import { addSuppression, removeSuppression } from "../inbound/suppressions.js";
+import { addSuppression, listSuppressions, removeSuppression } from "../inbound/suppressions.js";
 import { manualClock } from "../support/clock.js";
 import { createIds } from "../support/ids.js";
 import { seedOrganization, seedWebhook } from "../testing/contract/seed.js";
@@ -107,6 +107,25 @@ describe("profile.consent_changed for every consent change", () => {
         expect.objectContaining({ phone_number: other, channel: "sms", source: "import" }),
       ]),
     );
+  });
+
+  it("a number suppressed before an import brings its profile is listed with it afterwards", async () => {
+    const { deps, actor } = await setup();
+    const telemetry = { messageSent: () => {}, suppressionAdded: () => {} };
+    const other = "+14155552672";
+    for (const phone_number of [PHONE, other]) {
+      const added = await addSuppression({ ...deps, telemetry }, actor, {
+        channel: "sms",
+        phone_number,
+      });
+      added._unsafeUnwrap();
+    }
+    const numbers = async () =>
+      (await listSuppressions(deps, actor, {}))._unsafeUnwrap().data.map((x) => x.phone_number);
+    expect(await numbers()).toEqual([null, null]);
+    const rows = [{ row: 1, data: { phone_number: PHONE } }];
+    (await importProfiles(deps, actor, rows, { source: "import" }))._unsafeUnwrap();
+    expect(await numbers()).toEqual([null, PHONE]);
   });
 
   it("goes to no subscription that does not take the topic", async () => {

@@ -44,7 +44,7 @@ export function createProfile(
       ? await deps.storage.transaction(create)
       : await create(deps.storage);
     if (created.isErr()) return err(created.error);
-    const [view] = await withSuppressed(deps, actor.organizationId, [created.value]);
+    const [view] = await withSuppressed(deps, actor.organizationId, [created.value], true);
     if (view === undefined) throw new Error("A created profile's view went missing.");
     return ok(view);
   });

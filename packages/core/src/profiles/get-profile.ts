@@ -15,12 +15,15 @@ export type ProfileWithSuppressions = ProfileView & {
 /**
  * The profiles' views with `suppressed`, in their order: one read of the suppressions of all
  * their numbers (none when the organization never suppressed anything). Outside any
- * transaction, after the write it shows.
+ * transaction, after the write it shows. With `link` (after a create or an update), the
+ * suppressions of a profile's number that name another profile, or none, are given this one:
+ * a number suppressed before its profile came is then listed with it (`GET /v1/suppressions`).
  */
 export async function withSuppressed(
   deps: Pick<Deps, "storage" | "secretBox">,
   organizationId: string,
   profiles: readonly ProfileRecord[],
+  link = false,
 ): Promise<ProfileWithSuppressions[]> {
   const key =
     profiles.length === 0
@@ -32,6 +35,16 @@ export async function withSuppressed(
       ? []
       : await deps.storage.suppressions.forNumbers(organizationId, [...new Set(hashes)]);
   const on = new Set(found.map((s) => `${s.channel}:${s.phoneHash}`));
+  if (link) {
+    for (const [i, profile] of profiles.entries()) {
+      const unlinked = found
+        .filter((s) => s.phoneHash === hashes[i] && s.profileId !== profile.id)
+        .map((s) => s.id);
+      if (unlinked.length > 0) {
+        await deps.storage.suppressions.linkProfile(organizationId, unlinked, profile.id);
+      }
+    }
+  }
   return profiles.map((profile, i) => {
     const hash = hashes[i];
     return {

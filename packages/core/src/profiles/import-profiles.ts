@@ -9,6 +9,7 @@ import { useCase } from "../support/result.js";
 import { withinAttributeLimit } from "./attributes.js";
 import { withFieldChanges } from "./changed-profile.js";
 import { recordConsentChanges } from "./consent-history.js";
+import { withSuppressed } from "./get-profile.js";
 import { type NewProfileInput, newProfile } from "./new-profile.js";
 import { createProfileInput } from "./profile-input.js";
 
@@ -72,10 +73,13 @@ export function importProfiles(
       valid.push({ row, input: parsed.output });
     }
     const now = isoAt(deps.clock.now());
+    const created: ProfileRecord[] = [];
     await deps.storage.transaction(async (tx) => {
+      created.length = 0;
       for (const { row, input } of inNumberOrder(valid)) {
         const existing = await profileOfRow(tx, deps, actor, input, options.source, now);
-        if (existing === "created") {
+        if ("created" in existing) {
+          created.push(existing.created);
           summary.created += 1;
           continue;
         }
@@ -105,6 +109,10 @@ export function importProfiles(
         summary.updated += 1;
       }
     });
+    // Numbers suppressed before their profiles came are listed with them from now on.
+    for (let i = 0; i < created.length; i += LINK_BATCH) {
+      await withSuppressed(deps, actor.organizationId, created.slice(i, i + LINK_BATCH), true);
+    }
     summary.rejected.sort((a, b) => a.row - b.row);
     return ok(summary);
   });
@@ -113,8 +121,11 @@ export function importProfiles(
 /** How many times a row looks its number up and inserts it before the import gives up. */
 const ROW_TRIES = 3;
 
+/** How many created profiles one read of suppressions looks at, after the import. */
+const LINK_BATCH = 500;
+
 /**
- * The active profile holding the row's number, or `"created"` once the row's own profile went
+ * The active profile holding the row's number, or `{ created }` once the row's own profile went
  * in. Another writer's profile with the number may commit after the lookup (the insert waits
  * for it and finds the number taken): the row then updates it, as it would have had the import
  * come later; and should that profile be gone again by the next lookup, the row tries again.
@@ -127,7 +138,7 @@ async function profileOfRow(
   input: NewProfileInput,
   source: ProfileSource,
   now: string,
-): Promise<ProfileRecord | "created"> {
+): Promise<ProfileRecord | { created: ProfileRecord }> {
   for (let tries = 0; tries < ROW_TRIES; tries += 1) {
     const existing = await tx.profiles.findByPhone(actor.organizationId, input.phone_number);
     if (existing) return existing;
@@ -136,7 +147,7 @@ async function profileOfRow(
     );
     if (inserted !== "phone_number_taken") {
       await recordConsentChanges(tx, deps, actor, null, inserted, "import");
-      return "created";
+      return { created: inserted };
     }
   }
   throw new Error(

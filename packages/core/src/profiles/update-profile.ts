@@ -68,7 +68,7 @@ export function updateProfile(
       return ok(next);
     });
     if (written.isErr()) return err(written.error);
-    const [view] = await withSuppressed(deps, actor.organizationId, [written.value]);
+    const [view] = await withSuppressed(deps, actor.organizationId, [written.value], true);
     if (view === undefined) throw new Error("An updated profile's view went missing.");
     return ok(view);
   });

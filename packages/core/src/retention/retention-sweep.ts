@@ -34,6 +34,11 @@ export interface RetentionRound {
   consoleSessions: number;
   /** Inbound messages older than messages are kept (suppressions are never swept). */
   inboundMessages: number;
+  /**
+   * Deliveries (with their attempts) of events about no message, such as
+   * `profile.consent_changed`, older than messages are kept and no longer pending.
+   */
+  eventDeliveries: number;
   /** Pages of the database file given back to the file system (SQLite). */
   pagesReclaimed: number;
   /** How far the wall clock jumped since the last round (see `retentionClock`). */
@@ -50,7 +55,8 @@ export interface RetentionSweeper {
  * The retention sweep `serve` and `worker` run: deletes messages older than
  * `config.retentionMs` (with their events, deliveries and attempts; never one with a pending
  * delivery), idempotency records past `config.idempotencyTtlMs`, rate-limit hits no window
- * counts any more, and console sign-in links and sessions past their expiry, then lets the
+ * counts any more, console sign-in links and sessions past their expiry, inbound messages and
+ * the deliveries of events about no message on the terms of messages, then lets the
  * storage give the space back. Each batch is its own short transaction; the walk over messages
  * goes on across rounds from where the last one stopped, so the messages it must keep are
  * looked at once per pass, not once per batch.
@@ -133,6 +139,11 @@ export function createRetentionSweeper(
         batchSize * 5,
       );
       await between();
+      const eventDeliveries = await drain(
+        () => retention.deleteOldEventDeliveries(createdBefore, batchSize * 5),
+        batchSize * 5,
+      );
+      await between();
       const pagesReclaimed = await retention.reclaimSpace();
       return {
         messages,
@@ -141,6 +152,7 @@ export function createRetentionSweeper(
         rateLimitHits,
         consoleSessions,
         inboundMessages,
+        eventDeliveries,
         pagesReclaimed,
         clockJumpMs: time.jumpMs,
       };

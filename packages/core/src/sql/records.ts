@@ -433,6 +433,8 @@ export function sqlRecords(codec: SqlCodec): SqlRecords {
       provider: r.textOrNull("provider"),
       note: r.textOrNull("note"),
       consentBefore: r.flagOrNull("consent_before"),
+      profileId: r.textOrNull("profile_id"),
+      inboundId: r.textOrNull("inbound_id"),
       createdAt: r.text("created_at"),
     })),
     inboundMessage: from(t.inboundMessages, (r) => ({

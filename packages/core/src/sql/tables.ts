@@ -123,7 +123,7 @@ export const sqlTables = {
   suppressions: table(
     "suppressions",
     "id, organization_id, channel, phone_hash, source, keyword, provider, note, " +
-      "consent_before, created_at",
+      "consent_before, created_at, profile_id, inbound_id",
     { flags: ["consent_before"] },
   ),
   inboundMessages: table(

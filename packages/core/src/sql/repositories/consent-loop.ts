@@ -64,6 +64,14 @@ export function suppressionRepository<A extends boolean>({
           phone_hash: query.phoneHash,
         }),
       ),
+    linkProfile: (organizationId, ids, profileId) =>
+      rows.update(
+        { profileId },
+        ids.length === 0
+          ? "1 = 0"
+          : `organization_id = ? AND id IN (${ids.map(() => "?").join(", ")})`,
+        ids.length === 0 ? [] : [organizationId, ...ids],
+      ),
     delete: (organizationId, channel, phoneHash) =>
       rows.take("organization_id = ? AND channel = ? AND phone_hash = ?", [
         organizationId,
@@ -90,6 +98,13 @@ export function inboundRepository<A extends boolean>({
           channel: query.channel,
           from_number: query.fromNumber,
         }),
+      ),
+    getMany: (organizationId, ids) =>
+      rows.many(
+        ids.length === 0
+          ? "1 = 0"
+          : `organization_id = ? AND id IN (${ids.map(() => "?").join(", ")})`,
+        ids.length === 0 ? [] : [organizationId, ...ids],
       ),
     deleteReceivedBefore: (before, limit) =>
       rows.delete(

@@ -107,7 +107,11 @@ export function privacyRows<A extends boolean>(
       ),
     clearSuppressionNote: (organizationId, id) =>
       access.map(
-        suppressions.update({ note: null }, "id = ? AND organization_id = ?", [id, organizationId]),
+        suppressions.update(
+          { note: null, profileId: null, inboundId: null },
+          "id = ? AND organization_id = ?",
+          [id, organizationId],
+        ),
         wrote,
       ),
     clearConsentNotes: (organizationId, profileId) =>

@@ -22,6 +22,8 @@ const aSuppression = (
   provider: "twilio",
   note: null,
   consentBefore: true,
+  profileId: null,
+  inboundId: null,
   createdAt: at(0),
   ...overrides,
 });
@@ -84,6 +86,8 @@ export function consentLoopContract(harness: () => StorageHarness): void {
         provider: null,
         note: "asked by phone",
         consentBefore: null,
+        profileId: "prf_whoever",
+        inboundId: aUuid(),
       });
       expect(await storage.suppressions.insert(viber)).toBe(true);
       expect(await storage.suppressions.insert(aSuppression(other, { phoneHash: "hash-a" }))).toBe(
@@ -107,6 +111,33 @@ export function consentLoopContract(harness: () => StorageHarness): void {
       expect(await storage.suppressions.delete(other, "viber", "hash-a")).toBeNull();
       expect(await storage.suppressions.delete(org, "sms", "hash-a")).toEqual(sms);
       expect(await storage.suppressions.forNumber(org, "hash-a")).toEqual([viber]);
+    });
+
+    it("a suppression names the profile and inbound message that know its number; linked again, scoped", async () => {
+      const { storage } = harness();
+      const org = await anOrganizationIn(storage);
+      const other = await anOrganizationIn(storage);
+      const message = anInbound(org);
+      const elsewhere = anInbound(other);
+      for (const m of [message, elsewhere]) expect(await storage.inbound.insert(m)).toBe(true);
+      const linked = aSuppression(org, { profileId: "prf_first", inboundId: message.id });
+      const bare = aSuppression(org, { phoneHash: "hash-bare" });
+      const theirs = aSuppression(other, { phoneHash: "hash-bare" });
+      for (const x of [linked, bare, theirs]) await storage.suppressions.insert(x);
+      expect(await storage.suppressions.forNumber(org, linked.phoneHash)).toEqual([linked]);
+
+      expect(await storage.suppressions.linkProfile(org, [bare.id, theirs.id], "prf_later")).toBe(
+        1,
+      );
+      expect(await storage.suppressions.linkProfile(org, [], "prf_none")).toBe(0);
+      expect(await storage.suppressions.forNumber(org, "hash-bare")).toEqual([
+        { ...bare, profileId: "prf_later" },
+      ]);
+      expect(await storage.suppressions.forNumber(other, "hash-bare")).toEqual([theirs]);
+
+      const found = await storage.inbound.getMany(org, [message.id, elsewhere.id, aUuid()]);
+      expect(found).toEqual([message]);
+      expect(await storage.inbound.getMany(org, [])).toEqual([]);
     });
 
     it("a send's recipient by number is read with its suppressions, with or without a profile", async () => {

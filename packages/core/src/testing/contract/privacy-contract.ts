@@ -278,6 +278,8 @@ export function privacyContract(harness: () => StorageHarness): void {
         provider: "twilio",
         note: `asked by ${phone}`,
         consentBefore: true,
+        profileId: org.profile.id,
+        inboundId: aUuid(),
         createdAt: at(1),
       };
       await storage.suppressions.insert(suppression);
@@ -322,9 +324,16 @@ export function privacyContract(harness: () => StorageHarness): void {
       expect(listed.find((m) => m.id === mine.id)).toMatchObject({ fromNumber: "", text: "" });
       expect(listed.find((m) => m.id === stranger.id)).toMatchObject({ text: "hello" });
       const [kept] = await storage.suppressions.forNumber(orgId, hash);
-      expect(kept).toMatchObject({ id: suppression.id, note: null, keyword: "STOP" });
+      expect(kept).toMatchObject({
+        id: suppression.id,
+        note: null,
+        keyword: "STOP",
+        profileId: null,
+        inboundId: null,
+      });
       const [other] = await storage.suppressions.forNumber(neighbour.organization.id, hash);
       expect(other?.note).toBe(theirs.note);
+      expect(other?.profileId).toBe(theirs.profileId);
       const [untouched] = await storage.inbound.list({
         organizationId: neighbour.organization.id,
         limit: 10,

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import type { DeliveryStatus, MessageCursor, MessageRecord, Storage } from "../../ports.js";
+import type {
+  DeliveryRecord,
+  DeliveryStatus,
+  MessageCursor,
+  MessageRecord,
+  Storage,
+} from "../../ports.js";
 import {
   aConsentChange,
   aDelivery,
@@ -7,6 +13,7 @@ import {
   anEvent,
   anIdempotencyRecord,
   at,
+  aUuid,
   completeOne,
   T0,
 } from "./fixtures.js";
@@ -328,6 +335,57 @@ export function retentionContract(harness: () => StorageHarness): void {
       expect(await storage.retention.deleteExpiredIdempotencyRecords(at(20), 3)).toBe(0);
       for (const r of records)
         expect(await raw.idempotency(r.apiKeyId, r.endpoint, r.key)).toBeNull();
+    });
+  });
+
+  describe("retention.deleteOldEventDeliveries", () => {
+    it("deletes old deliveries of events about no message with their attempts, never pending or young ones or a message's", async () => {
+      const { storage, raw } = harness();
+      const org = await seedOrganization(storage);
+      const webhook = await seedWebhook(storage, org);
+      /** A delivery of `topic` (about no message) created at `at(seconds)`, with an attempt. */
+      const eventDelivery = async (
+        topic: DeliveryRecord["topic"],
+        seconds: number,
+        status: DeliveryStatus,
+      ) => {
+        const delivery = aDelivery({
+          organizationId: org.organization.id,
+          eventId: aUuid(),
+          topic,
+          destination: { kind: "subscription", webhookId: webhook.id },
+          status,
+          createdAt: at(seconds),
+        });
+        await storage.deliveries.insert(delivery);
+        await completeOne(storage.deliveries, delivery.id, "nobody", {
+          attempt: anAttempt({ organizationId: org.organization.id, deliveryId: delivery.id }),
+          next: { status: "failed" },
+        });
+        return delivery;
+      };
+      const consent = await eventDelivery("profile.consent_changed", 10, "failed");
+      const received = await eventDelivery("message.received", 20, "delivered");
+      const waiting = await eventDelivery("profile.erased", 30, "pending");
+      const young = await eventDelivery("message.received", 100, "delivered");
+      const ofMessage = await oldMessage(storage, org, 5);
+      expect(await raw.attempts(consent.id)).toHaveLength(1);
+
+      // At most `limit` per call, oldest first.
+      expect(await storage.retention.deleteOldEventDeliveries(at(100), 1)).toBe(1);
+      expect(await raw.delivery(consent.id)).toBeNull();
+      expect(await raw.attempts(consent.id)).toEqual([]);
+      expect(await raw.delivery(received.id)).not.toBeNull();
+      expect(await storage.retention.deleteOldEventDeliveries(at(100), 10)).toBe(1);
+      expect(await storage.retention.deleteOldEventDeliveries(at(100), 10)).toBe(0);
+      expect(await raw.delivery(received.id)).toBeNull();
+      expect(await raw.attempts(received.id)).toEqual([]);
+      // Pending (still to be sent), created at the cutoff, or a message's: kept.
+      expect(await raw.delivery(waiting.id)).not.toBeNull();
+      expect(await raw.delivery(young.id)).not.toBeNull();
+      expect(await raw.attempts(young.id)).toHaveLength(1);
+      expect(await raw.delivery(ofMessage.delivery.id)).not.toBeNull();
+      expect(await raw.message(ofMessage.message.id)).toEqual(ofMessage.message);
     });
   });
 

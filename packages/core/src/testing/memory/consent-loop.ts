@@ -63,6 +63,16 @@ export function memorySuppressions(scope: MemoryScope): SuppressionRepository {
           ),
         ).slice(0, query.limit),
       ),
+    linkProfile: (organizationId, ids, profileId) =>
+      scope.write("suppressions.linkProfile", (s) => {
+        let written = 0;
+        for (const [key, x] of s.suppressions) {
+          if (x.organizationId !== organizationId || !ids.includes(x.id)) continue;
+          s.suppressions.set(key, { ...x, profileId });
+          written += 1;
+        }
+        return written;
+      }),
     delete: (organizationId, channel, phoneHash) =>
       scope.write("suppressions.delete", (s) => {
         const key = suppressionKey(organizationId, channel, phoneHash);
@@ -103,6 +113,10 @@ export function memoryInbound(scope: MemoryScope): InboundMessageRepository {
               (query.beforeId === undefined || m.id < query.beforeId),
           ),
         ).slice(0, query.limit),
+      ),
+    getMany: (organizationId, ids) =>
+      scope.read("inbound.getMany", (s) =>
+        s.inbound.filter((m) => m.organizationId === organizationId && ids.includes(m.id)),
       ),
     deleteReceivedBefore: (before, limit) =>
       scope.write("inbound.deleteReceivedBefore", (s) => {

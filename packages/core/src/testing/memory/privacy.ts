@@ -127,7 +127,12 @@ export function memoryPrivacy(scope: MemoryScope): PrivacyRepository {
       scope.write("privacy.clearSuppressionNote", (s) => {
         for (const [key, suppression] of s.suppressions) {
           if (suppression.id !== id || suppression.organizationId !== organizationId) continue;
-          s.suppressions.set(key, { ...suppression, note: null });
+          s.suppressions.set(key, {
+            ...suppression,
+            note: null,
+            profileId: null,
+            inboundId: null,
+          });
           return true;
         }
         return false;

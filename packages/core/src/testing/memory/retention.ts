@@ -47,6 +47,25 @@ export function memoryRetention(scope: MemoryScope): RetentionRepository {
           id: m.id,
         }));
       }),
+    deleteOldEventDeliveries: (createdBefore, limit) =>
+      scope.write("retention.deleteOldEventDeliveries", (s) => {
+        const old = [...s.deliveries.values()].filter(
+          (d) =>
+            d.messageId === null && d.status !== "pending" && ms(d.createdAt) < ms(createdBefore),
+        );
+        const doomed = new Set(
+          oldestFirst(
+            old,
+            (d) => d.createdAt,
+            (d) => d.id,
+          )
+            .slice(0, limit)
+            .map((d) => d.id),
+        );
+        s.attempts = s.attempts.filter((a) => !doomed.has(a.deliveryId));
+        for (const id of doomed) s.deliveries.delete(id);
+        return doomed.size;
+      }),
     deleteExpiredIdempotencyRecords: (now, limit) =>
       scope.write("retention.deleteExpiredIdempotencyRecords", (s) => {
         let deleted = 0;
