@@ -22,3 +22,4 @@ export { messagePrices } from "./0020-message-prices.js";
 export { sendPathCosts } from "./0021-send-path-costs.js";
 export { smsLegSentFrom } from "./0022-sms-leg-sent-from.js";
 export { consentChangeNotes } from "./0023-consent-change-notes.js";
+export { messageLegNotes } from "./0024-message-leg-notes.js";
