@@ -1182,6 +1182,17 @@ export interface components {
             } | null;
             provider: string | null;
             provider_message_id: string | null;
+            /** @description The providers of the channel's failover list (TIDINGS_PROVIDER_SMS=twilio,vonage) tried before `provider` on the current leg, in order, and why each did not carry it; empty when the first one did. */
+            tried_before: {
+                /** @description A provider name: twilio, infobip, vonage… */
+                provider: string;
+                /**
+                 * @description unreachable: the request never reached it (DNS, connection refused, TLS); circuit_open: it failed repeatedly and sends to it were paused; unauthorized: it refused the credentials (401/403); rate_limited: 429 or a full queue; unavailable: it timed out or answered 5xx and may have taken the message (failed over only with TIDINGS_FAILOVER_ON_TIMEOUT=1).
+                 * @enum {string}
+                 */
+                outcome: "unreachable" | "circuit_open" | "unauthorized" | "rate_limited" | "unavailable";
+            }[];
+            provider_ttl_seconds: number | null;
             /** @description The message's tracked links, in the order of its text; empty when none. */
             links: {
                 /** @description The short link the message carried. */
@@ -1247,6 +1258,17 @@ export interface components {
             } | null;
             provider: string | null;
             provider_message_id: string | null;
+            /** @description The providers of the channel's failover list (TIDINGS_PROVIDER_SMS=twilio,vonage) tried before `provider` on the current leg, in order, and why each did not carry it; empty when the first one did. */
+            tried_before: {
+                /** @description A provider name: twilio, infobip, vonage… */
+                provider: string;
+                /**
+                 * @description unreachable: the request never reached it (DNS, connection refused, TLS); circuit_open: it failed repeatedly and sends to it were paused; unauthorized: it refused the credentials (401/403); rate_limited: 429 or a full queue; unavailable: it timed out or answered 5xx and may have taken the message (failed over only with TIDINGS_FAILOVER_ON_TIMEOUT=1).
+                 * @enum {string}
+                 */
+                outcome: "unreachable" | "circuit_open" | "unauthorized" | "rate_limited" | "unavailable";
+            }[];
+            provider_ttl_seconds: number | null;
             /** @description The message's tracked links, in the order of its text; empty when none. */
             links: {
                 /** @description The short link the message carried. */
@@ -1487,6 +1509,17 @@ export interface components {
                 } | null;
                 provider: string | null;
                 provider_message_id: string | null;
+                /** @description The providers of the channel's failover list (TIDINGS_PROVIDER_SMS=twilio,vonage) tried before `provider` on the current leg, in order, and why each did not carry it; empty when the first one did. */
+                tried_before: {
+                    /** @description A provider name: twilio, infobip, vonage… */
+                    provider: string;
+                    /**
+                     * @description unreachable: the request never reached it (DNS, connection refused, TLS); circuit_open: it failed repeatedly and sends to it were paused; unauthorized: it refused the credentials (401/403); rate_limited: 429 or a full queue; unavailable: it timed out or answered 5xx and may have taken the message (failed over only with TIDINGS_FAILOVER_ON_TIMEOUT=1).
+                     * @enum {string}
+                     */
+                    outcome: "unreachable" | "circuit_open" | "unauthorized" | "rate_limited" | "unavailable";
+                }[];
+                provider_ttl_seconds: number | null;
                 /** @description The message's tracked links, in the order of its text; empty when none. */
                 links: {
                     /** @description The short link the message carried. */
@@ -1616,7 +1649,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description Invalid input (`validation_failed`, `invalid_cursor`, `invalid_params`, `campaign_inactive`), an ambiguous email recipient (`ambiguous_recipient`) or a body that is not JSON (`malformed_json`). `errors` lists every problem with its path. */
+        /** @description Invalid input (`validation_failed`, `invalid_cursor`, `invalid_params`, `text_too_long`, `campaign_inactive`), an ambiguous email recipient (`ambiguous_recipient`) or a body that is not JSON (`malformed_json`). `errors` lists every problem with its path. */
         E400: {
             headers: {
                 /** @description The request's id: the client's when sane, otherwise a UUID v7. */
@@ -1844,7 +1877,7 @@ export interface operations {
                     "application/json": components["schemas"]["Profile"];
                 };
             };
-            /** @description Invalid input (`validation_failed`, `invalid_cursor`, `invalid_params`, `campaign_inactive`), an ambiguous email recipient (`ambiguous_recipient`) or a body that is not JSON (`malformed_json`). `errors` lists every problem with its path. */
+            /** @description Invalid input (`validation_failed`, `invalid_cursor`, `invalid_params`, `text_too_long`, `campaign_inactive`), an ambiguous email recipient (`ambiguous_recipient`) or a body that is not JSON (`malformed_json`). `errors` lists every problem with its path. */
             400: {
                 headers: {
                     /** @description The request's id: the client's when sane, otherwise a UUID v7. */
@@ -2225,7 +2258,7 @@ export interface operations {
                     "application/json": components["schemas"]["SendResult"];
                 };
             };
-            /** @description Invalid input (`validation_failed`, `invalid_cursor`, `invalid_params`, `campaign_inactive`), an ambiguous email recipient (`ambiguous_recipient`) or a body that is not JSON (`malformed_json`). `errors` lists every problem with its path. */
+            /** @description Invalid input (`validation_failed`, `invalid_cursor`, `invalid_params`, `text_too_long`, `campaign_inactive`), an ambiguous email recipient (`ambiguous_recipient`) or a body that is not JSON (`malformed_json`). `errors` lists every problem with its path. */
             400: {
                 headers: {
                     /** @description The request's id: the client's when sane, otherwise a UUID v7. */
@@ -2423,8 +2456,15 @@ export interface operations {
                      *           "client_reference": "login-4711",
                      *           "webhook_url": null,
                      *           "error": null,
-                     *           "provider": "twilio",
-                     *           "provider_message_id": "SM3f1c0e4a2b8d4e6f9a7c5b3d1e0f2a4c",
+                     *           "provider": "vonage",
+                     *           "provider_message_id": "3f1c0e4a-2b8d-4e6f-9a7c-5b3d1e0f2a4c",
+                     *           "tried_before": [
+                     *             {
+                     *               "provider": "twilio",
+                     *               "outcome": "unreachable"
+                     *             }
+                     *           ],
+                     *           "provider_ttl_seconds": null,
                      *           "links": [
                      *             {
                      *               "url": "https://t.example.com/l/4fJq8ZxK2mNb",
@@ -2432,6 +2472,18 @@ export interface operations {
                      *               "clicks": 2,
                      *               "first_clicked_at": "2026-01-15T09:01:10.000Z",
                      *               "last_clicked_at": "2026-01-15T09:03:42.000Z"
+                     *             }
+                     *           ],
+                     *           "price": {
+                     *             "amount": "0.0079",
+                     *             "currency": "EUR"
+                     *           },
+                     *           "prices": [
+                     *             {
+                     *               "channel": "sms",
+                     *               "provider": "vonage",
+                     *               "amount": "0.0079",
+                     *               "currency": "EUR"
                      *             }
                      *           ],
                      *           "scheduled_for": null,
@@ -2494,8 +2546,15 @@ export interface operations {
                      *       "client_reference": "login-4711",
                      *       "webhook_url": null,
                      *       "error": null,
-                     *       "provider": "twilio",
-                     *       "provider_message_id": "SM3f1c0e4a2b8d4e6f9a7c5b3d1e0f2a4c",
+                     *       "provider": "vonage",
+                     *       "provider_message_id": "3f1c0e4a-2b8d-4e6f-9a7c-5b3d1e0f2a4c",
+                     *       "tried_before": [
+                     *         {
+                     *           "provider": "twilio",
+                     *           "outcome": "unreachable"
+                     *         }
+                     *       ],
+                     *       "provider_ttl_seconds": null,
                      *       "links": [
                      *         {
                      *           "url": "https://t.example.com/l/4fJq8ZxK2mNb",
@@ -2503,6 +2562,18 @@ export interface operations {
                      *           "clicks": 2,
                      *           "first_clicked_at": "2026-01-15T09:01:10.000Z",
                      *           "last_clicked_at": "2026-01-15T09:03:42.000Z"
+                     *         }
+                     *       ],
+                     *       "price": {
+                     *         "amount": "0.0079",
+                     *         "currency": "EUR"
+                     *       },
+                     *       "prices": [
+                     *         {
+                     *           "channel": "sms",
+                     *           "provider": "vonage",
+                     *           "amount": "0.0079",
+                     *           "currency": "EUR"
                      *         }
                      *       ],
                      *       "scheduled_for": null,
@@ -2576,8 +2647,15 @@ export interface operations {
                      *       "client_reference": "login-4711",
                      *       "webhook_url": null,
                      *       "error": null,
-                     *       "provider": "twilio",
-                     *       "provider_message_id": "SM3f1c0e4a2b8d4e6f9a7c5b3d1e0f2a4c",
+                     *       "provider": "vonage",
+                     *       "provider_message_id": "3f1c0e4a-2b8d-4e6f-9a7c-5b3d1e0f2a4c",
+                     *       "tried_before": [
+                     *         {
+                     *           "provider": "twilio",
+                     *           "outcome": "unreachable"
+                     *         }
+                     *       ],
+                     *       "provider_ttl_seconds": null,
                      *       "links": [
                      *         {
                      *           "url": "https://t.example.com/l/4fJq8ZxK2mNb",
@@ -2585,6 +2663,18 @@ export interface operations {
                      *           "clicks": 2,
                      *           "first_clicked_at": "2026-01-15T09:01:10.000Z",
                      *           "last_clicked_at": "2026-01-15T09:03:42.000Z"
+                     *         }
+                     *       ],
+                     *       "price": {
+                     *         "amount": "0.0079",
+                     *         "currency": "EUR"
+                     *       },
+                     *       "prices": [
+                     *         {
+                     *           "channel": "sms",
+                     *           "provider": "vonage",
+                     *           "amount": "0.0079",
+                     *           "currency": "EUR"
                      *         }
                      *       ],
                      *       "scheduled_for": "2026-01-15T09:00:00.000Z",
@@ -2751,7 +2841,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookTestResult"];
                 };
             };
-            /** @description Invalid input (`validation_failed`, `invalid_cursor`, `invalid_params`, `campaign_inactive`), an ambiguous email recipient (`ambiguous_recipient`) or a body that is not JSON (`malformed_json`). `errors` lists every problem with its path. */
+            /** @description Invalid input (`validation_failed`, `invalid_cursor`, `invalid_params`, `text_too_long`, `campaign_inactive`), an ambiguous email recipient (`ambiguous_recipient`) or a body that is not JSON (`malformed_json`). `errors` lists every problem with its path. */
             400: {
                 headers: {
                     /** @description The request's id: the client's when sane, otherwise a UUID v7. */
