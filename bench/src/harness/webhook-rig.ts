@@ -55,6 +55,8 @@ export const benchMessage = (
   fallbackDueAt: null,
   scheduledFor: null,
   smsSentFrom: null,
+  viberLegNotes: null,
+  smsLegNotes: null,
 });
 
 /** What the delivery engine needs (the core names it `AttemptDeps` but does not export it). */

@@ -71,16 +71,21 @@ describe("infobipProvider against a fake Infobip", () => {
     });
   });
 
-  it("a validity over Infobip's 48 hours is clamped to 48 hours, not promised", async () => {
+  it("a validity over Infobip's 48 hours is clamped to 48 hours, not promised, and says so", async () => {
     const provider = await setup();
-    await provider.dispatch({ ...viber, ttlSeconds: 14 * 24 * 3600 });
-    await provider.dispatch({ ...sms, ttlSeconds: 3 * 24 * 3600 });
+    const viberAnswer = await provider.dispatch({ ...viber, ttlSeconds: 14 * 24 * 3600 });
+    const smsAnswer = await provider.dispatch({ ...sms, ttlSeconds: 3 * 24 * 3600 });
+    expect([viberAnswer.clampedTtlSeconds, smsAnswer.clampedTtlSeconds]).toEqual([
+      172_800, 172_800,
+    ]);
     expect(
       fake.sends.map((s) => (s.body.messages as Array<{ options: unknown }>)[0]?.options),
     ).toMatchObject([
       { validityPeriod: { amount: 172_800, timeUnit: "SECONDS" } },
       { validityPeriod: { amount: 172_800, timeUnit: "SECONDS" } },
     ]);
+    // Within 48 hours: taken as asked, nothing to say.
+    expect((await provider.dispatch(sms)).clampedTtlSeconds).toBeUndefined();
   });
 
   it("a Viber text over Infobip's 1,000 characters is refused before it leaves", async () => {

@@ -107,7 +107,7 @@ describe("vonageProvider against a fake Vonage", () => {
   it("a Viber TTL longer than Vonage's 3 days is clamped to 259,200 s, and accepted", async () => {
     const provider = await setup();
     const result = await provider.dispatch({ ...viber, ttlSeconds: 14 * 24 * 3600 });
-    expect(result).toMatchObject({ status: "accepted" });
+    expect(result).toMatchObject({ status: "accepted", clampedTtlSeconds: 259_200 });
     expect(fake.sends[0]?.body).toMatchObject({ viber_service: { ttl: 259_200 } });
   });
 

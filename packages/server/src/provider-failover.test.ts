@@ -11,7 +11,8 @@ import { serveTidings } from "./testing/served-tidings.js";
 // Issue 47 through the real server: SMS on `twilio,vonage`. A Twilio that refuses connections
 // hands the message to Vonage at once, from the sender TIDINGS_VONAGE_SENDERS maps, and
 // Vonage's signed report finds the leg; a Twilio that times out does not (a duplicate is
-// possible), unless TIDINGS_FAILOVER_ON_TIMEOUT=1 says it may. A template longer than the
+// possible), unless TIDINGS_FAILOVER_ON_TIMEOUT=1 says it may. The message view names the
+// providers tried before the one that carried the leg, and a TTL clamped. A template longer than the
 // providers take is refused when the campaign is activated. One server, restarted per config.
 
 const cleanups = cleanupsEach();
@@ -70,6 +71,7 @@ it("SMS on twilio,vonage: fails over at once only when Twilio never got the mess
     on_timeout: false,
   });
 
+  // 14 days: longer than Vonage keeps an SMS (7 days), so its leg says the TTL was clamped.
   const campaign = async (template: string, status: "active" | "inactive" = "active") => {
     const created = await tidings.call("POST", "/v1/campaigns", {
       name: "Codes",
@@ -77,6 +79,7 @@ it("SMS on twilio,vonage: fails over at once only when Twilio never got the mess
       category: "otp",
       sender: "+14155550100",
       template,
+      ttl_seconds: 1_209_600,
       status,
     });
     return { status: created.status, body: (await created.json()) as Record<string, unknown> };
@@ -109,6 +112,8 @@ it("SMS on twilio,vonage: fails over at once only when Twilio never got the mess
   expect(timedOut).toMatchObject({
     status: "failed",
     provider: "twilio",
+    tried_before: [],
+    provider_ttl_seconds: null,
     error: { code: "upstream_unavailable", provider: "twilio" },
   });
   expect(fakeTwilio.sends).toHaveLength(1);
@@ -117,7 +122,15 @@ it("SMS on twilio,vonage: fails over at once only when Twilio never got the mess
   // Connections refused: nothing reached Twilio, so Vonage carries it at once, from its sender.
   await fakeTwilio.close();
   const refused = await send(campaignId, "222222");
-  expect(refused).toMatchObject({ status: "sent", provider: "vonage", error: null });
+  // The leg says which provider was tried before and why, and the TTL Vonage was given.
+  expect(refused).toMatchObject({
+    status: "sent",
+    provider: "vonage",
+    tried_before: [{ provider: "twilio", outcome: "unreachable" }],
+    provider_ttl_seconds: 604_800,
+    error: null,
+  });
+  expect(vonage.sends[0]?.body).toMatchObject({ ttl: 604_800 });
   expect(vonage.sends).toHaveLength(1);
   expect(vonage.sends[0]?.body).toMatchObject({
     channel: "sms",
@@ -127,14 +140,21 @@ it("SMS on twilio,vonage: fails over at once only when Twilio never got the mess
   });
   const uuid = String(vonage.sends[0]?.messageUuid);
   expect(refused.provider_message_id).toBe(uuid);
-  // Vonage's signed report finds the leg it carried.
+  // Vonage's signed report finds the leg it carried; the leg's notes stay.
   expect((await vonage.status(uuid, "delivered")).status).toBe(200);
-  await eventually("the failed-over message delivered", async () => {
+  const delivered = await eventually("the failed-over message delivered", async () => {
     const view = (await (
       await tidings.call("GET", `/v1/messages/${refused.message_id}`)
     ).json()) as View;
     return view.status === "delivered" ? view : undefined;
   });
+  expect(delivered.tried_before).toEqual([{ provider: "twilio", outcome: "unreachable" }]);
+  const listed = (await (
+    await tidings.call("GET", `/v1/messages?campaign_id=${campaignId}`)
+  ).json()) as { data: View[] };
+  expect(listed.data.find((m) => m.message_id === refused.message_id)?.tried_before).toEqual([
+    { provider: "twilio", outcome: "unreachable" },
+  ]);
   const exposition = parseExposition(await (await fetch(`${tidings.url}/metrics`)).text());
   expect(
     exposition.find(
@@ -153,7 +173,12 @@ it("SMS on twilio,vonage: fails over at once only when Twilio never got the mess
   });
   fakeTwilio.answerNext("hang");
   const optedIn = await send(campaignId, "333333");
-  expect(optedIn).toMatchObject({ status: "sent", provider: "vonage", error: null });
+  expect(optedIn).toMatchObject({
+    status: "sent",
+    provider: "vonage",
+    tried_before: [{ provider: "twilio", outcome: "unavailable" }],
+    error: null,
+  });
   expect(fakeTwilio.sends).toHaveLength(1);
   expect(vonage.sends.map((s) => s.body.text)).toEqual([
     "Your code is 222222",

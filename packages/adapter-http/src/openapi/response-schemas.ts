@@ -197,6 +197,28 @@ const messageProperties: Record<string, JsonSchema> = {
     description:
       "The provider's id of the current leg (a Twilio SM… sid, the Vonage message_uuid), null until it gave one; always null on the sandbox.",
   }),
+  tried_before: {
+    type: "array",
+    description:
+      "The providers of the channel's failover list (TIDINGS_PROVIDER_SMS=twilio,vonage) tried before `provider` on the current leg, in order, and why each did not carry it; empty when the first one did.",
+    items: closed(
+      {
+        provider: { type: "string", description: "A provider name: twilio, infobip, vonage…" },
+        outcome: {
+          ...oneOf(["unreachable", "circuit_open", "unauthorized", "rate_limited", "unavailable"]),
+          description:
+            "unreachable: the request never reached it (DNS, connection refused, TLS); circuit_open: it failed repeatedly and sends to it were paused; unauthorized: it refused the credentials (401/403); rate_limited: 429 or a full queue; unavailable: it timed out or answered 5xx and may have taken the message (failed over only with TIDINGS_FAILOVER_ON_TIMEOUT=1).",
+        },
+      },
+      "A provider that was tried and did not carry the message.",
+    ),
+  },
+  provider_ttl_seconds: nullable({
+    type: "integer",
+    minimum: 1,
+    description:
+      "The TTL in seconds the current leg's provider was given when it clamped the asked one to its range (Infobip at most 48 hours; Vonage Viber 30 to 259,200 seconds); null when it took the TTL as asked.",
+  }),
   links: {
     type: "array",
     description: "The message's tracked links, in the order of its text; empty when none.",

@@ -10,8 +10,10 @@ export const MESSAGE_EXAMPLE = {
   client_reference: "login-4711",
   webhook_url: null,
   error: null,
-  provider: "twilio",
-  provider_message_id: "SM3f1c0e4a2b8d4e6f9a7c5b3d1e0f2a4c",
+  provider: "vonage",
+  provider_message_id: "3f1c0e4a-2b8d-4e6f-9a7c-5b3d1e0f2a4c",
+  tried_before: [{ provider: "twilio", outcome: "unreachable" }],
+  provider_ttl_seconds: null,
   links: [
     {
       url: "https://t.example.com/l/4fJq8ZxK2mNb",
@@ -21,8 +23,8 @@ export const MESSAGE_EXAMPLE = {
       last_clicked_at: "2026-01-15T09:03:42.000Z",
     },
   ],
-  price: { amount: "0.0079", currency: "USD" },
-  prices: [{ channel: "sms", provider: "twilio", amount: "0.0079", currency: "USD" }],
+  price: { amount: "0.0079", currency: "EUR" },
+  prices: [{ channel: "sms", provider: "vonage", amount: "0.0079", currency: "EUR" }],
   scheduled_for: null,
   expires_at: "2026-01-15T09:05:00.000Z",
   created_at: "2026-01-15T09:00:00.000Z",

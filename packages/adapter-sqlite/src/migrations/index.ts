@@ -23,3 +23,4 @@ export { sendPathCosts } from "./0021-send-path-costs.js";
 export { smsLegSentFrom } from "./0022-sms-leg-sent-from.js";
 export { consentChangeNotes } from "./0023-consent-change-notes.js";
 export { suppressionKnownNumbers } from "./0024-suppression-known-numbers.js";
+export { messageLegNotes } from "./0025-message-leg-notes.js";

@@ -1182,6 +1182,17 @@ export interface components {
             } | null;
             provider: string | null;
             provider_message_id: string | null;
+            /** @description The providers of the channel's failover list (TIDINGS_PROVIDER_SMS=twilio,vonage) tried before `provider` on the current leg, in order, and why each did not carry it; empty when the first one did. */
+            tried_before: {
+                /** @description A provider name: twilio, infobip, vonage… */
+                provider: string;
+                /**
+                 * @description unreachable: the request never reached it (DNS, connection refused, TLS); circuit_open: it failed repeatedly and sends to it were paused; unauthorized: it refused the credentials (401/403); rate_limited: 429 or a full queue; unavailable: it timed out or answered 5xx and may have taken the message (failed over only with TIDINGS_FAILOVER_ON_TIMEOUT=1).
+                 * @enum {string}
+                 */
+                outcome: "unreachable" | "circuit_open" | "unauthorized" | "rate_limited" | "unavailable";
+            }[];
+            provider_ttl_seconds: number | null;
             /** @description The message's tracked links, in the order of its text; empty when none. */
             links: {
                 /** @description The short link the message carried. */
@@ -1247,6 +1258,17 @@ export interface components {
             } | null;
             provider: string | null;
             provider_message_id: string | null;
+            /** @description The providers of the channel's failover list (TIDINGS_PROVIDER_SMS=twilio,vonage) tried before `provider` on the current leg, in order, and why each did not carry it; empty when the first one did. */
+            tried_before: {
+                /** @description A provider name: twilio, infobip, vonage… */
+                provider: string;
+                /**
+                 * @description unreachable: the request never reached it (DNS, connection refused, TLS); circuit_open: it failed repeatedly and sends to it were paused; unauthorized: it refused the credentials (401/403); rate_limited: 429 or a full queue; unavailable: it timed out or answered 5xx and may have taken the message (failed over only with TIDINGS_FAILOVER_ON_TIMEOUT=1).
+                 * @enum {string}
+                 */
+                outcome: "unreachable" | "circuit_open" | "unauthorized" | "rate_limited" | "unavailable";
+            }[];
+            provider_ttl_seconds: number | null;
             /** @description The message's tracked links, in the order of its text; empty when none. */
             links: {
                 /** @description The short link the message carried. */
@@ -1493,6 +1515,17 @@ export interface components {
                 } | null;
                 provider: string | null;
                 provider_message_id: string | null;
+                /** @description The providers of the channel's failover list (TIDINGS_PROVIDER_SMS=twilio,vonage) tried before `provider` on the current leg, in order, and why each did not carry it; empty when the first one did. */
+                tried_before: {
+                    /** @description A provider name: twilio, infobip, vonage… */
+                    provider: string;
+                    /**
+                     * @description unreachable: the request never reached it (DNS, connection refused, TLS); circuit_open: it failed repeatedly and sends to it were paused; unauthorized: it refused the credentials (401/403); rate_limited: 429 or a full queue; unavailable: it timed out or answered 5xx and may have taken the message (failed over only with TIDINGS_FAILOVER_ON_TIMEOUT=1).
+                     * @enum {string}
+                     */
+                    outcome: "unreachable" | "circuit_open" | "unauthorized" | "rate_limited" | "unavailable";
+                }[];
+                provider_ttl_seconds: number | null;
                 /** @description The message's tracked links, in the order of its text; empty when none. */
                 links: {
                     /** @description The short link the message carried. */
@@ -2429,8 +2462,15 @@ export interface operations {
                      *           "client_reference": "login-4711",
                      *           "webhook_url": null,
                      *           "error": null,
-                     *           "provider": "twilio",
-                     *           "provider_message_id": "SM3f1c0e4a2b8d4e6f9a7c5b3d1e0f2a4c",
+                     *           "provider": "vonage",
+                     *           "provider_message_id": "3f1c0e4a-2b8d-4e6f-9a7c-5b3d1e0f2a4c",
+                     *           "tried_before": [
+                     *             {
+                     *               "provider": "twilio",
+                     *               "outcome": "unreachable"
+                     *             }
+                     *           ],
+                     *           "provider_ttl_seconds": null,
                      *           "links": [
                      *             {
                      *               "url": "https://t.example.com/l/4fJq8ZxK2mNb",
@@ -2442,14 +2482,14 @@ export interface operations {
                      *           ],
                      *           "price": {
                      *             "amount": "0.0079",
-                     *             "currency": "USD"
+                     *             "currency": "EUR"
                      *           },
                      *           "prices": [
                      *             {
                      *               "channel": "sms",
-                     *               "provider": "twilio",
+                     *               "provider": "vonage",
                      *               "amount": "0.0079",
-                     *               "currency": "USD"
+                     *               "currency": "EUR"
                      *             }
                      *           ],
                      *           "scheduled_for": null,
@@ -2512,8 +2552,15 @@ export interface operations {
                      *       "client_reference": "login-4711",
                      *       "webhook_url": null,
                      *       "error": null,
-                     *       "provider": "twilio",
-                     *       "provider_message_id": "SM3f1c0e4a2b8d4e6f9a7c5b3d1e0f2a4c",
+                     *       "provider": "vonage",
+                     *       "provider_message_id": "3f1c0e4a-2b8d-4e6f-9a7c-5b3d1e0f2a4c",
+                     *       "tried_before": [
+                     *         {
+                     *           "provider": "twilio",
+                     *           "outcome": "unreachable"
+                     *         }
+                     *       ],
+                     *       "provider_ttl_seconds": null,
                      *       "links": [
                      *         {
                      *           "url": "https://t.example.com/l/4fJq8ZxK2mNb",
@@ -2525,14 +2572,14 @@ export interface operations {
                      *       ],
                      *       "price": {
                      *         "amount": "0.0079",
-                     *         "currency": "USD"
+                     *         "currency": "EUR"
                      *       },
                      *       "prices": [
                      *         {
                      *           "channel": "sms",
-                     *           "provider": "twilio",
+                     *           "provider": "vonage",
                      *           "amount": "0.0079",
-                     *           "currency": "USD"
+                     *           "currency": "EUR"
                      *         }
                      *       ],
                      *       "scheduled_for": null,
@@ -2606,8 +2653,15 @@ export interface operations {
                      *       "client_reference": "login-4711",
                      *       "webhook_url": null,
                      *       "error": null,
-                     *       "provider": "twilio",
-                     *       "provider_message_id": "SM3f1c0e4a2b8d4e6f9a7c5b3d1e0f2a4c",
+                     *       "provider": "vonage",
+                     *       "provider_message_id": "3f1c0e4a-2b8d-4e6f-9a7c-5b3d1e0f2a4c",
+                     *       "tried_before": [
+                     *         {
+                     *           "provider": "twilio",
+                     *           "outcome": "unreachable"
+                     *         }
+                     *       ],
+                     *       "provider_ttl_seconds": null,
                      *       "links": [
                      *         {
                      *           "url": "https://t.example.com/l/4fJq8ZxK2mNb",
@@ -2619,14 +2673,14 @@ export interface operations {
                      *       ],
                      *       "price": {
                      *         "amount": "0.0079",
-                     *         "currency": "USD"
+                     *         "currency": "EUR"
                      *       },
                      *       "prices": [
                      *         {
                      *           "channel": "sms",
-                     *           "provider": "twilio",
+                     *           "provider": "vonage",
                      *           "amount": "0.0079",
-                     *           "currency": "USD"
+                     *           "currency": "EUR"
                      *         }
                      *       ],
                      *       "scheduled_for": "2026-01-15T09:00:00.000Z",

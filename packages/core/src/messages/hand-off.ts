@@ -16,7 +16,7 @@ import type {
 } from "../ports.js";
 import { isoAt } from "../support/clock.js";
 import { advanceMessage } from "./lifecycle.js";
-import { legOf, providerOf, sameSender, withLeg } from "./provider-legs.js";
+import { legNotesOf, legOf, providerOf, sameNotes, sameSender, withLeg } from "./provider-legs.js";
 
 const UPSTREAM_UNAVAILABLE: MessageError = {
   code: "upstream_unavailable",
@@ -61,11 +61,12 @@ async function dispatchOnce(
     result = { status: "rejected", error: UPSTREAM_UNAVAILABLE };
   }
   const name = result.provider ?? providerOf(provider, message.channel);
+  const notes = legNotesOf(result);
   if (result.status === "accepted") {
     return {
       error: null,
       result,
-      leg: { provider: name, providerMessageId: result.providerMessageId ?? null },
+      leg: { provider: name, providerMessageId: result.providerMessageId ?? null, notes },
       sentFrom:
         typeof result.sentFrom === "string" && result.sentFrom !== "" ? result.sentFrom : null,
     };
@@ -73,7 +74,7 @@ async function dispatchOnce(
   return {
     error: namedError(result.error, name),
     result,
-    leg: { provider: name, providerMessageId: null },
+    leg: { provider: name, providerMessageId: null, notes },
     sentFrom: null,
   };
 }
@@ -89,7 +90,11 @@ async function keepLeg(
 ): Promise<MessageRecord> {
   let kept = message;
   const stored = legOf(message, message.channel);
-  if (stored?.provider !== leg.provider || stored.providerMessageId !== leg.providerMessageId) {
+  if (
+    stored?.provider !== leg.provider ||
+    stored.providerMessageId !== leg.providerMessageId ||
+    !sameNotes(stored.notes, leg.notes)
+  ) {
     await deps.storage.messages.recordLeg(message.id, message.channel, leg);
     kept = withLeg(message, message.channel, leg);
   }

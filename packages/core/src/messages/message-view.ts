@@ -7,6 +7,7 @@ import type {
   MessagePriceRecord,
   MessageRecord,
   MessageStatus,
+  ProviderAttempt,
   Topic,
 } from "../ports.js";
 import { shownPhone } from "../privacy/erased-text.js";
@@ -33,6 +34,16 @@ export interface MessageView {
   provider: string | null;
   /** The provider's id of the current leg, once it answered one; `null` on the sandbox. */
   provider_message_id: string | null;
+  /**
+   * The providers of a failover list tried before `provider` on the current leg, in order,
+   * and why each did not carry it; `[]` when the first one did.
+   */
+  tried_before: ProviderAttempt[];
+  /**
+   * The TTL, in seconds, the current leg's provider was given when it clamped the asked one to
+   * its range (Infobip at most 48 h); `null` when it took it as asked.
+   */
+  provider_ttl_seconds: number | null;
   /** Its tracked links, in the order of its text; `[]` when none. */
   links: LinkView[];
   /**
@@ -81,6 +92,11 @@ export function toMessageView(
     error: toErrorView(message.error),
     provider: leg?.provider ?? null,
     provider_message_id: leg?.providerMessageId ?? null,
+    tried_before: (leg?.notes?.triedBefore ?? []).map(({ provider, outcome }) => ({
+      provider,
+      outcome,
+    })),
+    provider_ttl_seconds: leg?.notes?.clampedTtlSeconds ?? null,
     links: toLinkViews(message, links, linkBase),
     ...priceViews(prices),
     scheduled_for: message.scheduledFor,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ChannelProvider, DispatchResult, OutboundMessage } from "../ports.js";
 import { channelRouter } from "../providers/channel-router.js";
+import { failoverProvider } from "../providers/failover-provider.js";
 import { upstreamError } from "../providers/upstream-errors.js";
 import { sendBody, sendWorld } from "../testing/message-kit.js";
 import { toMessageView } from "./message-view.js";
@@ -92,6 +93,42 @@ describe("provider legs: which provider carried a message, under which id", () =
     expect(toMessageView(stored)).toMatchObject({
       provider: "twilio",
       provider_message_id: `SM-${message_id}`,
+    });
+  });
+
+  it("a leg keeps the providers tried before it and a clamped TTL, and the view shows them", async () => {
+    const twilio = scripted("twilio", () => ({
+      status: "rejected",
+      notTaken: "unreachable",
+      error: upstreamError("upstream_unavailable", "Twilio could not be reached.", "twilio"),
+    }));
+    const vonage = scripted("vonage", () => ({
+      status: "accepted",
+      providerMessageId: "uuid-1",
+      clampedTtlSeconds: 604_800,
+    }));
+    const provider = failoverProvider(
+      [
+        { provider: twilio.provider, senders: null },
+        { provider: vonage.provider, senders: { "+14155550100": "14155550199" } },
+      ],
+      { onTimeout: false },
+    );
+    const w = await sendWorld({ provider });
+    const { campaign_id } = await w.campaign({ channel: "sms", sender: "+14155550100" });
+    const { message_id } = (await w.send(sendBody(campaign_id, PHONE)))._unsafeUnwrap();
+    const stored = (await w.storage.raw.message(message_id))!;
+    const triedBefore = [{ provider: "twilio", outcome: "unreachable" }];
+    expect(stored).toMatchObject({
+      smsProvider: "vonage",
+      smsLegNotes: { triedBefore, clampedTtlSeconds: 604_800 },
+      viberLegNotes: null,
+    });
+    expect(toMessageView(stored)).toMatchObject({
+      provider: "vonage",
+      provider_message_id: "uuid-1",
+      tried_before: triedBefore,
+      provider_ttl_seconds: 604_800,
     });
   });
 

@@ -67,6 +67,9 @@ export interface MessageRecord {
   viberProviderMessageId: string | null;
   smsProvider: string | null;
   smsProviderMessageId: string | null;
+  /** What each leg's view says besides its provider; `null` when nothing (see `LegNotes`). */
+  viberLegNotes: LegNotes | null;
+  smsLegNotes: LegNotes | null;
   /**
    * The sender the SMS leg actually went out from, as the provider's answer or report gave it,
    * kept only when it is not `sender` (a Twilio Messaging Service picks a number of its pool;
@@ -146,6 +149,34 @@ export interface ProviderLeg {
   provider: string;
   /** `null` when the provider gave none (yet). */
   providerMessageId: string | null;
+  /** What the hand-off of the leg noted; absent or `null` when nothing. */
+  notes?: LegNotes | null | undefined;
+}
+
+/** Why a provider provably did not take a message (see `DispatchResult.notTaken`). */
+export type NotTaken = "unreachable" | "circuit_open" | "unauthorized" | "rate_limited";
+
+/**
+ * A provider of a failover list that was tried and did not carry the message: `outcome` is
+ * its `NotTaken`, or `unavailable` when it timed out or answered 5xx and the list failed over
+ * anyway (`TIDINGS_FAILOVER_ON_TIMEOUT=1`: it may have taken it).
+ */
+export interface ProviderAttempt {
+  /** `TIDINGS_PROVIDER`'s value of the provider: `twilio`. */
+  provider: string;
+  outcome: NotTaken | "unavailable";
+}
+
+/**
+ * What the hand-off of a leg noted besides its provider: the providers of a failover list it
+ * went past, and the TTL its provider clamped the asked one to. Stored only when one of them
+ * says something.
+ */
+export interface LegNotes {
+  /** The providers tried before the leg's own, in order, and why each did not carry it. */
+  triedBefore: ProviderAttempt[];
+  /** The TTL the leg's provider was given when it clamped the asked one; `null` when it did not. */
+  clampedTtlSeconds: number | null;
 }
 
 export interface MessageEventRecord {
@@ -209,8 +240,8 @@ export interface MessageRepository {
     changes: MessageAdvance,
   ): Promise<MessageRecord | null>;
   /**
-   * Writes one leg's provider and provider message id (the `viber…` or `sms…` fields of
-   * `channel`), whatever the status. `false` when the message is unknown.
+   * Writes one leg's provider, provider message id and notes (the `viber…` or `sms…` fields of
+   * `channel`; absent notes write `null`), whatever the status. `false` when the message is unknown.
    */
   recordLeg(id: string, channel: Channel, leg: ProviderLeg): Promise<boolean>;
   /**

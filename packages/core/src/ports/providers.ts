@@ -5,7 +5,7 @@
 
 import type { Category, Channel } from "./campaigns.js";
 import type { SuppressionSource } from "./consent-loop.js";
-import type { MessageError } from "./messages.js";
+import type { MessageError, NotTaken, ProviderAttempt } from "./messages.js";
 
 /** A rendered message handed to the Viber or SMS upstream. */
 export interface OutboundMessage {
@@ -39,11 +39,22 @@ export type DispatchResult = (
 ) & {
   provider?: string | undefined;
   /**
-   * Set when the provider provably did not take the message: the request never reached it
-   * (DNS, connection refused, TLS, connect timeout), its circuit was open, or it refused the
-   * request itself (401/403, 429). Another provider may then carry it without a duplicate.
+   * Set when the provider provably did not take the message, saying why: the request never
+   * reached it (`unreachable`: DNS, connection refused, TLS, connect timeout), its circuit was
+   * open (`circuit_open`), or it refused the request itself (`unauthorized`: 401/403;
+   * `rate_limited`: 429 or a full queue). Another provider may then carry it without a duplicate.
    */
-  notTaken?: boolean | undefined;
+  notTaken?: NotTaken | undefined;
+  /**
+   * The TTL the provider was given, in seconds, when it clamped the one asked to its range
+   * (Infobip at most 48 h, Vonage Viber 30–259,200 s); absent when it took the TTL as asked.
+   */
+  clampedTtlSeconds?: number | undefined;
+  /**
+   * The providers of a failover list tried before the one that answered, in order, and why
+   * each did not carry the message; absent or empty when the first answered.
+   */
+  triedBefore?: readonly ProviderAttempt[] | undefined;
 };
 
 /** What a dispatch is told besides the message. */

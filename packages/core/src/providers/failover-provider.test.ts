@@ -33,7 +33,7 @@ function scripted(name: string, ...answers: DispatchResult[]) {
 
 const unreachable = (name: string): DispatchResult => ({
   status: "rejected",
-  notTaken: true,
+  notTaken: "unreachable",
   error: upstreamError("upstream_unavailable", `${name} could not be reached.`, name),
 });
 const timedOut = (name: string): DispatchResult => ({
@@ -64,6 +64,7 @@ describe("failoverProvider", () => {
       status: "accepted",
       providerMessageId: "vonage-id",
       provider: "vonage",
+      triedBefore: [{ provider: "twilio", outcome: "unreachable" }],
     });
     expect(twilio.got).toEqual([{ sender: "+15550001", failoverReady: true }]);
     expect(vonage.got).toEqual([{ sender: "15550009", failoverReady: false }]);
@@ -89,6 +90,9 @@ describe("failoverProvider", () => {
       const result = await provider.dispatch(MESSAGE);
       expect(result.provider).toBe(carrier);
       expect(vonage.got).toHaveLength(carrier === "vonage" ? 1 : 0);
+      expect(result.triedBefore).toEqual(
+        carrier === "vonage" ? [{ provider: "twilio", outcome: "unavailable" }] : undefined,
+      );
     }
   });
 
@@ -131,6 +135,7 @@ describe("failoverProvider", () => {
     expect(result.status === "rejected" && result.error.message).toBe(
       "vonage refused the number. Tried before: twilio: twilio could not be reached.",
     );
+    expect(result.triedBefore).toEqual([{ provider: "twilio", outcome: "unreachable" }]);
   });
 
   it("fails over at once while the first provider's circuit is open", async () => {
@@ -149,7 +154,11 @@ describe("failoverProvider", () => {
       expect((await provider.dispatch(MESSAGE)).provider).toBe("twilio");
     expect(vonage.got).toHaveLength(0);
     const result = await provider.dispatch(MESSAGE);
-    expect(result).toMatchObject({ status: "accepted", provider: "vonage" });
+    expect(result).toMatchObject({
+      status: "accepted",
+      provider: "vonage",
+      triedBefore: [{ provider: "twilio", outcome: "circuit_open" }],
+    });
     expect(twilio.got).toHaveLength(5);
   });
 
@@ -190,18 +199,18 @@ describe("httpProvider with a failover ready", () => {
       random: () => 0,
     });
     const result = await provider.dispatch(MESSAGE, { failoverReady: true });
-    expect(result).toMatchObject({ status: "rejected", notTaken: true });
+    expect(result).toMatchObject({ status: "rejected", notTaken: "unreachable" });
     expect(calls).toBe(1);
     const alone = await provider.dispatch(MESSAGE);
-    expect(alone).toMatchObject({ status: "rejected", notTaken: true });
+    expect(alone).toMatchObject({ status: "rejected", notTaken: "unreachable" });
     expect(calls).toBe(4);
     expect(provider.textLimit?.("sms")).toEqual({ characters: 1600, provider: "twilio" });
   });
 
   it("marks a 429 and refused credentials not taken, a 5xx not", async () => {
     for (const [status, notTaken] of [
-      [429, true],
-      [401, true],
+      [429, "rate_limited"],
+      [401, "unauthorized"],
       [503, undefined],
     ] as const) {
       const provider = httpProvider(spec, {
@@ -211,6 +220,22 @@ describe("httpProvider with a failover ready", () => {
       const result = await provider.dispatch(MESSAGE, { failoverReady: true });
       expect(result.status).toBe("rejected");
       expect(result.notTaken).toBe(notTaken);
+    }
+  });
+
+  it("says when it clamped the TTL it was asked for, and only then", async () => {
+    const provider = httpProvider(
+      { ...spec, limits: { text: {}, ttlSeconds: { sms: { min: 60, max: 300 } } } },
+      { transport: async () => ({ status: 201, headers: {}, body: {} }), random: () => 0 },
+    );
+    for (const [ttlSeconds, clamped] of [
+      [600, 300],
+      [10, 60],
+      [120, undefined],
+    ] as const) {
+      const result = await provider.dispatch({ ...MESSAGE, ttlSeconds });
+      expect(result).toMatchObject({ status: "accepted" });
+      expect(result.clampedTtlSeconds).toBe(clamped);
     }
   });
 });

@@ -1,4 +1,10 @@
-import type { Channel, ChannelProvider, DispatchResult, TextLimit } from "../ports.js";
+import type {
+  Channel,
+  ChannelProvider,
+  DispatchResult,
+  ProviderAttempt,
+  TextLimit,
+} from "../ports.js";
 import type { ProviderLogger } from "./provider-logger.js";
 
 /** One provider of a channel's failover list, with the senders it holds. */
@@ -40,7 +46,13 @@ function senderOn(member: FailoverMember, index: number, sender: string): string
  */
 const failsOver = (result: DispatchResult, onTimeout: boolean): boolean =>
   result.status === "rejected" &&
-  (result.notTaken === true || (onTimeout && result.error.code === "upstream_unavailable"));
+  (result.notTaken !== undefined || (onTimeout && result.error.code === "upstream_unavailable"));
+
+/** How the list remembers a provider it failed over from: `failsOver` held for `result`. */
+const attemptOf = (provider: string, result: DispatchResult): ProviderAttempt => ({
+  provider,
+  outcome: result.notTaken ?? "unavailable",
+});
 
 /** The smallest text limit of `limits`, or `null` when none has one. */
 function smallest(limits: ReadonlyArray<TextLimit | null | undefined>): TextLimit | null {
@@ -56,8 +68,9 @@ function smallest(limits: ReadonlyArray<TextLimit | null | undefined>): TextLimi
  * twilio,vonage`). A message goes to the first; it goes on to the next at once, without the
  * first trying again, only when the first provably did not take it (`failsOver`) and the next
  * maps the message's sender in its `senders`, sending from the mapped one. The answer names the
- * provider that carried it (so the leg, and its callbacks, are that provider's); a failure
- * after a failover keeps the earlier providers' words in its message. Its text limit is the
+ * provider that carried it (so the leg, and its callbacks, are that provider's) and, in
+ * `triedBefore`, the providers it failed over from; a failure after a failover keeps the
+ * earlier providers' words in its message. Its text limit is the
  * smallest of the list's.
  */
 export function failoverProvider(
@@ -79,6 +92,7 @@ export function failoverProvider(
         .filter((member) => !chain.some((leg) => leg.provider === member.provider))
         .map((member) => nameOf(member.provider, message.channel));
       const earlier: string[] = [];
+      const triedBefore: ProviderAttempt[] = [];
       let from: string | null = null;
       for (const [index, leg] of chain.entries()) {
         const name = nameOf(leg.provider, message.channel);
@@ -96,7 +110,11 @@ export function failoverProvider(
           { ...message, sender: leg.sender },
           { failoverReady: !last || dispatchOptions?.failoverReady === true },
         );
-        const named: DispatchResult = { ...result, provider: result.provider ?? name };
+        const named: DispatchResult = {
+          ...result,
+          provider: result.provider ?? name,
+          ...(triedBefore.length > 0 ? { triedBefore: [...triedBefore] } : {}),
+        };
         if (last || !failsOver(named, options.onTimeout)) {
           if (named.status === "accepted") return named;
           let words = named.error.message;
@@ -109,6 +127,7 @@ export function failoverProvider(
             : { ...named, error: { ...named.error, message: words } };
         }
         earlier.push(`${name}: ${named.status === "accepted" ? "" : named.error.message}`);
+        triedBefore.push(attemptOf(name, named));
         from = name;
       }
       // Unreachable: the first provider is always in the chain.

@@ -21,7 +21,7 @@ export function guardedProvider(
       if (!breaker.admit()) {
         return {
           status: "rejected",
-          notTaken: true,
+          notTaken: "circuit_open",
           error: upstreamError(
             "upstream_unavailable",
             `The ${provider.name} upstream failed repeatedly; sends are paused for a moment before it is tried again.`,

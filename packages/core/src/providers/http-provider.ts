@@ -4,12 +4,13 @@ import type {
   Clock,
   DispatchOptions,
   DispatchResult,
+  NotTaken,
   OutboundMessage,
 } from "../ports.js";
 import { systemClock } from "../support/clock.js";
 import { type CircuitBreakerOptions, circuitBreaker } from "./circuit-breaker.js";
 import { guardedProvider } from "./guarded-provider.js";
-import { type ProviderLimits, textOverLimit } from "./provider-limits.js";
+import { clampTtl, type ProviderLimits, textOverLimit } from "./provider-limits.js";
 import type { ProviderLogger } from "./provider-logger.js";
 import {
   inProviderRequestSpan,
@@ -121,10 +122,11 @@ export interface HttpProviderOptions<P extends string = string> {
  * `notTaken`; with a failover ready it is answered at once instead of being tried again here.
  */
 function notTaken(
+  why: NotTaken,
   outcome: UpstreamTry<DispatchResult>,
   failoverReady: boolean,
 ): UpstreamTry<DispatchResult> {
-  const value = { ...outcome.value, notTaken: true };
+  const value = { ...outcome.value, notTaken: why };
   return outcome.retry && !failoverReady
     ? { retry: true, value, retryAfterMs: outcome.retryAfterMs }
     : { retry: false, value };
@@ -189,7 +191,7 @@ export function httpProvider<P extends string>(
       );
       if (failure.neverReached) {
         // Nothing was sent: tried again here, or at once by the next provider of a failover.
-        const untaken = { ...value, notTaken: true };
+        const untaken = { ...value, notTaken: "unreachable" as const };
         return failoverReady
           ? { retry: false, value: untaken }
           : { retry: true, value: untaken, retryAfterMs: null };
@@ -223,6 +225,7 @@ export function httpProvider<P extends string>(
       const retryAfter = firstHeader(answer.headers["retry-after"]);
       const why = `${title} is rate limiting requests: ${said}`;
       return notTaken(
+        "rate_limited",
         upstreamRateLimited(
           spec.name,
           why,
@@ -236,11 +239,11 @@ export function httpProvider<P extends string>(
     if (spec.temporary?.(answer, error)) {
       seen(channel, "rate_limited", status, startedAt, said);
       const value = upstreamUnavailable(spec.name, `${title} cannot take it now: ${said}`, code);
-      return notTaken({ retry: true, value, retryAfterMs: null }, failoverReady);
+      return notTaken("rate_limited", { retry: true, value, retryAfterMs: null }, failoverReady);
     }
     if (status === 401 || status === 403) {
       seen(channel, "unauthorized", status, startedAt, said);
-      return notTaken(unauthorized(status, said, code), failoverReady);
+      return notTaken("unauthorized", unauthorized(status, said, code), failoverReady);
     }
     if (status >= 500) {
       seen(channel, "unavailable", status, startedAt, said);
@@ -279,13 +282,18 @@ export function httpProvider<P extends string>(
       const tooLong = textOverLimit(spec.name, title, spec.limits, message);
       if (tooLong !== null) return tooLong;
       const request = spec.request(message);
-      return withUpstreamRetries(
+      const result = await withUpstreamRetries(
         (signal, _remaining, tryNumber) =>
           inProviderRequestSpan(spec.name, message.channel, () =>
             once(message.channel, request, signal, tryNumber, failoverReady),
           ),
         { deadlineMs, clock, random: options.random },
       );
+      // The request builders clamp the TTL the same way; the leg's view says so.
+      const ttl = clampTtl(spec.limits, message.channel, message.ttlSeconds);
+      return result.status === "accepted" && ttl !== Math.trunc(message.ttlSeconds)
+        ? { ...result, clampedTtlSeconds: ttl }
+        : result;
     },
   };
   return guardedProvider(inner, circuitBreaker({ clock, ...options.circuit }));

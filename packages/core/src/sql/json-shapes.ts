@@ -2,6 +2,7 @@ import { SCOPES } from "../auth/scopes.js";
 import type {
   Attributes,
   DeliveryDestination,
+  LegNotes,
   MessageError,
   NumberType,
   OrganizationSettings,
@@ -38,6 +39,29 @@ export const messageErrorShape: JsonShape<MessageError> = {
     isString(value.message) &&
     isStringOrAbsent(value.provider) &&
     isStringOrAbsent(value.provider_code),
+};
+
+const ATTEMPT_OUTCOMES: readonly unknown[] = [
+  "unreachable",
+  "circuit_open",
+  "unauthorized",
+  "rate_limited",
+  "unavailable",
+];
+
+/** `{ triedBefore: [{ provider, outcome }], clampedTtlSeconds }` of a message's leg. */
+export const legNotesShape: JsonShape<LegNotes> = {
+  expected: "an object with triedBefore (provider and outcome each) and clampedTtlSeconds",
+  is: (value): value is LegNotes =>
+    isObject(value) &&
+    Array.isArray(value.triedBefore) &&
+    value.triedBefore.every(
+      (attempt) =>
+        isObject(attempt) &&
+        isString(attempt.provider) &&
+        ATTEMPT_OUTCOMES.includes(attempt.outcome),
+    ) &&
+    (value.clampedTtlSeconds === null || Number.isInteger(value.clampedTtlSeconds)),
 };
 
 /** A profile's custom attributes: strings, numbers and booleans by name. */

@@ -44,6 +44,7 @@ export const SCHEMA_VERSIONS = {
   smsLegSentFrom: "the sender each SMS leg actually went out from, for inbound ownership",
   consentChangeNotes: "the note of a consent change: why a suppression was added or lifted",
   suppressionKnownNumbers: "the profile and inbound message that gave a suppression its number",
+  messageLegNotes: "what each leg's hand-off noted: the failover before it, a clamped TTL",
 } as const;
 
 /** One database's change for each of `SCHEMA_VERSIONS`, under the same key. */

@@ -41,6 +41,7 @@ import {
   countryDailyLimitsShape,
   destinationLimitsShape,
   destinationShape,
+  legNotesShape,
   messageErrorShape,
   prefixLimitsShape,
   scopesShape,
@@ -318,6 +319,8 @@ export function sqlRecords(codec: SqlCodec): SqlRecords {
       fallbackDueAt: r.textOrNull("fallback_due_at"),
       scheduledFor: r.textOrNull("scheduled_for"),
       smsSentFrom: r.textOrNull("sms_sent_from"),
+      viberLegNotes: r.jsonOrNull("viber_leg_notes", legNotesShape),
+      smsLegNotes: r.jsonOrNull("sms_leg_notes", legNotesShape),
     })),
     messageEvent: from(t.messageEvents, (r) => ({
       id: r.text("id"),

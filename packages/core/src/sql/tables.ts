@@ -73,8 +73,9 @@ export const sqlTables = {
     "id, organization_id, api_key_id, campaign_id, profile_id, phone_number, category, " +
       "channel, sms_fallback_allowed, sender, body, client_reference, webhook_url, status, " +
       "error, expires_at, created_at, updated_at, viber_provider, viber_provider_message_id, " +
-      "sms_provider, sms_provider_message_id, fallback_due_at, scheduled_for, sms_sent_from",
-    { json: ["error"], flags: ["sms_fallback_allowed"] },
+      "sms_provider, sms_provider_message_id, fallback_due_at, scheduled_for, sms_sent_from, " +
+      "viber_leg_notes, sms_leg_notes",
+    { json: ["error", "viber_leg_notes", "sms_leg_notes"], flags: ["sms_fallback_allowed"] },
   ),
   messageEvents: table(
     "message_events",

@@ -42,12 +42,20 @@ export function messageRows<A extends boolean>(
         `id = ? AND status IN (${from.map(() => "?").join(", ") || "NULL"})`,
         [id, ...from],
       ),
-    recordLeg: (id, channel, { provider, providerMessageId }) =>
+    recordLeg: (id, channel, { provider, providerMessageId, notes = null }) =>
       access.map(
         messages.update(
           channel === "viber"
-            ? { viberProvider: provider, viberProviderMessageId: providerMessageId }
-            : { smsProvider: provider, smsProviderMessageId: providerMessageId },
+            ? {
+                viberProvider: provider,
+                viberProviderMessageId: providerMessageId,
+                viberLegNotes: notes,
+              }
+            : {
+                smsProvider: provider,
+                smsProviderMessageId: providerMessageId,
+                smsLegNotes: notes,
+              },
           "id = ?",
           [id],
         ),

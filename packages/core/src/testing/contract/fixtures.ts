@@ -159,6 +159,8 @@ export const aMessage = (
   fallbackDueAt: null,
   scheduledFor: null,
   smsSentFrom: null,
+  viberLegNotes: null,
+  smsLegNotes: null,
   ...overrides,
 });
 

@@ -57,6 +57,35 @@ export function messagesContract(harness: () => StorageHarness): void {
       expect(await storage.messages.recordLeg(unknown, "sms", sms)).toBe(false);
     });
 
+    it("recordLeg keeps a leg's notes (the failover before it, a clamped TTL) and clears them", async () => {
+      const { storage, raw } = harness();
+      const org = await seedOrganization(storage);
+      const { message } = await seedMessage(storage, org, { channel: "viber" });
+      const notes = {
+        triedBefore: [
+          { provider: "twilio", outcome: "unreachable" as const },
+          { provider: "telnyx", outcome: "unavailable" as const },
+        ],
+        clampedTtlSeconds: 259_200,
+      };
+      const leg = { provider: "vonage", providerMessageId: "uuid-1", notes };
+      expect(await storage.messages.recordLeg(message.id, "viber", leg)).toBe(true);
+      expect(await raw.message(message.id)).toEqual({
+        ...message,
+        viberProvider: "vonage",
+        viberProviderMessageId: "uuid-1",
+        viberLegNotes: notes,
+      });
+      const sms = { provider: "twilio", providerMessageId: "SM1" };
+      expect(await storage.messages.recordLeg(message.id, "sms", sms)).toBe(true);
+      expect(await storage.messages.getById(message.id)).toMatchObject({
+        viberLegNotes: notes,
+        smsLegNotes: null,
+      });
+      await storage.messages.recordLeg(message.id, "viber", { ...leg, notes: null });
+      expect((await raw.message(message.id))?.viberLegNotes).toBeNull();
+    });
+
     it("scheduleFallback moves a sent Viber message to SMS with its job due, once", async () => {
       const { storage, raw } = harness();
       const org = await seedOrganization(storage);

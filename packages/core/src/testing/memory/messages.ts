@@ -85,8 +85,14 @@ export function memoryMessages(scope: MemoryScope): MessageRepository {
                 ...stored,
                 viberProvider: leg.provider,
                 viberProviderMessageId: leg.providerMessageId,
+                viberLegNotes: leg.notes ?? null,
               }
-            : { ...stored, smsProvider: leg.provider, smsProviderMessageId: leg.providerMessageId },
+            : {
+                ...stored,
+                smsProvider: leg.provider,
+                smsProviderMessageId: leg.providerMessageId,
+                smsLegNotes: leg.notes ?? null,
+              },
         );
         return true;
       }),

@@ -40,11 +40,17 @@ it("checks Viber on Infobip and SMS on Twilio: both work, exit 0", async () => {
   expect(run.code).toBe(0);
   expect(run.json()).toEqual({
     channels: {
-      viber: { provider: "infobip", outcome: "ok", detail: "Infobip balance 42.5 EUR." },
+      viber: {
+        provider: "infobip",
+        outcome: "ok",
+        detail: "Infobip balance 42.5 EUR.",
+        failover: [],
+      },
       sms: {
         provider: "twilio",
         outcome: "ok",
         detail: `Twilio accepted the auth token of account ${ACCOUNT}.`,
+        failover: [],
       },
     },
     configuration: { env_file: null },
@@ -134,6 +140,45 @@ it("Telnyx: the balance read with the API key; a wrong key is refused, exit 1", 
   expect(refused.json()).toMatchObject({ channels: { sms: { outcome: "refused" } } });
 });
 
+it("checks every provider of a failover list, not only the first; a refused later one exits 1", async () => {
+  const twilio = await startFakeTwilio({ accountSid: ACCOUNT, authToken: "token" });
+  const telnyx = await startFakeTelnyx({ apiKey: "telnyx-key" });
+  cleanups.push(() => twilio.close());
+  cleanups.push(() => telnyx.close());
+  const base = {
+    TIDINGS_PROVIDER_SMS: "twilio,telnyx",
+    TIDINGS_TELNYX_SENDERS: '{"+14155550100":"+14155550199"}',
+    TIDINGS_TWILIO_ACCOUNT_SID: ACCOUNT,
+    TIDINGS_TWILIO_AUTH_TOKEN: "token",
+    TIDINGS_TWILIO_API_URL: twilio.url,
+    TIDINGS_TELNYX_PUBLIC_KEY: telnyx.publicKey,
+    TIDINGS_TELNYX_API_URL: telnyx.url,
+  };
+  const both = await runCli(
+    ["providers", "check", "--json"],
+    await workspace({ ...base, TIDINGS_TELNYX_API_KEY: "telnyx-key" }),
+  );
+  expect(both.code).toBe(0);
+  expect(both.json()).toMatchObject({
+    channels: {
+      viber: { provider: "sandbox", outcome: "ok", failover: [] },
+      sms: {
+        provider: "twilio",
+        outcome: "ok",
+        failover: [{ provider: "telnyx", outcome: "ok", detail: "Telnyx balance 300.00 USD." }],
+      },
+    },
+  });
+  const wrong = await workspace({ ...base, TIDINGS_TELNYX_API_KEY: "not-the-key" });
+  const refused = await runCli(["providers", "check", "--json"], wrong);
+  expect(refused.code).toBe(1);
+  expect(refused.json()).toMatchObject({
+    channels: { sms: { outcome: "ok", failover: [{ provider: "telnyx", outcome: "refused" }] } },
+  });
+  const text = await runCli(["providers", "check"], wrong);
+  expect(text.stdout).toMatch(/^sms +twilio +ok .*\nsms +telnyx +refused/m);
+});
+
 it("reads the server's settings from the --env-file serve was given, and says which it checked", async () => {
   const twilio = await startFakeTwilio({ accountSid: ACCOUNT, authToken: "token" });
   cleanups.push(() => twilio.close());
@@ -173,6 +218,7 @@ it("reads the server's settings from the --env-file serve was given, and says wh
         provider: "twilio",
         outcome: "ok",
         detail: `Twilio accepted the auth token of account ${ACCOUNT}.`,
+        failover: [],
       },
     },
     configuration: { env_file: file },
