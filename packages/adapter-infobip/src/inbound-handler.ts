@@ -7,6 +7,7 @@ import {
   emptyAnswer,
   type InboundReport,
   type InboundSink,
+  receiveInbound,
 } from "@tidings/core";
 
 /** The route label of the inbound endpoint: never the token. */
@@ -178,14 +179,7 @@ export async function handleInfobipInbound(
       });
       continue;
     }
-    const outcome = await options.sink.receive(result.report);
-    if (outcome === "no_owner" || outcome === "bad_sender") {
-      options.logger.info("infobip inbound message not stored", {
-        provider: "infobip",
-        channel: result.report.channel,
-        outcome,
-      });
-    }
+    await receiveInbound(options.sink, options.logger, result.report);
   }
   return emptyAnswer(200, route);
 }

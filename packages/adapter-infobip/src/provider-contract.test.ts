@@ -1,4 +1,4 @@
-import { type ContractFault, runProviderContract } from "@tidings/core/testing";
+import { type ContractFault, fetchTransport, runProviderContract } from "@tidings/core/testing";
 import { infobipProvider } from "./infobip-provider.js";
 import { type FakeInfobipAnswer, startFakeInfobip } from "./testing/fake-infobip.js";
 
@@ -34,6 +34,7 @@ for (const idempotent of [false, true]) {
         });
         const make = (baseUrl: string) =>
           infobipProvider({
+            transport: fetchTransport,
             baseUrl,
             apiKey: API_KEY,
             callbackBaseUrl: "https://tidings.example.com/providers/infobip",

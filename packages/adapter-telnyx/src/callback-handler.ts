@@ -2,24 +2,23 @@ import type { KeyObject } from "node:crypto";
 import {
   bodyText,
   type CallbackApp,
-  type CallbackLogger,
-  callbackApp,
-  type Deps,
+  type CallbackRoute,
   emptyAnswer,
   headerOf,
   type InboundReport,
   type InboundSink,
-  isUuidV7,
   type ProviderReport,
-  recordUpstreamReport,
+  type ProviderRoutesHost,
+  postRoutes,
+  receiveInbound,
+  recordCallbackReport,
+  type UpstreamReport,
 } from "@tidings/core";
 import { verifyTelnyxWebhook } from "./webhook-signature.js";
 
-export interface TelnyxCallbackOptions {
-  deps: Pick<Deps, "storage" | "ids" | "clock" | "secretBox">;
+export interface TelnyxCallbackOptions extends Pick<ProviderRoutesHost, "deps" | "logger"> {
   /** The account's Ed25519 public key (see `telnyxPublicKey`). */
   publicKey: KeyObject;
-  logger: CallbackLogger;
   /** Where inbound messages (`message.received`) go; without it they are dropped. */
   inbound?: InboundSink | undefined;
 }
@@ -66,6 +65,24 @@ function inboundOf(payload: Json): InboundReport | null {
   return { ...common, from, to, text: payload.text, receivedAt, providerKeywordClass: null };
 }
 
+/** A `message.sent` or `message.finalized` payload as a report on `messageId`, if it is one. */
+function reportOf(payload: Json, messageId: string): UpstreamReport | null {
+  const status = textOf(firstOf(payload.to).status) ?? "";
+  const report = Object.hasOwn(TELNYX_STATUSES, status) ? TELNYX_STATUSES[status] : null;
+  if (!report) return null;
+  const error = firstOf(payload.errors);
+  const description = textOf(error.detail) ?? textOf(error.title);
+  return {
+    messageId,
+    channel: "sms",
+    provider: "telnyx",
+    providerMessageId: textOf(payload.id),
+    status: report,
+    providerCode: typeof error.code === "number" ? String(error.code) : textOf(error.code),
+    ...(description === null ? {} : { description }),
+  };
+}
+
 /**
  * Telnyx's webhooks, mounted at `/providers/telnyx`: `POST /status?m={message_id}` (each
  * message's `webhook_url`) and `POST /inbound` (the messaging profile's), JSON signed with
@@ -75,11 +92,7 @@ function inboundOf(payload: Json): InboundReport | null {
  */
 export function telnyxCallbacks(options: TelnyxCallbackOptions): CallbackApp {
   const { logger, deps } = options;
-  return callbackApp("telnyx", logger, async (request) => {
-    const path = request.url.split("?", 1)[0] ?? "";
-    if (path !== "/status" && path !== "/inbound") return emptyAnswer(404, "/providers/telnyx");
-    const route = `/providers/telnyx${path}`;
-    if (request.method !== "POST") return emptyAnswer(405, route, { allow: "POST" });
+  const webhook: CallbackRoute = async (request, route, query) => {
     const verdict = verifyTelnyxWebhook(
       {
         signature: headerOf(request, "telnyx-signature-ed25519"),
@@ -94,38 +107,15 @@ export function telnyxCallbacks(options: TelnyxCallbackOptions): CallbackApp {
     }
     const event = eventOf(bodyText(request.body));
     if (event === null) return emptyAnswer(400, route);
-    const { payload } = event;
     if (event.type === "message.received") {
-      const report = inboundOf(payload);
-      const outcome = report && (await options.inbound?.receive(report));
-      if (outcome === "no_owner" || outcome === "bad_sender" || report === null) {
-        logger.info("telnyx inbound message not stored", { route, outcome: outcome ?? "no_text" });
-      }
-      return emptyAnswer(200, route);
+      const report = inboundOf(event.payload);
+      if (report === null) logger.info("telnyx inbound message skipped: no text", { route });
+      else if (options.inbound) await receiveInbound(options.inbound, logger, report);
+    } else if (event.type === "message.sent" || event.type === "message.finalized") {
+      const report = reportOf(event.payload, query.get("m") ?? "");
+      if (report !== null) await recordCallbackReport(deps, logger, report);
     }
-    const status = textOf(firstOf(payload.to).status) ?? "";
-    const report = Object.hasOwn(TELNYX_STATUSES, status) ? TELNYX_STATUSES[status] : null;
-    const messageId = new URLSearchParams(request.url.slice(path.length + 1)).get("m") ?? "";
-    const reporting = event.type === "message.sent" || event.type === "message.finalized";
-    if (!reporting || !report) return emptyAnswer(200, route);
-    if (!isUuidV7(messageId)) {
-      logger.info("telnyx status for no Tidings message", { route, status });
-      return emptyAnswer(200, route);
-    }
-    const error = firstOf(payload.errors);
-    const code = typeof error.code === "number" ? String(error.code) : textOf(error.code);
-    const description = textOf(error.detail) ?? textOf(error.title);
-    const recorded = await recordUpstreamReport(deps, {
-      messageId,
-      channel: "sms",
-      provider: "telnyx",
-      providerMessageId: textOf(payload.id),
-      status: report,
-      providerCode: code,
-      ...(description === null ? {} : { description }),
-    });
-    const why = recorded.isErr() ? "unknown message" : recorded.value.ignored;
-    if (why !== null) logger.info("telnyx status ignored", { messageId, status, why });
     return emptyAnswer(200, route);
-  });
+  };
+  return postRoutes("telnyx", logger, { "/status": webhook, "/inbound": webhook });
 }

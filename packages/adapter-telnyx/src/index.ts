@@ -4,12 +4,6 @@ export { checkTelnyxCredentials } from "./credentials-check.js";
 export type { TelnyxSettings } from "./plugin.js";
 export { telnyxPlugin } from "./plugin.js";
 export type { TelnyxProviderOptions } from "./telnyx-provider.js";
-export {
-  statusWebhookUrl,
-  TELNYX_LIMITS,
-  telnyxMessage,
-  telnyxProvider,
-  telnyxSpec,
-} from "./telnyx-provider.js";
+export { TELNYX, telnyxProvider, telnyxSpec } from "./telnyx-provider.js";
 export type { TelnyxSignatureVerdict } from "./webhook-signature.js";
 export { telnyxPublicKey, verifyTelnyxWebhook } from "./webhook-signature.js";

@@ -2,7 +2,7 @@ import type { KeyObject } from "node:crypto";
 import type { ProviderPlugin } from "@tidings/core";
 import { telnyxCallbacks } from "./callback-handler.js";
 import { checkTelnyxCredentials } from "./credentials-check.js";
-import { TELNYX_LIMITS, telnyxProvider } from "./telnyx-provider.js";
+import { TELNYX, telnyxProvider } from "./telnyx-provider.js";
 import { telnyxPublicKey } from "./webhook-signature.js";
 
 /** Telnyx's settings (`TIDINGS_TELNYX_*`). */
@@ -10,16 +10,13 @@ export interface TelnyxSettings {
   apiKey: string;
   /** The account's webhook public key. */
   publicKey: KeyObject;
-  messagingProfileId: string | null;
+  messagingProfileId: string | undefined;
   apiUrl: string;
 }
 
 /** Telnyx Messaging (SMS) as a provider plugin. */
 export const telnyxPlugin: ProviderPlugin<TelnyxSettings, "telnyx"> = {
-  name: "telnyx",
-  title: "Telnyx",
-  channels: ["sms"],
-  limits: TELNYX_LIMITS,
+  ...TELNYX,
   settings: [
     {
       env: "TIDINGS_TELNYX_API_KEY",
@@ -61,27 +58,10 @@ export const telnyxPlugin: ProviderPlugin<TelnyxSettings, "telnyx"> = {
     const apiUrl = reader.origin("TIDINGS_TELNYX_API_URL", "https://api.telnyx.com");
     const apiKey = reader.value("TIDINGS_TELNYX_API_KEY");
     if (apiKey === null || publicKey === null || apiUrl === null) return null;
-    const messagingProfileId = reader.value("TIDINGS_TELNYX_MESSAGING_PROFILE_ID");
+    const messagingProfileId = reader.value("TIDINGS_TELNYX_MESSAGING_PROFILE_ID") ?? undefined;
     return { apiKey, publicKey, messagingProfileId, apiUrl };
   },
-  create: (settings, host) =>
-    telnyxProvider({
-      apiKey: settings.apiKey,
-      messagingProfileId: settings.messagingProfileId ?? undefined,
-      apiUrl: settings.apiUrl,
-      callbackBaseUrl: host.callbackBaseUrl,
-      timeoutMs: host.timeoutMs,
-      clock: host.clock,
-      logger: host.logger,
-      onRequest: host.onRequest,
-    }),
-  callbacks: (settings, host) =>
-    telnyxCallbacks({
-      deps: host.deps,
-      publicKey: settings.publicKey,
-      logger: host.logger,
-      inbound: host.inbound,
-    }),
-  checkCredentials: (settings, { timeoutMs }) =>
-    checkTelnyxCredentials({ apiKey: settings.apiKey, apiUrl: settings.apiUrl, timeoutMs }),
+  create: (settings, host) => telnyxProvider({ ...host, ...settings }),
+  callbacks: (settings, host) => telnyxCallbacks({ ...host, publicKey: settings.publicKey }),
+  checkCredentials: checkTelnyxCredentials,
 };

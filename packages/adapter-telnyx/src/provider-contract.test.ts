@@ -1,4 +1,4 @@
-import { runProviderContract } from "@tidings/core/testing";
+import { fetchTransport, runProviderContract } from "@tidings/core/testing";
 import { telnyxProvider } from "./telnyx-provider.js";
 import { startFakeTelnyx } from "./testing/fake-telnyx.js";
 
@@ -18,6 +18,7 @@ runProviderContract({
     const fake = await startFakeTelnyx({ apiKey: "KEY0123", retryAfterSeconds: 0 });
     const make = (apiUrl: string) =>
       telnyxProvider({
+        transport: fetchTransport,
         apiKey: "KEY0123",
         apiUrl,
         callbackBaseUrl: "https://tidings.example.com/providers/telnyx",

@@ -9,6 +9,7 @@ import {
   type OutboundMessage,
 } from "@tidings/core";
 import {
+  fetchTransport,
   memoryStorage,
   readableSecretBox,
   seedMessage,
@@ -78,6 +79,7 @@ async function world(options: { messagingProfileId?: string } = {}) {
   });
   const base = await serveApp(app);
   const provider = telnyxProvider({
+    transport: fetchTransport,
     apiKey: KEY,
     apiUrl: fake.url,
     callbackBaseUrl: base,
@@ -222,11 +224,21 @@ describe("telnyx", () => {
 
   it("providers check reads the balance with the API key, and says when it is refused", async () => {
     fake = await startFakeTelnyx({ apiKey: KEY });
-    expect(await checkTelnyxCredentials({ apiKey: KEY, apiUrl: fake.url })).toEqual({
+    expect(
+      await checkTelnyxCredentials(
+        { apiKey: KEY, apiUrl: fake.url },
+        { timeoutMs: 10_000, transport: fetchTransport },
+      ),
+    ).toEqual({
       outcome: "ok",
       detail: "Telnyx balance 300.00 USD.",
     });
-    expect(await checkTelnyxCredentials({ apiKey: "wrong", apiUrl: fake.url })).toMatchObject({
+    expect(
+      await checkTelnyxCredentials(
+        { apiKey: "wrong", apiUrl: fake.url },
+        { timeoutMs: 10_000, transport: fetchTransport },
+      ),
+    ).toMatchObject({
       outcome: "refused",
     });
   });

@@ -183,6 +183,7 @@ export const twilioPlugin: ProviderPlugin<TwilioSettings, "twilio"> = {
       apiUrl: settings.apiUrl,
       callbackBaseUrl: host.callbackBaseUrl,
       timeoutMs: host.timeoutMs,
+      transport: host.transport,
       clock: host.clock,
       logger: host.logger,
       onRequest: host.onRequest,
@@ -212,13 +213,5 @@ export const twilioPlugin: ProviderPlugin<TwilioSettings, "twilio"> = {
     });
     return prices === null ? app : { ...app, close: () => prices.close() };
   },
-  checkCredentials: (settings, { timeoutMs }) =>
-    checkTwilioCredentials({
-      accountSid: settings.accountSid,
-      authToken: settings.authToken,
-      apiKeySid: settings.apiKeySid ?? undefined,
-      apiKeySecret: settings.apiKeySecret ?? undefined,
-      apiUrl: settings.apiUrl,
-      timeoutMs,
-    }),
+  checkCredentials: checkTwilioCredentials,
 };

@@ -1,4 +1,4 @@
-import { runProviderContract } from "@tidings/core/testing";
+import { fetchTransport, runProviderContract } from "@tidings/core/testing";
 import { startFakeTwilio } from "./testing/fake-twilio.js";
 import { twilioProvider } from "./twilio-provider.js";
 
@@ -25,6 +25,7 @@ runProviderContract({
     });
     const make = (apiUrl: string) =>
       twilioProvider({
+        transport: fetchTransport,
         accountSid: ACCOUNT,
         authToken: TOKEN,
         apiUrl,

@@ -8,6 +8,7 @@ import {
   type InboundChannel,
   type InboundReport,
   type InboundSink,
+  receiveInbound,
 } from "@tidings/core";
 import { verifyVonageWebhook } from "./webhook-signature.js";
 
@@ -116,13 +117,6 @@ export async function handleVonageInbound(
     });
     return emptyAnswer(200, route);
   }
-  const outcome = await options.sink.receive(inbound.report);
-  if (outcome === "no_owner" || outcome === "bad_sender") {
-    logger.info("vonage inbound message not stored", {
-      provider: "vonage",
-      channel: inbound.report.channel,
-      outcome,
-    });
-  }
+  await receiveInbound(options.sink, logger, inbound.report);
   return emptyAnswer(200, route);
 }

@@ -115,6 +115,7 @@ export const vonagePlugin: ProviderPlugin<VonageSettings, "vonage"> = {
       apiUrl: settings.apiUrl,
       callbackBaseUrl: host.callbackBaseUrl,
       timeoutMs: host.timeoutMs,
+      transport: host.transport,
       clock: host.clock,
       logger: host.logger,
       onRequest: host.onRequest,
@@ -127,11 +128,5 @@ export const vonagePlugin: ProviderPlugin<VonageSettings, "vonage"> = {
       logger: host.logger,
       inbound: host.inbound,
     }),
-  checkCredentials: (settings, { timeoutMs }) =>
-    checkVonageCredentials({
-      apiKey: settings.apiKey ?? undefined,
-      apiSecret: settings.apiSecret ?? undefined,
-      restUrl: settings.restUrl,
-      timeoutMs,
-    }),
+  checkCredentials: checkVonageCredentials,
 };

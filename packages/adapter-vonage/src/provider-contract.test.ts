@@ -1,5 +1,5 @@
 import { generateKeyPairSync } from "node:crypto";
-import { runProviderContract } from "@tidings/core/testing";
+import { fetchTransport, runProviderContract } from "@tidings/core/testing";
 import { startFakeVonage } from "./testing/fake-vonage.js";
 import { vonageProvider } from "./vonage-provider.js";
 
@@ -33,6 +33,7 @@ for (const channel of ["viber", "sms"] as const) {
       });
       const make = (apiUrl: string) =>
         vonageProvider({
+          transport: fetchTransport,
           applicationId: APP,
           privateKey,
           apiUrl,

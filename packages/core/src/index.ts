@@ -158,6 +158,7 @@ export type {
   UpstreamReportOutcome,
 } from "./messages/provider-report.js";
 export {
+  recordCallbackReport,
   recordProviderReport,
   recordUpstreamReport,
   recordUpstreamSentFrom,
@@ -236,6 +237,7 @@ export type {
   CallbackRefusal,
   CallbackRequest,
   CallbackResponse,
+  CallbackRoute,
 } from "./providers/callback-app.js";
 export {
   bodyText,
@@ -243,6 +245,8 @@ export {
   emptyAnswer,
   headerOf,
   MAX_CALLBACK_BYTES,
+  postRoutes,
+  receiveInbound,
 } from "./providers/callback-app.js";
 export type { ProvidersByChannel } from "./providers/channel-router.js";
 export { channelRouter } from "./providers/channel-router.js";
@@ -253,6 +257,7 @@ export type {
 } from "./providers/circuit-breaker.js";
 export { circuitBreaker } from "./providers/circuit-breaker.js";
 export type { CredentialsCheck } from "./providers/credentials-check.js";
+export { checkByRead } from "./providers/credentials-check.js";
 export type { FailoverMember, FailoverOptions } from "./providers/failover-provider.js";
 export { failoverProvider } from "./providers/failover-provider.js";
 export { guardedProvider } from "./providers/guarded-provider.js";
@@ -263,6 +268,7 @@ export type {
   ProviderErrorSaid,
   ProviderHttpAnswer,
   ProviderHttpRequest,
+  ProviderIdentity,
   ProviderTransport,
 } from "./providers/http-provider.js";
 export { httpProvider, PROVIDER_TIMEOUT_MS } from "./providers/http-provider.js";

@@ -3,6 +3,7 @@ import type { Channel, ChannelProvider, Clock, InboundSink } from "../ports.js";
 import { parseUrl } from "../support/url.js";
 import type { CallbackApp } from "./callback-app.js";
 import type { CredentialsCheck } from "./credentials-check.js";
+import type { ProviderTransport } from "./http-provider.js";
 import type { ProviderLimits } from "./provider-limits.js";
 import type { ProviderLogger } from "./provider-logger.js";
 import type { ProviderRequestSeen } from "./provider-span.js";
@@ -44,6 +45,8 @@ export interface SettingsReader {
 export interface ProviderHost<P extends string = string> {
   /** `TIDINGS_PROVIDER_TIMEOUT_MS`: the deadline of one send, retries included. */
   timeoutMs: number;
+  /** Makes the provider's HTTP requests (core does no I/O; the server gives undici's). */
+  transport: ProviderTransport;
   clock: Clock;
   logger: ProviderLogger;
   onRequest?: ((seen: ProviderRequestSeen<P>) => void) | undefined;
@@ -89,7 +92,10 @@ export interface ProviderPlugin<S = unknown, P extends string = string> {
   /** Its status callbacks and inbound route, one app mounted at `/providers/{name}`. */
   callbacks(settings: S, host: ProviderRoutesHost): CallbackApp;
   /** Its cheapest authenticated read (`tidings providers check`). */
-  checkCredentials(settings: S, options: { timeoutMs: number }): Promise<CredentialsCheck>;
+  checkCredentials(
+    settings: S,
+    options: { timeoutMs: number; transport: ProviderTransport },
+  ): Promise<CredentialsCheck>;
 }
 
 /** A `SettingsReader` over an environment, recording problems in `problems`. */
