@@ -17,6 +17,7 @@ import {
   postRoutes,
   recordCallbackReport,
   type Verified,
+  verifyTimestamped,
 } from "@tidings/core";
 
 /** Who the provider is, for its spec and its plugin alike. */
@@ -87,17 +88,12 @@ export function verifyAcmeWebhook(
   headers: { signature: string | null; timestamp: string | null },
   body: string,
   nowMs: number,
-): Verified<"unsigned" | "stale" | "bad_signature"> {
-  const { signature, timestamp } = headers;
-  if (signature === null || timestamp === null) return { ok: false, reason: "unsigned" };
-  if (!/^[0-9]{1,12}$/.test(timestamp) || Math.abs(nowMs / 1000 - Number(timestamp)) > 300) {
-    return { ok: false, reason: "stale" };
-  }
-  const expected = Buffer.from(acmeSignature(secret, timestamp, body));
-  const given = Buffer.from(signature);
-  return given.length === expected.length && timingSafeEqual(given, expected)
-    ? { ok: true }
-    : { ok: false, reason: "bad_signature" };
+): Verified {
+  return verifyTimestamped(headers, nowMs, (signature, timestamp) => {
+    const expected = Buffer.from(acmeSignature(secret, timestamp, body));
+    const given = Buffer.from(signature);
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  });
 }
 
 /** What Acme's statuses mean; any other (`queued`, `sent`) changes nothing. */

@@ -7,6 +7,7 @@ import {
   headerOf,
   type InboundReport,
   type InboundSink,
+  isJsonObject,
   type ProviderReport,
   type ProviderRoutesHost,
   postRoutes,
@@ -23,29 +24,26 @@ export interface TelnyxCallbackOptions extends Pick<ProviderRoutesHost, "deps" |
   inbound?: InboundSink | undefined;
 }
 
-/** What a recipient's status means (`null`: nothing; `delivery_unconfirmed` stays `sent`). */
-export const TELNYX_STATUSES: Readonly<Record<string, ProviderReport | null>> = {
-  queued: null,
-  sending: null,
-  sent: null,
+/**
+ * What a recipient's final status means; the others (`queued`, `sending`, `sent`, and
+ * `delivery_unconfirmed`, which leaves the message `sent`) change nothing.
+ */
+export const TELNYX_STATUSES: Readonly<Record<string, ProviderReport>> = {
   delivered: "delivered",
   delivery_failed: "failed",
   sending_failed: "failed",
   expired: "expired",
-  delivery_unconfirmed: null,
 };
 
 type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 const textOf = (v: unknown): string | null => (typeof v === "string" && v !== "" ? v : null);
-const firstOf = (v: unknown): Json => (Array.isArray(v) && isObject(v[0]) ? v[0] : {});
+const firstOf = (v: unknown): Json => (Array.isArray(v) && isJsonObject(v[0]) ? v[0] : {});
 
 /** A webhook's `data.event_type` and `data.payload`; `null` when the body is no event. */
 function eventOf(text: string): { type: string | null; payload: Json } | null {
   try {
     const data: unknown = (JSON.parse(text) as { data?: unknown } | null)?.data;
-    if (!isObject(data) || !isObject(data.payload)) return null;
+    if (!isJsonObject(data) || !isJsonObject(data.payload)) return null;
     return { type: textOf(data.event_type), payload: data.payload };
   } catch {
     return null;
@@ -55,7 +53,7 @@ function eventOf(text: string): { type: string | null; payload: Json } | null {
 /** A `message.received` payload as an inbound SMS, or `null` when it has no text. */
 function inboundOf(payload: Json): InboundReport | null {
   const id = textOf(payload.id);
-  const from = isObject(payload.from) ? textOf(payload.from.phone_number) : null;
+  const from = isJsonObject(payload.from) ? textOf(payload.from.phone_number) : null;
   const to = textOf(firstOf(payload.to).phone_number);
   if (id === null || from === null || to === null || typeof payload.text !== "string") return null;
   const received = Date.parse(textOf(payload.received_at) ?? "");
@@ -68,8 +66,8 @@ function inboundOf(payload: Json): InboundReport | null {
 /** A `message.sent` or `message.finalized` payload as a report on `messageId`, if it is one. */
 function reportOf(payload: Json, messageId: string): UpstreamReport | null {
   const status = textOf(firstOf(payload.to).status) ?? "";
-  const report = Object.hasOwn(TELNYX_STATUSES, status) ? TELNYX_STATUSES[status] : null;
-  if (!report) return null;
+  const report = Object.hasOwn(TELNYX_STATUSES, status) ? TELNYX_STATUSES[status] : undefined;
+  if (report === undefined) return null;
   const error = firstOf(payload.errors);
   const description = textOf(error.detail) ?? textOf(error.title);
   return {

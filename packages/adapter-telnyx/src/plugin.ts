@@ -1,7 +1,12 @@
 import type { KeyObject } from "node:crypto";
-import type { ProviderPlugin } from "@tidings/core";
+import {
+  apiOriginSetting,
+  type CredentialsCheck,
+  checkByRead,
+  type ProviderPlugin,
+  type ProviderTransport,
+} from "@tidings/core";
 import { telnyxCallbacks } from "./callback-handler.js";
-import { checkTelnyxCredentials } from "./credentials-check.js";
 import { TELNYX, telnyxProvider } from "./telnyx-provider.js";
 import { telnyxPublicKey } from "./webhook-signature.js";
 
@@ -12,6 +17,34 @@ export interface TelnyxSettings {
   publicKey: KeyObject;
   messagingProfileId: string | undefined;
   apiUrl: string;
+}
+
+const API_URL = apiOriginSetting("TIDINGS_TELNYX_API_URL", "https://api.telnyx.com");
+
+/**
+ * Reads the account's balance (`GET /v2/balance`, Telnyx's read-only first request) with the
+ * API key that sends: 401 is a refused key; 403 (a key kept from billing) cannot say.
+ */
+export function checkTelnyxCredentials(
+  { apiKey, apiUrl }: Pick<TelnyxSettings, "apiKey" | "apiUrl">,
+  options: { timeoutMs: number; transport: ProviderTransport },
+): Promise<CredentialsCheck> {
+  const headers = { authorization: `Bearer ${apiKey}`, accept: "application/json" };
+  const balance = { method: "GET" as const, url: `${apiUrl}/v2/balance`, headers };
+  return checkByRead(options.transport, "Telnyx", balance, options, ({ status, body }) => {
+    const data = (body.data ?? {}) as Record<string, unknown>;
+    if (status === 200) {
+      return { outcome: "ok", detail: `Telnyx balance ${data.balance} ${data.currency}.` };
+    }
+    // A key may be kept from the balance and still send.
+    return status === 403
+      ? {
+          outcome: "skipped",
+          detail:
+            "Telnyx would not show this key the balance (HTTP 403); the first send checks it.",
+        }
+      : null;
+  });
 }
 
 /** Telnyx Messaging (SMS) as a provider plugin. */
@@ -39,13 +72,7 @@ export const telnyxPlugin: ProviderPlugin<TelnyxSettings, "telnyx"> = {
       default: "(none)",
       doc: "the messaging profile to send with",
     },
-    {
-      env: "TIDINGS_TELNYX_API_URL",
-      kind: "url",
-      required: false,
-      default: "https://api.telnyx.com",
-      doc: "the API origin; a local fake's only with TIDINGS_DEV=1",
-    },
+    API_URL,
   ],
   read(reader) {
     const keyText = reader.value("TIDINGS_TELNYX_PUBLIC_KEY");
@@ -55,7 +82,7 @@ export const telnyxPlugin: ProviderPlugin<TelnyxSettings, "telnyx"> = {
         "TIDINGS_TELNYX_PUBLIC_KEY must be the account's public key as Mission Control shows it: base64 of 32 bytes.",
       );
     }
-    const apiUrl = reader.origin("TIDINGS_TELNYX_API_URL", "https://api.telnyx.com");
+    const apiUrl = reader.origin(API_URL.env, API_URL.default);
     const apiKey = reader.value("TIDINGS_TELNYX_API_KEY");
     if (apiKey === null || publicKey === null || apiUrl === null) return null;
     const messagingProfileId = reader.value("TIDINGS_TELNYX_MESSAGING_PROFILE_ID") ?? undefined;

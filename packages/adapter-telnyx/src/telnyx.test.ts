@@ -17,7 +17,7 @@ import {
 } from "@tidings/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { telnyxCallbacks } from "./callback-handler.js";
-import { checkTelnyxCredentials } from "./credentials-check.js";
+import { checkTelnyxCredentials } from "./plugin.js";
 import { telnyxProvider } from "./telnyx-provider.js";
 import { type FakeTelnyx, startFakeTelnyx } from "./testing/fake-telnyx.js";
 import { telnyxPublicKey, verifyTelnyxWebhook } from "./webhook-signature.js";

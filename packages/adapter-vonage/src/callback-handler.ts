@@ -8,6 +8,7 @@ import {
   emptyAnswer,
   headerOf,
   type InboundSink,
+  isJsonObject,
   isUuidV7,
   postRoutes,
   recordCallbackReport,
@@ -114,9 +115,6 @@ export function vonageCallbacks(options: VonageCallbackOptions): CallbackApp {
   return postRoutes("vonage", logger, { "/status": statusRoute, "/inbound": inbound });
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
-
 const textOf = (value: unknown): string | undefined =>
   typeof value === "string" ? value : undefined;
 
@@ -126,8 +124,8 @@ const textOf = (value: unknown): string | undefined =>
  * when the body is not a JSON object at all.
  */
 function statusOf(body: unknown): VonageStatus | null {
-  if (!isObject(body)) return null;
-  const error = isObject(body.error)
+  if (!isJsonObject(body)) return null;
+  const error = isJsonObject(body.error)
     ? {
         type: textOf(body.error.type),
         title: typeof body.error.title === "number" ? body.error.title : textOf(body.error.title),
@@ -139,7 +137,7 @@ function statusOf(body: unknown): VonageStatus | null {
     status: textOf(body.status),
     client_ref: textOf(body.client_ref),
     error,
-    usage: isObject(body.usage)
+    usage: isJsonObject(body.usage)
       ? { price: body.usage.price, currency: body.usage.currency }
       : undefined,
   };

@@ -8,6 +8,7 @@ import {
   type InboundChannel,
   type InboundReport,
   type InboundSink,
+  isJsonObject,
   receiveInbound,
 } from "@tidings/core";
 import { verifyVonageWebhook } from "./webhook-signature.js";
@@ -22,11 +23,6 @@ const CHANNELS: Record<string, InboundChannel> = {
   viber: "viber",
 };
 
-type Json = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Json =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
-
 const text = (value: unknown): string | null =>
   typeof value === "string" && value !== "" ? value : null;
 
@@ -40,7 +36,7 @@ export type VonageInbound = { report: InboundReport } | { skipped: string } | nu
  * when the body is not an inbound message at all.
  */
 export function vonageInbound(body: unknown): VonageInbound {
-  if (!isObject(body)) return null;
+  if (!isJsonObject(body)) return null;
   const channelName = text(body.channel);
   const messageUuid = text(body.message_uuid);
   const from = text(body.from);

@@ -282,7 +282,7 @@ export type {
   SettingDeclaration,
   SettingsReader,
 } from "./providers/provider-plugin.js";
-export { settingsReader } from "./providers/provider-plugin.js";
+export { apiOriginSetting, settingsReader } from "./providers/provider-plugin.js";
 export type { ProviderRequestSeen } from "./providers/provider-span.js";
 export {
   inProviderRequestSpan,
@@ -308,7 +308,7 @@ export { upstreamError } from "./providers/upstream-errors.js";
 export type { UpstreamRetryOptions, UpstreamTry } from "./providers/upstream-retry.js";
 export { backoffMs, withUpstreamRetries } from "./providers/upstream-retry.js";
 export type { Verified } from "./providers/verified.js";
-export { verifiedOk } from "./providers/verified.js";
+export { verifiedOk, verifyTimestamped } from "./providers/verified.js";
 export { destinationRefusal } from "./rate-limit/destination-counters.js";
 export {
   checkSendRateLimit,
@@ -370,6 +370,7 @@ export type { ManualClock } from "./support/clock.js";
 export { isoAt, manualClock, systemClock } from "./support/clock.js";
 export { closestName, editDistance } from "./support/closest-name.js";
 export { createIds, isPrefixedId, isUuidV7 } from "./support/ids.js";
+export { isJsonObject } from "./support/json-object.js";
 export type { NoticedMemoryOptions } from "./support/noticed-memory.js";
 export { parseInput, toIssues } from "./support/parse.js";
 export { StorageBusyError } from "./support/storage-busy.js";

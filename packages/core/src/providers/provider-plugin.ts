@@ -129,3 +129,19 @@ export function settingsReader(
     },
   };
 }
+
+/**
+ * The declaration of a provider's API origin (`TIDINGS_{NAME}_API_URL`): optional, `fallback`
+ * when unset, read with `reader.origin(setting.env, setting.default)`.
+ */
+export const apiOriginSetting = (
+  env: string,
+  fallback: string,
+  what = "the API origin",
+): SettingDeclaration & { default: string } => ({
+  env,
+  kind: "url",
+  required: false,
+  default: fallback,
+  doc: `${what}; a local fake's only with TIDINGS_DEV=1`,
+});
