@@ -1,4 +1,3 @@
-import type { KeyObject } from "node:crypto";
 import {
   bodyText,
   type CallbackApp,
@@ -15,11 +14,12 @@ import {
   recordCallbackReport,
   type UpstreamReport,
 } from "@tidings/core";
+import type { TelnyxSettings } from "./telnyx-provider.js";
 import { verifyTelnyxWebhook } from "./webhook-signature.js";
 
-export interface TelnyxCallbackOptions extends Pick<ProviderRoutesHost, "deps" | "logger"> {
-  /** The account's Ed25519 public key (see `telnyxPublicKey`). */
-  publicKey: KeyObject;
+export interface TelnyxCallbackOptions
+  extends Pick<ProviderRoutesHost, "deps" | "logger">,
+    Pick<TelnyxSettings, "publicKey"> {
   /** Where inbound messages (`message.received`) go; without it they are dropped. */
   inbound?: InboundSink | undefined;
 }

@@ -1,4 +1,3 @@
-import type { KeyObject } from "node:crypto";
 import {
   apiOriginSetting,
   type CredentialsCheck,
@@ -7,17 +6,8 @@ import {
   type ProviderTransport,
 } from "@tidings/core";
 import { telnyxCallbacks } from "./callback-handler.js";
-import { TELNYX, telnyxProvider } from "./telnyx-provider.js";
+import { TELNYX, type TelnyxSettings, telnyxProvider } from "./telnyx-provider.js";
 import { telnyxPublicKey } from "./webhook-signature.js";
-
-/** Telnyx's settings (`TIDINGS_TELNYX_*`). */
-export interface TelnyxSettings {
-  apiKey: string;
-  /** The account's webhook public key. */
-  publicKey: KeyObject;
-  messagingProfileId: string | undefined;
-  apiUrl: string;
-}
 
 const API_URL = apiOriginSetting("TIDINGS_TELNYX_API_URL", "https://api.telnyx.com");
 

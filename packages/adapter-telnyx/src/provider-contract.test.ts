@@ -21,7 +21,7 @@ runProviderContract({
         transport: fetchTransport,
         apiKey: "KEY0123",
         apiUrl,
-        callbackBaseUrl: "https://tidings.example.com/providers/telnyx",
+        callbackBaseUrl: () => "https://tidings.example.com/providers/telnyx",
         random: () => 0,
         ...options,
       });

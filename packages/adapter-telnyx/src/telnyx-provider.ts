@@ -1,3 +1,4 @@
+import type { KeyObject } from "node:crypto";
 import {
   type ChannelProvider,
   type HttpProviderOptions,
@@ -18,15 +19,23 @@ export const TELNYX: ProviderIdentity<"telnyx"> = {
   limits: { text: { sms: 1530 }, ttlSeconds: {} },
 };
 
-export interface TelnyxProviderOptions extends HttpProviderOptions<"telnyx"> {
+/** Telnyx's settings (`TIDINGS_TELNYX_*`). */
+export interface TelnyxSettings {
   /** The API key (v2), sent as `Authorization: Bearer`. */
   apiKey: string;
+  /** The account's webhook public key (see `telnyxPublicKey`). */
+  publicKey: KeyObject;
   /** The messaging profile to send with (needed for alphanumeric senders and number pools). */
   messagingProfileId?: string | undefined;
-  /** The API origin (default `https://api.telnyx.com`); tests point it at a fake. */
-  apiUrl?: string | undefined;
+  /** The API origin, `https://api.telnyx.com` (tests point it at a fake). */
+  apiUrl: string;
+}
+
+export interface TelnyxProviderOptions
+  extends HttpProviderOptions<"telnyx">,
+    Omit<TelnyxSettings, "publicKey"> {
   /** The public URL of the mounted callbacks, e.g. `https://tidings.example.com/providers/telnyx`. */
-  callbackBaseUrl: string | (() => string);
+  callbackBaseUrl: () => string;
 }
 
 type TelnyxErrors = { errors?: Array<{ code?: unknown; title?: unknown; detail?: unknown }> };
@@ -38,14 +47,13 @@ type TelnyxErrors = { errors?: Array<{ code?: unknown; title?: unknown; detail?:
  * reached Telnyx.
  */
 export function telnyxSpec(options: TelnyxProviderOptions): HttpProviderSpec<"telnyx"> {
-  const url = `${(options.apiUrl ?? "https://api.telnyx.com").replace(/\/+$/, "")}/v2/messages`;
+  const url = `${options.apiUrl.replace(/\/+$/, "")}/v2/messages`;
   const profile = options.messagingProfileId;
   return {
     ...TELNYX,
     retryUnknownOutcome: false,
     request(message) {
-      const base = options.callbackBaseUrl;
-      const hooks = (typeof base === "string" ? base : base()).replace(/\/+$/, "");
+      const hooks = options.callbackBaseUrl().replace(/\/+$/, "");
       const body = {
         from: message.sender,
         to: message.phoneNumber,

@@ -82,7 +82,7 @@ async function world(options: { messagingProfileId?: string } = {}) {
     transport: fetchTransport,
     apiKey: KEY,
     apiUrl: fake.url,
-    callbackBaseUrl: base,
+    callbackBaseUrl: () => base,
     messagingProfileId: options.messagingProfileId,
     clock,
     random: () => 0,
