@@ -2,6 +2,7 @@
 // skeleton sends, a signed callback route reports, and a plugin ties both to their settings.
 import { createHmac, timingSafeEqual } from "node:crypto";
 import {
+  apiOriginSetting,
   bodyText,
   type ChannelProvider,
   checkByRead,
@@ -146,6 +147,8 @@ export function acmeCallbacks(
   });
 }
 
+const API_URL = apiOriginSetting("TIDINGS_ACME_API_URL", "https://api.acme-sms.example");
+
 /** Acme as a provider plugin: what a server's registry loops over. */
 export const acmePlugin: ProviderPlugin<AcmeSettings, "acme"> = {
   ...ACME,
@@ -164,16 +167,10 @@ export const acmePlugin: ProviderPlugin<AcmeSettings, "acme"> = {
       default: null,
       doc: "the secret Acme signs status webhooks with",
     },
-    {
-      env: "TIDINGS_ACME_API_URL",
-      kind: "url",
-      required: false,
-      default: "https://api.acme-sms.example",
-      doc: "the API origin; a local fake's only with TIDINGS_DEV=1",
-    },
+    API_URL,
   ],
   read(reader) {
-    const apiUrl = reader.origin("TIDINGS_ACME_API_URL", "https://api.acme-sms.example");
+    const apiUrl = reader.origin(API_URL.env, API_URL.default);
     const apiKey = reader.value("TIDINGS_ACME_API_KEY");
     const webhookSecret = reader.value("TIDINGS_ACME_WEBHOOK_SECRET");
     if (apiUrl === null || apiKey === null || webhookSecret === null) return null;
