@@ -17,11 +17,15 @@ export interface SettingDeclaration {
   /** The environment variable: `TIDINGS_TWILIO_AUTH_TOKEN`. */
   env: string;
   kind: "text" | "secret" | "url" | "integer" | "flag" | "json" | "list" | "duration" | "choice";
-  required: boolean;
+  /** Whether it must be set (default: no). */
+  required?: boolean | undefined;
   /** Required once this other variable is set (a key and its secret go together). */
   requiredWith?: string | undefined;
-  /** The default as the docs show it, e.g. `10000` or `(none)`; `null` when required. */
-  default: string | null;
+  /**
+   * The default as the docs show it, e.g. `10000`; `null` or left out when required, or when
+   * an unset variable means nothing (`(none)`).
+   */
+  default?: string | null | undefined;
   /** One line: what it is for. */
   doc: string;
 }
