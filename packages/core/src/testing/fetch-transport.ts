@@ -8,10 +8,11 @@ import { jsonOrEmpty } from "../providers/upstream-answers.js";
  */
 export const fetchTransport: ProviderTransport = async (call) => {
   const { method, url, headers, body, signal } = call;
-  const response = await fetch(url, { method, headers, body, signal, redirect: "manual" });
-  return {
-    status: response.status,
-    headers: Object.fromEntries(response.headers),
-    body: await jsonOrEmpty(response),
-  };
+  const init = { method, headers, body: body ?? null, signal, redirect: "manual" as const };
+  const response = await fetch(url, init);
+  const answered: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    answered[name] = value;
+  });
+  return { status: response.status, headers: answered, body: await jsonOrEmpty(response) };
 };
