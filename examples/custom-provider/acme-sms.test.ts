@@ -3,6 +3,7 @@ import { createIds, manualClock } from "@tidings/core";
 import {
   fetchTransport,
   memoryStorage,
+  REFUSING_ORIGIN,
   readableSecretBox,
   runCallbackContract,
   runProviderContract,
@@ -38,7 +39,7 @@ runProviderContract({
     return {
       provider: make(fake.url),
       fake: { answerNext: fake.answerNext, requests: () => fake.sends.length },
-      unreachable: () => make("http://127.0.0.1:1"),
+      unreachable: () => make(REFUSING_ORIGIN),
       close: () => fake.close(),
     };
   },

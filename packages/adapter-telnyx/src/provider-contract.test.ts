@@ -1,4 +1,4 @@
-import { fetchTransport, runProviderContract } from "@tidings/core/testing";
+import { fetchTransport, REFUSING_ORIGIN, runProviderContract } from "@tidings/core/testing";
 import { telnyxProvider } from "./telnyx-provider.js";
 import { startFakeTelnyx } from "./testing/fake-telnyx.js";
 
@@ -31,7 +31,7 @@ runProviderContract({
         answerNext: (...faults) => fake.answerNext(...faults),
         requests: () => fake.sends.length,
       },
-      unreachable: () => make("http://127.0.0.1:1"),
+      unreachable: () => make(REFUSING_ORIGIN),
       close: () => fake.close(),
     };
   },

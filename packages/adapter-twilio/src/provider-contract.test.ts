@@ -1,4 +1,4 @@
-import { fetchTransport, runProviderContract } from "@tidings/core/testing";
+import { fetchTransport, REFUSING_ORIGIN, runProviderContract } from "@tidings/core/testing";
 import { startFakeTwilio } from "./testing/fake-twilio.js";
 import { twilioProvider } from "./twilio-provider.js";
 
@@ -39,7 +39,7 @@ runProviderContract({
         answerNext: (...faults) => fake.answerNext(...faults),
         requests: () => fake.sends.length,
       },
-      unreachable: () => make("http://127.0.0.1:1"),
+      unreachable: () => make(REFUSING_ORIGIN),
       close: () => fake.close(),
     };
   },
