@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
 describe("examples/custom-provider/main.ts (smoke)", () => {
-  it("runs with the README's command, prints both sends and exits 0", async () => {
+  it("runs with the README's command: one code delivered through the signed webhook, one refused", async () => {
     // Exactly the command the README gives; it runs to the end on its own.
     const child = spawn("pnpm", ["exec", "tsx", "examples/custom-provider/main.ts"], {
       cwd: ROOT,
@@ -29,7 +29,7 @@ describe("examples/custom-provider/main.ts (smoke)", () => {
     });
     expect(code, stderr).toBe(0);
     expect(stdout.trim().split("\n")).toEqual([
-      "gateway: SMS from Demo to +14155550101: Your Demo code is 482913",
+      "gateway: SMS to +14155550101: Your Demo code is 482913",
       "+14155550101: sent; events message.sent, message.delivered",
       "+14155550102: failed; events message.sent, message.failed",
     ]);

@@ -1,4 +1,4 @@
-// A custom ChannelProvider plugged into the core.
+// A provider of your own, built on core's provider kit and plugged into the core.
 //   pnpm exec tsx examples/custom-provider/main.ts
 import { runDemo } from "./demo.js";
 

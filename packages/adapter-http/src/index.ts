@@ -14,6 +14,7 @@ export type { OpenApiOptions } from "./openapi/document.js";
 export { buildOpenApiDocument } from "./openapi/document.js";
 export type { Problem } from "./problem.js";
 export { PROBLEM_TYPE_BASE, statusOf } from "./problem.js";
+export { undiciProviderTransport } from "./provider-transport.js";
 export { requestIdOf } from "./request-id.js";
 export type { RequestListenerOptions } from "./request-listener.js";
 export { createRequestListener } from "./request-listener.js";

@@ -8,8 +8,8 @@ import {
   type InboundSink,
   isUuidV7,
   type ProviderReport,
+  recordCallbackReport,
   recordUpstreamPrice,
-  recordUpstreamReport,
 } from "@tidings/core";
 import { callbackKey, checkLegToken, splitLegSegment } from "./callback-token.js";
 import { handleInfobipInbound, inboundTokenDigests } from "./inbound-handler.js";
@@ -110,7 +110,7 @@ export function infobipCallbacks(options: InfobipCallbackOptions): CallbackApp {
       }
       const providerCode = kind === "seen" ? null : providerCodeOf(report);
       const description = kind === "seen" ? undefined : descriptionOf(report);
-      const recorded = await recordUpstreamReport(options.deps, {
+      await recordCallbackReport(options.deps, logger, {
         messageId,
         channel,
         provider: "infobip",
@@ -122,11 +122,6 @@ export function infobipCallbacks(options: InfobipCallbackOptions): CallbackApp {
         ...(description === undefined ? {} : { description }),
         ...(price === undefined ? {} : { price }),
       });
-      if (recorded.isErr()) {
-        logger.info("infobip report for an unknown message", { messageId, status });
-      } else if (recorded.value.ignored !== null) {
-        logger.info("infobip report ignored", { messageId, status, why: recorded.value.ignored });
-      }
     }
     return emptyAnswer(200, route(kind));
   });

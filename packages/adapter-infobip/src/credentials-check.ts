@@ -1,43 +1,33 @@
-import type { CredentialsCheck } from "@tidings/core";
-import { request } from "undici";
+import { type CredentialsCheck, checkByRead, type ProviderTransport } from "@tidings/core";
 
 /**
  * Reads the account's balance (`GET /account/1/balance`): Infobip's cheapest authenticated read.
  * It needs the `account-management:manage` scope, which a key with send scopes only lacks:
  * Infobip then answers 403 after taking the key, so that is "cannot check", not a refusal.
  */
-export async function checkInfobipCredentials(options: {
-  baseUrl: string;
-  apiKey: string;
-  timeoutMs?: number | undefined;
-}): Promise<CredentialsCheck> {
-  try {
-    const response = await request(`${options.baseUrl.replace(/\/+$/, "")}/account/1/balance`, {
-      headers: { authorization: `App ${options.apiKey}`, accept: "application/json" },
-      signal: AbortSignal.timeout(options.timeoutMs ?? 10_000),
-    });
-    const body = (await response.body.json().catch(() => ({}))) as Record<string, unknown>;
-    if (response.statusCode === 200) {
-      return {
-        outcome: "ok",
-        detail: `Infobip balance ${[body.balance, body.currency].filter((v) => v !== undefined).join(" ")}.`,
-      };
+export function checkInfobipCredentials(
+  settings: { baseUrl: string; apiKey: string },
+  options: { timeoutMs: number; transport: ProviderTransport },
+): Promise<CredentialsCheck> {
+  const balance = {
+    method: "GET" as const,
+    url: `${settings.baseUrl.replace(/\/+$/, "")}/account/1/balance`,
+    headers: { authorization: `App ${settings.apiKey}`, accept: "application/json" },
+  };
+  return checkByRead(options.transport, "Infobip", balance, options, ({ status, body }) => {
+    if (status === 200) {
+      const amount = [body.balance, body.currency].filter((v) => v !== undefined).join(" ");
+      return { outcome: "ok", detail: `Infobip balance ${amount}.` };
     }
-    if (response.statusCode === 403) {
+    if (status === 403) {
       return {
         outcome: "skipped",
         detail:
           "Infobip took the API key but it may not read the balance (a key with send scopes only): cannot check, sending allowed.",
       };
     }
-    if (response.statusCode === 401) {
-      return { outcome: "refused", detail: "Infobip refused the API key (HTTP 401)." };
-    }
-    return { outcome: "unreachable", detail: `Infobip answered HTTP ${response.statusCode}.` };
-  } catch (error) {
-    return {
-      outcome: "unreachable",
-      detail: `Infobip could not be reached: ${(error as Error).message}.`,
-    };
-  }
+    return status === 401
+      ? { outcome: "refused", detail: "Infobip refused the API key (HTTP 401)." }
+      : null;
+  });
 }

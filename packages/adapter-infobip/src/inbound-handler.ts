@@ -7,6 +7,8 @@ import {
   emptyAnswer,
   type InboundReport,
   type InboundSink,
+  isJsonObject,
+  receiveInbound,
 } from "@tidings/core";
 
 /** The route label of the inbound endpoint: never the token. */
@@ -53,11 +55,6 @@ export function inboundTokenDigests(tokens: readonly string[]): Buffer[] {
   });
 }
 
-type Json = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Json =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
-
 const text = (value: unknown): string | null =>
   typeof value === "string" && value !== "" ? value : null;
 
@@ -79,15 +76,15 @@ type Read = { report: InboundReport } | { skipped: string } | null;
  * `null` when it is neither.
  */
 function readResult(result: unknown): Read {
-  if (!isObject(result)) return null;
+  if (!isJsonObject(result)) return null;
   const messageId = text(result.messageId);
   const to = text(result.to);
   if (messageId === null || to === null) return null;
   const receivedAt = infobipTime(result.receivedAt);
-  if (isObject(result.message) || result.sender !== undefined) {
+  if (isJsonObject(result.message) || result.sender !== undefined) {
     const sender = text(result.sender);
     const message = result.message;
-    if (sender === null || !isObject(message) || typeof message.type !== "string") return null;
+    if (sender === null || !isJsonObject(message) || typeof message.type !== "string") return null;
     if (message.type !== "TEXT") return { skipped: `viber ${message.type.toLowerCase()}` };
     if (typeof message.text !== "string") return null;
     return {
@@ -132,7 +129,7 @@ export function infobipInboundResults(body: string): Array<Exclude<Read, null>> 
   } catch {
     return null;
   }
-  if (!isObject(parsed) || !Array.isArray(parsed.results)) return null;
+  if (!isJsonObject(parsed) || !Array.isArray(parsed.results)) return null;
   const read: Array<Exclude<Read, null>> = [];
   for (const result of parsed.results) {
     const one = readResult(result);
@@ -178,14 +175,7 @@ export async function handleInfobipInbound(
       });
       continue;
     }
-    const outcome = await options.sink.receive(result.report);
-    if (outcome === "no_owner" || outcome === "bad_sender") {
-      options.logger.info("infobip inbound message not stored", {
-        provider: "infobip",
-        channel: result.report.channel,
-        outcome,
-      });
-    }
+    await receiveInbound(options.sink, options.logger, result.report);
   }
   return emptyAnswer(200, route);
 }

@@ -1,4 +1,5 @@
 import { type ChannelProvider, manualClock, type OutboundMessage } from "@tidings/core";
+import { fetchTransport } from "@tidings/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { callbackKey, legToken } from "./callback-token.js";
 import { type InfobipProviderOptions, infobipProvider } from "./infobip-provider.js";
@@ -30,6 +31,7 @@ afterEach(async () => {
 async function setup(extra: Partial<InfobipProviderOptions> = {}): Promise<ChannelProvider> {
   fake = await startFakeInfobip({ apiKey: API_KEY, retryAfterSeconds: 0 });
   return infobipProvider({
+    transport: fetchTransport,
     baseUrl: fake.url,
     apiKey: API_KEY,
     callbackBaseUrl: CALLBACKS,
@@ -186,6 +188,7 @@ describe("infobipProvider against a fake Infobip", () => {
   it("with idempotent sending, a 5xx is retried and the duplicate refusal of the retry means accepted", async () => {
     fake = await startFakeInfobip({ apiKey: API_KEY, retryAfterSeconds: 0, idempotent: "answer" });
     const provider = infobipProvider({
+      transport: fetchTransport,
       baseUrl: fake.url,
       apiKey: API_KEY,
       callbackBaseUrl: CALLBACKS,
@@ -203,6 +206,7 @@ describe("infobipProvider against a fake Infobip", () => {
   it("with idempotent sending, a duplicate refusal on a first try is still a refusal", async () => {
     fake = await startFakeInfobip({ apiKey: API_KEY, retryAfterSeconds: 0, idempotent: "answer" });
     const provider = infobipProvider({
+      transport: fetchTransport,
       baseUrl: fake.url,
       apiKey: API_KEY,
       callbackBaseUrl: CALLBACKS,

@@ -11,14 +11,12 @@ import {
 import { callbackKey, legSegment } from "./callback-token.js";
 import { legIdOf } from "./legs.js";
 import { REJECTED_DUPLICATE_MESSAGE_ID } from "./status-map.js";
-import { undiciTransport } from "./transport.js";
 import type { InfobipApiError, InfobipMessage, InfobipSendResponse } from "./wire.js";
 
 /** One request to Infobip as the host's metrics and traces see it: no secret, no text. */
 export type InfobipRequestSeen = ProviderRequestSeen<"infobip">;
 
-export interface InfobipProviderOptions
-  extends Omit<HttpProviderOptions<"infobip">, "transport" | "onRequest"> {
+export interface InfobipProviderOptions extends Omit<HttpProviderOptions<"infobip">, "onRequest"> {
   /** The account's base URL, `https://{xxxxx}.api.infobip.com`. */
   baseUrl: string;
   /** Sent as `Authorization: App <apiKey>`. */
@@ -166,4 +164,4 @@ export function infobipSpec(options: InfobipProviderOptions): HttpProviderSpec<"
 
 /** Infobip as a `ChannelProvider`, behind the skeleton's retries, deadline and breaker. */
 export const infobipProvider = (options: InfobipProviderOptions): ChannelProvider =>
-  httpProvider(infobipSpec(options), { ...options, transport: undiciTransport });
+  httpProvider(infobipSpec(options), options);

@@ -88,6 +88,7 @@ export const infobipPlugin: ProviderPlugin<InfobipSettings, "infobip"> = {
       callbackBaseUrl: host.callbackBaseUrl,
       secretKey: host.secretKey,
       timeoutMs: host.timeoutMs,
+      transport: host.transport,
       clock: host.clock,
       logger: host.logger,
       onRequest: host.onRequest,
@@ -100,6 +101,5 @@ export const infobipPlugin: ProviderPlugin<InfobipSettings, "infobip"> = {
       inbound: host.inbound,
       inboundTokens: settings.inboundTokens,
     }),
-  checkCredentials: (settings, { timeoutMs }) =>
-    checkInfobipCredentials({ baseUrl: settings.baseUrl, apiKey: settings.apiKey, timeoutMs }),
+  checkCredentials: checkInfobipCredentials,
 };

@@ -1,4 +1,9 @@
-import { type ContractFault, runProviderContract } from "@tidings/core/testing";
+import {
+  type ContractFault,
+  fetchTransport,
+  REFUSING_ORIGIN,
+  runProviderContract,
+} from "@tidings/core/testing";
 import { infobipProvider } from "./infobip-provider.js";
 import { type FakeInfobipAnswer, startFakeInfobip } from "./testing/fake-infobip.js";
 
@@ -34,6 +39,7 @@ for (const idempotent of [false, true]) {
         });
         const make = (baseUrl: string) =>
           infobipProvider({
+            transport: fetchTransport,
             baseUrl,
             apiKey: API_KEY,
             callbackBaseUrl: "https://tidings.example.com/providers/infobip",
@@ -48,7 +54,7 @@ for (const idempotent of [false, true]) {
             answerNext: (...faults) => fake.answerNext(...faults.map(answerOf)),
             requests: () => fake.sends.length,
           },
-          unreachable: () => make("http://127.0.0.1:1"),
+          unreachable: () => make(REFUSING_ORIGIN),
           close: () => fake.close(),
         };
       },

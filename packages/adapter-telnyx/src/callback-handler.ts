@@ -1,52 +1,49 @@
-import type { KeyObject } from "node:crypto";
 import {
   bodyText,
   type CallbackApp,
-  type CallbackLogger,
-  callbackApp,
-  type Deps,
+  type CallbackRoute,
   emptyAnswer,
   headerOf,
   type InboundReport,
   type InboundSink,
-  isUuidV7,
+  isJsonObject,
   type ProviderReport,
-  recordUpstreamReport,
+  type ProviderRoutesHost,
+  postRoutes,
+  receiveInbound,
+  recordCallbackReport,
+  type UpstreamReport,
 } from "@tidings/core";
+import type { TelnyxSettings } from "./telnyx-provider.js";
 import { verifyTelnyxWebhook } from "./webhook-signature.js";
 
-export interface TelnyxCallbackOptions {
-  deps: Pick<Deps, "storage" | "ids" | "clock" | "secretBox">;
-  /** The account's Ed25519 public key (see `telnyxPublicKey`). */
-  publicKey: KeyObject;
-  logger: CallbackLogger;
+export interface TelnyxCallbackOptions
+  extends Pick<ProviderRoutesHost, "deps" | "logger">,
+    Pick<TelnyxSettings, "publicKey"> {
   /** Where inbound messages (`message.received`) go; without it they are dropped. */
   inbound?: InboundSink | undefined;
 }
 
-/** What a recipient's status means (`null`: nothing; `delivery_unconfirmed` stays `sent`). */
-export const TELNYX_STATUSES: Readonly<Record<string, ProviderReport | null>> = {
-  queued: null,
-  sending: null,
-  sent: null,
+/**
+ * What a recipient's final status means; the others (`queued`, `sending`, `sent`, and
+ * `delivery_unconfirmed`, which leaves the message `sent`) change nothing.
+ */
+export const TELNYX_STATUSES: Readonly<Record<string, ProviderReport>> = {
   delivered: "delivered",
   delivery_failed: "failed",
   sending_failed: "failed",
   expired: "expired",
-  delivery_unconfirmed: null,
 };
 
 type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 const textOf = (v: unknown): string | null => (typeof v === "string" && v !== "" ? v : null);
-const firstOf = (v: unknown): Json => (Array.isArray(v) && isObject(v[0]) ? v[0] : {});
+const firstOf = (v: unknown): Json => (Array.isArray(v) && isJsonObject(v[0]) ? v[0] : {});
 
 /** A webhook's `data.event_type` and `data.payload`; `null` when the body is no event. */
 function eventOf(text: string): { type: string | null; payload: Json } | null {
   try {
     const data: unknown = (JSON.parse(text) as { data?: unknown } | null)?.data;
-    if (!isObject(data) || !isObject(data.payload)) return null;
+    if (!isJsonObject(data) || !isJsonObject(data.payload)) return null;
     return { type: textOf(data.event_type), payload: data.payload };
   } catch {
     return null;
@@ -56,7 +53,7 @@ function eventOf(text: string): { type: string | null; payload: Json } | null {
 /** A `message.received` payload as an inbound SMS, or `null` when it has no text. */
 function inboundOf(payload: Json): InboundReport | null {
   const id = textOf(payload.id);
-  const from = isObject(payload.from) ? textOf(payload.from.phone_number) : null;
+  const from = isJsonObject(payload.from) ? textOf(payload.from.phone_number) : null;
   const to = textOf(firstOf(payload.to).phone_number);
   if (id === null || from === null || to === null || typeof payload.text !== "string") return null;
   const received = Date.parse(textOf(payload.received_at) ?? "");
@@ -64,6 +61,24 @@ function inboundOf(payload: Json): InboundReport | null {
   const receivedAt = Number.isNaN(received) ? null : new Date(received);
   const common = { provider: "telnyx", providerMessageId: id, channel: "sms" as const };
   return { ...common, from, to, text: payload.text, receivedAt, providerKeywordClass: null };
+}
+
+/** A `message.sent` or `message.finalized` payload as a report on `messageId`, if it is one. */
+function reportOf(payload: Json, messageId: string): UpstreamReport | null {
+  const status = textOf(firstOf(payload.to).status) ?? "";
+  const report = Object.hasOwn(TELNYX_STATUSES, status) ? TELNYX_STATUSES[status] : undefined;
+  if (report === undefined) return null;
+  const error = firstOf(payload.errors);
+  const description = textOf(error.detail) ?? textOf(error.title);
+  return {
+    messageId,
+    channel: "sms",
+    provider: "telnyx",
+    providerMessageId: textOf(payload.id),
+    status: report,
+    providerCode: typeof error.code === "number" ? String(error.code) : textOf(error.code),
+    ...(description === null ? {} : { description }),
+  };
 }
 
 /**
@@ -75,11 +90,7 @@ function inboundOf(payload: Json): InboundReport | null {
  */
 export function telnyxCallbacks(options: TelnyxCallbackOptions): CallbackApp {
   const { logger, deps } = options;
-  return callbackApp("telnyx", logger, async (request) => {
-    const path = request.url.split("?", 1)[0] ?? "";
-    if (path !== "/status" && path !== "/inbound") return emptyAnswer(404, "/providers/telnyx");
-    const route = `/providers/telnyx${path}`;
-    if (request.method !== "POST") return emptyAnswer(405, route, { allow: "POST" });
+  const webhook: CallbackRoute = async (request, route, query) => {
     const verdict = verifyTelnyxWebhook(
       {
         signature: headerOf(request, "telnyx-signature-ed25519"),
@@ -94,38 +105,15 @@ export function telnyxCallbacks(options: TelnyxCallbackOptions): CallbackApp {
     }
     const event = eventOf(bodyText(request.body));
     if (event === null) return emptyAnswer(400, route);
-    const { payload } = event;
     if (event.type === "message.received") {
-      const report = inboundOf(payload);
-      const outcome = report && (await options.inbound?.receive(report));
-      if (outcome === "no_owner" || outcome === "bad_sender" || report === null) {
-        logger.info("telnyx inbound message not stored", { route, outcome: outcome ?? "no_text" });
-      }
-      return emptyAnswer(200, route);
+      const report = inboundOf(event.payload);
+      if (report === null) logger.info("telnyx inbound message skipped: no text", { route });
+      else if (options.inbound) await receiveInbound(options.inbound, logger, report);
+    } else if (event.type === "message.sent" || event.type === "message.finalized") {
+      const report = reportOf(event.payload, query.get("m") ?? "");
+      if (report !== null) await recordCallbackReport(deps, logger, report);
     }
-    const status = textOf(firstOf(payload.to).status) ?? "";
-    const report = Object.hasOwn(TELNYX_STATUSES, status) ? TELNYX_STATUSES[status] : null;
-    const messageId = new URLSearchParams(request.url.slice(path.length + 1)).get("m") ?? "";
-    const reporting = event.type === "message.sent" || event.type === "message.finalized";
-    if (!reporting || !report) return emptyAnswer(200, route);
-    if (!isUuidV7(messageId)) {
-      logger.info("telnyx status for no Tidings message", { route, status });
-      return emptyAnswer(200, route);
-    }
-    const error = firstOf(payload.errors);
-    const code = typeof error.code === "number" ? String(error.code) : textOf(error.code);
-    const description = textOf(error.detail) ?? textOf(error.title);
-    const recorded = await recordUpstreamReport(deps, {
-      messageId,
-      channel: "sms",
-      provider: "telnyx",
-      providerMessageId: textOf(payload.id),
-      status: report,
-      providerCode: code,
-      ...(description === null ? {} : { description }),
-    });
-    const why = recorded.isErr() ? "unknown message" : recorded.value.ignored;
-    if (why !== null) logger.info("telnyx status ignored", { messageId, status, why });
     return emptyAnswer(200, route);
-  });
+  };
+  return postRoutes("telnyx", logger, { "/status": webhook, "/inbound": webhook });
 }

@@ -1,15 +1,7 @@
 export type { TelnyxCallbackOptions } from "./callback-handler.js";
 export { TELNYX_STATUSES, telnyxCallbacks } from "./callback-handler.js";
-export { checkTelnyxCredentials } from "./credentials-check.js";
-export type { TelnyxSettings } from "./plugin.js";
-export { telnyxPlugin } from "./plugin.js";
-export type { TelnyxProviderOptions } from "./telnyx-provider.js";
-export {
-  statusWebhookUrl,
-  TELNYX_LIMITS,
-  telnyxMessage,
-  telnyxProvider,
-  telnyxSpec,
-} from "./telnyx-provider.js";
+export { checkTelnyxCredentials, telnyxPlugin } from "./plugin.js";
+export type { TelnyxProviderOptions, TelnyxSettings } from "./telnyx-provider.js";
+export { TELNYX, telnyxProvider, telnyxSpec } from "./telnyx-provider.js";
 export type { TelnyxSignatureVerdict } from "./webhook-signature.js";
 export { telnyxPublicKey, verifyTelnyxWebhook } from "./webhook-signature.js";

@@ -1,54 +1,64 @@
-import type { KeyObject } from "node:crypto";
-import type { ProviderPlugin } from "@tidings/core";
+import {
+  apiOriginSetting,
+  type CredentialsCheck,
+  checkByRead,
+  type ProviderPlugin,
+  type ProviderTransport,
+} from "@tidings/core";
 import { telnyxCallbacks } from "./callback-handler.js";
-import { checkTelnyxCredentials } from "./credentials-check.js";
-import { TELNYX_LIMITS, telnyxProvider } from "./telnyx-provider.js";
+import { TELNYX, type TelnyxSettings, telnyxProvider } from "./telnyx-provider.js";
 import { telnyxPublicKey } from "./webhook-signature.js";
 
-/** Telnyx's settings (`TIDINGS_TELNYX_*`). */
-export interface TelnyxSettings {
-  apiKey: string;
-  /** The account's webhook public key. */
-  publicKey: KeyObject;
-  messagingProfileId: string | null;
-  apiUrl: string;
+const API_URL = apiOriginSetting("TIDINGS_TELNYX_API_URL", "https://api.telnyx.com");
+
+/**
+ * Reads the account's balance (`GET /v2/balance`, Telnyx's read-only first request) with the
+ * API key that sends: 401 is a refused key; 403 (a key kept from billing) cannot say.
+ */
+export function checkTelnyxCredentials(
+  { apiKey, apiUrl }: Pick<TelnyxSettings, "apiKey" | "apiUrl">,
+  options: { timeoutMs: number; transport: ProviderTransport },
+): Promise<CredentialsCheck> {
+  const headers = { authorization: `Bearer ${apiKey}`, accept: "application/json" };
+  const balance = { method: "GET" as const, url: `${apiUrl}/v2/balance`, headers };
+  return checkByRead(options.transport, "Telnyx", balance, options, ({ status, body }) => {
+    const data = (body.data ?? {}) as Record<string, unknown>;
+    if (status === 200) {
+      return { outcome: "ok", detail: `Telnyx balance ${data.balance} ${data.currency}.` };
+    }
+    // A key may be kept from the balance and still send.
+    return status === 403
+      ? {
+          outcome: "skipped",
+          detail:
+            "Telnyx would not show this key the balance (HTTP 403); the first send checks it.",
+        }
+      : null;
+  });
 }
 
 /** Telnyx Messaging (SMS) as a provider plugin. */
 export const telnyxPlugin: ProviderPlugin<TelnyxSettings, "telnyx"> = {
-  name: "telnyx",
-  title: "Telnyx",
-  channels: ["sms"],
-  limits: TELNYX_LIMITS,
+  ...TELNYX,
   settings: [
     {
       env: "TIDINGS_TELNYX_API_KEY",
       kind: "secret",
       required: true,
-      default: null,
       doc: "the API key (v2), sent as Authorization: Bearer",
     },
     {
       env: "TIDINGS_TELNYX_PUBLIC_KEY",
       kind: "text",
       required: true,
-      default: null,
       doc: "the account's webhook public key, base64 of 32 bytes",
     },
     {
       env: "TIDINGS_TELNYX_MESSAGING_PROFILE_ID",
       kind: "text",
-      required: false,
-      default: "(none)",
       doc: "the messaging profile to send with",
     },
-    {
-      env: "TIDINGS_TELNYX_API_URL",
-      kind: "url",
-      required: false,
-      default: "https://api.telnyx.com",
-      doc: "the API origin; a local fake's only with TIDINGS_DEV=1",
-    },
+    API_URL,
   ],
   read(reader) {
     const keyText = reader.value("TIDINGS_TELNYX_PUBLIC_KEY");
@@ -58,30 +68,13 @@ export const telnyxPlugin: ProviderPlugin<TelnyxSettings, "telnyx"> = {
         "TIDINGS_TELNYX_PUBLIC_KEY must be the account's public key as Mission Control shows it: base64 of 32 bytes.",
       );
     }
-    const apiUrl = reader.origin("TIDINGS_TELNYX_API_URL", "https://api.telnyx.com");
+    const apiUrl = reader.origin(API_URL.env, API_URL.default);
     const apiKey = reader.value("TIDINGS_TELNYX_API_KEY");
     if (apiKey === null || publicKey === null || apiUrl === null) return null;
-    const messagingProfileId = reader.value("TIDINGS_TELNYX_MESSAGING_PROFILE_ID");
+    const messagingProfileId = reader.value("TIDINGS_TELNYX_MESSAGING_PROFILE_ID") ?? undefined;
     return { apiKey, publicKey, messagingProfileId, apiUrl };
   },
-  create: (settings, host) =>
-    telnyxProvider({
-      apiKey: settings.apiKey,
-      messagingProfileId: settings.messagingProfileId ?? undefined,
-      apiUrl: settings.apiUrl,
-      callbackBaseUrl: host.callbackBaseUrl,
-      timeoutMs: host.timeoutMs,
-      clock: host.clock,
-      logger: host.logger,
-      onRequest: host.onRequest,
-    }),
-  callbacks: (settings, host) =>
-    telnyxCallbacks({
-      deps: host.deps,
-      publicKey: settings.publicKey,
-      logger: host.logger,
-      inbound: host.inbound,
-    }),
-  checkCredentials: (settings, { timeoutMs }) =>
-    checkTelnyxCredentials({ apiKey: settings.apiKey, apiUrl: settings.apiUrl, timeoutMs }),
+  create: (settings, host) => telnyxProvider({ ...host, ...settings }),
+  callbacks: (settings, host) => telnyxCallbacks({ ...host, publicKey: settings.publicKey }),
+  checkCredentials: checkTelnyxCredentials,
 };

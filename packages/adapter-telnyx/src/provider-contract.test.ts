@@ -1,4 +1,4 @@
-import { runProviderContract } from "@tidings/core/testing";
+import { fetchTransport, REFUSING_ORIGIN, runProviderContract } from "@tidings/core/testing";
 import { telnyxProvider } from "./telnyx-provider.js";
 import { startFakeTelnyx } from "./testing/fake-telnyx.js";
 
@@ -18,9 +18,10 @@ runProviderContract({
     const fake = await startFakeTelnyx({ apiKey: "KEY0123", retryAfterSeconds: 0 });
     const make = (apiUrl: string) =>
       telnyxProvider({
+        transport: fetchTransport,
         apiKey: "KEY0123",
         apiUrl,
-        callbackBaseUrl: "https://tidings.example.com/providers/telnyx",
+        callbackBaseUrl: () => "https://tidings.example.com/providers/telnyx",
         random: () => 0,
         ...options,
       });
@@ -30,7 +31,7 @@ runProviderContract({
         answerNext: (...faults) => fake.answerNext(...faults),
         requests: () => fake.sends.length,
       },
-      unreachable: () => make("http://127.0.0.1:1"),
+      unreachable: () => make(REFUSING_ORIGIN),
       close: () => fake.close(),
     };
   },

@@ -1,77 +1,72 @@
+import type { KeyObject } from "node:crypto";
 import {
   type ChannelProvider,
   type HttpProviderOptions,
   type HttpProviderSpec,
   httpProvider,
-  type OutboundMessage,
-  type ProviderLimits,
+  type ProviderIdentity,
 } from "@tidings/core";
-import { undiciTransport } from "./transport.js";
-
-export interface TelnyxProviderOptions extends Omit<HttpProviderOptions<"telnyx">, "transport"> {
-  /** The API key (v2), sent as `Authorization: Bearer`. */
-  apiKey: string;
-  /** The messaging profile to send with (needed for alphanumeric senders and number pools). */
-  messagingProfileId?: string | undefined;
-  /** The API origin (default `https://api.telnyx.com`); tests point it at a fake. */
-  apiUrl?: string | undefined;
-  /** The public URL of the mounted callbacks, e.g. `https://tidings.example.com/providers/telnyx`. */
-  callbackBaseUrl: string | (() => string);
-}
 
 /**
- * What Telnyx takes: 10 parts of SMS by default, 1,530 GSM-7 characters (a UCS-2 text gets 670,
- * and Telnyx refuses a longer one with 40302). A send has no time to live of its own.
+ * Telnyx Messaging: SMS only. What it takes: 10 parts of SMS by default, 1,530 GSM-7 characters
+ * (a UCS-2 text gets 670, and Telnyx refuses a longer one with 40302); a send has no time to
+ * live of its own.
  */
-export const TELNYX_LIMITS: ProviderLimits = { text: { sms: 1530 }, ttlSeconds: {} };
+export const TELNYX: ProviderIdentity<"telnyx"> = {
+  name: "telnyx",
+  title: "Telnyx",
+  channels: ["sms"],
+  limits: { text: { sms: 1530 }, ttlSeconds: {} },
+};
 
-/** The status webhook URL of one message: the message id rides in the query. */
-export const statusWebhookUrl = (callbackBaseUrl: string, messageId: string): string =>
-  `${callbackBaseUrl.replace(/\/+$/, "")}/status?m=${encodeURIComponent(messageId)}`;
+/** Telnyx's settings (`TIDINGS_TELNYX_*`). */
+export interface TelnyxSettings {
+  /** The API key (v2), sent as `Authorization: Bearer`. */
+  apiKey: string;
+  /** The account's webhook public key (see `telnyxPublicKey`). */
+  publicKey: KeyObject;
+  /** The messaging profile to send with (needed for alphanumeric senders and number pools). */
+  messagingProfileId?: string | undefined;
+  /** The API origin, `https://api.telnyx.com` (tests point it at a fake). */
+  apiUrl: string;
+}
 
-/** The body of `POST /v2/messages` for one message. */
-export function telnyxMessage(
-  message: OutboundMessage,
-  webhookUrl: string,
-  messagingProfileId: string | undefined,
-): Record<string, string> {
-  return {
-    from: message.sender,
-    to: message.phoneNumber,
-    text: message.body,
-    webhook_url: webhookUrl,
-    ...(messagingProfileId === undefined ? {} : { messaging_profile_id: messagingProfileId }),
-  };
+export interface TelnyxProviderOptions
+  extends HttpProviderOptions<"telnyx">,
+    Omit<TelnyxSettings, "publicKey"> {
+  /** The public URL of the mounted callbacks, e.g. `https://tidings.example.com/providers/telnyx`. */
+  callbackBaseUrl: () => string;
 }
 
 type TelnyxErrors = { errors?: Array<{ code?: unknown; title?: unknown; detail?: unknown }> };
 
 /**
- * Telnyx Messaging (SMS) on the provider skeleton: one `POST /v2/messages` per message with
- * its own `webhook_url`, the answer's `data.id` kept as the provider message id. Telnyx has no
- * idempotency key, so nothing is sent again once it may have reached Telnyx.
+ * Telnyx on the provider skeleton: one `POST /v2/messages` per message, JSON, with its own
+ * `webhook_url` (the status route, the message id in its query); the answer's `data.id` is the
+ * provider message id. Telnyx has no idempotency key, so nothing is sent again once it may have
+ * reached Telnyx.
  */
 export function telnyxSpec(options: TelnyxProviderOptions): HttpProviderSpec<"telnyx"> {
-  const url = `${(options.apiUrl ?? "https://api.telnyx.com").replace(/\/+$/, "")}/v2/messages`;
+  const url = `${options.apiUrl.replace(/\/+$/, "")}/v2/messages`;
+  const profile = options.messagingProfileId;
   return {
-    name: "telnyx",
-    title: "Telnyx",
-    channels: ["sms"],
-    limits: TELNYX_LIMITS,
+    ...TELNYX,
     retryUnknownOutcome: false,
     request(message) {
-      const base = options.callbackBaseUrl;
-      const hook = statusWebhookUrl(typeof base === "string" ? base : base(), message.messageId);
-      return {
-        method: "POST",
-        url,
-        headers: {
-          "content-type": "application/json",
-          accept: "application/json",
-          authorization: `Bearer ${options.apiKey}`,
-        },
-        body: JSON.stringify(telnyxMessage(message, hook, options.messagingProfileId)),
+      const hooks = options.callbackBaseUrl().replace(/\/+$/, "");
+      const body = {
+        from: message.sender,
+        to: message.phoneNumber,
+        text: message.body,
+        webhook_url: `${hooks}/status?m=${encodeURIComponent(message.messageId)}`,
+        ...(profile === undefined ? {} : { messaging_profile_id: profile }),
       };
+      const headers = {
+        "content-type": "application/json",
+        accept: "application/json",
+        authorization: `Bearer ${options.apiKey}`,
+      };
+      return { method: "POST", url, headers, body: JSON.stringify(body) };
     },
     accepted(answer) {
       const id = (answer.body.data as { id?: unknown } | undefined)?.id;
@@ -90,4 +85,4 @@ export function telnyxSpec(options: TelnyxProviderOptions): HttpProviderSpec<"te
 
 /** Telnyx as a `ChannelProvider`, behind the skeleton's retries, deadline and breaker. */
 export const telnyxProvider = (options: TelnyxProviderOptions): ChannelProvider =>
-  httpProvider(telnyxSpec(options), { ...options, transport: undiciTransport });
+  httpProvider(telnyxSpec(options), options);

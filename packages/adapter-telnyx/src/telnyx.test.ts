@@ -9,6 +9,7 @@ import {
   type OutboundMessage,
 } from "@tidings/core";
 import {
+  fetchTransport,
   memoryStorage,
   readableSecretBox,
   seedMessage,
@@ -16,7 +17,7 @@ import {
 } from "@tidings/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { telnyxCallbacks } from "./callback-handler.js";
-import { checkTelnyxCredentials } from "./credentials-check.js";
+import { checkTelnyxCredentials } from "./plugin.js";
 import { telnyxProvider } from "./telnyx-provider.js";
 import { type FakeTelnyx, startFakeTelnyx } from "./testing/fake-telnyx.js";
 import { telnyxPublicKey, verifyTelnyxWebhook } from "./webhook-signature.js";
@@ -78,9 +79,10 @@ async function world(options: { messagingProfileId?: string } = {}) {
   });
   const base = await serveApp(app);
   const provider = telnyxProvider({
+    transport: fetchTransport,
     apiKey: KEY,
     apiUrl: fake.url,
-    callbackBaseUrl: base,
+    callbackBaseUrl: () => base,
     messagingProfileId: options.messagingProfileId,
     clock,
     random: () => 0,
@@ -222,11 +224,21 @@ describe("telnyx", () => {
 
   it("providers check reads the balance with the API key, and says when it is refused", async () => {
     fake = await startFakeTelnyx({ apiKey: KEY });
-    expect(await checkTelnyxCredentials({ apiKey: KEY, apiUrl: fake.url })).toEqual({
+    expect(
+      await checkTelnyxCredentials(
+        { apiKey: KEY, apiUrl: fake.url },
+        { timeoutMs: 10_000, transport: fetchTransport },
+      ),
+    ).toEqual({
       outcome: "ok",
       detail: "Telnyx balance 300.00 USD.",
     });
-    expect(await checkTelnyxCredentials({ apiKey: "wrong", apiUrl: fake.url })).toMatchObject({
+    expect(
+      await checkTelnyxCredentials(
+        { apiKey: "wrong", apiUrl: fake.url },
+        { timeoutMs: 10_000, transport: fetchTransport },
+      ),
+    ).toMatchObject({
       outcome: "refused",
     });
   });

@@ -1,5 +1,5 @@
 import { createPublicKey, type KeyObject, verify } from "node:crypto";
-import type { Verified } from "@tidings/core";
+import { type Verified, verifyTimestamped } from "@tidings/core";
 
 /** Why a webhook was refused. */
 export type TelnyxSignatureVerdict = Verified<"unsigned" | "stale" | "bad_signature">;
@@ -31,21 +31,14 @@ export function verifyTelnyxWebhook(
   body: Uint8Array | string,
   options: { publicKey: KeyObject; nowMs: number; toleranceSeconds?: number | undefined },
 ): TelnyxSignatureVerdict {
-  const { signature, timestamp } = headers;
-  if (signature === null || timestamp === null) return { ok: false, reason: "unsigned" };
-  // The SDK lets a timestamp that is no number through; here it is refused.
-  if (!/^[0-9]{1,12}$/.test(timestamp)) return { ok: false, reason: "stale" };
-  const tolerance = options.toleranceSeconds ?? 300;
-  if (Math.abs(options.nowMs / 1000 - Number(timestamp)) > tolerance) {
-    return { ok: false, reason: "stale" };
-  }
-  const signed = Buffer.concat([Buffer.from(`${timestamp}|`), Buffer.from(body)]);
-  const bytes = Buffer.from(signature, "base64");
-  try {
-    return bytes.length === 64 && verify(null, signed, options.publicKey, bytes)
-      ? { ok: true }
-      : { ok: false, reason: "bad_signature" };
-  } catch {
-    return { ok: false, reason: "bad_signature" };
-  }
+  return verifyTimestamped(
+    headers,
+    options.nowMs,
+    (signature, timestamp) => {
+      const bytes = Buffer.from(signature, "base64");
+      const signed = Buffer.concat([Buffer.from(`${timestamp}|`), Buffer.from(body)]);
+      return bytes.length === 64 && verify(null, signed, options.publicKey, bytes);
+    },
+    options.toleranceSeconds,
+  );
 }

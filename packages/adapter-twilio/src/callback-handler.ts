@@ -1,12 +1,13 @@
 import {
   type CallbackApp,
   type CallbackLogger,
-  callbackApp,
+  type CallbackRoute,
   type Deps,
   emptyAnswer,
   type InboundSink,
   isUuidV7,
-  recordUpstreamReport,
+  postRoutes,
+  recordCallbackReport,
   recordUpstreamSentFrom,
 } from "@tidings/core";
 import { handleTwilioInbound } from "./inbound-handler.js";
@@ -43,8 +44,6 @@ export interface TwilioCallbackOptions {
   onFinal?: ((messageId: string, messageSid: string) => void) | undefined;
 }
 
-const ROUTE = "/providers/twilio/status";
-
 /** A parameter's single value (the first, if it was repeated). */
 const one = (params: TwilioParams, name: string): string | null => {
   const value = params[name];
@@ -68,36 +67,22 @@ export function twilioCallbacks(options: TwilioCallbackOptions): CallbackApp {
     return (typeof base === "string" ? base : base()).replace(/\/+$/, "");
   };
   const { logger } = options;
-  return callbackApp("twilio", logger, async (request) => {
-    const path = request.url.split("?", 1)[0];
-    if (path === "/inbound" && options.inbound !== undefined) {
-      return handleTwilioInbound(request, {
-        authToken: options.authToken,
-        webhookKeys: options.webhookKeys,
-        url: baseUrl() + request.url,
-        sink: options.inbound,
-        logger,
-      });
-    }
-    if (path !== "/status") return emptyAnswer(404, "/providers/twilio");
-    if (request.method !== "POST") return emptyAnswer(405, ROUTE, { allow: "POST" });
-    const signed = signedForm(request, options, baseUrl() + request.url, {
-      route: ROUTE,
-      what: "callback",
-      logger,
-    });
+  const sink = options.inbound;
+  const inbound: CallbackRoute | undefined =
+    sink &&
+    ((request) =>
+      handleTwilioInbound(request, { ...options, url: baseUrl() + request.url, sink, logger }));
+  const statusRoute: CallbackRoute = async (request, route, query) => {
+    const url = baseUrl() + request.url;
+    const signed = signedForm(request, options, url, { route, what: "callback", logger });
     if (!signed.ok) return signed.answer;
     const { params } = signed;
-    const messageId = new URLSearchParams(request.url.slice(path.length + 1)).get("m") ?? "";
+    const messageId = query.get("m") ?? "";
     const status = one(params, "MessageStatus") ?? one(params, "SmsStatus") ?? "";
     const report = reportOf(status, one(params, "ErrorCode") || null);
     const sentFrom = one(params, "From");
     if (report === null && (sentFrom === null || !isUuidV7(messageId))) {
-      return emptyAnswer(200, ROUTE);
-    }
-    if (!isUuidV7(messageId)) {
-      logger.warn("twilio callback for no Tidings message", { route: ROUTE, status });
-      return emptyAnswer(200, ROUTE);
+      return emptyAnswer(200, route);
     }
     const messageSid = one(params, "MessageSid") ?? one(params, "SmsSid");
     const leg = {
@@ -110,24 +95,20 @@ export function twilioCallbacks(options: TwilioCallbackOptions): CallbackApp {
       // An intermediate status changes nothing, but says which number a Messaging Service
       // sent from: replies to that number belong to this message's organization.
       if (sentFrom !== null) await recordUpstreamSentFrom(options.deps, { ...leg, sentFrom });
-      return emptyAnswer(200, ROUTE);
+      return emptyAnswer(200, route);
     }
     const providerCode = one(params, "ErrorCode") || null;
-    const recorded = await recordUpstreamReport(options.deps, {
+    const recorded = await recordCallbackReport(options.deps, logger, {
       ...leg,
       sentFrom,
       status: report,
       providerCode,
       ...(providerCode === null ? {} : { description: `Twilio error ${providerCode}.` }),
     });
-    if (recorded.isErr()) {
-      // Answered 200 all the same, so Twilio stops retrying a report nobody can use.
-      logger.info("twilio report for an unknown message", { messageId, status });
-    } else if (recorded.value.ignored !== null) {
-      logger.info("twilio report ignored", { messageId, status, why: recorded.value.ignored });
-    } else if (report !== "seen" && messageSid !== null && recorded.value.applied) {
+    if (recorded?.applied && report !== "seen" && messageSid !== null) {
       options.onFinal?.(messageId, messageSid);
     }
-    return emptyAnswer(200, ROUTE);
-  });
+    return emptyAnswer(200, route);
+  };
+  return postRoutes("twilio", logger, { "/status": statusRoute, "/inbound": inbound });
 }

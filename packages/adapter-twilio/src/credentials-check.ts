@@ -1,52 +1,42 @@
-import type { CredentialsCheck } from "@tidings/core";
-import { request } from "undici";
+import { type CredentialsCheck, checkByRead, type ProviderTransport } from "@tidings/core";
 
 /**
  * Reads one page of one message (`GET /2010-04-01/Accounts/{sid}/Messages.json?PageSize=1`)
  * with the credentials sends use: a read an auth token and a Standard API key (`SK…`) may both
  * make, unlike the account itself, which an API key cannot read.
  */
-export async function checkTwilioCredentials(options: {
-  accountSid: string;
-  authToken: string;
-  apiKeySid?: string | undefined;
-  apiKeySecret?: string | undefined;
-  apiUrl?: string | undefined;
-  timeoutMs?: number | undefined;
-}): Promise<CredentialsCheck> {
-  const apiUrl = (options.apiUrl ?? "https://api.twilio.com").replace(/\/+$/, "");
-  const user = options.apiKeySid ?? options.accountSid;
-  const password = options.apiKeySid ? (options.apiKeySecret ?? "") : options.authToken;
-  try {
-    const response = await request(
-      `${apiUrl}/2010-04-01/Accounts/${encodeURIComponent(options.accountSid)}/Messages.json?PageSize=1`,
-      {
-        headers: {
-          authorization: `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`,
-          accept: "application/json",
-        },
-        signal: AbortSignal.timeout(options.timeoutMs ?? 10_000),
-      },
-    );
-    const body = (await response.body.json().catch(() => ({}))) as Record<string, unknown>;
-    if (response.statusCode === 200) {
-      const what = options.apiKeySid ? `API key ${options.apiKeySid}` : "auth token";
-      return {
-        outcome: "ok",
-        detail: `Twilio accepted the ${what} of account ${options.accountSid}.`,
-      };
+export function checkTwilioCredentials(
+  settings: {
+    accountSid: string;
+    authToken: string;
+    apiKeySid?: string | null | undefined;
+    apiKeySecret?: string | null | undefined;
+    apiUrl?: string | undefined;
+  },
+  options: { timeoutMs: number; transport: ProviderTransport },
+): Promise<CredentialsCheck> {
+  const { accountSid, apiKeySid } = settings;
+  const apiUrl = (settings.apiUrl ?? "https://api.twilio.com").replace(/\/+$/, "");
+  const user = apiKeySid ?? accountSid;
+  const password = apiKeySid ? (settings.apiKeySecret ?? "") : settings.authToken;
+  const page = {
+    method: "GET" as const,
+    url: `${apiUrl}/2010-04-01/Accounts/${encodeURIComponent(accountSid)}/Messages.json?PageSize=1`,
+    headers: {
+      authorization: `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`,
+      accept: "application/json",
+    },
+  };
+  return checkByRead(options.transport, "Twilio", page, options, ({ status, body }) => {
+    if (status === 200) {
+      const what = apiKeySid ? `API key ${apiKeySid}` : "auth token";
+      return { outcome: "ok", detail: `Twilio accepted the ${what} of account ${accountSid}.` };
     }
-    if (response.statusCode === 401 || response.statusCode === 403) {
-      return {
-        outcome: "refused",
-        detail: `Twilio refused the credentials (HTTP ${response.statusCode}, code ${String(body.code ?? "none")}).`,
-      };
-    }
-    return { outcome: "unreachable", detail: `Twilio answered HTTP ${response.statusCode}.` };
-  } catch (error) {
+    if (status !== 401 && status !== 403) return null;
+    const code = String(body.code ?? "none");
     return {
-      outcome: "unreachable",
-      detail: `Twilio could not be reached: ${(error as Error).message}.`,
+      outcome: "refused",
+      detail: `Twilio refused the credentials (HTTP ${status}, code ${code}).`,
     };
-  }
+  });
 }

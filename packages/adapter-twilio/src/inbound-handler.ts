@@ -6,6 +6,7 @@ import {
   type InboundReport,
   type InboundSink,
   type ProviderKeywordClass,
+  receiveInbound,
 } from "@tidings/core";
 import type { TwilioParams } from "./signature.js";
 import { signedForm, type TwilioSigningSecrets } from "./signed-request.js";
@@ -91,13 +92,6 @@ export async function handleTwilioInbound(
     logger.warn("twilio inbound refused: not an incoming message", { route });
     return emptyAnswer(400, route);
   }
-  const outcome = await options.sink.receive(report);
-  if (outcome === "no_owner" || outcome === "bad_sender") {
-    logger.info("twilio inbound message not stored", {
-      provider: "twilio",
-      channel: report.channel,
-      outcome,
-    });
-  }
+  await receiveInbound(options.sink, logger, report);
   return twiml();
 }

@@ -1,8 +1,14 @@
-import type { ProviderPlugin, SettingsReader } from "@tidings/core";
+import { apiOriginSetting, type ProviderPlugin, type SettingsReader } from "@tidings/core";
 import { twilioCallbacks } from "./callback-handler.js";
 import { checkTwilioCredentials } from "./credentials-check.js";
 import { twilioPriceFetcher } from "./price-fetch.js";
 import { TWILIO_LIMITS, twilioProvider } from "./twilio-provider.js";
+
+const API_URL = apiOriginSetting(
+  "TIDINGS_TWILIO_API_URL",
+  "https://api.twilio.com",
+  "Twilio's API origin",
+);
 
 /** Twilio's settings (`TIDINGS_TWILIO_*`). */
 export interface TwilioSettings {
@@ -95,13 +101,7 @@ export const twilioPlugin: ProviderPlugin<TwilioSettings, "twilio"> = {
       default: "(none)",
       doc: "send through this Messaging Service (MG…) instead of From",
     },
-    {
-      env: "TIDINGS_TWILIO_API_URL",
-      kind: "url",
-      required: false,
-      default: "https://api.twilio.com",
-      doc: "Twilio's API origin; a local fake's only with TIDINGS_DEV=1",
-    },
+    API_URL,
     {
       env: "TIDINGS_TWILIO_WEBHOOK_KEYS",
       kind: "json",
@@ -144,7 +144,7 @@ export const twilioPlugin: ProviderPlugin<TwilioSettings, "twilio"> = {
       /^MG[0-9a-fA-F]{32}$/,
       "MG followed by 32 hexadecimal digits",
     );
-    const apiUrl = reader.origin("TIDINGS_TWILIO_API_URL", "https://api.twilio.com");
+    const apiUrl = reader.origin(API_URL.env, API_URL.default);
     const authToken = reader.value("TIDINGS_TWILIO_AUTH_TOKEN");
     const webhookKeys = readWebhookKeys(reader);
     const fetchPriceText = reader.value("TIDINGS_TWILIO_FETCH_PRICE") ?? "0";
@@ -183,6 +183,7 @@ export const twilioPlugin: ProviderPlugin<TwilioSettings, "twilio"> = {
       apiUrl: settings.apiUrl,
       callbackBaseUrl: host.callbackBaseUrl,
       timeoutMs: host.timeoutMs,
+      transport: host.transport,
       clock: host.clock,
       logger: host.logger,
       onRequest: host.onRequest,
@@ -212,13 +213,5 @@ export const twilioPlugin: ProviderPlugin<TwilioSettings, "twilio"> = {
     });
     return prices === null ? app : { ...app, close: () => prices.close() };
   },
-  checkCredentials: (settings, { timeoutMs }) =>
-    checkTwilioCredentials({
-      accountSid: settings.accountSid,
-      authToken: settings.authToken,
-      apiKeySid: settings.apiKeySid ?? undefined,
-      apiKeySecret: settings.apiKeySecret ?? undefined,
-      apiUrl: settings.apiUrl,
-      timeoutMs,
-    }),
+  checkCredentials: checkTwilioCredentials,
 };

@@ -1,4 +1,4 @@
-import { runProviderContract } from "@tidings/core/testing";
+import { fetchTransport, REFUSING_ORIGIN, runProviderContract } from "@tidings/core/testing";
 import { startFakeTwilio } from "./testing/fake-twilio.js";
 import { twilioProvider } from "./twilio-provider.js";
 
@@ -25,6 +25,7 @@ runProviderContract({
     });
     const make = (apiUrl: string) =>
       twilioProvider({
+        transport: fetchTransport,
         accountSid: ACCOUNT,
         authToken: TOKEN,
         apiUrl,
@@ -38,7 +39,7 @@ runProviderContract({
         answerNext: (...faults) => fake.answerNext(...faults),
         requests: () => fake.sends.length,
       },
-      unreachable: () => make("http://127.0.0.1:1"),
+      unreachable: () => make(REFUSING_ORIGIN),
       close: () => fake.close(),
     };
   },

@@ -1,4 +1,5 @@
 import { type ChannelProvider, manualClock, type OutboundMessage } from "@tidings/core";
+import { fetchTransport } from "@tidings/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { type FakeTwilio, startFakeTwilio } from "./testing/fake-twilio.js";
 import { type TwilioProviderOptions, twilioProvider } from "./twilio-provider.js";
@@ -28,6 +29,7 @@ afterEach(async () => {
 async function setup(extra: Partial<TwilioProviderOptions> = {}): Promise<ChannelProvider> {
   fake = await startFakeTwilio({ accountSid: ACCOUNT, authToken: TOKEN, retryAfterSeconds: 0 });
   return twilioProvider({
+    transport: fetchTransport,
     accountSid: ACCOUNT,
     authToken: TOKEN,
     apiUrl: fake.url,
@@ -82,6 +84,7 @@ describe("twilioProvider against a fake Twilio", () => {
       apiKeySecret: "key-secret",
     });
     const provider = twilioProvider({
+      transport: fetchTransport,
       accountSid: ACCOUNT,
       authToken: TOKEN,
       apiKeySid: `SK${"b".repeat(32)}`,
@@ -164,6 +167,7 @@ describe("twilioProvider against a fake Twilio", () => {
     const closedUrl = fake.url;
     await fake.close();
     const down = twilioProvider({
+      transport: fetchTransport,
       accountSid: ACCOUNT,
       authToken: TOKEN,
       apiUrl: closedUrl,
@@ -226,6 +230,7 @@ describe("a Twilio send that gets no answer names its cause and whether anything
   });
   const at = (apiUrl: string, extra: Partial<TwilioProviderOptions> = {}) =>
     twilioProvider({
+      transport: fetchTransport,
       accountSid: ACCOUNT,
       authToken: TOKEN,
       apiUrl,

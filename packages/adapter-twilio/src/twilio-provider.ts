@@ -8,14 +8,12 @@ import {
   type ProviderLimits,
   type ProviderRequestSeen,
 } from "@tidings/core";
-import { undiciTransport } from "./transport.js";
 import type { TwilioMessage, TwilioRestError } from "./wire.js";
 
 /** One request to Twilio as the host's metrics and traces see it: no secret, no text. */
 export type TwilioRequestSeen = ProviderRequestSeen<"twilio">;
 
-export interface TwilioProviderOptions
-  extends Omit<HttpProviderOptions<"twilio">, "transport" | "onRequest"> {
+export interface TwilioProviderOptions extends Omit<HttpProviderOptions<"twilio">, "onRequest"> {
   accountSid: string;
   /** Sends with Basic `AccountSid:AuthToken` unless an API key is given. */
   authToken: string;
@@ -123,4 +121,4 @@ export function twilioSpec(options: TwilioProviderOptions): HttpProviderSpec<"tw
 
 /** Twilio as a `ChannelProvider` (SMS), behind the skeleton's retries, deadline and breaker. */
 export const twilioProvider = (options: TwilioProviderOptions): ChannelProvider =>
-  httpProvider(twilioSpec(options), { ...options, transport: undiciTransport });
+  httpProvider(twilioSpec(options), options);

@@ -2,15 +2,17 @@ import {
   bodyText,
   type CallbackApp,
   type CallbackLogger,
+  type CallbackRoute,
   type Clock,
-  callbackApp,
   type Deps,
   emptyAnswer,
   headerOf,
   type InboundSink,
+  isJsonObject,
   isUuidV7,
+  postRoutes,
+  recordCallbackReport,
   recordUpstreamPrice,
-  recordUpstreamReport,
 } from "@tidings/core";
 import { handleVonageInbound } from "./inbound-handler.js";
 import { parseClientRef } from "./legs.js";
@@ -34,8 +36,6 @@ export interface VonageCallbackOptions {
   inbound?: InboundSink | undefined;
 }
 
-const ROUTE = "/providers/vonage/status";
-
 /**
  * Vonage's status webhooks, mounted at `/providers/vonage`: `POST /status`, JSON, signed with an
  * HS256 JWT over the body's hash. One without any `Authorization` (Vonage sometimes sends one
@@ -47,18 +47,11 @@ const ROUTE = "/providers/vonage/status";
 export function vonageCallbacks(options: VonageCallbackOptions): CallbackApp {
   const { logger } = options;
   const clock = options.clock ?? options.deps.clock;
-  return callbackApp("vonage", logger, async (request) => {
-    if (request.url.split("?", 1)[0] === "/inbound" && options.inbound !== undefined) {
-      return handleVonageInbound(request, {
-        signatureSecret: options.signatureSecret,
-        apiKey: options.apiKey,
-        nowMs: clock.now(),
-        sink: options.inbound,
-        logger,
-      });
-    }
-    if (request.url.split("?", 1)[0] !== "/status") return emptyAnswer(404, "/providers/vonage");
-    if (request.method !== "POST") return emptyAnswer(405, ROUTE, { allow: "POST" });
+  const sink = options.inbound;
+  const inbound: CallbackRoute | undefined =
+    sink &&
+    ((request) => handleVonageInbound(request, { ...options, nowMs: clock.now(), sink, logger }));
+  const statusRoute: CallbackRoute = async (request, route) => {
     const verdict = await verifyVonageWebhook(
       headerOf(request, "authorization"),
       request.body ?? "",
@@ -69,10 +62,10 @@ export function vonageCallbacks(options: VonageCallbackOptions): CallbackApp {
       },
     );
     if (!verdict.ok) {
-      logger.warn("vonage webhook refused", { route: ROUTE, reason: verdict.reason });
+      logger.warn("vonage webhook refused", { route: route, reason: verdict.reason });
       return verdict.reason === "unsigned"
-        ? emptyAnswer(503, ROUTE, { "retry-after": "5" })
-        : emptyAnswer(403, ROUTE);
+        ? emptyAnswer(503, route, { "retry-after": "5" })
+        : emptyAnswer(403, route);
     }
     let status: VonageStatus | null;
     try {
@@ -80,7 +73,7 @@ export function vonageCallbacks(options: VonageCallbackOptions): CallbackApp {
     } catch {
       status = null;
     }
-    if (status === null) return emptyAnswer(400, ROUTE);
+    if (status === null) return emptyAnswer(400, route);
     const report = reportOf(status);
     const { messageId, channel } = parseClientRef(status.client_ref ?? "");
     // `usage` may ride on a status that changes nothing (`submitted`): its price is kept all the same.
@@ -98,18 +91,14 @@ export function vonageCallbacks(options: VonageCallbackOptions): CallbackApp {
           price,
         });
       }
-      return emptyAnswer(200, ROUTE);
-    }
-    if (!isUuidV7(messageId)) {
-      logger.info("vonage status for no Tidings message", { route: ROUTE, status: status.status });
-      return emptyAnswer(200, ROUTE);
+      return emptyAnswer(200, route);
     }
     const providerCode = providerCodeOf(status.error);
     const description =
       status.status === "undeliverable"
         ? UNDELIVERABLE_DESCRIPTION
         : (status.error?.detail ?? textOf(status.error?.title));
-    const recorded = await recordUpstreamReport(options.deps, {
+    await recordCallbackReport(options.deps, logger, {
       messageId,
       channel,
       provider: "vonage",
@@ -121,21 +110,10 @@ export function vonageCallbacks(options: VonageCallbackOptions): CallbackApp {
       ...(description === undefined ? {} : { description }),
       ...(price === undefined ? {} : { price }),
     });
-    if (recorded.isErr()) {
-      logger.info("vonage status for an unknown message", { messageId, status: status.status });
-    } else if (recorded.value.ignored !== null) {
-      logger.info("vonage status ignored", {
-        messageId,
-        status: status.status,
-        why: recorded.value.ignored,
-      });
-    }
-    return emptyAnswer(200, ROUTE);
-  });
+    return emptyAnswer(200, route);
+  };
+  return postRoutes("vonage", logger, { "/status": statusRoute, "/inbound": inbound });
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
 
 const textOf = (value: unknown): string | undefined =>
   typeof value === "string" ? value : undefined;
@@ -146,8 +124,8 @@ const textOf = (value: unknown): string | undefined =>
  * when the body is not a JSON object at all.
  */
 function statusOf(body: unknown): VonageStatus | null {
-  if (!isObject(body)) return null;
-  const error = isObject(body.error)
+  if (!isJsonObject(body)) return null;
+  const error = isJsonObject(body.error)
     ? {
         type: textOf(body.error.type),
         title: typeof body.error.title === "number" ? body.error.title : textOf(body.error.title),
@@ -159,7 +137,7 @@ function statusOf(body: unknown): VonageStatus | null {
     status: textOf(body.status),
     client_ref: textOf(body.client_ref),
     error,
-    usage: isObject(body.usage)
+    usage: isJsonObject(body.usage)
       ? { price: body.usage.price, currency: body.usage.currency }
       : undefined,
   };

@@ -8,6 +8,8 @@ import {
   type InboundChannel,
   type InboundReport,
   type InboundSink,
+  isJsonObject,
+  receiveInbound,
 } from "@tidings/core";
 import { verifyVonageWebhook } from "./webhook-signature.js";
 
@@ -20,11 +22,6 @@ const CHANNELS: Record<string, InboundChannel> = {
   viber_service: "viber",
   viber: "viber",
 };
-
-type Json = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Json =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
 
 const text = (value: unknown): string | null =>
   typeof value === "string" && value !== "" ? value : null;
@@ -39,7 +36,7 @@ export type VonageInbound = { report: InboundReport } | { skipped: string } | nu
  * when the body is not an inbound message at all.
  */
 export function vonageInbound(body: unknown): VonageInbound {
-  if (!isObject(body)) return null;
+  if (!isJsonObject(body)) return null;
   const channelName = text(body.channel);
   const messageUuid = text(body.message_uuid);
   const from = text(body.from);
@@ -116,13 +113,6 @@ export async function handleVonageInbound(
     });
     return emptyAnswer(200, route);
   }
-  const outcome = await options.sink.receive(inbound.report);
-  if (outcome === "no_owner" || outcome === "bad_sender") {
-    logger.info("vonage inbound message not stored", {
-      provider: "vonage",
-      channel: inbound.report.channel,
-      outcome,
-    });
-  }
+  await receiveInbound(options.sink, logger, inbound.report);
   return emptyAnswer(200, route);
 }

@@ -1,8 +1,20 @@
 import { createPrivateKey } from "node:crypto";
-import type { ProviderPlugin } from "@tidings/core";
+import { apiOriginSetting, type ProviderPlugin } from "@tidings/core";
 import { vonageCallbacks } from "./callback-handler.js";
 import { checkVonageCredentials } from "./credentials-check.js";
 import { VONAGE_LIMITS, vonageProvider } from "./vonage-provider.js";
+
+const API_URL = apiOriginSetting(
+  "TIDINGS_VONAGE_API_URL",
+  "https://api.nexmo.com",
+  "the Messages API origin",
+);
+
+const REST_URL = apiOriginSetting(
+  "TIDINGS_VONAGE_REST_URL",
+  "https://rest.nexmo.com",
+  "the REST origin of the balance read",
+);
 
 /** Vonage's settings (`TIDINGS_VONAGE_*`). */
 export interface VonageSettings {
@@ -58,20 +70,8 @@ export const vonagePlugin: ProviderPlugin<VonageSettings, "vonage"> = {
       default: "(none)",
       doc: "with the API key, lets providers check read the balance",
     },
-    {
-      env: "TIDINGS_VONAGE_API_URL",
-      kind: "url",
-      required: false,
-      default: "https://api.nexmo.com",
-      doc: "the Messages API origin; a local fake's only with TIDINGS_DEV=1",
-    },
-    {
-      env: "TIDINGS_VONAGE_REST_URL",
-      kind: "url",
-      required: false,
-      default: "https://rest.nexmo.com",
-      doc: "the REST origin of the balance read; a local fake's only with TIDINGS_DEV=1",
-    },
+    API_URL,
+    REST_URL,
   ],
   read(reader) {
     // A PEM pasted into one line of an env file keeps its newlines as \n.
@@ -85,8 +85,8 @@ export const vonagePlugin: ProviderPlugin<VonageSettings, "vonage"> = {
         );
       }
     }
-    const apiUrl = reader.origin("TIDINGS_VONAGE_API_URL", "https://api.nexmo.com");
-    const restUrl = reader.origin("TIDINGS_VONAGE_REST_URL", "https://rest.nexmo.com");
+    const apiUrl = reader.origin(API_URL.env, API_URL.default);
+    const restUrl = reader.origin(REST_URL.env, REST_URL.default);
     const applicationId = reader.value("TIDINGS_VONAGE_APPLICATION_ID");
     const signatureSecret = reader.value("TIDINGS_VONAGE_SIGNATURE_SECRET");
     if (
@@ -115,6 +115,7 @@ export const vonagePlugin: ProviderPlugin<VonageSettings, "vonage"> = {
       apiUrl: settings.apiUrl,
       callbackBaseUrl: host.callbackBaseUrl,
       timeoutMs: host.timeoutMs,
+      transport: host.transport,
       clock: host.clock,
       logger: host.logger,
       onRequest: host.onRequest,
@@ -127,11 +128,5 @@ export const vonagePlugin: ProviderPlugin<VonageSettings, "vonage"> = {
       logger: host.logger,
       inbound: host.inbound,
     }),
-  checkCredentials: (settings, { timeoutMs }) =>
-    checkVonageCredentials({
-      apiKey: settings.apiKey ?? undefined,
-      apiSecret: settings.apiSecret ?? undefined,
-      restUrl: settings.restUrl,
-      timeoutMs,
-    }),
+  checkCredentials: checkVonageCredentials,
 };

@@ -1,5 +1,5 @@
 import { generateKeyPairSync } from "node:crypto";
-import { runProviderContract } from "@tidings/core/testing";
+import { fetchTransport, REFUSING_ORIGIN, runProviderContract } from "@tidings/core/testing";
 import { startFakeVonage } from "./testing/fake-vonage.js";
 import { vonageProvider } from "./vonage-provider.js";
 
@@ -33,6 +33,7 @@ for (const channel of ["viber", "sms"] as const) {
       });
       const make = (apiUrl: string) =>
         vonageProvider({
+          transport: fetchTransport,
           applicationId: APP,
           privateKey,
           apiUrl,
@@ -46,7 +47,7 @@ for (const channel of ["viber", "sms"] as const) {
           answerNext: (...faults) => fake.answerNext(...faults),
           requests: () => fake.sends.length,
         },
-        unreachable: () => make("http://127.0.0.1:1"),
+        unreachable: () => make(REFUSING_ORIGIN),
         close: () => fake.close(),
       };
     },

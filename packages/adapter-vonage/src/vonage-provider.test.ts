@@ -1,5 +1,6 @@
 import { createPrivateKey, generateKeyPairSync } from "node:crypto";
 import type { ChannelProvider, OutboundMessage } from "@tidings/core";
+import { fetchTransport } from "@tidings/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { type FakeVonage, startFakeVonage } from "./testing/fake-vonage.js";
 import { type VonageProviderOptions, vonageProvider } from "./vonage-provider.js";
@@ -37,6 +38,7 @@ async function setup(extra: Partial<VonageProviderOptions> = {}): Promise<Channe
     retryAfterSeconds: 0,
   });
   return vonageProvider({
+    transport: fetchTransport,
     applicationId: APP,
     privateKey,
     apiUrl: fake.url,
@@ -160,6 +162,7 @@ describe("vonageProvider against a fake Vonage", () => {
     await fake.close();
     const warned: Array<Record<string, unknown> | undefined> = [];
     const down = vonageProvider({
+      transport: fetchTransport,
       applicationId: APP,
       privateKey,
       apiUrl: closed,

@@ -11,14 +11,12 @@ import {
 import { applicationJwt } from "./application-jwt.js";
 import { clientRefOf } from "./legs.js";
 import { providerCodeOf } from "./status-map.js";
-import { undiciTransport } from "./transport.js";
 import type { VonageError, VonageMessageAccepted, VonageMessageRequest } from "./wire.js";
 
 /** One request to Vonage as the host's metrics and traces see it: no secret, no text. */
 export type VonageRequestSeen = ProviderRequestSeen<"vonage">;
 
-export interface VonageProviderOptions
-  extends Omit<HttpProviderOptions<"vonage">, "transport" | "onRequest"> {
+export interface VonageProviderOptions extends Omit<HttpProviderOptions<"vonage">, "onRequest"> {
   /** The Vonage application's id: the `application_id` of the JWT. */
   applicationId: string;
   /** The application's private key, as PEM text (PKCS #8, or PKCS #1, which is converted). */
@@ -122,4 +120,4 @@ export function vonageSpec(options: VonageProviderOptions): HttpProviderSpec<"vo
 
 /** Vonage as a `ChannelProvider`, behind the skeleton's retries, deadline and breaker. */
 export const vonageProvider = (options: VonageProviderOptions): ChannelProvider =>
-  httpProvider(vonageSpec(options), { ...options, transport: undiciTransport });
+  httpProvider(vonageSpec(options), options);

@@ -158,6 +158,7 @@ export type {
   UpstreamReportOutcome,
 } from "./messages/provider-report.js";
 export {
+  recordCallbackReport,
   recordProviderReport,
   recordUpstreamReport,
   recordUpstreamSentFrom,
@@ -236,6 +237,7 @@ export type {
   CallbackRefusal,
   CallbackRequest,
   CallbackResponse,
+  CallbackRoute,
 } from "./providers/callback-app.js";
 export {
   bodyText,
@@ -243,6 +245,8 @@ export {
   emptyAnswer,
   headerOf,
   MAX_CALLBACK_BYTES,
+  postRoutes,
+  receiveInbound,
 } from "./providers/callback-app.js";
 export type { ProvidersByChannel } from "./providers/channel-router.js";
 export { channelRouter } from "./providers/channel-router.js";
@@ -253,6 +257,7 @@ export type {
 } from "./providers/circuit-breaker.js";
 export { circuitBreaker } from "./providers/circuit-breaker.js";
 export type { CredentialsCheck } from "./providers/credentials-check.js";
+export { checkByRead } from "./providers/credentials-check.js";
 export type { FailoverMember, FailoverOptions } from "./providers/failover-provider.js";
 export { failoverProvider } from "./providers/failover-provider.js";
 export { guardedProvider } from "./providers/guarded-provider.js";
@@ -263,6 +268,7 @@ export type {
   ProviderErrorSaid,
   ProviderHttpAnswer,
   ProviderHttpRequest,
+  ProviderIdentity,
   ProviderTransport,
 } from "./providers/http-provider.js";
 export { httpProvider, PROVIDER_TIMEOUT_MS } from "./providers/http-provider.js";
@@ -276,7 +282,7 @@ export type {
   SettingDeclaration,
   SettingsReader,
 } from "./providers/provider-plugin.js";
-export { settingsReader } from "./providers/provider-plugin.js";
+export { apiOriginSetting, settingsReader } from "./providers/provider-plugin.js";
 export type { ProviderRequestSeen } from "./providers/provider-span.js";
 export {
   inProviderRequestSpan,
@@ -302,7 +308,7 @@ export { upstreamError } from "./providers/upstream-errors.js";
 export type { UpstreamRetryOptions, UpstreamTry } from "./providers/upstream-retry.js";
 export { backoffMs, withUpstreamRetries } from "./providers/upstream-retry.js";
 export type { Verified } from "./providers/verified.js";
-export { verifiedOk } from "./providers/verified.js";
+export { verifiedOk, verifyTimestamped } from "./providers/verified.js";
 export { destinationRefusal } from "./rate-limit/destination-counters.js";
 export {
   checkSendRateLimit,
@@ -364,6 +370,7 @@ export type { ManualClock } from "./support/clock.js";
 export { isoAt, manualClock, systemClock } from "./support/clock.js";
 export { closestName, editDistance } from "./support/closest-name.js";
 export { createIds, isPrefixedId, isUuidV7 } from "./support/ids.js";
+export { isJsonObject } from "./support/json-object.js";
 export type { NoticedMemoryOptions } from "./support/noticed-memory.js";
 export { parseInput, toIssues } from "./support/parse.js";
 export { StorageBusyError } from "./support/storage-busy.js";

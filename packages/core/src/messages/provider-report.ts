@@ -9,7 +9,9 @@ import type {
   ProviderReport,
   UpstreamReport,
 } from "../ports.js";
+import type { ProviderLogger } from "../providers/provider-logger.js";
 import { isoAt } from "../support/clock.js";
+import { isUuidV7 } from "../support/ids.js";
 import { inSpan, SPAN_ATTRIBUTES } from "../support/tracing.js";
 import { type Advance, advanceMessage } from "./lifecycle.js";
 import { recordLegPrice } from "./message-prices.js";
@@ -258,4 +260,30 @@ function storableText(value: unknown): string | null {
     .trim();
   if (clean === "") return null;
   return clean.length > MAX_PROVIDER_TEXT ? `${clean.slice(0, MAX_PROVIDER_TEXT)}…` : clean;
+}
+
+/**
+ * Records a verified report from a provider's callback as `recordUpstreamReport` does, and logs
+ * at info what changes nothing: a message id that is no Tidings id, an unknown message, a report
+ * ignored (backwards, repeated, another leg). The callback answers 200 all the same, so the
+ * provider stops retrying. The outcome, or `null` when there was no message to apply it to.
+ */
+export async function recordCallbackReport(
+  deps: Pick<Deps, "storage" | "ids" | "clock" | "secretBox" | "telemetry">,
+  logger: Pick<ProviderLogger, "info">,
+  report: UpstreamReport,
+): Promise<UpstreamReportOutcome | null> {
+  const { provider, messageId, status } = report;
+  if (!isUuidV7(messageId)) {
+    logger.info(`${provider} report for no Tidings message`, { status });
+    return null;
+  }
+  const recorded = await recordUpstreamReport(deps, report);
+  if (recorded.isErr()) {
+    logger.info(`${provider} report for an unknown message`, { messageId, status });
+    return null;
+  }
+  const why = recorded.value.ignored;
+  if (why !== null) logger.info(`${provider} report ignored`, { messageId, status, why });
+  return recorded.value;
 }

@@ -1,6 +1,7 @@
 // The framework-neutral shape of a provider's callback endpoint: the same request and answer
 // as the HTTP API's `handle`, so a server mounts it like the API, with no framework in core.
 
+import type { InboundOutcome, InboundReport, InboundSink } from "../ports.js";
 import type { ProviderLogger } from "./provider-logger.js";
 
 /** A callback request: no sockets, no streams; `url` is path and query below the mount. */
@@ -101,4 +102,48 @@ export function callbackApp(
       return emptyAnswer(REFUSALS[reason], `/providers/${provider}`);
     },
   };
+}
+
+/** One POST route of a provider: its request, its route label and the URL's query. */
+export type CallbackRoute = (
+  request: CallbackRequest,
+  route: string,
+  query: URLSearchParams,
+) => Promise<CallbackResponse>;
+
+/**
+ * A callback app of POST routes by path below `/providers/{provider}` (e.g. `/status`); a route
+ * left `undefined` is not served. Another path answers 404, another method 405 with `Allow`.
+ */
+export function postRoutes(
+  provider: string,
+  logger: CallbackLogger,
+  routes: Readonly<Record<string, CallbackRoute | undefined>>,
+): CallbackApp {
+  return callbackApp(provider, logger, async (request) => {
+    const at = request.url.indexOf("?");
+    const path = at < 0 ? request.url : request.url.slice(0, at);
+    const serve = Object.hasOwn(routes, path) ? routes[path] : undefined;
+    if (serve === undefined) return emptyAnswer(404, `/providers/${provider}`);
+    const route = `/providers/${provider}${path}`;
+    if (request.method !== "POST") return emptyAnswer(405, route, { allow: "POST" });
+    return serve(request, route, new URLSearchParams(at < 0 ? "" : request.url.slice(at + 1)));
+  });
+}
+
+/**
+ * Hands a verified inbound message to `sink`; one it did not store (no organization owns the
+ * number it was sent to, or the sender is no phone number) is logged at info.
+ */
+export async function receiveInbound(
+  sink: InboundSink,
+  logger: CallbackLogger,
+  report: InboundReport,
+): Promise<InboundOutcome> {
+  const outcome = await sink.receive(report);
+  if (outcome === "no_owner" || outcome === "bad_sender") {
+    const { provider, channel } = report;
+    logger.info(`${provider} inbound message not stored`, { provider, channel, outcome });
+  }
+  return outcome;
 }

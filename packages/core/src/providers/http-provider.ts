@@ -102,6 +102,12 @@ export interface HttpProviderSpec<P extends string = string> {
   rateLimitCode?: string | number | undefined;
 }
 
+/** Who a provider is, shared by its spec and its plugin: name, title, channels and limits. */
+export type ProviderIdentity<P extends string = string> = Pick<
+  HttpProviderSpec<P>,
+  "name" | "title" | "channels" | "limits"
+>;
+
 /** The host's side of a provider: deadline, clock, logs, breaker, metrics, jitter. */
 export interface HttpProviderOptions<P extends string = string> {
   transport: ProviderTransport;

@@ -3,6 +3,7 @@ import type { Channel, ChannelProvider, Clock, InboundSink } from "../ports.js";
 import { parseUrl } from "../support/url.js";
 import type { CallbackApp } from "./callback-app.js";
 import type { CredentialsCheck } from "./credentials-check.js";
+import type { ProviderTransport } from "./http-provider.js";
 import type { ProviderLimits } from "./provider-limits.js";
 import type { ProviderLogger } from "./provider-logger.js";
 import type { ProviderRequestSeen } from "./provider-span.js";
@@ -16,11 +17,15 @@ export interface SettingDeclaration {
   /** The environment variable: `TIDINGS_TWILIO_AUTH_TOKEN`. */
   env: string;
   kind: "text" | "secret" | "url" | "integer" | "flag" | "json" | "list" | "duration" | "choice";
-  required: boolean;
+  /** Whether it must be set (default: no). */
+  required?: boolean | undefined;
   /** Required once this other variable is set (a key and its secret go together). */
   requiredWith?: string | undefined;
-  /** The default as the docs show it, e.g. `10000` or `(none)`; `null` when required. */
-  default: string | null;
+  /**
+   * The default as the docs show it, e.g. `10000`; `null` or left out when required, or when
+   * an unset variable means nothing (`(none)`).
+   */
+  default?: string | null | undefined;
   /** One line: what it is for. */
   doc: string;
 }
@@ -44,6 +49,8 @@ export interface SettingsReader {
 export interface ProviderHost<P extends string = string> {
   /** `TIDINGS_PROVIDER_TIMEOUT_MS`: the deadline of one send, retries included. */
   timeoutMs: number;
+  /** Makes the provider's HTTP requests (core does no I/O; the server gives undici's). */
+  transport: ProviderTransport;
   clock: Clock;
   logger: ProviderLogger;
   onRequest?: ((seen: ProviderRequestSeen<P>) => void) | undefined;
@@ -89,7 +96,10 @@ export interface ProviderPlugin<S = unknown, P extends string = string> {
   /** Its status callbacks and inbound route, one app mounted at `/providers/{name}`. */
   callbacks(settings: S, host: ProviderRoutesHost): CallbackApp;
   /** Its cheapest authenticated read (`tidings providers check`). */
-  checkCredentials(settings: S, options: { timeoutMs: number }): Promise<CredentialsCheck>;
+  checkCredentials(
+    settings: S,
+    options: { timeoutMs: number; transport: ProviderTransport },
+  ): Promise<CredentialsCheck>;
 }
 
 /** A `SettingsReader` over an environment, recording problems in `problems`. */
@@ -123,3 +133,19 @@ export function settingsReader(
     },
   };
 }
+
+/**
+ * The declaration of a provider's API origin (`TIDINGS_{NAME}_API_URL`): optional, `fallback`
+ * when unset, read with `reader.origin(setting.env, setting.default)`.
+ */
+export const apiOriginSetting = (
+  env: string,
+  fallback: string,
+  what = "the API origin",
+): SettingDeclaration & { default: string } => ({
+  env,
+  kind: "url",
+  required: false,
+  default: fallback,
+  doc: `${what}; a local fake's only with TIDINGS_DEV=1`,
+});

@@ -63,6 +63,7 @@ export { checkWebhookBacklog } from "./contract/webhook-backlog-check.js";
 export { repeatUntilDone, waitUntil, within } from "./deadlines.js";
 export type { Answer, FakeTransport } from "./fakes.js";
 export { fakeTransport, httpsOnly, readableSecretBox, status } from "./fakes.js";
+export { fetchTransport, REFUSING_ORIGIN } from "./fetch-transport.js";
 export type { MemoryStorage, MemoryStorageOptions } from "./memory/index.js";
 export { memoryRawReaders, memoryStorage } from "./memory/index.js";
 export type { StorageModelOptions } from "./model/index.js";

@@ -1,3 +1,4 @@
+import { undiciProviderTransport } from "@tidings/adapter-http";
 import {
   type CallbackApp,
   type Channel,
@@ -81,6 +82,7 @@ export function composeProviders(
       name,
       plugin.create(own, {
         timeoutMs: settings.timeoutMs,
+        transport: undiciProviderTransport,
         clock: systemClock,
         logger,
         onRequest,

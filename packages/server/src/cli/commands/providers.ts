@@ -1,3 +1,4 @@
+import { undiciProviderTransport } from "@tidings/adapter-http";
 import type { Channel, CredentialsCheck } from "@tidings/core";
 import { ok } from "neverthrow";
 import { type ProviderConfig, type ProviderName, providersInUse } from "../../provider-config.js";
@@ -11,7 +12,10 @@ function check(name: ProviderName, config: ProviderConfig): Promise<CredentialsC
   if (plugin === undefined || own === null) {
     return Promise.resolve({ outcome: "ok", detail: "The sandbox needs no credentials." });
   }
-  return plugin.checkCredentials(own, { timeoutMs: config.timeoutMs });
+  return plugin.checkCredentials(own, {
+    timeoutMs: config.timeoutMs,
+    transport: undiciProviderTransport,
+  });
 }
 
 /**
