@@ -7,7 +7,6 @@ export {
   organizationRepository as organizations,
   senderRepository as senders,
   settingsRepository as settings,
-  suppressionRepository as suppressions,
 } from "@tidings/core/sql";
 export { campaignRepository as campaigns } from "./campaigns.js";
 export { consoleSessionRepository as consoleSessions } from "./console-sessions.js";
@@ -20,4 +19,5 @@ export { privacyRepository as privacy } from "./privacy.js";
 export { profileRepository as profiles } from "./profiles.js";
 export { rateLimitRepository as rateLimits } from "./rate-limits.js";
 export { retentionRepository as retention } from "./retention.js";
+export { suppressionRepository as suppressions } from "./suppressions.js";
 export { webhookRepository as webhooks } from "./webhooks.js";
