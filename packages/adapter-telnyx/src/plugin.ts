@@ -71,7 +71,7 @@ export const telnyxPlugin: ProviderPlugin<TelnyxSettings, "telnyx"> = {
     const apiUrl = reader.origin(API_URL.env, API_URL.default);
     const apiKey = reader.value("TIDINGS_TELNYX_API_KEY");
     if (apiKey === null || publicKey === null || apiUrl === null) return null;
-    const messagingProfileId = reader.value("TIDINGS_TELNYX_MESSAGING_PROFILE_ID") ?? undefined;
+    const messagingProfileId = reader.value("TIDINGS_TELNYX_MESSAGING_PROFILE_ID");
     return { apiKey, publicKey, messagingProfileId, apiUrl };
   },
   create: (settings, host) => telnyxProvider({ ...host, ...settings }),

@@ -26,7 +26,7 @@ export interface TelnyxSettings {
   /** The account's webhook public key (see `telnyxPublicKey`). */
   publicKey: KeyObject;
   /** The messaging profile to send with (needed for alphanumeric senders and number pools). */
-  messagingProfileId?: string | undefined;
+  messagingProfileId?: string | null | undefined;
   /** The API origin, `https://api.telnyx.com` (tests point it at a fake). */
   apiUrl: string;
 }
@@ -59,7 +59,7 @@ export function telnyxSpec(options: TelnyxProviderOptions): HttpProviderSpec<"te
         to: message.phoneNumber,
         text: message.body,
         webhook_url: `${hooks}/status?m=${encodeURIComponent(message.messageId)}`,
-        ...(profile === undefined ? {} : { messaging_profile_id: profile }),
+        ...(profile == null ? {} : { messaging_profile_id: profile }),
       };
       const headers = {
         "content-type": "application/json",
