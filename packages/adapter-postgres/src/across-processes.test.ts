@@ -94,6 +94,40 @@ describe("across processes", () => {
     expect(remaining.sort((x, y) => x - y)).toEqual(Array.from({ length: 20 }, (_, i) => i));
   });
 
+  it("50 concurrent sends to one country with room for 20: exactly 20 pass, and the refused count nothing", async () => {
+    const processes = Array.from({ length: 5 }, () => aProcess(10));
+    const now = 1_000;
+    const country = { key: "dst:c:org_1:GB", total: { limit: 20, until: now + 86_400_000 } };
+    // A number each, so no send waits on another's window lock before reading the country.
+    const number = (i: number) => ({
+      key: `dst:n:${i}`,
+      windows: [{ windowMs: 3_600_000, limit: 1_000 }],
+    });
+    const decisions = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        processes[i % processes.length]!.storage.rateLimits.hitSend({
+          now,
+          key: { key: "key_country", windowMs: 60_000, limit: 1_000 },
+          destinations: [number(i), country],
+        }),
+      ),
+    );
+    expect(decisions.filter((d) => d.refusedBy === null)).toHaveLength(20);
+    // Each refusal names the country (index 1), with the time until its day ends.
+    for (const refused of decisions.filter((d) => d.refusedBy !== null)) {
+      expect(refused).toEqual({ refusedBy: 1, resetMs: 86_400_000 });
+    }
+    // Only the 20 that passed counted toward the key and the number, whether a send was refused
+    // at its first read of the country or found it filled after its key's hit.
+    const [first] = processes;
+    const key = await first!.storage.rateLimits.hit("key_country", now, 60_000, 1_000);
+    expect(key.remaining).toBe(1_000 - 21);
+    const { rows } = await first!.client.query(
+      `SELECT count(*) AS n FROM "${schema}".destination_hits WHERE key LIKE 'dst:n:%'`,
+    );
+    expect(Number((rows[0] as { n: string }).n)).toBe(20);
+  });
+
   it("20 concurrent inserts of one phone number in one organization store exactly one profile", async () => {
     const processes = Array.from({ length: 4 }, () => aProcess(5));
     const organization = anOrganization();

@@ -24,3 +24,4 @@ export { smsLegSentFrom } from "./0022-sms-leg-sent-from.js";
 export { consentChangeNotes } from "./0023-consent-change-notes.js";
 export { suppressionKnownNumbers } from "./0024-suppression-known-numbers.js";
 export { messageLegNotes } from "./0025-message-leg-notes.js";
+export { sendHitShorter } from "./0026-send-hit-shorter.js";

@@ -45,6 +45,7 @@ export const SCHEMA_VERSIONS = {
   consentChangeNotes: "the note of a consent change: why a suppression was added or lifted",
   suppressionKnownNumbers: "the profile and inbound message that gave a suppression its number",
   messageLegNotes: "what each leg's hand-off noted: the failover before it, a clamped TTL",
+  sendHitShorter: "a send's counting skips deleted hits and takes no lock for a total",
 } as const;
 
 /** One database's change for each of `SCHEMA_VERSIONS`, under the same key. */
