@@ -4,7 +4,7 @@
 // RESULTS.md, so `BENCH_DB=postgres` reruns PostgreSQL alone.
 // Run: pnpm --filter @tidings/bench http
 //   (BENCH_DURATION_S, BENCH_WARMUP_S, BENCH_DB, BENCH_ONLY, BENCH_CPU_PROF,
-//   BENCH_SQLITE_SYNCHRONOUS=full, BENCH_SQL_TIMING=FILE: SQLite statement times of the
+//   BENCH_SQLITE_SYNCHRONOUS=full, BENCH_ABUSE=off (no limits, no suppressions), BENCH_SQL_TIMING=FILE: SQLite statement times of the
 //   server, see harness/sql-timing-hook.mjs; BENCH_COUNTED_SENDS: sequential sends counted
 //   per send on PostgreSQL, 500)
 
@@ -14,6 +14,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
+  ABUSE_CHECKS_ON,
   BENCH_LIMITS,
   BENCH_SUPPRESSIONS,
   seedSuppressions,
@@ -58,6 +59,8 @@ const DATABASES: Database[] = (process.env.BENCH_DB?.split(",") as Database[] | 
 ];
 const ONLY = process.env.BENCH_ONLY;
 const CPU_PROF = process.env.BENCH_CPU_PROF;
+/** Node's arguments that write a CPU profile of each `tidings serve` into BENCH_CPU_PROF. */
+const PROFILE_ARGS = CPU_PROF ? ["--cpu-prof", "--cpu-prof-dir", CPU_PROF] : [];
 const SQL_TIMING = process.env.BENCH_SQL_TIMING;
 /** SQLite's `synchronous` for Tidings and the peer alike: `normal` (the default) or `full`. */
 const SYNCHRONOUS = process.env.BENCH_SQLITE_SYNCHRONOUS === "full" ? "full" : "normal";
@@ -287,7 +290,7 @@ async function measureSendsWithoutReports(
       ...counting?.env,
       ...(postgres ? { PGAPPNAME: applicationName } : {}),
     },
-    counting?.nodeArgs ?? [],
+    [...PROFILE_ARGS, ...(counting?.nodeArgs ?? [])],
   );
   try {
     const ids = await seedProfiles(server.url, fixture.token, 0, SEEDED);
@@ -434,7 +437,6 @@ async function benchDatabase(database: Database): Promise<void> {
   const tidingsPgUrl = postgres ? await benchDatabaseUrl(TIDINGS_PG_DATABASE) : undefined;
   const fixture = await createFixture(database, tidingsPgUrl);
   await turnLimitsOn(fixture);
-  const nodeArgs = CPU_PROF ? ["--cpu-prof", "--cpu-prof-dir", CPU_PROF] : [];
   const timing = SQL_TIMING !== undefined && database === "sqlite" ? sqlTiming(SQL_TIMING) : null;
   const runId = randomBytes(4).toString("hex");
   const tidingsName = `tidings-bench-serve-${runId}`;
@@ -449,7 +451,7 @@ async function benchDatabase(database: Database): Promise<void> {
       // pg names every connection of the server so: its backends are found by it.
       ...(postgres ? { PGAPPNAME: tidingsName } : {}),
     },
-    [...nodeArgs, ...(timing?.nodeArgs ?? []), ...(counting?.nodeArgs ?? [])],
+    [...PROFILE_ARGS, ...(timing?.nodeArgs ?? []), ...(counting?.nodeArgs ?? [])],
   );
   const peerName = `tidings-bench-peer-${runId}`;
   const peerCount = countFile("peer");
@@ -820,6 +822,7 @@ function postgresReport(): string {
 for (const database of DATABASES) await benchDatabase(database);
 // A partial or profiled run prints its figures but leaves RESULTS.md to the full run.
 const partial =
+  !ABUSE_CHECKS_ON ||
   ONLY !== undefined ||
   CPU_PROF !== undefined ||
   SQL_TIMING !== undefined ||

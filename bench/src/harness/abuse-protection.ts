@@ -21,8 +21,15 @@ export const BENCH_SUPPRESSIONS = 3000;
 /** Numbers from here on are suppressed; the seeded and created profiles' are far below. */
 const SUPPRESSED_FROM = 30_000_000;
 
+/**
+ * Whether a run turns the checks on: `BENCH_ABUSE=off` leaves the limits off and seeds no
+ * suppressions, so the difference of two runs is what the checks cost. Such a run is partial.
+ */
+export const ABUSE_CHECKS_ON = process.env.BENCH_ABUSE !== "off";
+
 /** Turns every abuse limit of the fixture's organization on (before its server starts). */
 export async function turnLimitsOn(fixture: Fixture, bin?: string): Promise<void> {
+  if (!ABUSE_CHECKS_ON) return;
   await tidingsCli(
     ["settings", "set", "--org", fixture.orgId, JSON.stringify(BENCH_LIMITS)],
     fixture.env,
@@ -32,6 +39,7 @@ export async function turnLimitsOn(fixture: Fixture, bin?: string): Promise<void
 
 /** Suppresses `BENCH_SUPPRESSIONS` numbers through the running server's API, half per channel. */
 export async function seedSuppressions(baseUrl: string, token: string): Promise<void> {
+  if (!ABUSE_CHECKS_ON) return;
   await inParallel(BENCH_SUPPRESSIONS, 16, async (i) => {
     const answer = await call(baseUrl, token, "POST", "/v1/suppressions", {
       channel: i % 2 === 0 ? "viber" : "sms",

@@ -1,5 +1,6 @@
 import { type AddressInfo, connect, createServer } from "node:net";
 import { runCorruptRowContract, runStorageContract, skippedUnless } from "@tidings/core/testing";
+import { ONE_PLAN } from "@tidings/core/sql";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { runTransaction } from "./pg-client.js";
@@ -93,8 +94,12 @@ describe.skipIf(
           "SELECT a.g FROM generate_series(1, 3) a(g) JOIN generate_series(2, 4) b(g) ON a.g = b.g WHERE a.g > $1";
         expect((await pool.query(joined, [0])).rows).toHaveLength(2);
       }
+      // A join marked as having one plan for every value is named like any other statement.
+      const marked = `${ONE_PLAN}SELECT o.one, r.g FROM (SELECT 1 AS one) o LEFT JOIN
+        (SELECT g FROM generate_series(1, 3) g WHERE g = $1::int LIMIT 1) r ON 1 = 1`;
+      expect((await pool.query(marked, [2])).rows).toEqual([{ one: 1, g: 2 }]);
     });
-    expect(names).toHaveLength(2);
+    expect(names).toHaveLength(3);
     for (const name of names) expect(name).toMatch(/^tidings_[0-9a-f]{24}$/);
   });
 

@@ -10,6 +10,15 @@ import {
   sqlTables,
 } from "./tables.js";
 
+
+/**
+ * Begins a statement that has one good plan for every value although its text has a join: a
+ * row found by a unique key beside a single row. The PostgreSQL adapter plans statements with
+ * a join for their values on every call, because a join's best plan usually depends on them;
+ * it keeps one plan for a statement that begins with this comment. SQLite ignores it.
+ */
+export const ONE_PLAN = "/* one plan */ ";
+
 /** `T`, or a promise of it where the database answers asynchronously (`A` is `true`). */
 export type Answer<A extends boolean, T> = A extends true ? Promise<T> : T;
 
@@ -156,7 +165,7 @@ export function sqlAccessFor(
       oneBeside: builtOnce((key) => {
         const [beside, condition] = key.split("\u0000");
         return numbered(
-          `SELECT r.*, (${beside}) AS beside FROM (SELECT 1 AS one) o LEFT JOIN
+          `${ONE_PLAN}SELECT r.*, (${beside}) AS beside FROM (SELECT 1 AS one) o LEFT JOIN
            (SELECT 1 AS found, ${select[name]} FROM ${from} WHERE ${condition} LIMIT 1) r
            ON 1 = 1`,
           1,

@@ -8,7 +8,7 @@ export { oldMessagesDeleted, stillOpen } from "../retention/old-messages-batch.j
 export type { AsyncMutex } from "../support/async-mutex.js";
 export { createAsyncMutex } from "../support/async-mutex.js";
 export type { Answer, SqlAccess, SqlDriver, Styled, TableRows } from "./access.js";
-export { sqlAccessFor } from "./access.js";
+export { ONE_PLAN, sqlAccessFor } from "./access.js";
 export type { SqlCodec } from "./codec.js";
 export { CorruptRowError } from "./corrupt-row-error.js";
 export { byDue, isoPlus } from "./delivery-order.js";
