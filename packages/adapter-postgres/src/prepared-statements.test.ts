@@ -1,6 +1,6 @@
 import { type AddressInfo, connect, createServer } from "node:net";
-import { runCorruptRowContract, runStorageContract, skippedUnless } from "@tidings/core/testing";
 import { ONE_PLAN } from "@tidings/core/sql";
+import { runCorruptRowContract, runStorageContract, skippedUnless } from "@tidings/core/testing";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { runTransaction } from "./pg-client.js";

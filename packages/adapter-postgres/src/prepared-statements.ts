@@ -124,8 +124,8 @@ export function preparedStatements(
       // "": planned per call, remembered so the text is looked at once.
       name =
         PLANNED_PER_CALL.test(text) && !text.startsWith(ONE_PLAN)
-        ? ""
-        : `tidings_${createHash("sha256").update(text).digest("hex").slice(0, 24)}`;
+          ? ""
+          : `tidings_${createHash("sha256").update(text).digest("hex").slice(0, 24)}`;
       names.set(text, name);
     }
     return name === "" ? undefined : name;

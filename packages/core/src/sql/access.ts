@@ -10,7 +10,6 @@ import {
   sqlTables,
 } from "./tables.js";
 
-
 /**
  * Begins a statement that has one good plan for every value although its text has a join: a
  * row found by a unique key beside a single row. The PostgreSQL adapter plans statements with
