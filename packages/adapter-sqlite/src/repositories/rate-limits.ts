@@ -46,6 +46,40 @@ export function rateLimitRepository({ db, sql }: SqliteConnection): SyncOf<RateL
     const resetMs = leaving === undefined ? 0 : leaving + windowMs - now;
     return { allowed, limit, remaining, resetMs };
   };
+  /**
+   * How long until `key`'s sliding windows have room, `null` when they have it now: as
+   * `destinationRefusal` decides from every hit, but counted by the index, at most `limit`
+   * hits a window, and the one whose leaving makes room read only when a window is full. A
+   * high limit then costs a send no more than a low one.
+   */
+  const windowsRefusal = (
+    key: string,
+    now: number,
+    windows: ReadonlyArray<{ windowMs: number; limit: number }>,
+  ): number | null => {
+    let wait: number | null = null;
+    for (const { windowMs, limit } of windows) {
+      const { n } = sql(
+        `SELECT count(*) AS n FROM
+           (SELECT 1 FROM destination_hits WHERE key = ? AND at > ? LIMIT ?)`,
+      ).get(key, now - windowMs, limit) as { n: number };
+      if (n < limit) continue;
+      // Room again once the limit-th newest hit of the window has left it (a limit of 0:
+      // a whole window from now).
+      const leaving =
+        limit === 0
+          ? undefined
+          : (
+              sql(
+                `SELECT at FROM destination_hits WHERE key = ? AND at > ?
+           ORDER BY at DESC LIMIT 1 OFFSET ?`,
+              ).get(key, now - windowMs, limit - 1) as { at: number } | undefined
+            )?.at;
+      const reset = Math.max(1, (leaving ?? now) + windowMs - now);
+      wait = wait === null ? reset : Math.max(wait, reset);
+    }
+    return wait;
+  };
   return {
     // Count-then-insert runs under the write lock, so two callers (or two processes) never
     // both take the last slot.
@@ -56,25 +90,20 @@ export function rateLimitRepository({ db, sql }: SqliteConnection): SyncOf<RateL
     hitSend: ({ now, key, destinations }) =>
       atomically(db, () => {
         for (const [index, counter] of destinations.entries()) {
-          let hits: number[] = [];
-          let total: { n: number; until: number } | undefined;
+          let resetMs: number | null;
           if ("windows" in counter) {
             const longest = Math.max(...counter.windows.map((w) => w.windowMs));
             sql("DELETE FROM destination_hits WHERE key = ? AND at <= ?").run(
               counter.key,
               now - longest,
             );
-            hits = (
-              sql("SELECT at FROM destination_hits WHERE key = ?").all(counter.key) as Array<{
-                at: number;
-              }>
-            ).map((row) => row.at);
+            resetMs = windowsRefusal(counter.key, now, counter.windows);
           } else {
-            total = sql("SELECT n, until FROM destination_totals WHERE key = ?").get(counter.key) as
-              | { n: number; until: number }
-              | undefined;
+            const total = sql("SELECT n, until FROM destination_totals WHERE key = ?").get(
+              counter.key,
+            ) as { n: number; until: number } | undefined;
+            resetMs = destinationRefusal(counter, now, [], total);
           }
-          const resetMs = destinationRefusal(counter, now, hits, total);
           if (resetMs !== null) return { refusedBy: index, resetMs };
         }
         const decision = hitKey(key.key, now, key.windowMs, key.limit);
