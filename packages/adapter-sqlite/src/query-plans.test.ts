@@ -249,9 +249,9 @@ describe("query plans", () => {
     await exerciseEveryLookup(storage, recording.label);
     const expectations: Array<[string, RegExp, string]> = [
       ["profiles.findByPhone", /^SELECT/, "profiles_active_phone"],
-      ["profiles.findRecipient", /^SELECT/, "profiles_active_phone"],
+      ["profiles.findRecipient", /^\/\* one plan \*\/ SELECT/, "profiles_active_phone"],
       // The unique (organization_id, channel, phone_hash) key, sought once per channel.
-      ["profiles.findRecipient", /^SELECT/, "sqlite_autoindex_suppressions_2"],
+      ["profiles.findRecipient", /^\/\* one plan \*\/ SELECT/, "sqlite_autoindex_suppressions_2"],
       ["inbound.messageOwners", /^SELECT/, "messages_organization_phone"],
       ["profiles.findByEmail", /^SELECT/, "profiles_active_email"],
       ["profiles.list", /^SELECT/, "profiles_active_seq"],
