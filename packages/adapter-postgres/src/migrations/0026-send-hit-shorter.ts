@@ -1,3 +1,5 @@
+import { rateLimitHitFunction, recount, recountDeclarations } from "./rate-limit-hit.js";
+
 /**
  * A send's counting, cheaper and held for less time on PostgreSQL.
  *
@@ -27,18 +29,11 @@ export const sendHitShorter: readonly string[] = [
      RETURN NULL;
    END
    $$`,
-  `CREATE OR REPLACE FUNCTION rate_limit_hit(
-     lock_space TEXT, hit_key TEXT, window_start BIGINT, hit_at BIGINT, hit_limit BIGINT,
-     commit_async BOOLEAN)
-   RETURNS TABLE (hits BIGINT, oldest BIGINT, leaving BIGINT)
-   LANGUAGE plpgsql VOLATILE
-   SET search_path FROM CURRENT
-   AS $$
-   DECLARE
-     in_window BIGINT;
-     stored BIGINT;
-     checked BIGINT;
-   BEGIN
+  rateLimitHitFunction({
+    create: "CREATE OR REPLACE",
+    declarations: recountDeclarations,
+    // The prune starts above `low_at`, past the entries of hits deleted before.
+    lockAndPrune: `   BEGIN
      PERFORM pg_advisory_xact_lock(hashtext(lock_space), hashtext(hit_key));
      IF commit_async THEN
        PERFORM set_config('synchronous_commit', 'off', true);
@@ -46,36 +41,18 @@ export const sendHitShorter: readonly string[] = [
      DELETE FROM rate_limit_hits h WHERE h.key = hit_key AND h.at <= window_start
        AND h.at > coalesce((SELECT c.low_at FROM rate_limit_counts c WHERE c.key = hit_key),
          -9223372036854775808);
-     UPDATE rate_limit_counts c SET low_at = greatest(c.low_at, window_start)
+`,
+    // Version 16's counting, with `low_at` raised to the window's start as the count is read,
+    // and the oldest hit sought inside the window.
+    counting: `     UPDATE rate_limit_counts c SET low_at = greatest(c.low_at, window_start)
        WHERE c.key = hit_key RETURNING c.hits, c.checked_at INTO hits, checked;
      hits := coalesce(hits, 0);
      SELECT min(h.at) INTO oldest FROM rate_limit_hits h
        WHERE h.key = hit_key AND h.at > window_start;
      IF hits >= hit_limit AND (checked IS NULL OR checked <= window_start OR checked > hit_at
          OR oldest IS NULL) THEN
-       PERFORM 1 FROM rate_limit_counts c WHERE c.key = hit_key FOR UPDATE;
-       SELECT count(*) INTO stored FROM rate_limit_hits h WHERE h.key = hit_key;
-       IF stored = 0 THEN
-         DELETE FROM rate_limit_counts c WHERE c.key = hit_key;
-       ELSE
-         INSERT INTO rate_limit_counts AS c (key, hits, checked_at) VALUES (hit_key, stored, hit_at)
-           ON CONFLICT (key) DO UPDATE SET hits = EXCLUDED.hits, checked_at = EXCLUDED.checked_at;
-       END IF;
-       hits := stored;
-     END IF;
-     in_window := hits;
-     IF hits < hit_limit THEN
-       INSERT INTO rate_limit_hits (key, at) VALUES (hit_key, hit_at);
-       in_window := hits + 1;
-     END IF;
-     IF in_window > hit_limit THEN
-       SELECT h.at INTO leaving FROM rate_limit_hits h
-         WHERE h.key = hit_key AND h.at > window_start
-         ORDER BY h.at OFFSET in_window - hit_limit LIMIT 1;
-     END IF;
-     RETURN NEXT;
-   END
-   $$`,
+${recount}`,
+  }),
   `CREATE OR REPLACE FUNCTION send_hit(
      lock_space TEXT, hit_key TEXT, window_start BIGINT, hit_at BIGINT, hit_limit BIGINT,
      commit_async BOOLEAN, counters TEXT)
@@ -90,7 +67,6 @@ export const sendHitShorter: readonly string[] = [
      n BIGINT;
      total_until BIGINT;
      wait BIGINT;
-     full_at INTEGER;
      w JSONB;
      gone BIGINT;
      total_keys TEXT[];

@@ -50,6 +50,8 @@ export interface RateLimitHitCounting {
   declarations: string;
   /** Statements that set `hits` (the window's hits before this one) and `oldest`. */
   counting: string;
+  /** The key's lock, the durability and the prune, when not the ones of versions 6 to 16. */
+  lockAndPrune?: string;
 }
 
 /** The statement that creates (or replaces) `rate_limit_hit` counting the hits as `counting` says. */
@@ -57,8 +59,9 @@ export const rateLimitHitFunction = ({
   create,
   declarations,
   counting,
+  lockAndPrune: prune = lockAndPrune,
 }: RateLimitHitCounting): string =>
-  `${create} ${signature}${declarations}${lockAndPrune}${counting}${addAndAnswer}`;
+  `${create} ${signature}${declarations}${prune}${counting}${addAndAnswer}`;
 
 /** What a version that keeps `checked_at` (13, 16) declares beside the signature's variables. */
 export const recountDeclarations = `     stored BIGINT;
