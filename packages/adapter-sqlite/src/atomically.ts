@@ -1,6 +1,30 @@
-import type { SqliteDatabase } from "./sqlite-database.js";
+import type { SqliteDatabase, SqliteStatement } from "./sqlite-database.js";
 
-let savepoints = 0;
+/** The savepoint statements, prepared once per connection: `exec` parses its text every time. */
+interface SavepointStatements {
+  begin: SqliteStatement;
+  release: SqliteStatement;
+  rollback: SqliteStatement;
+}
+
+const savepointsOf = new WeakMap<SqliteDatabase, SavepointStatements>();
+
+/**
+ * One name serves every level: SQLite's RELEASE and ROLLBACK TO act on the innermost savepoint
+ * of that name, which is always the one this call opened.
+ */
+function savepoints(db: SqliteDatabase): SavepointStatements {
+  let statements = savepointsOf.get(db);
+  if (statements === undefined) {
+    statements = {
+      begin: db.prepare("SAVEPOINT tidings_atomically"),
+      release: db.prepare("RELEASE tidings_atomically"),
+      rollback: db.prepare("ROLLBACK TO tidings_atomically"),
+    };
+    savepointsOf.set(db, statements);
+  }
+  return statements;
+}
 
 /**
  * Runs the synchronous `fn` atomically: in its own `BEGIN IMMEDIATE` transaction, or, when a
@@ -9,16 +33,15 @@ let savepoints = 0;
  */
 export function atomically<T>(db: SqliteDatabase, fn: () => T): T {
   if (db.inTransaction) {
-    savepoints += 1;
-    const name = `tidings_${savepoints}`;
-    db.exec(`SAVEPOINT ${name}`);
+    const savepoint = savepoints(db);
+    savepoint.begin.run();
     try {
       const result = fn();
-      db.exec(`RELEASE ${name}`);
+      savepoint.release.run();
       return result;
     } catch (error) {
-      db.exec(`ROLLBACK TO ${name}`);
-      db.exec(`RELEASE ${name}`);
+      savepoint.rollback.run();
+      savepoint.release.run();
       throw error;
     }
   }

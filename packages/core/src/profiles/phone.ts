@@ -1,5 +1,54 @@
-import { parsePhoneNumberWithError } from "libphonenumber-js/max";
+import { type PhoneNumber, parsePhoneNumberWithError } from "libphonenumber-js/max";
 import { err, ok, type Result } from "neverthrow";
+import { recentlyComputed } from "../support/recent.js";
+
+/** A + and then digits of any script with the usual separators; nothing else is a number. */
+const PHONE_CHARACTERS = /^\+[\p{Nd}\s().\-\u2010-\u2015/]*$/u;
+
+/** The longest text read as a number; anything longer is refused unread (and not remembered). */
+const LONGEST_NUMBER_TEXT = 40;
+
+/**
+ * How many distinct numbers the reads below remember: enough for every request in flight to
+ * find its number read by the step before, too few to hold a busy server's traffic.
+ */
+export const RECENT_NUMBERS = 512;
+
+const parse = (text: string): PhoneNumber | null => {
+  try {
+    return parsePhoneNumberWithError(text, { extract: false });
+  } catch {
+    return null;
+  }
+};
+const recentParse = recentlyComputed(RECENT_NUMBERS, parse);
+
+/**
+ * libphonenumber-js's reading of `text` as a whole (`extract: false`), `null` when it cannot
+ * read it. Remembered for the last numbers read: parsing with the `max` metadata is the
+ * dearest step of a send's checks, and a send reads its number up to four times (its gate,
+ * its checks, its destination, its metrics).
+ */
+export const parsedPhone = (text: string): PhoneNumber | null =>
+  text.length > LONGEST_NUMBER_TEXT ? parse(text) : recentParse(text);
+
+const normalizedPhone = recentlyComputed(
+  RECENT_NUMBERS,
+  (trimmed: string): Result<string, string> => {
+    const parsed = parsedPhone(trimmed);
+    if (parsed === null) return err("is not a valid phone number.");
+    if (parsed.ext) return err("must not have an extension.");
+    // libphonenumber-js reads and drops RFC 3966 parameters such as `;isub=5`.
+    if (!PHONE_CHARACTERS.test(trimmed)) {
+      return err("must hold only digits, spaces, dashes, dots and parentheses after the +.");
+    }
+    try {
+      return parsed.isValid() ? ok(parsed.number) : err("is not a valid phone number.");
+    } catch {
+      return err("is not a valid phone number.");
+    }
+  },
+);
 
 /**
  * Normalizes a phone number to E.164. Only input starting with `+` that libphonenumber-js
@@ -7,25 +56,11 @@ import { err, ok, type Result } from "neverthrow";
  * as a valid number is allowed; spaces, dashes, dots and parentheses are tolerated; extensions
  * are refused. The error is a sentence for the field's issue.
  */
-/** A + and then digits of any script with the usual separators; nothing else is a number. */
-const PHONE_CHARACTERS = /^\+[\p{Nd}\s().\-\u2010-\u2015/]*$/u;
-
 export function normalizePhone(input: string): Result<string, string> {
   const trimmed = input.trim();
   if (!trimmed.startsWith("+")) {
     return err("must be an international phone number in E.164 format, starting with +.");
   }
-  if (trimmed.length > 40) return err("is too long to be a phone number.");
-  try {
-    const parsed = parsePhoneNumberWithError(trimmed, { extract: false });
-    if (parsed.ext) return err("must not have an extension.");
-    // libphonenumber-js reads and drops RFC 3966 parameters such as `;isub=5`.
-    if (!PHONE_CHARACTERS.test(trimmed)) {
-      return err("must hold only digits, spaces, dashes, dots and parentheses after the +.");
-    }
-    if (!parsed.isValid()) return err("is not a valid phone number.");
-    return ok(parsed.number);
-  } catch {
-    return err("is not a valid phone number.");
-  }
+  if (trimmed.length > LONGEST_NUMBER_TEXT) return err("is too long to be a phone number.");
+  return normalizedPhone(trimmed);
 }

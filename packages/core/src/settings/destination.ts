@@ -1,5 +1,6 @@
-import { parsePhoneNumberWithError } from "libphonenumber-js/max";
 import type { NumberType } from "../ports.js";
+import { parsedPhone, RECENT_NUMBERS } from "../profiles/phone.js";
+import { recentlyComputed } from "../support/recent.js";
 
 /** What the abuse checks need to know of a recipient's number. */
 export interface Destination {
@@ -13,18 +14,27 @@ export interface Destination {
   prefix: string;
 }
 
-/** The destination of an E.164 number, `null` when libphonenumber cannot read it. */
-export function destinationOf(e164: string): Destination | null {
+function destination(e164: string): Destination | null {
+  const parsed = parsedPhone(e164);
+  if (parsed === null) return null;
   try {
-    const parsed = parsePhoneNumberWithError(e164, { extract: false });
     const national = parsed.nationalNumber;
-    return {
+    return Object.freeze({
       number: parsed.number,
       country: parsed.country ?? null,
       type: (parsed.getType() as NumberType | undefined) ?? null,
       prefix: `+${parsed.countryCallingCode}${national.slice(0, Math.max(0, national.length - 3))}`,
-    };
+    });
   } catch {
     return null;
   }
 }
+const recentDestination = recentlyComputed(RECENT_NUMBERS, destination);
+
+/**
+ * The destination of an E.164 number, `null` when libphonenumber cannot read it. Remembered
+ * for the last numbers asked, as their parse is, so a send's gate, its checks and its metrics
+ * type its number once; frozen, since callers share it.
+ */
+export const destinationOf = (e164: string): Destination | null =>
+  e164.length > 40 ? destination(e164) : recentDestination(e164);

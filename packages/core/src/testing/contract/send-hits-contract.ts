@@ -104,6 +104,36 @@ export function sendHitsContract(harness: () => StorageHarness): void {
       expect(full.refusedBy).toBe(0);
     });
 
+    it("each window of a key counts its own hits, and hits older than every window count in none", async () => {
+      const { storage } = harness();
+      const DAY = 24 * HOUR;
+      const hourAndDay = {
+        key: "dst:n:y",
+        windows: [
+          { windowMs: HOUR, limit: 2 },
+          { windowMs: DAY, limit: 3 },
+        ],
+      };
+      const send = (now: number, i: number) =>
+        storage.rateLimits.hitSend({
+          now,
+          key: { key: `send:k_${i}`, windowMs: 60_000, limit: 100 },
+          destinations: [hourAndDay],
+        });
+      expect((await send(T0, 0)).refusedBy).toBeNull();
+      expect((await send(T0 + 1, 1)).refusedBy).toBeNull();
+      // The hour is full: room once the first hit leaves it.
+      expect(await send(T0 + 2, 2)).toEqual({ refusedBy: 0, resetMs: HOUR - 2 });
+      // An hour on, the hour has room and the day takes its third.
+      expect((await send(T0 + HOUR, 3)).refusedBy).toBeNull();
+      // The day is full (three hits), the hour is not (one): room once T0's hit leaves the day.
+      expect(await send(T0 + HOUR + 5, 4)).toEqual({ refusedBy: 0, resetMs: DAY - HOUR - 5 });
+      // A day after the first two, only the third is left in any window: two more fit.
+      expect((await send(T0 + DAY + 1, 5)).refusedBy).toBeNull();
+      expect((await send(T0 + DAY + 2, 6)).refusedBy).toBeNull();
+      expect((await send(T0 + DAY + 3, 7)).refusedBy).toBe(0);
+    });
+
     it("a total ends at its time and starts again from one", async () => {
       const { storage } = harness();
       const country = (until: number) => ({ key: "dst:c:org:GB", total: { limit: 1, until } });
