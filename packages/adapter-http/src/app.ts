@@ -26,7 +26,7 @@ import { profileRoutes } from "./routes/profile-routes.js";
 import { sandboxDevRoutes, sandboxRoutes } from "./routes/sandbox-routes.js";
 import { settingsRoutes } from "./routes/settings-routes.js";
 import { webhookRoutes } from "./routes/webhook-routes.js";
-import { storageWithDeadline } from "./storage-deadline.js";
+import { deadlineWatch, storageWithDeadline } from "./storage-deadline.js";
 import type { HttpApp, HttpLogger, HttpRequest, HttpResponse } from "./types.js";
 
 /** 1 MiB: the largest request body (docs/decisions.md "Status codes"). */
@@ -157,11 +157,15 @@ export function createHttpApp(deps: Deps, options: HttpAppOptions = {}): HttpApp
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const readyTimeoutMs = options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS;
   const { storageTimeoutMs } = options;
+  const watch = deadlineWatch();
   /** `deps` as one request begun now sees them: its storage refuses calls once its time is up. */
   const requestDeps = (): Deps =>
     storageTimeoutMs === undefined
       ? deps
-      : { ...deps, storage: storageWithDeadline(deps.storage, Date.now(), storageTimeoutMs) };
+      : {
+          ...deps,
+          storage: storageWithDeadline(deps.storage, Date.now(), storageTimeoutMs, watch),
+        };
   const inbound = options.inboundSink ?? inboundSink(deps);
   const sandbox =
     options.sandbox ??

@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { isStorageUnavailable, type Repositories, type Storage } from "@tidings/core";
 import { anOrganization, memoryStorage } from "@tidings/core/testing";
-import { describe, expect, it } from "vitest";
-import { storageWithDeadline } from "./storage-deadline.js";
+import { describe, expect, it, vi } from "vitest";
+import { deadlineWatch, storageWithDeadline } from "./storage-deadline.js";
 import { httpWorld } from "./testing/http-world.js";
 
 /** `storage` whose API key reads answer only after `ms`, as a database that stalls would. */
@@ -84,6 +84,44 @@ describe("a request's time in storage", () => {
       .catch((e: unknown) => e);
     // A transaction cut off before its COMMIT rolls back.
     expect(inTransaction).toMatchObject({ name: "StorageUnavailableError", outcome: "unchanged" });
+  });
+
+  it("one watch ends each request's calls at that request's own deadline", async () => {
+    vi.useFakeTimers();
+    try {
+      const storage = memoryStorage();
+      const never: Storage = {
+        ...storage,
+        organizations: { ...storage.organizations, get: () => new Promise(() => undefined) },
+      };
+      const watch = deadlineWatch();
+      const started = Date.now();
+      const settled: string[] = [];
+      const call = (name: string, budgetMs: number) =>
+        storageWithDeadline(never, started, budgetMs, watch)
+          .organizations.get("org_x")
+          .then(
+            () => settled.push(`${name} answered`),
+            (error: unknown) => settled.push(`${name} ${(error as Error).name}`),
+          );
+      // The later deadline is watched first, so the sooner one has to bring the timer forward.
+      const late = call("late", 300);
+      const soon = call("soon", 40);
+      // A call that answers leaves the watch and ends nothing else.
+      const org = anOrganization();
+      await storageWithDeadline(storage, started, 300, watch).organizations.insert(org);
+      await vi.advanceTimersByTimeAsync(39);
+      expect(settled).toEqual([]);
+      await vi.advanceTimersByTimeAsync(2);
+      expect(settled).toEqual(["soon StorageUnavailableError"]);
+      await vi.advanceTimersByTimeAsync(258);
+      expect(settled).toEqual(["soon StorageUnavailableError"]);
+      await vi.advanceTimersByTimeAsync(2);
+      expect(settled).toEqual(["soon StorageUnavailableError", "late StorageUnavailableError"]);
+      await Promise.all([soon, late]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("answers 503 storage_unavailable, nothing changed, when a read outlasts the request's budget", async () => {

@@ -16,6 +16,67 @@ function outOfTime(budgetMs: number, outcome: StorageFaultOutcome): StorageUnava
 interface Deadline {
   at: number;
   refusal(outcome: StorageFaultOutcome): StorageUnavailableError;
+  watch: DeadlineWatch;
+}
+
+/** A call in flight, and what to do if its request's time runs out first. */
+interface Watched {
+  at: number;
+  expire(): void;
+}
+
+/**
+ * The storage calls in flight of every request of one app, each expired when its request's
+ * time runs out: one timer for all of them, set for the soonest end, instead of a timer (and a
+ * race of two promises) for every call. A send makes some ten calls, so that was ten timers
+ * set and cleared a send.
+ */
+export interface DeadlineWatch {
+  add(call: Watched): void;
+  delete(call: Watched): void;
+}
+
+/** A watch of its own, for one app (`createHttpApp`), or one request where none is given. */
+export function deadlineWatch(): DeadlineWatch {
+  const pending = new Set<Watched>();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let timerAt = Number.POSITIVE_INFINITY;
+  const schedule = (at: number) => {
+    clearTimeout(timer);
+    timerAt = at;
+    timer = setTimeout(expireDue, Math.max(0, at - Date.now()));
+  };
+  function expireDue() {
+    timer = undefined;
+    timerAt = Number.POSITIVE_INFINITY;
+    const now = Date.now();
+    let next = Number.POSITIVE_INFINITY;
+    for (const call of pending) {
+      if (call.at <= now) {
+        pending.delete(call);
+        call.expire();
+      } else {
+        next = Math.min(next, call.at);
+      }
+    }
+    if (next !== Number.POSITIVE_INFINITY) schedule(next);
+  }
+  return {
+    add(call) {
+      pending.add(call);
+      // A timer due this long ago and not yet run is one the event loop will run late: a newer
+      // one is set too, so a blocked timer never holds the others back.
+      if (call.at < timerAt || timerAt < Date.now() - 1000) schedule(call.at);
+    },
+    delete(call) {
+      pending.delete(call);
+      if (pending.size === 0 && timer !== undefined) {
+        clearTimeout(timer);
+        timer = undefined;
+        timerAt = Number.POSITIVE_INFINITY;
+      }
+    },
+  };
 }
 
 /**
@@ -29,22 +90,32 @@ function beforeDeadline<T>(
   call: () => Promise<T>,
   outcome: () => StorageFaultOutcome,
 ): Promise<T> {
-  const left = deadline.at - Date.now();
-  if (left <= 0) return Promise.reject(deadline.refusal("unchanged"));
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(deadline.refusal(outcome())), left);
+  if (deadline.at <= Date.now()) return Promise.reject(deadline.refusal("unchanged"));
+  return new Promise<T>((resolve, reject) => {
+    const watched: Watched = {
+      at: deadline.at,
+      expire: () => reject(deadline.refusal(outcome())),
+    };
+    let running: Promise<T>;
+    try {
+      running = call();
+    } catch (error) {
+      reject(error);
+      return;
+    }
+    deadline.watch.add(watched);
+    // An abandoned call's own outcome, later, is nobody's to hear: the promise is settled.
+    Promise.resolve(running).then(
+      (value) => {
+        deadline.watch.delete(watched);
+        resolve(value);
+      },
+      (error: unknown) => {
+        deadline.watch.delete(watched);
+        reject(error);
+      },
+    );
   });
-  let running: Promise<T>;
-  try {
-    running = Promise.resolve(call());
-  } catch (error) {
-    clearTimeout(timer);
-    return Promise.reject(error);
-  }
-  // An abandoned call's own failure, later, is nobody's to handle.
-  running.catch(() => undefined);
-  return Promise.race([running, late]).finally(() => clearTimeout(timer));
 }
 
 /** The repository methods that only read (the ports name every read so): they write nothing. */
@@ -134,10 +205,12 @@ export function storageWithDeadline(
   storage: Storage,
   startedAt: number,
   budgetMs: number,
+  watch: DeadlineWatch = deadlineWatch(),
 ): Storage {
   const deadline: Deadline = {
     at: startedAt + budgetMs,
     refusal: (outcome) => outOfTime(budgetMs, outcome),
+    watch,
   };
   return boundedRepositories(storage, deadline, false);
 }
