@@ -1,5 +1,5 @@
 import type { SuppressionRepository } from "@tidings/core";
-import { ONE_PLAN, suppressionRepository as sharedSuppressions } from "@tidings/core/sql";
+import { suppressionRepository as sharedSuppressions } from "@tidings/core/sql";
 import { records, select } from "../columns.js";
 import type { PgConnection } from "../sql.js";
 
@@ -9,10 +9,7 @@ import type { PgConnection } from "../sql.js";
  * execution was planned again (a custom plan per call), and the plan walked the whole table
  * testing each row against the hundred hashes. Here each hash is one probe of the
  * organization's index by hash (`OFFSET 0` keeps the probes apart from the planner's choice),
- * a few index pages per number whatever the table holds, under a plan made once: that plan is
- * the same for one hash or a hundred, so the statement is named (`ONE_PLAN`) although it has
- * an `unnest` and a join. Unnamed, it was planned on every profile read and write, one hash
- * each.
+ * a few index pages per number whatever the table holds, under a plan made once.
  */
 export function suppressionRepository(connection: PgConnection): SuppressionRepository {
   const { sql } = connection;
@@ -24,7 +21,7 @@ export function suppressionRepository(connection: PgConnection): SuppressionRepo
         ? []
         : (
             await sql.rows(
-              `${ONE_PLAN}SELECT found.* FROM unnest($1::text[]) AS wanted (hash)
+              `SELECT found.* FROM unnest($1::text[]) AS wanted (hash)
                CROSS JOIN LATERAL (SELECT ${select.suppressions} FROM ${sql.tables.suppressions}
                  WHERE organization_id = $2 AND phone_hash = wanted.hash OFFSET 0) found`,
               [phoneHashes, organizationId],
