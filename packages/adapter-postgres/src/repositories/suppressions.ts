@@ -9,7 +9,11 @@ import type { PgConnection } from "../sql.js";
  * execution was planned again (a custom plan per call), and the plan walked the whole table
  * testing each row against the hundred hashes. Here each hash is one probe of the
  * organization's index by hash (`OFFSET 0` keeps the probes apart from the planner's choice),
- * a few index pages per number whatever the table holds, under a plan made once.
+ * a few index pages per number whatever the table holds. That statement is planned on every
+ * call (an `unnest` runs unnamed; named, PostgreSQL still kept a custom plan for each call,
+ * as its generic plan guesses more rows), some 100 µs of the database's time: a page pays it
+ * once, but a single profile's read or write (one hash) takes the shared statement by key,
+ * planned once.
  */
 export function suppressionRepository(connection: PgConnection): SuppressionRepository {
   const { sql } = connection;
@@ -19,13 +23,15 @@ export function suppressionRepository(connection: PgConnection): SuppressionRepo
     forNumbers: async (organizationId, phoneHashes) =>
       phoneHashes.length === 0
         ? []
-        : (
-            await sql.rows(
-              `SELECT found.* FROM unnest($1::text[]) AS wanted (hash)
+        : phoneHashes.length === 1
+          ? shared.forNumber(organizationId, phoneHashes[0] as string)
+          : (
+              await sql.rows(
+                `SELECT found.* FROM unnest($1::text[]) AS wanted (hash)
                CROSS JOIN LATERAL (SELECT ${select.suppressions} FROM ${sql.tables.suppressions}
                  WHERE organization_id = $2 AND phone_hash = wanted.hash OFFSET 0) found`,
-              [phoneHashes, organizationId],
-            )
-          ).map(records.suppression),
+                [phoneHashes, organizationId],
+              )
+            ).map(records.suppression),
   };
 }
