@@ -191,7 +191,7 @@ describe("transactions on PostgreSQL", () => {
 
 describe("profile inserts outside a transaction on PostgreSQL", () => {
   const isBatch = (statement: Recorded) =>
-    /INSERT INTO .*profiles[\s\S]*unnest/.test(statement.text);
+    /INSERT INTO .*profiles[\s\S]*FROM \(VALUES/.test(statement.text);
   const isInsert = (statement: Recorded) => /INSERT INTO .*profiles/.test(statement.text);
 
   it("those made in one turn share one statement, and each caller gets its own row or refusal", async () => {
