@@ -4,7 +4,9 @@
 // limits on, the suppressions seeded and the sandbox's reports held back, as the `http`
 // benchmark's held-back line does; a round is `BENCH_ROUND_S` seconds (default 5) of sends at
 // `BENCH_CONNECTIONS` (default 50), one build after another, `BENCH_ROUNDS` times (default 6).
-// Prints each build's CPU µs per send (median and range of its rounds) and sends a second.
+// Prints each build's CPU µs per send (median and range of its rounds) and sends a second: the
+// server process's CPU only (on PostgreSQL, the database's own is not in it). Each build's
+// counters fill as its rounds go on, alike for every build only when they send alike.
 // `BENCH_PIN=1` keeps the load and the servers on CPUs of their own. `BENCH_CPU_PROF=DIR` profiles each server into DIR. Writes no results: it is a tool for deciding a change, not a figure to keep.
 // Run: pnpm --filter @tidings/bench exec tsx src/send-ab.ts [BIN ...]
 //   where each BIN is a build's packages/server/dist/bin.js (default: this checkout's).
@@ -12,7 +14,7 @@ import { execFileSync } from "node:child_process";
 import { seedSuppressions, turnLimitsOn } from "./harness/abuse-protection.js";
 import { seedProfiles } from "./harness/api.js";
 import { endpointsNamed } from "./harness/endpoints.js";
-import { createFixture, type Database } from "./harness/fixture.js";
+import { createFixture, type Database, type Fixture } from "./harness/fixture.js";
 import { runLoad } from "./harness/load.js";
 import { cpuMs } from "./harness/machine.js";
 import { startTidings, TIDINGS_BIN, type TidingsServer } from "./harness/tidings-process.js";
@@ -44,12 +46,23 @@ interface Build {
 
 async function startBuild(bin: string): Promise<Build> {
   const fixture = await createFixture(DATABASE, undefined, bin);
-  await turnLimitsOn(fixture, bin);
-  const server = await startTidings(
-    { ...fixture.env, TIDINGS_SANDBOX_DELAY_MS: "86400000" },
-    PROFILE_ARGS,
-    bin,
-  );
+  let server: TidingsServer | undefined;
+  try {
+    await turnLimitsOn(fixture, bin);
+    server = await startTidings(
+      { ...fixture.env, TIDINGS_SANDBOX_DELAY_MS: "86400000" },
+      PROFILE_ARGS,
+      bin,
+    );
+    return await ready(bin, fixture, server);
+  } catch (error) {
+    await server?.stop();
+    await fixture.dispose();
+    throw error;
+  }
+}
+
+async function ready(bin: string, fixture: Fixture, server: TidingsServer): Promise<Build> {
   if (PIN) execFileSync("taskset", ["-a", "-p", "-c", "1", String(server.pid)]);
   const ids = await seedProfiles(server.url, fixture.token, 0, SEEDED);
   await seedSuppressions(server.url, fixture.token);
@@ -76,7 +89,9 @@ async function startBuild(bin: string): Promise<Build> {
         next,
       });
       const after = cpuMs(server.pid);
-      if (result.failures > 0) throw new Error(`${bin}: ${result.failures} sends failed`);
+      if (result.failures > 0 || result.total === 0) {
+        throw new Error(`${bin}: ${result.failures} of ${result.total} sends failed`);
+      }
       const cpuUs =
         before === null || after === null ? Number.NaN : ((after - before) * 1000) / result.total;
       return { cpuUs, perS: result.requestsPerS };

@@ -64,9 +64,9 @@ export function deadlineWatch(): DeadlineWatch {
   return {
     add(call) {
       pending.add(call);
-      // A timer due this long ago and not yet run is one the event loop will run late: a newer
-      // one is set too, so a blocked timer never holds the others back.
-      if (call.at < timerAt || timerAt < Date.now() - 1000) schedule(call.at);
+      // Only ever brought forward: a timer overdue (the event loop was blocked) runs in its
+      // next turn of timers and expires every call due by then.
+      if (call.at < timerAt) schedule(call.at);
     },
     delete(call) {
       pending.delete(call);

@@ -6,10 +6,11 @@ import type { SyncOf } from "../sync-repository.js";
 
 /**
  * One read of a destination key's sliding windows: whether it holds hits older than the
- * longest window (`stale`), and each window's hits (`n0`, `n1`, …). A window never holds more
- * hits than its limit (a send that would pass it is refused and not counted), so the read walks
- * no more index entries than the sends the longest window let through. Counted in a subquery
- * with a `LIMIT` of its own, the same windows took four times as long.
+ * longest window (`stale`), and each window's hits (`n0`, `n1`, …). A window holds no more hits
+ * than its limit (a send that would pass it is refused and not counted; after a limit is
+ * lowered, what the old one let through, until it leaves), so the read walks no more index
+ * entries than the sends the longest window let through. Counted in a subquery with a `LIMIT`
+ * of its own, the same windows took four times as long.
  */
 const windowCountsText = (windows: number): string => `SELECT
   (SELECT 1 FROM destination_hits WHERE key = ? AND at <= ? LIMIT 1) AS stale,
@@ -72,6 +73,7 @@ export function rateLimitRepository({ db, sql }: SqliteConnection): SyncOf<RateL
     now: number,
     windows: ReadonlyArray<{ windowMs: number; limit: number }>,
   ): number | null => {
+    if (windows.length === 0) return null;
     const oldest = now - Math.max(...windows.map((w) => w.windowMs));
     const counted = sql(windowCounts(windows.length)).get(
       key,

@@ -108,4 +108,18 @@ describe("phone normalization (docs/decisions.md: Phone numbers)", () => {
       expect(normalizePhone(text).isErr(), text).toBe(true);
     }
   });
+
+  it("answers the same for a number read again, padded or not, and for a refusal read again", () => {
+    for (let round = 0; round < 2; round += 1) {
+      expect(normalizePhone("+44 7911 123456")._unsafeUnwrap()).toBe("+447911123456");
+      // Longer than 40 characters as given, a number once trimmed: read, and not remembered.
+      expect(normalizePhone(`${" ".repeat(100_000)}+447911123456 `)._unsafeUnwrap()).toBe(
+        "+447911123456",
+      );
+      expect(normalizePhone("+44 7911 123456 ext. 5").isErr()).toBe(true);
+      expect(normalizePhone(`+${"1".repeat(50)}`)._unsafeUnwrapErr()).toBe(
+        "is too long to be a phone number.",
+      );
+    }
+  });
 });

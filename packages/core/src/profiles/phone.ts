@@ -5,8 +5,13 @@ import { recentlyComputed } from "../support/recent.js";
 /** A + and then digits of any script with the usual separators; nothing else is a number. */
 const PHONE_CHARACTERS = /^\+[\p{Nd}\s().\-\u2010-\u2015/]*$/u;
 
-/** The longest text read as a number; anything longer is refused unread (and not remembered). */
-const LONGEST_NUMBER_TEXT = 40;
+/**
+ * The longest text `normalizePhone` reads as a number (anything longer it refuses unread), and
+ * the longest text whose reading is remembered below. Only text this short is remembered, as
+ * given: a key is kept whole, and a short number cut from a long text (the `trim` of a megabyte
+ * of spaces) would keep the whole text alive.
+ */
+export const LONGEST_NUMBER_TEXT = 40;
 
 /**
  * How many distinct numbers the reads below remember: enough for every request in flight to
@@ -32,22 +37,22 @@ const recentParse = recentlyComputed(RECENT_NUMBERS, parse);
 export const parsedPhone = (text: string): PhoneNumber | null =>
   text.length > LONGEST_NUMBER_TEXT ? parse(text) : recentParse(text);
 
-const normalizedPhone = recentlyComputed(
-  RECENT_NUMBERS,
-  (trimmed: string): Result<string, string> => {
-    const parsed = parsedPhone(trimmed);
-    if (parsed === null) return err("is not a valid phone number.");
-    if (parsed.ext) return err("must not have an extension.");
-    // libphonenumber-js reads and drops RFC 3966 parameters such as `;isub=5`.
-    if (!PHONE_CHARACTERS.test(trimmed)) {
-      return err("must hold only digits, spaces, dashes, dots and parentheses after the +.");
-    }
-    try {
-      return parsed.isValid() ? ok(parsed.number) : err("is not a valid phone number.");
-    } catch {
-      return err("is not a valid phone number.");
-    }
-  },
+/** `trimmed` in E.164, or why it is not a number, from its reading `parsed`. */
+function normalizedFrom(trimmed: string, parsed: PhoneNumber | null): Result<string, string> {
+  if (parsed === null) return err("is not a valid phone number.");
+  if (parsed.ext) return err("must not have an extension.");
+  // libphonenumber-js reads and drops RFC 3966 parameters such as `;isub=5`.
+  if (!PHONE_CHARACTERS.test(trimmed)) {
+    return err("must hold only digits, spaces, dashes, dots and parentheses after the +.");
+  }
+  try {
+    return parsed.isValid() ? ok(parsed.number) : err("is not a valid phone number.");
+  } catch {
+    return err("is not a valid phone number.");
+  }
+}
+const recentNormalized = recentlyComputed(RECENT_NUMBERS, (trimmed: string) =>
+  normalizedFrom(trimmed, recentParse(trimmed)),
 );
 
 /**
@@ -62,5 +67,8 @@ export function normalizePhone(input: string): Result<string, string> {
     return err("must be an international phone number in E.164 format, starting with +.");
   }
   if (trimmed.length > LONGEST_NUMBER_TEXT) return err("is too long to be a phone number.");
-  return normalizedPhone(trimmed);
+  // Padded text is read but not remembered (see LONGEST_NUMBER_TEXT).
+  return input.length > LONGEST_NUMBER_TEXT
+    ? normalizedFrom(trimmed, parse(trimmed))
+    : recentNormalized(trimmed);
 }

@@ -1,5 +1,5 @@
 import type { NumberType } from "../ports.js";
-import { parsedPhone, RECENT_NUMBERS } from "../profiles/phone.js";
+import { LONGEST_NUMBER_TEXT, parsedPhone, RECENT_NUMBERS } from "../profiles/phone.js";
 import { recentlyComputed } from "../support/recent.js";
 
 /** What the abuse checks need to know of a recipient's number. */
@@ -37,4 +37,4 @@ const recentDestination = recentlyComputed(RECENT_NUMBERS, destination);
  * type its number once; frozen, since callers share it.
  */
 export const destinationOf = (e164: string): Destination | null =>
-  e164.length > 40 ? destination(e164) : recentDestination(e164);
+  e164.length > LONGEST_NUMBER_TEXT ? destination(e164) : recentDestination(e164);
