@@ -1,47 +1,23 @@
-import type { SqliteDatabase, SqliteStatement } from "./sqlite-database.js";
-
-/** The savepoint statements, prepared once per connection: `exec` parses its text every time. */
-interface SavepointStatements {
-  begin: SqliteStatement;
-  release: SqliteStatement;
-  rollback: SqliteStatement;
-}
-
-const savepointsOf = new WeakMap<SqliteDatabase, SavepointStatements>();
-
-/**
- * One name serves every level: SQLite's RELEASE and ROLLBACK TO act on the innermost savepoint
- * of that name, which is always the one this call opened.
- */
-function savepoints(db: SqliteDatabase): SavepointStatements {
-  let statements = savepointsOf.get(db);
-  if (statements === undefined) {
-    statements = {
-      begin: db.prepare("SAVEPOINT tidings_atomically"),
-      release: db.prepare("RELEASE tidings_atomically"),
-      rollback: db.prepare("ROLLBACK TO tidings_atomically"),
-    };
-    savepointsOf.set(db, statements);
-  }
-  return statements;
-}
+import type { Sql, SqliteDatabase } from "./sqlite-database.js";
 
 /**
  * Runs the synchronous `fn` atomically: in its own `BEGIN IMMEDIATE` transaction, or, when a
  * transaction is already open (inside `storage.transaction`), in a savepoint of it, so a method
- * made of several statements never leaves half of its writes behind.
+ * made of several statements never leaves half of its writes behind. The savepoint's statements
+ * come prepared from the connection's cache (`exec` parses its text every time), under one name
+ * for every level: SQLite's RELEASE and ROLLBACK TO act on the innermost savepoint of that
+ * name, which is always the one this call opened.
  */
-export function atomically<T>(db: SqliteDatabase, fn: () => T): T {
+export function atomically<T>(db: SqliteDatabase, sql: Sql, fn: () => T): T {
   if (db.inTransaction) {
-    const savepoint = savepoints(db);
-    savepoint.begin.run();
+    sql("SAVEPOINT tidings_atomically").run();
     try {
       const result = fn();
-      savepoint.release.run();
+      sql("RELEASE tidings_atomically").run();
       return result;
     } catch (error) {
-      savepoint.rollback.run();
-      savepoint.release.run();
+      sql("ROLLBACK TO tidings_atomically").run();
+      sql("RELEASE tidings_atomically").run();
       throw error;
     }
   }

@@ -105,7 +105,7 @@ export function deliveryRepository({
         // RETURNING gives no order guarantee; the port promises oldest due first.
         return rows.map(records.delivery).sort(byDue);
       };
-      return db.inTransaction ? claim() : atomically(db, claim);
+      return db.inTransaction ? claim() : atomically(db, sql, claim);
     },
 
     completeAttempts(owner, attempts) {
@@ -130,7 +130,7 @@ export function deliveryRepository({
       );
       // One unit for the whole batch: a savepoint per attempt cost an engine pass more than
       // its statements (bench/RESULTS.md, webhook findings).
-      return atomically(db, () => {
+      return atomically(db, sql, () => {
         return attempts.map(({ id, attempt, next }) => {
           if (log.run({ ...attempt, id }).changes !== 1) return false;
           const applied = apply.run({

@@ -23,7 +23,7 @@ export function idempotencyRepository({
 }: SqliteConnection): SyncOf<IdempotencyRepository> {
   return {
     begin(record, now) {
-      return atomically(db, () => {
+      return atomically(db, sql, () => {
         const found = sql(
           `SELECT ${select.idempotencyRecords} FROM idempotency_records
            WHERE api_key_id = ? AND endpoint = ? AND key = ?`,

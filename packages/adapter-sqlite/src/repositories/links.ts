@@ -18,7 +18,7 @@ export function linkRepository({ db, access, sql }: SqliteConnection): SyncOf<Li
           links.insert({ ...link, clicks: 0, firstClickedAt: null, lastClickedAt: null });
         }
       };
-      if (newLinks.length > 1) atomically(db, insertAll);
+      if (newLinks.length > 1) atomically(db, sql, insertAll);
       else insertAll();
     },
     listForMessages(organizationId, messageIds) {

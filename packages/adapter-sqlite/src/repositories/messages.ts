@@ -17,7 +17,7 @@ export function messageRepository({
     insertEvent(event, outbox) {
       // One statement is atomic on its own; more take each other back when one is refused.
       if (outbox.length === 0) return events.insert(event);
-      return atomically(db, () => {
+      return atomically(db, sql, () => {
         events.insert(event);
         for (const delivery of outbox) deliveries.insert(delivery);
       });

@@ -80,7 +80,7 @@ export function profileRepository({
     },
 
     softDelete(organizationId, id, at) {
-      return atomically(db, () => {
+      return atomically(db, sql, () => {
         const result = sql(
           `UPDATE profiles SET status = 'inactive', deleted_at = @at, updated_at = @at
            WHERE id = @id AND organization_id = @organizationId AND status = 'active'`,

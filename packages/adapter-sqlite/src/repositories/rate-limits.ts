@@ -107,12 +107,13 @@ export function rateLimitRepository({ db, sql }: SqliteConnection): SyncOf<RateL
   return {
     // Count-then-insert runs under the write lock, so two callers (or two processes) never
     // both take the last slot.
-    hit: (key, now, windowMs, limit) => atomically(db, () => hitKey(key, now, windowMs, limit)),
+    hit: (key, now, windowMs, limit) =>
+      atomically(db, sql, () => hitKey(key, now, windowMs, limit)),
     // A send's destination counters (migration 17) are checked and counted in the same write
     // transaction as its key's hit: nothing is counted when a counter is full, and the
     // destinations only when the key allows the send.
     hitSend: ({ now, key, destinations }) =>
-      atomically(db, () => {
+      atomically(db, sql, () => {
         for (const [index, counter] of destinations.entries()) {
           let resetMs: number | null;
           if ("windows" in counter) {

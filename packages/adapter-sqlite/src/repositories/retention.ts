@@ -24,7 +24,7 @@ const IDS = "(SELECT value FROM json_each(?))";
 export function retentionRepository({ db, sql }: SqliteConnection): SyncOf<RetentionRepository> {
   return {
     deleteOldMessages({ createdBefore, now, after, limit }) {
-      return atomically(db, () => {
+      return atomically(db, sql, () => {
         const looked = sql(
           `SELECT id, created_at, status, expires_at FROM messages
            WHERE created_at < ? AND (created_at, id) > (?, ?)
@@ -62,7 +62,7 @@ export function retentionRepository({ db, sql }: SqliteConnection): SyncOf<Reten
       });
     },
     deleteOldEventDeliveries(createdBefore, limit) {
-      return atomically(db, () => {
+      return atomically(db, sql, () => {
         // `deliveries_message` (message_id, created_at, id) finds them: NULL is indexed too.
         const doomed = JSON.stringify(
           (
